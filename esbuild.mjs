@@ -1,0 +1,71 @@
+// Bundles the extension, the service and the example client. Type-checking is `npm run typecheck`.
+import * as esbuild from 'esbuild';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** Prints errors in the form VS Code's esbuild problem matcher reads. */
+const problemMatcher = {
+  name: 'problem-matcher',
+  setup(build) {
+    build.onStart(() => console.log('[watch] build started'));
+    build.onEnd((result) => {
+      for (const { text, location } of result.errors) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+      }
+      console.log('[watch] build finished');
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  logLevel: 'silent',
+  // ws loads these optional native helpers with a guarded require.
+  external: ['bufferutil', 'utf-8-validate'],
+  plugins: [problemMatcher],
+};
+
+const targets = [
+  {
+    ...common,
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    // node-record-lpcm16 loads its recorders with a dynamic require: it ships in the .vsix as a module.
+    external: [...common.external, 'vscode', 'node-record-lpcm16'],
+  },
+  {
+    ...common,
+    entryPoints: ['src/server/main.ts'],
+    outfile: 'dist/server.js',
+    // Native module: loaded from node_modules at run time.
+    external: [...common.external, 'better-sqlite3'],
+  },
+  {
+    ...common,
+    entryPoints: ['src/client/cli.ts'],
+    outfile: 'dist/client-cli.js',
+  },
+];
+
+const existing = [];
+for (const t of targets) {
+  const fs = await import('node:fs');
+  if (fs.existsSync(t.entryPoints[0])) existing.push(t);
+}
+
+if (watch) {
+  for (const t of existing) {
+    const ctx = await esbuild.context(t);
+    await ctx.watch();
+  }
+} else {
+  await Promise.all(existing.map((t) => esbuild.build(t)));
+}

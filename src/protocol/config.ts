@@ -1,0 +1,161 @@
+/**
+ * The `configure` fields (spec 2.4): enums, defaults, bounds and presets.
+ * Defaults are the spec's; bounds and preset values are our decisions (docs/protocol.md).
+ */
+import { z } from 'zod';
+
+export const LANGUAGES = ['fr', 'en', 'es', 'de'] as const;
+export const SPECIALTIES = ['general', 'radiology', 'cardiology', 'legal'] as const;
+export const PRESETS = ['balanced', 'low_latency', 'high_quality'] as const;
+/** The only encoding any engine of ours takes. Other strings pass validation and fail with INIT_ERROR. */
+export const SUPPORTED_ENCODING = 'pcm_s16le';
+export const DEFAULT_SAMPLE_RATE = 16000;
+
+export type Language = (typeof LANGUAGES)[number];
+export type Specialty = (typeof SPECIALTIES)[number];
+export type Preset = (typeof PRESETS)[number];
+
+/** Numeric bounds of each numeric field, inclusive. */
+export const BOUNDS = {
+  sample_rate: { min: 8000, max: 48000 },
+  audio_duration_threshold: { min: 1, max: 60 },
+  silence_threshold: { min: 0.2, max: 10 },
+  max_buffer_size: { min: 1, max: 100 },
+  flush_timeout: { min: 0.5, max: 60 },
+  engine_endpointing: { min: 0.05, max: 5 },
+  stop_delay: { min: 0, max: 30 },
+} as const;
+
+/** The spec's defaults (the values of the `balanced` preset). */
+export const DEFAULTS = {
+  language: 'fr' as Language,
+  specialty: 'general' as Specialty,
+  sample_rate: DEFAULT_SAMPLE_RATE,
+  encoding: SUPPORTED_ENCODING,
+  preset: 'balanced' as Preset,
+  audio_duration_threshold: 15,
+  silence_threshold: 2,
+  max_buffer_size: 5,
+  flush_timeout: 3,
+  engine_endpointing: 0.5,
+  enable_final_proofreading: true,
+  stop_delay: 2,
+};
+
+type TimingFields = 'audio_duration_threshold' | 'silence_threshold' | 'flush_timeout' | 'engine_endpointing';
+
+/**
+ * What a preset changes. Explicit fields in `configure` always win over the preset.
+ * `balanced` is the spec's defaults.
+ */
+export const PRESET_VALUES: Record<Preset, Partial<Pick<EffectiveConfig, TimingFields>>> = {
+  balanced: {},
+  low_latency: { engine_endpointing: 0.3, silence_threshold: 1.2, flush_timeout: 1.5, audio_duration_threshold: 8 },
+  high_quality: { engine_endpointing: 0.8, silence_threshold: 2.5, flush_timeout: 4, audio_duration_threshold: 20 },
+};
+
+const num = (field: keyof typeof BOUNDS) =>
+  z
+    .number({ error: `${field} must be a number` })
+    .refine(Number.isFinite, { message: `${field} must be a finite number` })
+    .refine((v) => v >= BOUNDS[field].min && v <= BOUNDS[field].max, {
+      message: `${field} must be between ${BOUNDS[field].min} and ${BOUNDS[field].max}`,
+    });
+
+const int = (field: keyof typeof BOUNDS) =>
+  z
+    .number({ error: `${field} must be an integer` })
+    .int({ message: `${field} must be an integer` })
+    .refine((v) => v >= BOUNDS[field].min && v <= BOUNDS[field].max, {
+      message: `${field} must be between ${BOUNDS[field].min} and ${BOUNDS[field].max}`,
+    });
+
+const oneOf = <T extends readonly [string, ...string[]]>(field: string, values: T) =>
+  z.enum(values, { error: `${field} must be one of ${values.join(', ')}` });
+
+/** Resume request (our extension; optional for clients). */
+export const ResumeSchema = z.strictObject(
+  {
+    session_id: z.string({ error: 'resume.session_id must be a string' }).min(1).max(200),
+    last_seq: z
+      .number({ error: 'resume.last_seq must be an integer' })
+      .int({ message: 'resume.last_seq must be an integer' })
+      .min(0, { message: 'resume.last_seq must be 0 or more' }),
+  },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field resume.${iss.keys.join(', resume.')}` : 'resume must be an object') },
+);
+export type ResumeRequest = z.infer<typeof ResumeSchema>;
+
+/** The `config` object of `configure`. Unknown fields are rejected (CONFIG_ERROR naming the field). */
+export const ConfigSchema = z.strictObject(
+  {
+    language: oneOf('language', LANGUAGES).optional(),
+    specialty: oneOf('specialty', SPECIALTIES).optional(),
+    sample_rate: int('sample_rate').optional(),
+    encoding: z.string({ error: 'encoding must be a string' }).min(1, { message: 'encoding must not be empty' }).max(64).optional(),
+    preset: oneOf('preset', PRESETS).optional(),
+    audio_duration_threshold: num('audio_duration_threshold').optional(),
+    silence_threshold: num('silence_threshold').optional(),
+    max_buffer_size: int('max_buffer_size').optional(),
+    flush_timeout: num('flush_timeout').optional(),
+    engine_endpointing: num('engine_endpointing').optional(),
+    enable_final_proofreading: z.boolean({ error: 'enable_final_proofreading must be a boolean' }).optional(),
+    stop_delay: num('stop_delay').optional(),
+    resume: ResumeSchema.optional(),
+  },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field ${iss.keys.join(', ')}` : 'config must be an object') },
+);
+
+export type ClientConfig = z.infer<typeof ConfigSchema>;
+
+/** Every field resolved: what the session runs with. */
+export interface EffectiveConfig {
+  language: Language;
+  specialty: Specialty;
+  sample_rate: number;
+  encoding: string;
+  preset: Preset;
+  audio_duration_threshold: number;
+  silence_threshold: number;
+  max_buffer_size: number;
+  flush_timeout: number;
+  engine_endpointing: number;
+  enable_final_proofreading: boolean;
+  stop_delay: number;
+}
+
+/** Thrown by {@link resolveConfig} when fields are individually valid but contradict each other. */
+export class ConfigConflictError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Applies preset then explicit fields over the defaults, and checks the rules between fields:
+ * the short pause (`engine_endpointing`) must be shorter than the sentence pause (`silence_threshold`).
+ */
+export function resolveConfig(config: ClientConfig): EffectiveConfig {
+  const preset = config.preset ?? DEFAULTS.preset;
+  const out: EffectiveConfig = { ...DEFAULTS, ...PRESET_VALUES[preset], preset };
+  for (const [k, v] of Object.entries(config)) {
+    if (k === 'resume' || v === undefined) continue;
+    (out as unknown as Record<string, unknown>)[k] = v;
+  }
+  if (out.engine_endpointing >= out.silence_threshold) {
+    const field = config.engine_endpointing !== undefined ? 'engine_endpointing' : 'silence_threshold';
+    throw new ConfigConflictError(
+      field,
+      `engine_endpointing (${out.engine_endpointing} s) must be shorter than silence_threshold (${out.silence_threshold} s)`,
+    );
+  }
+  return out;
+}
+
+/** Bytes of one second of mono 16-bit audio at the given rate. */
+export function bytesPerSecond(sampleRate: number): number {
+  return sampleRate * 2;
+}

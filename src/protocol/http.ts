@@ -1,0 +1,96 @@
+/**
+ * HTTP contract: paths, key formats, request and response bodies.
+ */
+import { z } from 'zod';
+import { ErrorCode } from './errors';
+
+export const PATHS = {
+  sessionInit: '/api/v1/live/sessions',
+  sessionInitAlt: '/v1/live/sessions',
+  audioLive: '/api/v1/audio/live',
+  apiKeys: '/v1/api-keys',
+  health: '/healthz',
+} as const;
+
+export const KEY_PREFIXES = ['svc_live_', 'svc_test_', 'svc_proj_'] as const;
+export const KEY_TYPES = ['personal', 'project'] as const;
+export const PERMISSIONS = ['read', 'write', 'admin'] as const;
+export const ENVIRONMENTS = ['live', 'test'] as const;
+export type KeyType = (typeof KEY_TYPES)[number];
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** A key: a known prefix and 32 to 128 characters of base62/base64url secret. */
+export const KEY_PATTERN = /^svc_(live|test|proj)_[A-Za-z0-9_-]{32,128}$/;
+
+/** Whether a string has the shape of an API key (says nothing of whether the service knows it). */
+export function looksLikeApiKey(value: string): boolean {
+  return KEY_PATTERN.test(value);
+}
+
+/**
+ * A form of the key safe for logs and messages: its prefix and last four characters.
+ * Never log a key any other way.
+ */
+export function redactKey(key: string): string {
+  const prefix = KEY_PREFIXES.find((p) => key.startsWith(p)) ?? '';
+  return `${prefix}…${key.length > prefix.length + 8 ? key.slice(-4) : ''}`;
+}
+
+/** Replaces the value of any `token=` query parameter in a URL or path with `[redacted]`. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+}
+
+export const CreateKeyRequestSchema = z.strictObject(
+  {
+    name: z.string({ error: 'name must be a string' }).trim().min(1, { message: 'name must not be empty' }).max(200),
+    type: z.enum(KEY_TYPES, { error: `type must be one of ${KEY_TYPES.join(', ')}` }),
+    project_id: z.string({ error: 'project_id must be a string' }).min(1).max(200).optional(),
+    permissions: z
+      .array(z.enum(PERMISSIONS, { error: `permissions must be drawn from ${PERMISSIONS.join(', ')}` }), {
+        error: 'permissions must be an array',
+      })
+      .min(1, { message: 'permissions must not be empty' })
+      .optional(),
+    environment: z.enum(ENVIRONMENTS, { error: `environment must be one of ${ENVIRONMENTS.join(', ')}` }).optional(),
+  },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field ${iss.keys.join(', ')}` : 'body must be a JSON object') },
+);
+export type CreateKeyRequest = z.infer<typeof CreateKeyRequestSchema>;
+
+export interface CreateKeyResponse {
+  id: string;
+  key: string;
+  name: string;
+  type: KeyType;
+  project_id: string | null;
+  permissions: Permission[];
+  environment: 'live' | 'test';
+  org_id: string;
+  created_at: string;
+}
+
+export interface KeyListing {
+  id: string;
+  name: string;
+  type: KeyType;
+  project_id: string | null;
+  permissions: Permission[];
+  environment: 'live' | 'test';
+  org_id: string;
+  created_at: string;
+  revoked_at: string | null;
+  /** Prefix and last four characters only. */
+  hint: string;
+}
+
+export interface SessionInitResponse {
+  success: true;
+  session_id: string;
+  org_id: string;
+}
+
+export interface HttpErrorBody {
+  success: false;
+  error: { code: ErrorCode | 'NOT_FOUND' | 'PAYLOAD_TOO_LARGE' | 'METHOD_NOT_ALLOWED'; message: string; retry_after_ms: number };
+}

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { parseClientMessage, resolveConfig, redactUrl, redactKey, looksLikeApiKey, closeCodeFor, errorCodeForClose, ERROR_CODES } from '../../src/protocol';
+
+describe('protocol: client messages', () => {
+  const bad: Array<[string, string, RegExp]> = [
+    ['not json', 'PROTOCOL_ERROR', /malformed JSON/],
+    ['[]', 'PROTOCOL_ERROR', /JSON object/],
+    ['{"type":1}', 'PROTOCOL_ERROR', /string "type"/],
+    ['{"type":"hello"}', 'PROTOCOL_ERROR', /unknown message type "hello"/],
+    ['{"type":"control","action":"rewind"}', 'PROTOCOL_ERROR', /action must be one of/],
+    ['{"type":"configure","config":{"colour":"red"}}', 'CONFIG_ERROR', /unknown field colour/],
+    ['{"type":"configure","config":{"language":"it"}}', 'CONFIG_ERROR', /language must be one of fr, en, es, de/],
+    ['{"type":"configure","config":{"silence_threshold":"2"}}', 'CONFIG_ERROR', /silence_threshold must be a number/],
+    ['{"type":"configure","config":{"silence_threshold":100}}', 'CONFIG_ERROR', /silence_threshold must be between/],
+    ['{"type":"configure","config":{"max_buffer_size":2.5}}', 'CONFIG_ERROR', /max_buffer_size must be an integer/],
+    ['{"type":"configure","config":{"sample_rate":1000}}', 'CONFIG_ERROR', /sample_rate must be between/],
+    ['{"type":"configure","config":{"enable_final_proofreading":"yes"}}', 'CONFIG_ERROR', /enable_final_proofreading must be a boolean/],
+    ['{"type":"configure","config":{"resume":{"session_id":"x"}}}', 'CONFIG_ERROR', /resume\.last_seq/],
+    ['{"type":"configure","config":[]}', 'CONFIG_ERROR', /config must be an object/],
+  ];
+  for (const [text, code, message] of bad) {
+    it(`rejects ${text} with ${code}`, () => {
+      const r = parseClientMessage(text);
+      assert.equal(r.ok, false);
+      if (r.ok) return;
+      assert.equal(r.code, code);
+      assert.match(r.message, message);
+    });
+  }
+
+  it('names the offending field', () => {
+    const r = parseClientMessage('{"type":"configure","config":{"flush_timeout":-1}}');
+    assert.ok(!r.ok && r.field === 'config.flush_timeout', JSON.stringify(r));
+  });
+
+  it('accepts a full configure and an empty one', () => {
+    const full = parseClientMessage(
+      JSON.stringify({
+        type: 'configure',
+        config: { language: 'en', specialty: 'radiology', sample_rate: 16000, encoding: 'pcm_s16le', preset: 'low_latency', stop_delay: 1 },
+      }),
+    );
+    assert.ok(full.ok);
+    assert.ok(parseClientMessage('{"type":"configure"}').ok);
+    assert.ok(parseClientMessage('{"type":"control","action":"pause","extra":1}').ok);
+  });
+});
+
+describe('protocol: configuration', () => {
+  it('uses the spec defaults', () => {
+    const c = resolveConfig({});
+    assert.deepEqual(
+      [c.language, c.specialty, c.audio_duration_threshold, c.silence_threshold, c.max_buffer_size, c.flush_timeout, c.engine_endpointing, c.enable_final_proofreading, c.stop_delay],
+      ['fr', 'general', 15, 2, 5, 3, 0.5, true, 2],
+    );
+  });
+  it('applies a preset under explicit fields', () => {
+    const c = resolveConfig({ preset: 'low_latency', silence_threshold: 3 });
+    assert.equal(c.engine_endpointing, 0.3);
+    assert.equal(c.silence_threshold, 3);
+  });
+  it('rejects endpointing not shorter than the sentence pause', () => {
+    assert.throws(() => resolveConfig({ engine_endpointing: 2, silence_threshold: 1 }), /engine_endpointing \(2 s\) must be shorter/);
+  });
+});
+
+describe('protocol: secrets and codes', () => {
+  it('redacts tokens in URLs', () => {
+    assert.equal(redactUrl('/api/v1/audio/live?x=1&token=svc_live_abc&y=2'), '/api/v1/audio/live?x=1&token=[redacted]&y=2');
+  });
+  it('redacts keys to prefix and last four', () => {
+    const k = 'svc_live_' + 'a'.repeat(36) + 'wxyz';
+    assert.equal(redactKey(k), 'svc_live_…wxyz');
+    assert.ok(looksLikeApiKey(k));
+    assert.ok(!looksLikeApiKey('svc_live_short'));
+  });
+  it('maps every error code to a distinct close code and back', () => {
+    const closes = new Set(ERROR_CODES.map(closeCodeFor));
+    assert.equal(closes.size, ERROR_CODES.length);
+    for (const c of ERROR_CODES) assert.equal(errorCodeForClose(closeCodeFor(c)), c);
+  });
+});
