@@ -1,0 +1,60 @@
+/**
+ * `npm run bench`: runs every `bench/*.bench.ts` in turn (or those named on the command line) and writes
+ * their sections, with the machine and the date, to docs/benchmarks.md.
+ *
+ * A bench module exports `run(): Promise<BenchSection>`. Each compares against a baseline measured in
+ * the same run and reports the ratio.
+ */
+import { readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execSync } from 'node:child_process';
+
+export interface BenchSection {
+  title: string;
+  /** Markdown body: method, a table of results, the baseline and the ratio. */
+  markdown: string;
+}
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const dir = __dirname;
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.bench.ts'))
+    .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+    .sort();
+  const sections: BenchSection[] = [];
+  for (const f of files) {
+    console.log(`\n=== ${f}`);
+    const mod = (await import(path.join(dir, f))) as { run: () => Promise<BenchSection> };
+    const section = await mod.run();
+    console.log(section.markdown);
+    sections.push(section);
+  }
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  let commit = 'uncommitted';
+  try {
+    commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
+  } catch {
+    /* not a git checkout */
+  }
+  const header = [
+    '# Benchmarks',
+    '',
+    'Written by `npm run bench`; do not edit by hand. Each section measures a baseline in the same run and',
+    'reports the ratio, so numbers from different machines can be compared by their ratios.',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`,
+    `- Node.js ${process.version}, commit ${commit}`,
+    '',
+  ];
+  const body = sections.map((s) => `## ${s.title}\n\n${s.markdown.trim()}\n`);
+  writeFileSync(path.join(dir, '..', 'docs', 'benchmarks.md'), [...header, ...body].join('\n'));
+  console.log('\nwrote docs/benchmarks.md');
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
