@@ -1,0 +1,172 @@
+/**
+ * Starts the BUILT service (`dist/server.js`) on loopback for integration tests.
+ * Each server gets a fresh temp data dir (unless given) and a random master key.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CreateKeyRequest, CreateKeyResponse } from '../../src/protocol';
+
+export const SERVER_JS = path.resolve(__dirname, '..', '..', 'dist', 'server.js');
+
+export interface StartServerOptions {
+  /** `--script FILE` for the simulated engine. */
+  script?: string;
+  /** Extra CLI arguments. */
+  args?: string[];
+  dataDir?: string;
+  env?: Record<string, string>;
+  /** Port to listen on (default 0: a free one). */
+  port?: number;
+}
+
+export interface TestServer {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** ws://127.0.0.1:PORT/api/v1/audio/live */
+  wsUrl: string;
+  port: number;
+  masterKey: string;
+  dataDir: string;
+  createKey(body?: Partial<CreateKeyRequest>): Promise<CreateKeyResponse>;
+  revokeKey(keyOrId: string): Promise<void>;
+  /** SIGTERM, waits for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL, waits for exit. */
+  kill(): Promise<void>;
+  /** Stops (SIGTERM, or SIGKILL if `opts.kill`) if running, then starts again on the same port and data dir. */
+  restart(opts?: { kill?: boolean }): Promise<void>;
+  /** Captured stdout + stderr of every run so far. */
+  logs(): string;
+  /** The child process of the current run. */
+  process(): ChildProcess;
+}
+
+const LISTEN_RE = /listening on http:\/\/([^\s:]+):(\d+)/;
+
+function launch(
+  args: string[],
+  env: Record<string, string>,
+  onOutput: (s: string) => void,
+): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SERVER_JS, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let done = false;
+    const timer = setTimeout(() => {
+      if (done) return;
+      done = true;
+      child.kill('SIGKILL');
+      reject(new Error(`server did not print its listening line within 15 s`));
+    }, 15000);
+    child.stdout!.setEncoding('utf8');
+    child.stderr!.setEncoding('utf8');
+    child.stdout!.on('data', (d: string) => {
+      onOutput(d);
+      stdout += d;
+      const m = LISTEN_RE.exec(stdout);
+      if (m && !done) {
+        done = true;
+        clearTimeout(timer);
+        resolve({ child, port: Number(m[2]) });
+      }
+    });
+    child.stderr!.on('data', (d: string) => onOutput(d));
+    child.on('exit', (code, signal) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      reject(new Error(`server exited before listening (code ${code}, signal ${signal})`));
+    });
+  });
+}
+
+function waitExit(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+async function delay(ms: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+export async function startServer(opts: StartServerOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'dictee-test-'));
+  const masterKey = opts.env?.DICTEE_MASTER_KEY ?? `master_${randomBytes(24).toString('base64url')}`;
+  const env = { ...opts.env, DICTEE_MASTER_KEY: masterKey };
+  let output = '';
+  const onOutput = (s: string): void => {
+    output += s;
+  };
+  const baseArgs = [...(opts.script ? ['--script', opts.script] : []), ...(opts.args ?? []), '--data-dir', dataDir];
+  let { child, port } = await launch([...baseArgs, '--port', String(opts.port ?? 0)], env, onOutput);
+  const url = (): string => `http://127.0.0.1:${port}`;
+
+  const server: TestServer = {
+    get url() {
+      return url();
+    },
+    get wsUrl() {
+      return `ws://127.0.0.1:${port}/api/v1/audio/live`;
+    },
+    get port() {
+      return port;
+    },
+    masterKey,
+    dataDir,
+    async createKey(body = {}) {
+      const res = await fetch(`${url()}/v1/api-keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'test', type: 'personal', ...body }),
+      });
+      const json = (await res.json()) as unknown;
+      if (res.status !== 201) throw new Error(`createKey: HTTP ${res.status} ${JSON.stringify(json)}`);
+      return json as CreateKeyResponse;
+    },
+    async revokeKey(keyOrId) {
+      const res = await fetch(`${url()}/v1/api-keys/${encodeURIComponent(keyOrId)}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${masterKey}` },
+      });
+      if (res.status !== 200) throw new Error(`revokeKey: HTTP ${res.status} ${await res.text()}`);
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
+      const code = await waitExit(child);
+      clearTimeout(timer);
+      return code;
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await waitExit(child);
+    },
+    async restart(o = {}) {
+      if (o.kill) await server.kill();
+      else await server.stop();
+      // The port was just released; retry briefly in case the OS has not freed it yet.
+      let lastErr: unknown;
+      for (let attempt = 0; attempt < 20; attempt++) {
+        try {
+          ({ child, port } = await launch([...baseArgs, '--port', String(port)], env, onOutput));
+          return;
+        } catch (e) {
+          lastErr = e;
+          await delay(100);
+        }
+      }
+      throw lastErr;
+    },
+    logs: () => output,
+    process: () => child,
+  };
+  return server;
+}
