@@ -1,0 +1,189 @@
+/**
+ * Microphone capture: a recorder process (sox, rec or arecord, through node-record-lpcm16) writing
+ * raw 16-bit little-endian PCM on its stdout.
+ */
+import type { Logger } from '../protocol/logger';
+import { silentLogger } from '../protocol/logger';
+import { TypedEmitter, type Disposable } from '../client/events';
+import { isProcessAlive, spawnRecorder, which, type RecorderName, type RecorderProcess } from './spawn';
+
+export const RECORDERS: readonly RecorderName[] = ['sox', 'rec', 'arecord'];
+
+/** The install command for a recorder on a platform. */
+export function installHint(recorder: RecorderName, platform: NodeJS.Platform = process.platform): string {
+  if (recorder === 'arecord') {
+    if (platform === 'linux') {
+      return 'install alsa-utils: `sudo apt-get install alsa-utils` (Debian/Ubuntu) or `sudo dnf install alsa-utils` (Fedora)';
+    }
+    return 'arecord exists only on Linux; choose the "sox" recorder instead';
+  }
+  switch (platform) {
+    case 'darwin':
+      return 'install SoX: `brew install sox`';
+    case 'win32':
+      return 'install SoX: `choco install sox.portable`, or the installer from the SoX project, and add it to PATH';
+    default:
+      return 'install SoX: `sudo apt-get install sox` (Debian/Ubuntu) or `sudo dnf install sox` (Fedora)';
+  }
+}
+
+/** The recorder binary is not on PATH (or could not be started). */
+export class RecorderMissingError extends Error {
+  override readonly name = 'RecorderMissingError';
+  constructor(
+    readonly recorder: RecorderName,
+    platform: NodeJS.Platform = process.platform,
+  ) {
+    super(`The audio recorder "${recorder}" was not found on PATH; ${installHint(recorder, platform)}.`);
+  }
+}
+
+/** The recorder process failed (exited on its own with an error, or could not open the device). */
+export class RecorderError extends Error {
+  override readonly name = 'RecorderError';
+  constructor(
+    message: string,
+    readonly recorder: RecorderName,
+    readonly exitCode: number | null,
+  ) {
+    super(message);
+  }
+}
+
+export interface CaptureOptions {
+  recorder?: RecorderName;
+  /** Empty string: the system default input. */
+  device?: string;
+  sampleRate?: number;
+  logger?: Logger;
+  /** Grace period after SIGTERM before SIGKILL on stop (ms). */
+  killTimeoutMs?: number;
+}
+
+export interface CaptureEvents {
+  data: Buffer;
+  error: Error;
+  /** The recorder process ended (after stop, or on its own). */
+  exit: { code: number | null; signal: NodeJS.Signals | null };
+}
+
+/**
+ * `start()` launches the recorder (throws `RecorderMissingError` synchronously when the binary is not
+ * on PATH); `data` events carry raw mono s16le PCM; `stop()` always kills the process and resolves once
+ * it has exited.
+ */
+export class MicrophoneCapture {
+  private readonly emitter: TypedEmitter<CaptureEvents>;
+  private rec: RecorderProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private stopping = false;
+  private stderrTail = '';
+  private spawnFailed = false;
+  readonly recorder: RecorderName;
+  readonly device: string;
+  readonly sampleRate: number;
+  private readonly logger: Logger;
+  private readonly killTimeoutMs: number;
+
+  constructor(options: CaptureOptions = {}) {
+    this.recorder = options.recorder ?? 'sox';
+    if (!RECORDERS.includes(this.recorder)) throw new RangeError(`unknown recorder "${String(this.recorder)}"; expected sox, rec or arecord`);
+    this.device = options.device ?? '';
+    this.sampleRate = options.sampleRate ?? 16000;
+    this.logger = options.logger ?? silentLogger;
+    this.killTimeoutMs = options.killTimeoutMs ?? 2000;
+    this.emitter = new TypedEmitter((event, e) => this.logger.error(`capture: ${event} listener failed: ${String(e)}`));
+  }
+
+  on<K extends keyof CaptureEvents>(event: K, listener: (v: CaptureEvents[K]) => void): Disposable {
+    return this.emitter.on(event, listener);
+  }
+
+  /** The recorder's pid while it runs. */
+  get pid(): number | undefined {
+    return this.rec?.process.pid;
+  }
+
+  get running(): boolean {
+    return this.rec !== undefined;
+  }
+
+  start(): void {
+    if (this.rec) throw new Error('capture already started');
+    if (!which(this.recorder)) throw new RecorderMissingError(this.recorder);
+    this.stopping = false;
+    this.spawnFailed = false;
+    this.stderrTail = '';
+    const rec = spawnRecorder({ recorder: this.recorder, sampleRate: this.sampleRate, channels: 1, device: this.device });
+    this.rec = rec;
+    const cp = rec.process;
+    this.logger.info(`capture: started ${this.recorder} (pid ${cp.pid ?? '?'}) device ${this.device || '(system default)'} at ${this.sampleRate} Hz`);
+    this.exited = new Promise<void>((resolve) => {
+      cp.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+        if (this.rec === rec) this.rec = undefined;
+        this.logger.info(`capture: ${this.recorder} exited (code ${code}, signal ${signal})`);
+        if (this.spawnFailed) {
+          // already reported by the 'error' listener
+        } else if (!this.stopping && code !== 0 && code !== null) {
+          const tail = this.stderrTail.trim().split('\n').slice(-2).join(' ').trim();
+          this.emitter.emit(
+            'error',
+            new RecorderError(`the recorder ${this.recorder} exited with code ${code}${tail ? `: ${tail}` : ''}`, this.recorder, code),
+          );
+        } else if (!this.stopping && signal) {
+          this.emitter.emit('error', new RecorderError(`the recorder ${this.recorder} was killed by ${signal}`, this.recorder, null));
+        }
+        this.emitter.emit('exit', { code, signal });
+        resolve();
+      });
+    });
+    // Spawn failures (ENOENT, EACCES) arrive as an 'error' event on the process.
+    cp.on('error', (err: NodeJS.ErrnoException) => {
+      this.spawnFailed = true;
+      if (err.code === 'ENOENT') this.emitter.emit('error', new RecorderMissingError(this.recorder));
+      else this.emitter.emit('error', new RecorderError(`the recorder ${this.recorder} could not be started: ${err.message}`, this.recorder, null));
+      if (this.rec === rec && cp.pid === undefined) this.rec = undefined;
+    });
+    // node-record-lpcm16 re-emits a non-zero exit as an 'error' (a string) on the stream: handled on 'close'.
+    rec.stream.on('error', (e: unknown) => this.logger.debug(`capture: recorder stream: ${String(e).split('\n')[0]}`));
+    rec.stream.on('data', (chunk: Buffer | string) => {
+      if (this.stopping) return;
+      this.emitter.emit('data', typeof chunk === 'string' ? Buffer.from(chunk, 'binary') : chunk);
+    });
+    cp.stderr?.on('data', (d: Buffer) => {
+      this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-2000);
+    });
+  }
+
+  /** Kills the recorder (SIGTERM, then SIGKILL after the grace period) and waits for it to exit. */
+  async stop(): Promise<void> {
+    const rec = this.rec;
+    if (!rec) return this.exited;
+    this.stopping = true;
+    const cp = rec.process;
+    const pid = cp.pid;
+    if (pid !== undefined && cp.exitCode === null && cp.signalCode === null) {
+      cp.kill('SIGTERM');
+      const timer = setTimeout(() => {
+        if (pid !== undefined && isProcessAlive(pid) && cp.exitCode === null && cp.signalCode === null) {
+          this.logger.warn(`capture: ${this.recorder} (pid ${pid}) ignored SIGTERM; killing it`);
+          cp.kill('SIGKILL');
+        }
+      }, this.killTimeoutMs);
+      try {
+        await this.exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    } else {
+      await this.exited;
+    }
+    if (this.rec === rec) this.rec = undefined;
+  }
+
+  /** Stops and forgets every listener. */
+  async dispose(): Promise<void> {
+    await this.stop();
+    this.emitter.removeAllListeners();
+  }
+}

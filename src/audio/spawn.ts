@@ -1,0 +1,110 @@
+/**
+ * The one module through which Dictée starts child processes: the recorder (through
+ * node-record-lpcm16, which spawns it) and a `which`-style lookup of binaries on PATH.
+ * Keeping it here means the recorder can be exercised with a real child process in tests and is
+ * started nowhere else.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+
+/** Looks `name` up on PATH like `which`; returns the absolute path or undefined. */
+export function which(name: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
+  if (name.includes('/') || (platform === 'win32' && name.includes('\\'))) {
+    return isExecutable(name, platform) ? path.resolve(name) : undefined;
+  }
+  const pathVar = env.PATH ?? env.Path ?? '';
+  const exts = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').filter(Boolean)] : [''];
+  const sep = platform === 'win32' ? ';' : ':';
+  for (const dir of pathVar.split(sep)) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const candidate = path.join(dir, name + ext);
+      if (isExecutable(candidate, platform)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+function isExecutable(file: string, platform: NodeJS.Platform): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    if (platform !== 'win32') accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a process with this pid exists (signal 0 probe). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export type RecorderName = 'sox' | 'rec' | 'arecord';
+
+export interface RecorderSpawnOptions {
+  recorder: RecorderName;
+  sampleRate: number;
+  channels: number;
+  /** Empty: the system default device. */
+  device: string;
+}
+
+/** The running recorder: its process and the stream of raw PCM on its stdout. */
+export interface RecorderProcess {
+  process: ChildProcess;
+  stream: Readable;
+}
+
+interface LpcmRecording {
+  process: ChildProcess;
+  stream(): Readable;
+}
+interface LpcmModule {
+  record(options: Record<string, unknown>): LpcmRecording;
+}
+
+/**
+ * Starts the recorder through node-record-lpcm16 with raw output and no silence detection.
+ * The caller must attach `error` listeners to both `process` and `stream` before yielding to the
+ * event loop (a spawn failure is reported asynchronously as an `error` event).
+ *
+ * Quirks of node-record-lpcm16 1.0.1 handled here:
+ * - its recorders are loaded with a dynamic `require(path.resolve(__dirname, name))`: the module must
+ *   stay out of any bundle (it is `external` in esbuild.mjs);
+ * - `sox` passes the device in the `AUDIODEV` environment variable (with `--default-device`), `arecord`
+ *   with `-D`, and `rec` ignores it: for `rec` we set `AUDIODEV` ourselves for the spawn.
+ */
+export function spawnRecorder(options: RecorderSpawnOptions): RecorderProcess {
+  const lpcm = require('node-record-lpcm16') as LpcmModule;
+  const recordOptions = {
+    sampleRate: options.sampleRate,
+    channels: options.channels,
+    recorder: options.recorder,
+    device: options.device || null,
+    audioType: 'raw',
+    threshold: 0,
+    endOnSilence: false,
+  };
+  let recording: LpcmRecording;
+  const savedAudiodev = process.env.AUDIODEV;
+  const setAudiodev = options.recorder === 'rec' && options.device !== '';
+  try {
+    // spawn() copies the environment synchronously, so this change is seen by rec only.
+    if (setAudiodev) process.env.AUDIODEV = options.device;
+    recording = lpcm.record(recordOptions);
+  } finally {
+    if (setAudiodev) {
+      if (savedAudiodev === undefined) delete process.env.AUDIODEV;
+      else process.env.AUDIODEV = savedAudiodev;
+    }
+  }
+  return { process: recording.process, stream: recording.stream() };
+}

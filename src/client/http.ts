@@ -1,0 +1,211 @@
+/**
+ * HTTP side of the client: service URLs, session init and the API-key check used by "Set API Key".
+ * The key travels only in the `Authorization: Bearer` header: never in a URL, a log line or a message.
+ */
+import { DEFAULT_RATE_LIMIT_RETRY_MS, ERROR_CODES, type ErrorCode } from '../protocol/errors';
+import { PATHS, looksLikeApiKey, redactKey } from '../protocol/http';
+import { DictationError, scrubKey } from './errors';
+
+export interface HttpOptions {
+  /** Per-request timeout (ms). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** The fetch implementation (Node 20's global `fetch` by default). */
+  fetch?: typeof fetch;
+}
+
+export interface SessionInit {
+  sessionId: string;
+  orgId: string;
+  /** The path that answered (`/api/v1/live/sessions` or the fallback `/v1/live/sessions`). */
+  path: string;
+}
+
+/**
+ * Parses and normalises the server URL setting: `http(s)://host[:port][/prefix]`; `ws(s)://` is
+ * accepted and mapped to `http(s)://`. Throws a DictationError (CONFIG_ERROR, field `serverUrl`).
+ */
+export function httpBaseUrl(serverUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(serverUrl.trim());
+  } catch {
+    throw new DictationError({
+      code: 'CONFIG_ERROR',
+      field: 'serverUrl',
+      message: `the server URL "${stripCredentials(serverUrl)}" is not a valid URL (expected e.g. http://127.0.0.1:8787)`,
+      fatal: true,
+    });
+  }
+  if (url.protocol === 'ws:') url.protocol = 'http:';
+  else if (url.protocol === 'wss:') url.protocol = 'https:';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new DictationError({
+      code: 'CONFIG_ERROR',
+      field: 'serverUrl',
+      message: `the server URL must start with http://, https://, ws:// or wss:// (got ${url.protocol}//)`,
+      fatal: true,
+    });
+  }
+  if (url.username || url.password) {
+    throw new DictationError({
+      code: 'CONFIG_ERROR',
+      field: 'serverUrl',
+      message: 'the server URL must not contain credentials; the API key is sent in a header',
+      fatal: true,
+    });
+  }
+  url.search = '';
+  url.hash = '';
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
+function stripCredentials(s: string): string {
+  return s.replace(/\/\/[^/@]*@/, '//');
+}
+
+function join(base: URL, path: string): string {
+  return base.origin + base.pathname.replace(/\/$/, '') + path;
+}
+
+/** `ws(s)://…/api/v1/audio/live` for a server URL (keeps any path prefix). No token in it. */
+export function wsUrlFor(serverUrl: string): string {
+  const base = httpBaseUrl(serverUrl);
+  const ws = new URL(join(base, PATHS.audioLive));
+  ws.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
+  return ws.toString();
+}
+
+interface ErrorBody {
+  success?: boolean;
+  error?: { code?: unknown; message?: unknown; retry_after_ms?: unknown };
+}
+
+function isErrorCode(v: unknown): v is ErrorCode {
+  return typeof v === 'string' && (ERROR_CODES as readonly string[]).includes(v);
+}
+
+/** Maps a non-2xx answer to a DictationError. */
+async function errorFromResponse(res: Response, key: string, url: string): Promise<DictationError> {
+  let body: ErrorBody = {};
+  try {
+    body = (await res.json()) as ErrorBody;
+  } catch {
+    /* not JSON */
+  }
+  const serverMessage = typeof body.error?.message === 'string' ? scrubKey(body.error.message, key, redactKey(key)) : '';
+  const headerRetry = Number(res.headers.get('retry-after'));
+  let retryAfterMs = typeof body.error?.retry_after_ms === 'number' ? body.error.retry_after_ms : 0;
+  if (!retryAfterMs && Number.isFinite(headerRetry) && headerRetry > 0) retryAfterMs = headerRetry * 1000;
+  const code: ErrorCode | undefined = isErrorCode(body.error?.code) ? body.error.code : undefined;
+  const detail = serverMessage ? `: ${serverMessage}` : '';
+  if (res.status === 401) {
+    return new DictationError({ code: 'AUTH_ERROR', status: 401, fatal: true, message: `the service refused the API key ${redactKey(key)} (missing, unknown or revoked)${detail}` });
+  }
+  if (res.status === 403) {
+    return new DictationError({ code: 'AUTH_ERROR', status: 403, fatal: true, message: `the API key ${redactKey(key)} lacks the permission to open live sessions${detail}` });
+  }
+  if (res.status === 429) {
+    const c = code === 'CONCURRENCY_LIMIT_EXCEEDED' ? code : 'RATE_LIMITED';
+    return new DictationError({
+      code: c,
+      status: 429,
+      fatal: c === 'CONCURRENCY_LIMIT_EXCEEDED',
+      retryAfterMs: c === 'RATE_LIMITED' ? retryAfterMs || DEFAULT_RATE_LIMIT_RETRY_MS : retryAfterMs,
+      message: c === 'RATE_LIMITED' ? `rate limited by the service; retry in ${Math.ceil((retryAfterMs || DEFAULT_RATE_LIMIT_RETRY_MS) / 1000)} s${detail}` : `concurrency limit reached${detail}`,
+    });
+  }
+  if (res.status >= 500) {
+    return new DictationError({ code: 'INTERNAL_ERROR', status: res.status, fatal: false, retryAfterMs, message: `the service failed (HTTP ${res.status}) at ${url}${detail}` });
+  }
+  return new DictationError({
+    code: code ?? 'PROTOCOL_ERROR',
+    status: res.status,
+    fatal: true,
+    retryAfterMs,
+    message: `unexpected answer HTTP ${res.status} from ${url}${detail}`,
+  });
+}
+
+function networkError(e: unknown, url: string, key: string, timeoutMs: number): DictationError {
+  const err = e as Error & { cause?: { code?: string; message?: string } };
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') {
+    return new DictationError({ code: 'TIMEOUT', fatal: false, message: `no answer from ${url} within ${timeoutMs} ms` });
+  }
+  const cause = err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(e);
+  return new DictationError({ code: 'NETWORK_ERROR', fatal: false, message: scrubKey(`cannot reach the service at ${url} (${cause})`, key, redactKey(key)) });
+}
+
+/**
+ * `POST /api/v1/live/sessions` with the key as Bearer; on 404 tries `/v1/live/sessions`.
+ * Throws a DictationError: AUTH_ERROR (401/403), RATE_LIMITED (429, with retryAfterMs),
+ * CONCURRENCY_LIMIT_EXCEEDED, INTERNAL_ERROR (5xx), NETWORK_ERROR, TIMEOUT, or PROTOCOL_ERROR for an
+ * answer that is not the service's.
+ */
+export async function initSession(serverUrl: string, key: string, options: HttpOptions = {}): Promise<SessionInit> {
+  const base = httpBaseUrl(serverUrl);
+  const doFetch = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  let last: DictationError | undefined;
+  for (const path of [PATHS.sessionInit, PATHS.sessionInitAlt]) {
+    const url = join(base, path);
+    let res: Response;
+    try {
+      const signals = [AbortSignal.timeout(timeoutMs)];
+      if (options.signal) signals.push(options.signal);
+      res = await doFetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
+        body: '{}',
+        signal: AbortSignal.any(signals),
+      });
+    } catch (e) {
+      throw networkError(e, url, key, timeoutMs);
+    }
+    if (res.status === 404) {
+      await res.body?.cancel();
+      last = new DictationError({ code: 'PROTOCOL_ERROR', status: 404, fatal: true, message: `no session endpoint at ${url}` });
+      continue;
+    }
+    if (!res.ok) throw await errorFromResponse(res, key, url);
+    let body: { success?: unknown; session_id?: unknown; org_id?: unknown };
+    try {
+      body = (await res.json()) as typeof body;
+    } catch {
+      throw new DictationError({ code: 'PROTOCOL_ERROR', fatal: true, status: res.status, message: `the answer of ${url} is not JSON: is this a Live Transcription Service?` });
+    }
+    if (typeof body.session_id !== 'string' || body.session_id === '') {
+      throw new DictationError({ code: 'PROTOCOL_ERROR', fatal: true, status: res.status, message: `the answer of ${url} has no session_id: is this a Live Transcription Service?` });
+    }
+    return { sessionId: body.session_id, orgId: typeof body.org_id === 'string' ? body.org_id : '', path };
+  }
+  throw new DictationError({
+    code: 'PROTOCOL_ERROR',
+    fatal: true,
+    status: 404,
+    message: `${last?.message ?? 'no session endpoint'} nor at ${PATHS.sessionInit}: is ${base.origin}${base.pathname} a Live Transcription Service?`,
+  });
+}
+
+export interface KeyCheck {
+  orgId: string;
+  sessionId: string;
+}
+
+/**
+ * Checks a key against the service before it is saved ("Set API Key"): the format first, then a real
+ * session init. Resolves with the organisation; rejects with a DictationError whose message says what
+ * is wrong (never the key itself).
+ */
+export async function verifyKey(serverUrl: string, key: string, options: HttpOptions = {}): Promise<KeyCheck> {
+  if (!looksLikeApiKey(key.trim())) {
+    throw new DictationError({
+      code: 'AUTH_ERROR',
+      fatal: true,
+      message: 'this is not an API key: keys start with svc_live_, svc_test_ or svc_proj_ followed by at least 32 letters, digits, "-" or "_"',
+    });
+  }
+  const init = await initSession(serverUrl, key.trim(), options);
+  return { orgId: init.orgId, sessionId: init.sessionId };
+}
