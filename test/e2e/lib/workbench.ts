@@ -1,0 +1,277 @@
+/**
+ * Drives the VS Code workbench (code-server) in headless Chromium through its real UI: the command
+ * palette, quick open, quick input, notifications, the status bar and the editor. Reads what a user sees:
+ * the editor's rendered lines (`.view-lines`) and the `::after` content of decorations.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { sleep, until } from './procs';
+
+export const CHROMIUM = process.env.DICTEE_E2E_CHROMIUM ?? '/usr/bin/chromium';
+export const OUTPUT_DIR = path.resolve(__dirname, '..', '..', '..', 'test-output', 'e2e');
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+  });
+}
+
+/**
+ * The little of the DOM the page-side functions below use (the project's tsconfig has no DOM lib: these
+ * functions run in the browser, and are typed here by hand).
+ */
+interface El {
+  id: string;
+  innerText: string;
+  textContent: string | null;
+  style: { top: string };
+  querySelector(sel: string): El | null;
+  querySelectorAll(sel: string): Iterable<El> & ArrayLike<El>;
+  getAttribute(name: string): string | null;
+  getBoundingClientRect(): { left: number; top: number };
+}
+declare const getComputedStyle: (el: El, pseudo?: string) => { content: string };
+
+export interface Notification {
+  message: string;
+  source: string;
+  buttons: string[];
+}
+
+export class Workbench {
+  readonly consoleErrors: string[] = [];
+  private constructor(readonly page: Page) {
+    page.on('console', (m) => {
+      if (m.type() === 'error') this.consoleErrors.push(m.text());
+    });
+  }
+
+  static async open(browser: Browser, url: string): Promise<Workbench> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page = await context.newPage();
+    const wb = new Workbench(page);
+    await page.goto(url);
+    await page.waitForSelector('.monaco-workbench .part.statusbar', { timeout: 90_000 });
+    // The extension host connects after the workbench paints; a status-bar entry of the remote shows it.
+    await page.waitForSelector('#status\\.host', { timeout: 60_000 });
+    return wb;
+  }
+
+  async close(): Promise<void> {
+    await this.page.context().close();
+  }
+
+  async screenshot(name: string): Promise<string> {
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    const file = path.join(OUTPUT_DIR, `${name}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  // ---- command palette and quick input -------------------------------------------------------------
+
+  private get quickInput(): Locator {
+    return this.page.locator('.quick-input-widget');
+  }
+
+  async quickInputVisible(): Promise<boolean> {
+    return this.quickInput.isVisible();
+  }
+
+  /** Runs a command by its palette label, e.g. `Dictée: Start Dictation`. */
+  async runCommand(label: string): Promise<void> {
+    await this.escapeQuickInput();
+    await this.page.keyboard.press('F1');
+    await this.quickInput.waitFor({ state: 'visible', timeout: 10_000 });
+    await this.page.keyboard.type(label);
+    const row = this.quickInput.locator('.monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    // The first row must be the one we want: the palette runs the focused row.
+    await until(
+      async () => ((await this.quickInput.locator('.monaco-list-row.focused').first().innerText().catch(() => '')) ?? '').includes(label.split(': ').pop()!),
+      10_000,
+      `"${label}" to be the focused row of the command palette`,
+    );
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** The labels of the commands the palette lists for `filter` (enabled ones only are listed). */
+  async paletteCommands(filter: string): Promise<string[]> {
+    await this.escapeQuickInput();
+    await this.page.keyboard.press('F1');
+    await this.quickInput.waitFor({ state: 'visible', timeout: 10_000 });
+    await this.page.keyboard.type(filter);
+    await sleep(700);
+    const rows = await this.quickInput.locator('.monaco-list-row .label-name').allInnerTexts();
+    await this.page.keyboard.press('Escape');
+    return rows.map((r) => r.replace(/\s+/g, ' ').trim());
+  }
+
+  async escapeQuickInput(): Promise<void> {
+    if (await this.quickInput.isVisible()) {
+      await this.page.keyboard.press('Escape');
+      await this.quickInput.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+    }
+  }
+
+  /** Waits for a quick input (input box) and returns its prompt/placeholder text. */
+  async waitForInputBox(timeoutMs = 15_000): Promise<{ placeholder: string; message: string; password: boolean }> {
+    await this.quickInput.waitFor({ state: 'visible', timeout: timeoutMs });
+    const input = this.quickInput.locator('input.input').first();
+    return {
+      placeholder: (await input.getAttribute('placeholder')) ?? '',
+      message: await this.quickInput.locator('.quick-input-message').innerText().catch(() => ''),
+      password: (await input.getAttribute('type')) === 'password',
+    };
+  }
+
+  async typeIntoInputBox(text: string): Promise<void> {
+    const input = this.quickInput.locator('input.input').first();
+    await input.fill(text);
+    await this.page.keyboard.press('Enter');
+  }
+
+  // ---- files and editor -----------------------------------------------------------------------------
+
+  /** Opens a workspace file with quick open (Ctrl+P). */
+  async openFile(name: string): Promise<void> {
+    await this.escapeQuickInput();
+    await this.page.keyboard.press('Control+P');
+    await this.quickInput.waitFor({ state: 'visible', timeout: 10_000 });
+    await this.page.keyboard.type(name);
+    await this.quickInput.locator('.monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await this.page.keyboard.press('Enter');
+    await until(async () => (await this.activeTabName()) === name, 15_000, `the editor tab ${name}`);
+    await this.page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor({ state: 'visible' });
+  }
+
+  async activeTabName(): Promise<string> {
+    return (await this.page.locator('.editor-group-container.active .tab.active .label-name').first().innerText().catch(() => '')).trim();
+  }
+
+  private get editor(): Locator {
+    return this.page.locator('.editor-group-container.active .monaco-editor').first();
+  }
+
+  async focusEditor(): Promise<void> {
+    await this.editor.locator('.view-lines').click({ position: { x: 5, y: 5 } });
+  }
+
+  /** Moves the cursor to line `line` (1-based), at its end (Ctrl+G, then End). */
+  async gotoLineEnd(line: number): Promise<void> {
+    await this.focusEditor();
+    await this.page.keyboard.press('Control+G');
+    await this.quickInput.waitFor({ state: 'visible', timeout: 10_000 });
+    await this.page.keyboard.type(String(line));
+    await this.page.keyboard.press('Enter');
+    await this.quickInput.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+    await this.page.keyboard.press('End');
+  }
+
+  /** The cursor position as the status bar shows it ("Ln 3, Col 11"). */
+  async cursorPosition(): Promise<{ line: number; col: number }> {
+    const t = await this.page.locator('#status\\.editor\\.selection').innerText();
+    const m = /Ln (\d+), Col (\d+)/.exec(t);
+    if (!m) throw new Error(`no cursor position in the status bar: ${t}`);
+    return { line: Number(m[1]), col: Number(m[2]) };
+  }
+
+  async typeText(text: string): Promise<void> {
+    await this.page.keyboard.type(text, { delay: 15 });
+  }
+
+  async save(): Promise<void> {
+    await this.page.keyboard.press('Control+S');
+    await until(async () => !(await this.page.locator('.editor-group-container.active .tab.active.dirty').count()), 10_000, 'the editor to be saved');
+  }
+
+  /**
+   * The visible text of the active editor, line by line, as rendered (decorations excluded). Small
+   * documents only: lines scrolled out of view are not rendered.
+   */
+  async editorLines(): Promise<string[]> {
+    return this.editor.evaluate((node) => {
+      const ed = node as unknown as El;
+      const lines = [...ed.querySelectorAll('.view-lines .view-line')];
+      lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+      return lines.map((l) => (l.textContent ?? '').replace(/\u00a0/g, ' '));
+    });
+  }
+
+  /**
+   * Text shown by `after` decorations in the active editor (VS Code renders them as `::after` content
+   * of a span whose class carries a generated CSS rule): each decoration's text, in document order.
+   */
+  async afterDecorations(): Promise<string[]> {
+    return this.editor.evaluate((node) => {
+      const ed = node as unknown as El;
+      const out: { top: number; left: number; text: string }[] = [];
+      for (const line of ed.querySelectorAll('.view-lines .view-line')) {
+        for (const span of line.querySelectorAll('span')) {
+          const c = getComputedStyle(span, '::after').content;
+          if (!c || c === 'none' || c === 'normal' || c === '""') continue;
+          let text = c;
+          try {
+            text = JSON.parse(c) as string;
+          } catch {
+            /* not a plain string: keep it as is */
+          }
+          out.push({ top: parseFloat(line.style.top), left: span.getBoundingClientRect().left, text: text.replace(/\u00a0/g, ' ') });
+        }
+      }
+      out.sort((a, b) => a.top - b.top || a.left - b.left);
+      return out.map((o) => o.text);
+    });
+  }
+
+  // ---- status bar and notifications ------------------------------------------------------------------
+
+  /** The Dictée status-bar item (its DOM id carries the item id `dictee...`). */
+  statusItem(): Locator {
+    return this.page.locator('.part.statusbar .statusbar-item[id*="dictee" i]');
+  }
+
+  async statusItems(): Promise<{ id: string; text: string; label: string }[]> {
+    return this.page.$$eval('.part.statusbar .statusbar-item[id*="dictee" i]', (nodes) =>
+      (nodes as unknown as El[]).map((e) => ({ id: e.id, text: e.innerText.trim(), label: e.querySelector('[aria-label]')?.getAttribute('aria-label') ?? e.getAttribute('aria-label') ?? '' })),
+    );
+  }
+
+  /** Hovers an element and returns the text of the hover (tooltip) it shows. */
+  async tooltipOf(el: Locator): Promise<string> {
+    await this.page.mouse.move(0, 0);
+    await sleep(200);
+    await el.hover();
+    const hover = this.page.locator('.workbench-hover, .monaco-hover').filter({ hasNotText: /^$/ }).last();
+    await hover.waitFor({ state: 'visible', timeout: 5_000 });
+    const text = (await hover.innerText()).trim();
+    await this.page.mouse.move(0, 0);
+    return text;
+  }
+
+  async notifications(): Promise<Notification[]> {
+    return this.page.$$eval('.notifications-toasts .notification-toast, .notifications-center .notification-list-item', (nodes) =>
+      (nodes as unknown as El[]).map((e) => ({
+        message: e.querySelector('.notification-list-item-message')?.innerText.trim() ?? '',
+        source: e.querySelector('.notification-list-item-source')?.innerText.trim() ?? '',
+        buttons: [...e.querySelectorAll('.notification-list-item-buttons-container .monaco-button')].map((b) => b.innerText.trim()),
+      })),
+    );
+  }
+
+  async waitForNotification(re: RegExp, timeoutMs = 20_000): Promise<Notification> {
+    return until(async () => (await this.notifications()).find((n) => re.test(n.message)), timeoutMs, `a notification matching ${re}`, 200);
+  }
+
+  async clickNotificationButton(messageRe: RegExp, button: string): Promise<void> {
+    const toast = this.page.locator('.notifications-toasts .notification-toast', { hasText: messageRe }).first();
+    await toast.locator('.monaco-button', { hasText: button }).first().click();
+  }
+
+  async clearNotifications(): Promise<void> {
+    await this.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
+  }
+}
