@@ -1,11 +1,247 @@
-import http from 'node:http';
-const port = Number(process.argv[process.argv.indexOf('--port') + 1] ?? 8787);
-const server = http.createServer((req, res) => {
-  res.writeHead(req.url === '/healthz' ? 200 : 404, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ ok: req.url === '/healthz' }));
-});
-server.listen(port, '127.0.0.1', () => {
-  const a = server.address();
-  if (a && typeof a === 'object') process.stdout.write(`listening on http://127.0.0.1:${a.port}\n`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+/**
+ * `node dist/server.js [--host H] [--port P] [--data-dir DIR] [--engine simulated] [--script FILE]
+ *  [--concurrency-limit N] [--rate-limit N] [--rate-window S]`
+ *
+ * stdout carries only the `listening on http://HOST:PORT` line and, at a first start without
+ * DICTEE_MASTER_KEY, the one-time master key notice. Logs are JSON lines on stderr.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_TIMING, Service, type Timing } from './app';
+import { SimulatedEngine } from './engine/simulated';
+import { LEVELS, type Level, createLogger } from './log';
+
+export const USAGE = `Usage: node dist/server.js [options]     (or: npm run server -- [options])
+
+The Live Transcription Service (HTTP + WebSocket).
+
+Options:
+  --host H               interface to listen on (default 127.0.0.1)
+  --port P               port (default 8787; 0 picks a free port)
+  --data-dir DIR         where keys, sessions and resume data are kept (default ./.dictee-data)
+  --engine NAME          transcription engine (default and only choice: simulated — it produces
+                         text without recognising speech)
+  --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
+  --concurrency-limit N  live sessions per organisation (default 10)
+  --rate-limit N         session inits + WebSocket connections per key per window (default 120)
+  --rate-window S        rate-limit window in seconds (default 60)
+  -h, --help             show this help
+
+Environment:
+  DICTEE_MASTER_KEY      master key for key management; if unset, one is generated at the first
+                         start, printed once, and only its SHA-256 is kept in the data dir
+  DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error
+`;
+
+export interface CliOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  engine: 'simulated';
+  script?: string;
+  concurrencyLimit: number;
+  rateLimit: number;
+  rateWindowS: number;
+  help: boolean;
+}
+
+export class UsageError extends Error {}
+
+function integer(flag: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} needs a whole number, got ${JSON.stringify(value)}`);
+  const n = Number(value);
+  if (n < min || n > max) throw new UsageError(`${flag} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+export function parseArgs(argv: string[]): CliOptions {
+  const o: CliOptions = {
+    host: '127.0.0.1',
+    port: 8787,
+    dataDir: './.dictee-data',
+    engine: 'simulated',
+    concurrencyLimit: 10,
+    rateLimit: 120,
+    rateWindowS: 60,
+    help: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i]!;
+    let value: string | undefined;
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) {
+      value = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    if (arg === '-h' || arg === '--help') {
+      o.help = true;
+      continue;
+    }
+    const need = (): string => {
+      if (value !== undefined) return value;
+      const v = argv[++i];
+      if (v === undefined || (v.startsWith('--') && v.length > 2)) throw new UsageError(`${arg} needs a value`);
+      return v;
+    };
+    switch (arg) {
+      case '--host':
+        o.host = need();
+        if (o.host === '') throw new UsageError('--host needs a value');
+        break;
+      case '--port':
+        o.port = integer(arg, need(), 0, 65535);
+        break;
+      case '--data-dir':
+        o.dataDir = need();
+        if (o.dataDir === '') throw new UsageError('--data-dir needs a value');
+        break;
+      case '--engine': {
+        const e = need();
+        if (e !== 'simulated') throw new UsageError(`unknown engine ${JSON.stringify(e)}; the only engine is "simulated"`);
+        o.engine = e;
+        break;
+      }
+      case '--script':
+        o.script = need();
+        break;
+      case '--concurrency-limit':
+        o.concurrencyLimit = integer(arg, need(), 1, 100000);
+        break;
+      case '--rate-limit':
+        o.rateLimit = integer(arg, need(), 1, 10000000);
+        break;
+      case '--rate-window':
+        o.rateWindowS = integer(arg, need(), 1, 86400);
+        break;
+      default:
+        throw new UsageError(`unknown option ${JSON.stringify(arg)}`);
+    }
+  }
+  return o;
+}
+
+/** Timings overridable by (undocumented in --help, documented in docs/server.md) env vars, for tests. */
+export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
+  const t = { ...DEFAULT_TIMING };
+  const map: Record<string, keyof Timing> = {
+    DICTEE_CONFIGURE_TIMEOUT_MS: 'configureTimeoutMs',
+    DICTEE_PING_INTERVAL_MS: 'pingIntervalMs',
+    DICTEE_PONG_TIMEOUT_MS: 'pongTimeoutMs',
+    DICTEE_STALE_SOCKET_MS: 'staleSocketMs',
+    DICTEE_STOPPED_TTL_MS: 'stoppedTtlMs',
+    DICTEE_RESUME_TTL_MS: 'resumeTtlMs',
+    DICTEE_INIT_ADOPT_MS: 'initAdoptMs',
+  };
+  for (const [name, field] of Object.entries(map)) {
+    const v = env[name];
+    if (v === undefined || v === '') continue;
+    if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`${name} must be a positive whole number of milliseconds`);
+    t[field] = Number(v);
+  }
+  return t;
+}
+
+async function main(): Promise<void> {
+  let opts: CliOptions;
+  let timing: Timing;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+    timing = timingFromEnv(process.env);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`error: ${e.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  if (opts.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const levelEnv = (process.env.DICTEE_LOG_LEVEL ?? 'info') as Level;
+  const log = createLogger({ level: LEVELS.includes(levelEnv) ? levelEnv : 'info' });
+  let script: string | undefined;
+  if (opts.script) {
+    try {
+      script = readFileSync(opts.script, 'utf8');
+    } catch (e) {
+      process.stderr.write(`error: cannot read --script ${opts.script}: ${(e as Error).message}\n`);
+      process.exit(2);
+    }
+    if (script.trim() === '') {
+      process.stderr.write(`error: --script ${opts.script} is empty\n`);
+      process.exit(2);
+    }
+  }
+  const dataDir = path.resolve(opts.dataDir);
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    process.stderr.write(`error: cannot create the data dir ${dataDir}: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  const masterKey = process.env.DICTEE_MASTER_KEY || undefined;
+  let service: Service;
+  try {
+    service = new Service({
+      dataDir,
+      engine: new SimulatedEngine(script),
+      log,
+      masterKey,
+      announceMasterKey: (key) => process.stdout.write(`master key (shown once): ${key}\n`),
+      concurrencyLimit: opts.concurrencyLimit,
+      rateLimit: opts.rateLimit,
+      rateWindowMs: opts.rateWindowS * 1000,
+      timing,
+    });
+  } catch (e) {
+    process.stderr.write(`error: cannot open the data dir ${dataDir}: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+  let port: number;
+  try {
+    port = await service.listen(opts.host, opts.port);
+  } catch (e) {
+    process.stderr.write(`error: cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}\n`);
+    service.store.close();
+    process.exit(1);
+  }
+  log.info('service started', {
+    host: opts.host,
+    port,
+    data_dir: dataDir,
+    engine: 'simulated',
+    engine_note: 'the simulated engine produces text without recognising speech',
+    script: opts.script ? 'custom' : 'built-in',
+    concurrency_limit: opts.concurrencyLimit,
+    rate_limit: opts.rateLimit,
+    rate_window_s: opts.rateWindowS,
+  });
+  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  process.stdout.write(`listening on http://${hostForUrl}:${port}\n`);
+  let stopping = false;
+  const onSignal = (sig: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info('signal received', { signal: sig });
+    service.shutdown().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        log.error('shutdown failed', { error: e });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('uncaughtException', (e) => {
+    log.error('uncaught exception', { error: e });
+  });
+}
+
+if (require.main === module) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`fatal: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,182 @@
+/**
+ * One WebSocket: authentication result, the `configure`-first rule, message parsing and the
+ * mapping of every failure to an `error` message followed by the close code of its error code.
+ * Session semantics live in session.ts; the registry and limits in app.ts.
+ */
+import type { WebSocket } from 'ws';
+import {
+  type ClientConfig,
+  type ErrorCode,
+  MAX_AUDIO_FRAME_BYTES,
+  type OutgoingError,
+  closeCodeFor,
+  parseClientMessage,
+} from '../protocol';
+import type { ApiKey } from './keys';
+import type { ServerLogger } from './log';
+import type { LiveSession, SessionPeer } from './session';
+
+export interface ConnectionHost {
+  configure(conn: Connection, config: ClientConfig): void;
+  /** The socket is gone (closed or terminated). */
+  closed(conn: Connection): void;
+  readonly configureTimeoutMs: number;
+}
+
+let nextConnId = 1;
+
+export class Connection implements SessionPeer {
+  readonly id = nextConnId++;
+  session: LiveSession | undefined;
+  /** Last time anything (a frame or a pong) came from the peer. */
+  lastSeen = Date.now();
+  closing = false;
+  log: ServerLogger;
+  private configureTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly key: ApiKey,
+    private readonly host: ConnectionHost,
+    log: ServerLogger,
+  ) {
+    this.log = log;
+    this.configureTimer = setTimeout(() => {
+      if (!this.session && !this.closing) {
+        this.fail('PROTOCOL_ERROR', `no configure message within ${host.configureTimeoutMs / 1000} s of connecting`);
+      }
+    }, host.configureTimeoutMs);
+    ws.on('message', (data, isBinary) => this.onMessage(data as Buffer | Buffer[] | ArrayBuffer, isBinary));
+    ws.on('pong', () => {
+      this.lastSeen = Date.now();
+    });
+    ws.on('close', (code) => {
+      this.clearTimer();
+      this.closing = true;
+      this.log.info('connection closed', { code });
+      host.closed(this);
+    });
+    ws.on('error', (e) => this.log.warn('socket error', { error: e.message }));
+  }
+
+  get open(): boolean {
+    return !this.closing && this.ws.readyState === this.ws.OPEN;
+  }
+
+  send(message: object): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(JSON.stringify(message));
+  }
+
+  /** Sends `error` and closes with the code's close code. Pending text is flushed first (not lost). */
+  fail(code: ErrorCode, message: string, opts: { retryAfterMs?: number; flush?: boolean } = {}): void {
+    if (this.closing) return;
+    const s = this.session;
+    if (s && opts.flush !== false && s.isLive && s.peer === this) {
+      try {
+        s.flush({ proofread: false });
+      } catch (e) {
+        this.log.error('flush before error failed', { error: e });
+      }
+    }
+    const err: OutgoingError = { type: 'error', code, message, retry_after_ms: Math.max(0, Math.round(opts.retryAfterMs ?? 0)) };
+    if (s) err.session_id = s.id;
+    this.log.info('error sent', { code, message });
+    this.send(err);
+    this.close(closeCodeFor(code), code);
+  }
+
+  close(code: number, reason = ''): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.clearTimer();
+    this.ws.close(code, reason.slice(0, 120));
+    // A peer that never answers the close handshake is cut off.
+    setTimeout(() => this.ws.terminate(), 2000).unref();
+  }
+
+  terminate(): void {
+    this.closing = true;
+    this.clearTimer();
+    this.ws.terminate();
+  }
+
+  attached(session: LiveSession): void {
+    this.clearTimer();
+    this.session = session;
+    this.log = this.log.child({ session_id: session.id });
+  }
+
+  private clearTimer(): void {
+    if (this.configureTimer) clearTimeout(this.configureTimer);
+    this.configureTimer = undefined;
+  }
+
+  private onMessage(data: Buffer | Buffer[] | ArrayBuffer, isBinary: boolean): void {
+    this.lastSeen = Date.now();
+    if (this.closing) return;
+    try {
+      const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+      if (isBinary) this.onAudio(buf);
+      else this.onText(buf.toString('utf8'));
+    } catch (e) {
+      this.log.error('internal error while handling a message', { error: e });
+      this.fail('INTERNAL_ERROR', 'internal error while handling the message; the session can be resumed');
+    }
+  }
+
+  private onAudio(buf: Buffer): void {
+    const s = this.session;
+    if (!s) {
+      this.fail('PROTOCOL_ERROR', 'audio received before configure; send configure first and wait for configured');
+      return;
+    }
+    if (buf.length > MAX_AUDIO_FRAME_BYTES) {
+      this.fail('PROTOCOL_ERROR', `audio frame of ${buf.length} bytes is larger than ${MAX_AUDIO_FRAME_BYTES} bytes`);
+      return;
+    }
+    if (buf.length % 2 !== 0) {
+      this.fail('PROTOCOL_ERROR', `audio frame of ${buf.length} bytes has an odd length; pcm_s16le frames hold whole 16-bit samples`);
+      return;
+    }
+    if (buf.length === 0) {
+      this.log.debug('empty audio frame ignored');
+      return;
+    }
+    s.audio(buf);
+  }
+
+  private onText(text: string): void {
+    const parsed = parseClientMessage(text);
+    if (!parsed.ok) {
+      // A bad configure after the session exists is a protocol error (configure twice), whatever its fields.
+      if (this.session && parsed.code === 'CONFIG_ERROR') {
+        this.fail('PROTOCOL_ERROR', 'configure received twice; a session is configured once');
+        return;
+      }
+      this.fail(parsed.code, parsed.message);
+      return;
+    }
+    const msg = parsed.value;
+    const s = this.session;
+    if (msg.type === 'configure') {
+      if (s) {
+        this.fail('PROTOCOL_ERROR', 'configure received twice; a session is configured once');
+        return;
+      }
+      this.host.configure(this, msg.config ?? {});
+      return;
+    }
+    if (!s) {
+      this.fail('PROTOCOL_ERROR', `"${msg.type}" received before configure; configure must be the first message`);
+      return;
+    }
+    if (msg.action === 'stop') {
+      const metrics = s.stop({ reason: 'client stop' });
+      if (metrics) this.close(1000, 'stopped');
+      else this.log.debug('stop ignored: already stopping or stopped');
+      return;
+    }
+    s.control(msg.action);
+  }
+}

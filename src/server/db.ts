@@ -1,0 +1,231 @@
+/**
+ * SQLite storage in the data dir (better-sqlite3, WAL, synchronous=NORMAL): the organisation, API keys
+ * (SHA-256 hashes only), session records, and what a session needs to be resumed after a restart
+ * (durable events and a checkpoint).
+ */
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+
+export const DB_FILE = 'dictee.sqlite';
+/** Durable events kept per session for replay. */
+export const MAX_EVENTS_PER_SESSION = 2000;
+
+export interface KeyRow {
+  id: string;
+  hash: string;
+  hint: string;
+  name: string;
+  type: 'personal' | 'project';
+  project_id: string | null;
+  permissions: string; // JSON array
+  environment: 'live' | 'test';
+  org_id: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CheckpointRow {
+  session_id: string;
+  key_id: string;
+  org_id: string;
+  next_seq: number;
+  next_index: number;
+  audio_offset: number;
+  engine: string; // JSON of the segmenter checkpoint
+  config: string; // JSON of the effective config
+  total_frames: number;
+  discarded_frames: number;
+  created_at: string;
+  stopped_at: string | null;
+  updated_at: string;
+}
+
+export interface SessionRecord {
+  id: string;
+  key_id: string;
+  org_id: string;
+  origin: 'http' | 'ws';
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  duration: number | null;
+  total_frames: number;
+  final_chunks: number;
+  end_reason: string | null;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS api_keys (
+  id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, hint TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
+  project_id TEXT, permissions TEXT NOT NULL, environment TEXT NOT NULL, org_id TEXT NOT NULL,
+  created_at TEXT NOT NULL, revoked_at TEXT);
+CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY, key_id TEXT NOT NULL, org_id TEXT NOT NULL, origin TEXT NOT NULL, created_at TEXT NOT NULL,
+  started_at TEXT, ended_at TEXT, duration REAL, total_frames INTEGER NOT NULL DEFAULT 0,
+  final_chunks INTEGER NOT NULL DEFAULT 0, end_reason TEXT);
+CREATE TABLE IF NOT EXISTS session_checkpoints (
+  session_id TEXT PRIMARY KEY, key_id TEXT NOT NULL, org_id TEXT NOT NULL, next_seq INTEGER NOT NULL,
+  next_index INTEGER NOT NULL, audio_offset INTEGER NOT NULL, engine TEXT NOT NULL, config TEXT NOT NULL,
+  total_frames INTEGER NOT NULL DEFAULT 0, discarded_frames INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL, stopped_at TEXT, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS session_events (
+  session_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
+`;
+
+export class Store {
+  readonly db: Database.Database;
+  readonly orgId: string;
+  private readonly st;
+  private readonly persistTx: (sessionId: string, seq: number, json: string, cp: CheckpointRow) => void;
+
+  constructor(dataDir: string) {
+    this.db = new Database(path.join(dataDir, DB_FILE));
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+    const st = {
+      getMeta: this.db.prepare<[string], { v: string }>('SELECT v FROM meta WHERE k = ?'),
+      setMeta: this.db.prepare('INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v'),
+      insertOrg: this.db.prepare('INSERT INTO orgs (id, name, created_at) VALUES (?, ?, ?)'),
+      insertKey: this.db.prepare(
+        `INSERT INTO api_keys (id, hash, hint, name, type, project_id, permissions, environment, org_id, created_at, revoked_at)
+         VALUES (@id, @hash, @hint, @name, @type, @project_id, @permissions, @environment, @org_id, @created_at, @revoked_at)`,
+      ),
+      keyByHash: this.db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE hash = ?'),
+      keyById: this.db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?'),
+      listKeys: this.db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id'),
+      revokeKey: this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      insertSession: this.db.prepare(
+        `INSERT INTO sessions (id, key_id, org_id, origin, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+      ),
+      startSession: this.db.prepare('UPDATE sessions SET started_at = COALESCE(started_at, ?) WHERE id = ?'),
+      endSession: this.db.prepare(
+        'UPDATE sessions SET ended_at = ?, duration = ?, total_frames = ?, final_chunks = ?, end_reason = ? WHERE id = ?',
+      ),
+      getSession: this.db.prepare<[string], SessionRecord>('SELECT * FROM sessions WHERE id = ?'),
+      upsertCheckpoint: this.db.prepare(
+        `INSERT INTO session_checkpoints (session_id, key_id, org_id, next_seq, next_index, audio_offset, engine, config,
+           total_frames, discarded_frames, created_at, stopped_at, updated_at)
+         VALUES (@session_id, @key_id, @org_id, @next_seq, @next_index, @audio_offset, @engine, @config,
+           @total_frames, @discarded_frames, @created_at, @stopped_at, @updated_at)
+         ON CONFLICT(session_id) DO UPDATE SET next_seq = excluded.next_seq, next_index = excluded.next_index,
+           audio_offset = excluded.audio_offset, engine = excluded.engine, total_frames = excluded.total_frames,
+           discarded_frames = excluded.discarded_frames, stopped_at = excluded.stopped_at, updated_at = excluded.updated_at`,
+      ),
+      setStopped: this.db.prepare('UPDATE session_checkpoints SET stopped_at = ?, next_seq = MAX(next_seq, ?), updated_at = ? WHERE session_id = ?'),
+      getCheckpoint: this.db.prepare<[string], CheckpointRow>('SELECT * FROM session_checkpoints WHERE session_id = ?'),
+      insertEvent: this.db.prepare('INSERT OR REPLACE INTO session_events (session_id, seq, json) VALUES (?, ?, ?)'),
+      trimEvents: this.db.prepare(
+        `DELETE FROM session_events WHERE session_id = ?1 AND seq <= (
+           SELECT seq FROM session_events WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)`,
+      ),
+      eventsAfter: this.db.prepare<[string, number], { seq: number; json: string }>(
+        'SELECT seq, json FROM session_events WHERE session_id = ? AND seq > ? ORDER BY seq',
+      ),
+      maxSeq: this.db.prepare<[string], { m: number | null }>('SELECT MAX(seq) AS m FROM session_events WHERE session_id = ?'),
+      expiredCheckpoints: this.db.prepare<[string, string], { session_id: string }>(
+        'SELECT session_id FROM session_checkpoints WHERE (stopped_at IS NOT NULL AND stopped_at < ?) OR (stopped_at IS NULL AND updated_at < ?)',
+      ),
+      deleteCheckpoint: this.db.prepare('DELETE FROM session_checkpoints WHERE session_id = ?'),
+      deleteEvents: this.db.prepare('DELETE FROM session_events WHERE session_id = ?'),
+    };
+    this.st = st;
+    this.persistTx = this.db.transaction((sessionId: string, seq: number, json: string, cp: CheckpointRow) => {
+      st.insertEvent.run(sessionId, seq, json);
+      st.upsertCheckpoint.run(cp);
+    });
+    let org = st.getMeta.get('org_id')?.v;
+    if (!org) {
+      org = `org_${randomUUID()}`;
+      const id = org;
+      this.db.transaction(() => {
+        st.insertOrg.run(id, 'default', new Date().toISOString());
+        st.setMeta.run('org_id', id);
+      })();
+    }
+    this.orgId = org;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  // ---------------------------------------------------------------- keys
+  insertKey(row: KeyRow): void {
+    this.st.insertKey.run(row);
+  }
+  keyByHash(hash: string): KeyRow | undefined {
+    return this.st.keyByHash.get(hash);
+  }
+  keyById(id: string): KeyRow | undefined {
+    return this.st.keyById.get(id);
+  }
+  listKeys(): KeyRow[] {
+    return this.st.listKeys.all();
+  }
+  revokeKey(id: string, at: string): boolean {
+    return this.st.revokeKey.run(at, id).changes > 0;
+  }
+
+  // ---------------------------------------------------------------- session records
+  recordSession(id: string, keyId: string, orgId: string, origin: 'http' | 'ws', at: string): void {
+    this.st.insertSession.run(id, keyId, orgId, origin, at);
+  }
+  sessionStarted(id: string, at: string): void {
+    this.st.startSession.run(at, id);
+  }
+  sessionEnded(id: string, r: { at: string; duration: number; totalFrames: number; finals: number; reason: string }): void {
+    this.st.endSession.run(r.at, r.duration, r.totalFrames, r.finals, r.reason, id);
+  }
+  getSession(id: string): SessionRecord | undefined {
+    return this.st.getSession.get(id);
+  }
+
+  // ---------------------------------------------------------------- resume
+  /** Persists one durable event and the checkpoint after it, in one transaction. */
+  persistEvent(sessionId: string, seq: number, json: string, cp: CheckpointRow): void {
+    this.persistTx(sessionId, seq, json, cp);
+  }
+  trimEvents(sessionId: string): void {
+    this.st.trimEvents.run(sessionId, MAX_EVENTS_PER_SESSION);
+  }
+  saveCheckpoint(cp: CheckpointRow): void {
+    this.st.upsertCheckpoint.run(cp);
+  }
+  markStopped(sessionId: string, nextSeq: number, at: string): void {
+    this.st.setStopped.run(at, nextSeq, at, sessionId);
+  }
+  getCheckpoint(sessionId: string): CheckpointRow | undefined {
+    return this.st.getCheckpoint.get(sessionId);
+  }
+  eventsAfter(sessionId: string, seq: number): Array<{ seq: number; json: string }> {
+    return this.st.eventsAfter.all(sessionId, seq);
+  }
+  maxSeq(sessionId: string): number {
+    return this.st.maxSeq.get(sessionId)?.m ?? 0;
+  }
+  /**
+   * Removes resume data of sessions stopped before `stoppedBefore`, or not stopped and not updated
+   * since `idleBefore` (ISO times). Returns their ids.
+   */
+  expireResumeData(stoppedBefore: string, idleBefore: string): string[] {
+    const ids = this.st.expiredCheckpoints.all(stoppedBefore, idleBefore).map((r) => r.session_id);
+    if (ids.length) {
+      this.db.transaction(() => {
+        for (const id of ids) {
+          this.st.deleteCheckpoint.run(id);
+          this.st.deleteEvents.run(id);
+        }
+      })();
+    }
+    return ids;
+  }
+  dropResumeData(sessionId: string): void {
+    this.st.deleteCheckpoint.run(sessionId);
+    this.st.deleteEvents.run(sessionId);
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The `simulated` engine. It does NOT recognise speech: no speech model can be installed here.
+ * It uses the real voice-activity decision and releases the next word of a script once per
+ * 300 ms of voiced audio, so any speech gives a deterministic transcript:
+ *
+ *   after T ms of voiced 20 ms windows, exactly min(floor(T / 300), script words) words are out;
+ *   word k (1-based) comes out in the window where the voiced total reaches k × 300 ms.
+ *
+ * After the script's last word it releases nothing more. First pass: lower case, no punctuation.
+ * Proofreading: the script's own tokens (casing and punctuation), never a different word.
+ */
+import type { EffectiveConfig } from '../../protocol';
+import type { Engine, RecognizedWord, Recognizer } from './recognizer';
+import { builtInScript } from './scripts';
+
+export const SIMULATED_ENGINE_NAME = 'simulated';
+export const MS_PER_WORD = 300;
+export const SIMULATED_SAMPLE_RATES = [8000, 16000, 22050, 24000, 32000, 44100, 48000] as const;
+
+/** First-pass form of a script token: punctuation stripped at both ends, lower case. */
+export function rawForm(token: string): string {
+  return token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').toLocaleLowerCase();
+}
+
+/**
+ * Splits a script into words. A token with no letter or digit (a dash, a lone colon) is attached to
+ * the previous word's proofread form, so every released word has a non-empty raw form.
+ */
+export function tokenize(script: string): RecognizedWord[] {
+  const words: RecognizedWord[] = [];
+  let leading = '';
+  for (const token of script.split(/\s+/u).filter((t) => t !== '')) {
+    const raw = rawForm(token);
+    if (raw === '') {
+      const last = words[words.length - 1];
+      if (last) last.proofread += ` ${token}`;
+      else leading += `${token} `;
+      continue;
+    }
+    words.push({ raw, proofread: leading + token });
+    leading = '';
+  }
+  return words;
+}
+
+interface SimulatedSnapshot {
+  engine: 'simulated';
+  cursor: number;
+  voicedMs: number;
+}
+
+export class SimulatedRecognizer implements Recognizer {
+  readonly name = SIMULATED_ENGINE_NAME;
+  private cursor = 0;
+  private voicedMs = 0;
+
+  constructor(private readonly words: readonly RecognizedWord[]) {}
+
+  push(_window: Buffer, voiced: boolean, ms: number): RecognizedWord[] {
+    if (!voiced || this.cursor >= this.words.length) return [];
+    this.voicedMs += ms;
+    const out: RecognizedWord[] = [];
+    while (this.voicedMs >= MS_PER_WORD && this.cursor < this.words.length) {
+      this.voicedMs -= MS_PER_WORD;
+      out.push({ ...this.words[this.cursor++]! });
+    }
+    return out;
+  }
+
+  proofread(words: RecognizedWord[]): string {
+    return words.map((w) => w.proofread).join(' ');
+  }
+
+  checkpoint(): SimulatedSnapshot {
+    return { engine: 'simulated', cursor: this.cursor, voicedMs: this.voicedMs };
+  }
+
+  restore(snapshot: unknown): void {
+    const s = snapshot as Partial<SimulatedSnapshot> | null;
+    if (!s || s.engine !== 'simulated' || typeof s.cursor !== 'number' || typeof s.voicedMs !== 'number') {
+      throw new Error('not a checkpoint of the simulated engine');
+    }
+    this.cursor = Math.max(0, Math.min(this.words.length, Math.floor(s.cursor)));
+    this.voicedMs = s.voicedMs;
+  }
+
+  /** Words released so far (for tests and logs). */
+  get released(): number {
+    return this.cursor;
+  }
+}
+
+export class SimulatedEngine implements Engine {
+  readonly name = SIMULATED_ENGINE_NAME;
+  /** @param script text that overrides the built-in sample reports (`--script FILE`). */
+  constructor(private readonly script?: string) {}
+
+  unsupported(config: EffectiveConfig): string | undefined {
+    if (config.encoding !== 'pcm_s16le') {
+      return `encoding ${JSON.stringify(config.encoding)} is not supported; the only supported encoding is "pcm_s16le"`;
+    }
+    if (!(SIMULATED_SAMPLE_RATES as readonly number[]).includes(config.sample_rate)) {
+      return `sample_rate ${config.sample_rate} Hz is not supported by the ${this.name} engine; use one of ${SIMULATED_SAMPLE_RATES.join(', ')}`;
+    }
+    if (!this.script && !builtInScript(config.language, config.specialty)) {
+      return `language ${config.language} is not available in the ${this.name} engine`;
+    }
+    return undefined;
+  }
+
+  create(config: EffectiveConfig): SimulatedRecognizer {
+    const text = this.script ?? builtInScript(config.language, config.specialty) ?? '';
+    return new SimulatedRecognizer(tokenize(text));
+  }
+}

@@ -1,0 +1,96 @@
+/** Small HTTP helpers: JSON replies, the error body, bounded body reading, the presented key. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR } from '../../protocol';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export type HttpErrorCode = HttpErrorBody['error']['code'];
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: HttpErrorCode,
+    message: string,
+    readonly retryAfterMs = 0,
+  ) {
+    super(message);
+  }
+  static of(code: ErrorCode, message: string, retryAfterMs = 0, status = HTTP_STATUS_FOR[code]): HttpError {
+    return new HttpError(status, code, message, retryAfterMs);
+  }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, err: HttpError): void {
+  const body: HttpErrorBody = { success: false, error: { code: err.code, message: err.message, retry_after_ms: err.retryAfterMs } };
+  const headers: Record<string, string> = {};
+  if (err.status === 429) headers['retry-after'] = String(Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
+  if (err.status === 405) headers.allow = (err as HttpError & { allow?: string }).allow ?? '';
+  sendJson(res, err.status, body, headers);
+}
+
+/** Reads the body (at most 64 KiB, else 413). */
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > MAX_BODY_BYTES) {
+      reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', `request body larger than ${MAX_BODY_BYTES} bytes`));
+      req.resume();
+      return;
+    }
+    const parts: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (d: Buffer) => {
+      if (failed) return;
+      size += d.length;
+      if (size > MAX_BODY_BYTES) {
+        failed = true;
+        reject(new HttpError(413, 'PAYLOAD_TOO_LARGE', `request body larger than ${MAX_BODY_BYTES} bytes`));
+        return;
+      }
+      parts.push(d);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(parts).toString('utf8'));
+    });
+    req.on('error', (e) => {
+      if (!failed) reject(e);
+    });
+  });
+}
+
+/** Parses an optional JSON body: empty → undefined; malformed → 400 PROTOCOL_ERROR. */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw HttpError.of('PROTOCOL_ERROR', `request body is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** The token of an `Authorization: Bearer <token>` header, if any. */
+export function bearer(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m?.[1];
+}
+
+/** The key of `x-svc-key` or `Authorization: Bearer`. */
+export function presentedKey(req: IncomingMessage, allowXSvcKey: boolean): string | undefined {
+  const x = req.headers['x-svc-key'];
+  if (allowXSvcKey && typeof x === 'string' && x.trim() !== '') return x.trim();
+  return bearer(req);
+}

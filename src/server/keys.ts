@@ -1,0 +1,199 @@
+/**
+ * API keys and the master key. Keys are `svc_live_`, `svc_test_` or `svc_proj_` followed by 43
+ * characters of base64url (32 random bytes). Only their SHA-256 (hex) is stored; a presented key is
+ * hashed, looked up by hash, and compared in constant time.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  type CreateKeyRequest,
+  type CreateKeyResponse,
+  type KeyListing,
+  type Permission,
+  KEY_PATTERN,
+  redactKey,
+} from '../protocol';
+import type { KeyRow, Store } from './db';
+
+export const MASTER_KEY_FILE = 'master-key.sha256';
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of two hex digests of equal length. */
+export function hashesEqual(a: string, b: string): boolean {
+  const ba = Buffer.from(a, 'hex');
+  const bb = Buffer.from(b, 'hex');
+  return ba.length === bb.length && ba.length > 0 && timingSafeEqual(ba, bb);
+}
+
+export function generateKey(prefix: 'svc_live_' | 'svc_test_' | 'svc_proj_'): string {
+  const key = prefix + randomBytes(32).toString('base64url');
+  if (!KEY_PATTERN.test(key)) throw new Error('generated key does not match the key format');
+  return key;
+}
+
+export function generateMasterKey(): string {
+  return `msk_${randomBytes(32).toString('base64url')}`;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  type: 'personal' | 'project';
+  projectId: string | null;
+  permissions: Permission[];
+  environment: 'live' | 'test';
+  orgId: string;
+  createdAt: string;
+  revokedAt: string | null;
+  hint: string;
+}
+
+function fromRow(row: KeyRow): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    projectId: row.project_id,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    environment: row.environment,
+    orgId: row.org_id,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    hint: row.hint,
+  };
+}
+
+export function listing(k: ApiKey): KeyListing {
+  return {
+    id: k.id,
+    name: k.name,
+    type: k.type,
+    project_id: k.projectId,
+    permissions: k.permissions,
+    environment: k.environment,
+    org_id: k.orgId,
+    created_at: k.createdAt,
+    revoked_at: k.revokedAt,
+    hint: k.hint,
+  };
+}
+
+/** A key-creation request that is valid field by field but not as a whole. */
+export class KeyRequestError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Authenticated = { ok: true; key: ApiKey } | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'revoked' };
+
+export class KeyStore {
+  private readonly masterHash: string;
+
+  /**
+   * @param masterKeyFromEnv `DICTEE_MASTER_KEY`. When absent, the hash kept in the data dir is used, or
+   *   a new master key is generated, its hash stored (mode 0600) and the key handed to `announce` once.
+   */
+  constructor(
+    private readonly store: Store,
+    dataDir: string,
+    masterKeyFromEnv: string | undefined,
+    announce: (masterKey: string) => void,
+  ) {
+    const file = path.join(dataDir, MASTER_KEY_FILE);
+    if (masterKeyFromEnv) {
+      this.masterHash = sha256Hex(masterKeyFromEnv);
+    } else if (existsSync(file)) {
+      const stored = readFileSync(file, 'utf8').trim();
+      if (!/^[0-9a-f]{64}$/.test(stored)) throw new Error(`${file} does not hold a SHA-256 hex digest`);
+      this.masterHash = stored;
+    } else {
+      const key = generateMasterKey();
+      this.masterHash = sha256Hex(key);
+      writeFileSync(file, this.masterHash + '\n', { mode: 0o600 });
+      chmodSync(file, 0o600);
+      announce(key);
+    }
+  }
+
+  isMaster(presented: string | undefined): boolean {
+    if (!presented) return false;
+    return hashesEqual(sha256Hex(presented), this.masterHash);
+  }
+
+  authenticate(presented: string | undefined): Authenticated {
+    if (!presented) return { ok: false, reason: 'missing' };
+    if (!KEY_PATTERN.test(presented)) return { ok: false, reason: 'malformed' };
+    const hash = sha256Hex(presented);
+    const row = this.store.keyByHash(hash);
+    if (!row || !hashesEqual(row.hash, hash)) return { ok: false, reason: 'unknown' };
+    if (row.revoked_at) return { ok: false, reason: 'revoked' };
+    return { ok: true, key: fromRow(row) };
+  }
+
+  create(req: CreateKeyRequest, orgId: string): CreateKeyResponse {
+    if (req.type === 'project' && !req.project_id) {
+      throw new KeyRequestError('project_id', 'project_id is required for a project key');
+    }
+    if (req.type === 'personal' && req.project_id !== undefined) {
+      throw new KeyRequestError('project_id', 'project_id is only for project keys; remove it or use type "project"');
+    }
+    if (req.type === 'project' && req.environment === 'test') {
+      throw new KeyRequestError('environment', 'environment "test" is only for personal keys');
+    }
+    const environment = req.environment ?? 'live';
+    const prefix = req.type === 'project' ? 'svc_proj_' : environment === 'test' ? 'svc_test_' : 'svc_live_';
+    const key = generateKey(prefix);
+    const permissions = [...new Set(req.permissions ?? (['read', 'write'] as Permission[]))];
+    const row: KeyRow = {
+      id: `key_${randomUUID()}`,
+      hash: sha256Hex(key),
+      hint: redactKey(key),
+      name: req.name,
+      type: req.type,
+      project_id: req.type === 'project' ? (req.project_id ?? null) : null,
+      permissions: JSON.stringify(permissions),
+      environment,
+      org_id: orgId,
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    };
+    this.store.insertKey(row);
+    return {
+      id: row.id,
+      key,
+      name: row.name,
+      type: row.type,
+      project_id: row.project_id,
+      permissions,
+      environment,
+      org_id: orgId,
+      created_at: row.created_at,
+    };
+  }
+
+  list(): KeyListing[] {
+    return this.store.listKeys().map((r) => listing(fromRow(r)));
+  }
+
+  /** Finds a key by its id or by its value. */
+  find(keyOrId: string): ApiKey | undefined {
+    const row = KEY_PATTERN.test(keyOrId) ? this.store.keyByHash(sha256Hex(keyOrId)) : this.store.keyById(keyOrId);
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** Revokes a key (idempotent). Returns the key as revoked, or undefined when unknown. */
+  revoke(keyOrId: string): ApiKey | undefined {
+    const key = this.find(keyOrId);
+    if (!key) return undefined;
+    if (!key.revokedAt) this.store.revokeKey(key.id, new Date().toISOString());
+    return this.find(key.id);
+  }
+}

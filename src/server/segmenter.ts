@@ -1,0 +1,284 @@
+/**
+ * The engine-independent segmenter: turns PCM into transcript chunk events. Pure (no sockets, no
+ * timers, no clock): feed PCM with {@link Segmenter.push}, call {@link Segmenter.flush} when a timer
+ * says so, get events back. Time is audio time (20 ms VAD windows), so a given PCM always gives the
+ * same events.
+ *
+ * - Words from the engine go into the current chunk (`streaming`, one event per word).
+ * - A pause ≥ `engine_endpointing` turns the current chunk `interim`; the next word starts a new chunk.
+ * - A chunk never holds more than `audio_duration_threshold` of audio: it is turned `interim` and the
+ *   next word starts a new chunk.
+ * - A pause ≥ `silence_threshold` ends the sentence: every pending chunk becomes `final` (one event
+ *   per chunk, same id), then, with `enable_final_proofreading`, one `batch.replace` whose targets are
+ *   the sentence's final chunks and whose new chunk (new id, index of the first target) is the
+ *   proofread sentence.
+ * - At most `max_buffer_size` chunks are pending (not final); beyond, the oldest become `final`.
+ * - `flush()` (flush timeout, stop, shutdown, errors) finalises every pending chunk.
+ *
+ * Events that are `final` or `batch.replace` are durable and carry a checkpoint: the state from which
+ * the session can be rebuilt after a restart, given the audio from `checkpoint.audioOffset` on.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ChunkStatus, EffectiveConfig } from '../protocol';
+import type { RecognizedWord, Recognizer } from './engine/recognizer';
+import { VAD_WINDOW_MS, Vad, type VadState } from './vad';
+
+export interface ChunkEvent {
+  type: 'transcript';
+  status: ChunkStatus;
+  id: string;
+  index: number;
+  text: string;
+}
+
+export interface ReplaceEvent {
+  type: 'batch.replace';
+  data: { target_ids: string[]; new_chunk: { id: string; index: number; text: string; status: 'final' } };
+}
+
+export type SegmentEvent = (ChunkEvent | ReplaceEvent) & {
+  /** Present on durable events (`final`, `batch.replace`). */
+  checkpoint?: SegmenterCheckpoint;
+};
+
+export interface SentenceChunk {
+  id: string;
+  index: number;
+  words: RecognizedWord[];
+}
+
+export interface SegmenterCheckpoint {
+  /** Bytes of session audio accounted for: a resumed session is fed audio from here on. */
+  audioOffset: number;
+  engine: unknown;
+  vad: VadState;
+  silenceMs: number;
+  sentenceEnded: boolean;
+  nextIndex: number;
+  /** Final chunks of the current sentence not yet proofread. */
+  sentence: SentenceChunk[];
+}
+
+/** The state just before the window that released a word. */
+interface WordMark {
+  offset: number;
+  engine: unknown;
+  vad: VadState;
+}
+
+interface PendingChunk {
+  id: string;
+  index: number;
+  status: 'streaming' | 'interim';
+  words: RecognizedWord[];
+  marks: WordMark[];
+  audioMs: number;
+}
+
+export type SegmenterConfig = Pick<
+  EffectiveConfig,
+  'sample_rate' | 'engine_endpointing' | 'silence_threshold' | 'audio_duration_threshold' | 'max_buffer_size' | 'enable_final_proofreading'
+>;
+
+export class Segmenter {
+  private readonly vad: Vad;
+  private readonly windowBytes: number;
+  private remainder: Buffer = Buffer.alloc(0);
+  private processed = 0;
+  private silenceMs = 0;
+  private sentenceEnded = true;
+  private nextIndex = 0;
+  private pending: PendingChunk[] = [];
+  private current: PendingChunk | undefined;
+  private sentence: SentenceChunk[] = [];
+  private events: SegmentEvent[] = [];
+  private voicedMsTotal = 0;
+
+  constructor(
+    private readonly config: SegmenterConfig,
+    private readonly recognizer: Recognizer,
+    opts: { restore?: SegmenterCheckpoint; newId?: () => string } = {},
+  ) {
+    this.newId = opts.newId ?? randomUUID;
+    this.windowBytes = Vad.windowBytes(config.sample_rate);
+    const r = opts.restore;
+    this.vad = new Vad(r?.vad);
+    if (r) {
+      recognizer.restore(r.engine);
+      this.processed = r.audioOffset;
+      this.silenceMs = r.silenceMs;
+      this.sentenceEnded = r.sentenceEnded;
+      this.nextIndex = r.nextIndex;
+      this.sentence = r.sentence.map((c) => ({ ...c, words: c.words.map((w) => ({ ...w })) }));
+    }
+  }
+
+  private readonly newId: () => string;
+
+  /** Bytes of audio received (processed windows plus the partial window held back). */
+  get receivedBytes(): number {
+    return this.processed + this.remainder.length;
+  }
+
+  /** Seconds of audio analysed. */
+  get audioSeconds(): number {
+    return this.processed / 2 / this.config.sample_rate;
+  }
+
+  /** Milliseconds of voiced windows seen by this segmenter (not restored across restarts). */
+  get voicedMs(): number {
+    return this.voicedMsTotal;
+  }
+
+  /** Feeds PCM (s16le mono, even length). */
+  push(pcm: Buffer): SegmentEvent[] {
+    if (pcm.length % 2 !== 0) throw new RangeError('PCM must have an even number of bytes');
+    const buf = this.remainder.length ? Buffer.concat([this.remainder, pcm]) : pcm;
+    let off = 0;
+    while (buf.length - off >= this.windowBytes) {
+      this.step(buf, off);
+      off += this.windowBytes;
+    }
+    this.remainder = Buffer.from(buf.subarray(off));
+    return this.take();
+  }
+
+  /**
+   * Finalises every pending chunk. With `proofread` (and `enable_final_proofreading`), the sentence
+   * is then proofread with one `batch.replace`. Without it, the sentence stays open so a resumed
+   * session proofreads it later.
+   */
+  flush(opts: { proofread: boolean }): SegmentEvent[] {
+    this.current = undefined;
+    while (this.pending.length) this.finalizeOldest();
+    if (opts.proofread) this.endSentence();
+    return this.take();
+  }
+
+  /** The pending (not final) chunks as they stand, oldest first. */
+  pendingChunks(): ChunkEvent[] {
+    return this.pending.map((c) => this.chunkEvent(c, c.status));
+  }
+
+  /** The checkpoint as of now (the same rule as the checkpoints carried by durable events). */
+  checkpoint(): SegmenterCheckpoint {
+    const firstPending = this.pending[0];
+    const sentence = this.sentence.map((c) => ({ ...c, words: c.words.map((w) => ({ ...w })) }));
+    if (!firstPending) {
+      return {
+        audioOffset: this.processed,
+        engine: this.recognizer.checkpoint(),
+        vad: this.vad.state(),
+        silenceMs: this.silenceMs,
+        sentenceEnded: this.sentenceEnded,
+        nextIndex: this.nextIndex,
+        sentence,
+      };
+    }
+    // Some released words are not final yet: go back to just before the first of them, so that the
+    // audio re-sent from there releases them again (and nothing final twice).
+    const mark = firstPending.marks[0];
+    if (!mark) throw new Error('pending chunk without words');
+    return {
+      audioOffset: mark.offset,
+      engine: mark.engine,
+      vad: mark.vad,
+      silenceMs: 0,
+      sentenceEnded: false,
+      nextIndex: this.nextIndex,
+      sentence,
+    };
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private take(): SegmentEvent[] {
+    const out = this.events;
+    this.events = [];
+    return out;
+  }
+
+  private step(buf: Buffer, off: number): void {
+    // State before this window: where a resumed session restarts to release this window's words again.
+    const before: WordMark = { offset: this.processed, engine: this.recognizer.checkpoint(), vad: this.vad.state() };
+    const voiced = this.vad.window(buf, off, this.windowBytes);
+    this.processed += this.windowBytes;
+    const words = this.recognizer.push(buf.subarray(off, off + this.windowBytes), voiced, VAD_WINDOW_MS);
+    if (this.current) this.current.audioMs += VAD_WINDOW_MS;
+    if (voiced) {
+      this.voicedMsTotal += VAD_WINDOW_MS;
+      this.silenceMs = 0;
+      this.sentenceEnded = false;
+    } else {
+      this.silenceMs += VAD_WINDOW_MS;
+    }
+    for (const word of words) {
+      if (!this.current) this.openChunk();
+      const chunk = this.current!;
+      chunk.words.push(word);
+      chunk.marks.push(before);
+      this.events.push(this.chunkEvent(chunk, 'streaming'));
+    }
+    const cur = this.current;
+    if (cur && cur.audioMs >= this.config.audio_duration_threshold * 1000) this.toInterim(cur);
+    else if (cur && !voiced && this.silenceMs >= this.config.engine_endpointing * 1000) this.toInterim(cur);
+    if (!voiced && !this.sentenceEnded && this.silenceMs >= this.config.silence_threshold * 1000) {
+      this.current = undefined;
+      while (this.pending.length) this.finalizeOldest();
+      this.endSentence();
+    }
+  }
+
+  private openChunk(): void {
+    const chunk: PendingChunk = { id: this.newId(), index: this.nextIndex++, status: 'streaming', words: [], marks: [], audioMs: 0 };
+    // Room for the new chunk: at most max_buffer_size pending, the oldest go final.
+    while (this.pending.length >= this.config.max_buffer_size) this.finalizeOldest();
+    this.pending.push(chunk);
+    this.current = chunk;
+  }
+
+  private toInterim(chunk: PendingChunk): void {
+    chunk.status = 'interim';
+    this.events.push(this.chunkEvent(chunk, 'interim'));
+    if (this.current === chunk) this.current = undefined;
+  }
+
+  private finalizeOldest(): void {
+    const chunk = this.pending.shift();
+    if (!chunk) return;
+    if (this.current === chunk) this.current = undefined;
+    this.sentence.push({ id: chunk.id, index: chunk.index, words: chunk.words });
+    const ev: SegmentEvent = this.chunkEvent(chunk, 'final');
+    ev.checkpoint = this.checkpoint();
+    this.events.push(ev);
+  }
+
+  private endSentence(): void {
+    this.sentenceEnded = true;
+    const sentence = this.sentence;
+    if (!this.config.enable_final_proofreading || sentence.length === 0) {
+      this.sentence = [];
+      return;
+    }
+    this.sentence = [];
+    const first = sentence[0]!;
+    const ev: SegmentEvent = {
+      type: 'batch.replace',
+      data: {
+        target_ids: sentence.map((c) => c.id),
+        new_chunk: {
+          id: this.newId(),
+          index: first.index,
+          text: this.recognizer.proofread(sentence.flatMap((c) => c.words)).trim(),
+          status: 'final',
+        },
+      },
+    };
+    ev.checkpoint = this.checkpoint();
+    this.events.push(ev);
+  }
+
+  private chunkEvent(chunk: { id: string; index: number; words: RecognizedWord[] }, status: ChunkStatus): ChunkEvent {
+    return { type: 'transcript', status, id: chunk.id, index: chunk.index, text: chunk.words.map((w) => w.raw).join(' ').trim() };
+  }
+}

@@ -1,0 +1,316 @@
+/**
+ * One live session: its state, its segmenter, `seq` numbering, persistence of durable events, the
+ * flush timer, and stop. Knows nothing of sockets: it talks to its current peer through
+ * {@link SessionPeer} (absent while the socket is gone and the session waits to be resumed).
+ */
+import type { ControlAction, EffectiveConfig } from '../protocol';
+import type { CheckpointRow, Store } from './db';
+import { MAX_EVENTS_PER_SESSION } from './db';
+import type { Recognizer } from './engine/recognizer';
+import type { ServerLogger } from './log';
+import { Segmenter, type SegmentEvent, type SegmenterCheckpoint } from './segmenter';
+
+export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
+
+export interface SessionPeer {
+  send(message: object): void;
+}
+
+export interface SessionMetrics {
+  total_chunks: number;
+  session_duration: number;
+  discarded_chunks: number;
+  audio_seconds: number;
+  final_chunks: number;
+}
+
+type WireEvent =
+  | { type: 'transcript'; status: string; id: string; index: number; text: string; seq: number }
+  | { type: 'batch.replace'; data: unknown; seq: number };
+
+export interface LiveSessionInit {
+  id: string;
+  keyId: string;
+  orgId: string;
+  config: EffectiveConfig;
+  recognizer: Recognizer;
+  store: Store;
+  log: ServerLogger;
+  /** Rebuild from a persisted checkpoint (after a restart). */
+  restore?: { row: CheckpointRow; lastSeq: number };
+}
+
+const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+
+export class LiveSession {
+  readonly id: string;
+  readonly keyId: string;
+  readonly orgId: string;
+  readonly config: EffectiveConfig;
+  readonly engineName: string;
+  readonly log: ServerLogger;
+  state: SessionState = 'configured';
+  peer: SessionPeer | undefined;
+  /** When the session lost its peer (ms since epoch), or undefined while attached. */
+  detachedAt: number | undefined;
+  stoppedAt: number | undefined;
+
+  private readonly store: Store;
+  private readonly segmenter: Segmenter;
+  private nextSeq = 1;
+  private totalFrames = 0;
+  private discardedFrames = 0;
+  private finalChunks = 0;
+  private persistedEvents = 0;
+  private readonly createdAt: number;
+  private readonly createdIso: string;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private durable = true;
+
+  constructor(init: LiveSessionInit) {
+    this.id = init.id;
+    this.keyId = init.keyId;
+    this.orgId = init.orgId;
+    this.config = init.config;
+    this.engineName = init.recognizer.name;
+    this.store = init.store;
+    this.log = init.log;
+    if (init.restore) {
+      const { row, lastSeq } = init.restore;
+      const cp = JSON.parse(row.engine) as SegmenterCheckpoint;
+      this.segmenter = new Segmenter(init.config, init.recognizer, { restore: cp });
+      this.nextSeq = Math.max(this.store.maxSeq(this.id), row.next_seq - 1, lastSeq) + 1;
+      this.totalFrames = row.total_frames;
+      this.discardedFrames = row.discarded_frames;
+      this.createdIso = row.created_at;
+      this.createdAt = Date.parse(row.created_at);
+      this.state = 'recording';
+    } else {
+      this.segmenter = new Segmenter(init.config, init.recognizer);
+      this.createdAt = Date.now();
+      this.createdIso = new Date(this.createdAt).toISOString();
+      this.saveCheckpoint(this.segmenter.checkpoint());
+    }
+  }
+
+  /** The highest seq issued so far (0 before any). */
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  /** Bytes of session audio accounted for (the client re-sends from here after a resume). */
+  get audioOffset(): number {
+    return this.segmenter.receivedBytes;
+  }
+
+  get isLive(): boolean {
+    return this.state !== 'stopped';
+  }
+
+  attach(peer: SessionPeer): void {
+    this.peer = peer;
+    this.detachedAt = undefined;
+  }
+
+  detach(): void {
+    this.peer = undefined;
+    this.detachedAt = Date.now();
+  }
+
+  metrics(): SessionMetrics {
+    return {
+      total_chunks: this.totalFrames,
+      session_duration: round3((Date.now() - this.createdAt) / 1000),
+      discarded_chunks: this.discardedFrames,
+      audio_seconds: round3(this.segmenter.audioSeconds),
+      final_chunks: this.finalChunks,
+    };
+  }
+
+  /** One binary audio frame (already checked: even length, within size). */
+  audio(frame: Buffer): void {
+    this.totalFrames++;
+    if (this.state === 'configured') {
+      this.log.debug('audio before start: recording starts');
+      this.state = 'recording';
+    }
+    if (this.state !== 'recording') {
+      this.discardedFrames++;
+      this.log.debug('audio discarded', { state: this.state, bytes: frame.length });
+      return;
+    }
+    this.emitAll(this.segmenter.push(frame));
+    this.armFlushTimer();
+  }
+
+  /** A control action other than `stop` (see {@link stop}). Returns whether it changed the state. */
+  control(action: Exclude<ControlAction, 'stop'>): boolean {
+    const from = this.state;
+    if (from === 'stopping' || from === 'stopped') {
+      this.log.debug('control ignored after stop', { action });
+      return false;
+    }
+    let to: SessionState = from;
+    if (action === 'start' || action === 'resume') to = 'recording';
+    else if (action === 'pause') to = 'paused';
+    if (to === from) {
+      this.log.debug('redundant control: no-op', { action, state: from });
+      return false;
+    }
+    this.state = to;
+    this.log.info('state change', { action, from, to });
+    return true;
+  }
+
+  /**
+   * `stop`: `status stopping`, finalise everything (with proofreading), `status stopped` with metrics.
+   * With `resumable` (service shutdown) the session is not marked stopped in storage, so a client
+   * may resume it after the restart.
+   */
+  stop(opts: { reason: string; resumable?: boolean }): SessionMetrics | undefined {
+    if (this.state === 'stopping' || this.state === 'stopped') return undefined;
+    this.state = 'stopping';
+    this.clearFlushTimer();
+    const message = opts.resumable ? 'service shutting down: finalising transcripts' : 'finalising transcripts';
+    this.send({ type: 'status', state: 'stopping', message, metrics: this.metrics() });
+    this.emitAll(this.segmenter.flush({ proofread: true }));
+    this.state = 'stopped';
+    this.stoppedAt = Date.now();
+    const metrics = this.metrics();
+    const at = new Date().toISOString();
+    try {
+      if (opts.resumable) this.saveCheckpoint(this.segmenter.checkpoint());
+      else this.store.markStopped(this.id, this.nextSeq, at);
+      this.store.sessionEnded(this.id, { at, duration: metrics.session_duration, totalFrames: metrics.total_chunks, finals: metrics.final_chunks, reason: opts.reason });
+    } catch (e) {
+      this.log.error('could not record the end of the session', { error: e });
+    }
+    this.send({
+      type: 'status',
+      state: 'stopped',
+      message: opts.resumable ? 'service shutting down; the session can be resumed after the restart' : 'session stopped',
+      metrics,
+      ...(opts.resumable ? { resumable: true } : {}),
+    });
+    this.log.info('session stopped', { reason: opts.reason, ...metrics });
+    return metrics;
+  }
+
+  /**
+   * Finalises pending text (it is persisted and sent to the peer if there is one). Used before an
+   * error closes the socket, on revocation, and when a dropped session is cleaned up.
+   */
+  flush(opts: { proofread: boolean }): void {
+    if (this.state === 'stopped') return;
+    this.emitAll(this.segmenter.flush(opts));
+  }
+
+  /**
+   * For a resuming peer: every durable event with seq > lastSeq (from storage), then the pending
+   * chunks as they stand now (the client dropped its provisional text when the connection was lost).
+   */
+  replay(lastSeq: number): number {
+    let n = 0;
+    for (const row of this.store.eventsAfter(this.id, lastSeq)) {
+      this.peer?.send(JSON.parse(row.json) as object);
+      n++;
+    }
+    for (const chunk of this.segmenter.pendingChunks()) {
+      this.emit(chunk);
+      n++;
+    }
+    return n;
+  }
+
+  /** Sends a status message to the peer (no seq). */
+  send(message: object): void {
+    this.peer?.send(message);
+  }
+
+  dispose(): void {
+    this.clearFlushTimer();
+    this.peer = undefined;
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private emitAll(events: SegmentEvent[]): void {
+    for (const e of events) this.emit(e);
+  }
+
+  private emit(event: SegmentEvent): void {
+    const seq = this.nextSeq++;
+    let wire: WireEvent;
+    if (event.type === 'transcript') {
+      wire = { type: 'transcript', status: event.status, text: event.text, id: event.id, index: event.index, seq };
+      if (event.status === 'final') this.finalChunks++;
+    } else {
+      wire = { type: 'batch.replace', data: event.data, seq };
+    }
+    if (event.checkpoint) this.persist(seq, wire, event.checkpoint);
+    this.peer?.send(wire);
+  }
+
+  /** Synchronously, before the event is sent: the event and the checkpoint after it. */
+  private persist(seq: number, wire: WireEvent, cp: SegmenterCheckpoint): void {
+    try {
+      this.store.persistEvent(this.id, seq, JSON.stringify(wire), this.checkpointRow(cp));
+      if (++this.persistedEvents % 100 === 0 && this.persistedEvents > MAX_EVENTS_PER_SESSION) this.store.trimEvents(this.id);
+      if (!this.durable) {
+        this.durable = true;
+        this.log.info('persistence works again');
+      }
+    } catch (e) {
+      // The text still goes to the client; only resumption after a restart is at risk.
+      if (this.durable) this.log.error('could not persist a final event; resuming after a restart may lose it', { error: e, seq });
+      this.durable = false;
+    }
+  }
+
+  private checkpointRow(cp: SegmenterCheckpoint): CheckpointRow {
+    const now = new Date().toISOString();
+    return {
+      session_id: this.id,
+      key_id: this.keyId,
+      org_id: this.orgId,
+      next_seq: this.nextSeq,
+      next_index: cp.nextIndex,
+      audio_offset: cp.audioOffset,
+      engine: JSON.stringify(cp),
+      config: JSON.stringify(this.config),
+      total_frames: this.totalFrames,
+      discarded_frames: this.discardedFrames,
+      created_at: this.createdIso,
+      stopped_at: null,
+      updated_at: now,
+    };
+  }
+
+  private saveCheckpoint(cp: SegmenterCheckpoint): void {
+    try {
+      this.store.saveCheckpoint(this.checkpointRow(cp));
+    } catch (e) {
+      this.log.error('could not save the session checkpoint', { error: e });
+    }
+  }
+
+  private armFlushTimer(): void {
+    if (this.flushTimer) {
+      this.flushTimer.refresh();
+      return;
+    }
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      if (this.state === 'stopped' || this.state === 'stopping') return;
+      const events = this.segmenter.flush({ proofread: true });
+      if (events.length) this.log.debug('flush timeout: pending text finalised', { events: events.length });
+      this.emitAll(events);
+    }, this.config.flush_timeout * 1000);
+    this.flushTimer.unref();
+  }
+
+  private clearFlushTimer(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Energy voice-activity detector on fixed 20 ms windows with an adaptive noise floor.
+ * Pure: feed one window of s16le samples at a time, get `voiced` or not.
+ *
+ * A window is voiced when its RMS level (dBFS) is above both an absolute floor (-50 dBFS) and the
+ * running noise floor plus 12 dB. The noise floor follows quiet windows (fast down, slow up) so steady
+ * background noise stops counting as speech after a few hundred milliseconds.
+ */
+
+export const VAD_WINDOW_MS = 20;
+export const VAD_ABSOLUTE_MIN_DB = -50;
+export const VAD_MARGIN_DB = 12;
+const FLOOR_MIN_DB = -90;
+const FLOOR_MAX_DB = -25;
+const SILENT_DB = -100;
+
+export interface VadState {
+  noiseFloorDb: number;
+}
+
+/** RMS level of s16le samples in dBFS (-100 for digital silence). */
+export function levelDb(buf: Buffer, offset = 0, length = buf.length - offset): number {
+  const n = Math.floor(length / 2);
+  if (n === 0) return SILENT_DB;
+  let sum = 0;
+  for (let i = 0; i < n; i++) {
+    const s = buf.readInt16LE(offset + i * 2);
+    sum += s * s;
+  }
+  const rms = Math.sqrt(sum / n);
+  if (rms < 1e-3) return SILENT_DB;
+  return Math.max(SILENT_DB, 20 * Math.log10(rms / 32768));
+}
+
+export class Vad {
+  noiseFloorDb: number;
+
+  constructor(state?: VadState) {
+    this.noiseFloorDb = state?.noiseFloorDb ?? -70;
+  }
+
+  /** Bytes of one 20 ms window at `sampleRate` (s16le mono). */
+  static windowBytes(sampleRate: number): number {
+    return Math.round((sampleRate * VAD_WINDOW_MS) / 1000) * 2;
+  }
+
+  /** Classifies one window (given as its level in dBFS) and updates the noise floor. */
+  classify(db: number): boolean {
+    const voiced = db > VAD_ABSOLUTE_MIN_DB && db > this.noiseFloorDb + VAD_MARGIN_DB;
+    if (db < this.noiseFloorDb) {
+      this.noiseFloorDb = Math.max(FLOOR_MIN_DB, db); // fast down
+    } else if (!voiced) {
+      this.noiseFloorDb = Math.min(FLOOR_MAX_DB, this.noiseFloorDb * 0.9 + db * 0.1); // follow the noise
+    } else {
+      this.noiseFloorDb = Math.min(FLOOR_MAX_DB, this.noiseFloorDb + 0.01); // creep up very slowly during speech
+    }
+    return voiced;
+  }
+
+  window(buf: Buffer, offset: number, length: number): boolean {
+    return this.classify(levelDb(buf, offset, length));
+  }
+
+  state(): VadState {
+    return { noiseFloorDb: this.noiseFloorDb };
+  }
+}
