@@ -1,0 +1,118 @@
+import * as vscode from 'vscode';
+import { looksLikeApiKey, redactKey } from '../protocol/http';
+import { DictationError } from '../client/errors';
+import { verifyKey } from '../client/http';
+import type { Log } from './log';
+
+const SECRET_ID = 'dictee.apiKey';
+
+/**
+ * The API key, kept only in VS Code's SecretStorage (the OS keychain): never in settings, logs or
+ * messages. Follows changes made in other windows through `secrets.onDidChange`.
+ */
+export class ApiKeyStore implements vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<boolean>();
+  /** Fires with whether a key is now stored, when it is set or cleared (here or in another window). */
+  readonly onDidChange = this.emitter.event;
+  private readonly listener: vscode.Disposable;
+
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly log: Log,
+  ) {
+    this.listener = secrets.onDidChange((e) => {
+      if (e.key !== SECRET_ID) return;
+      void this.get().then((k) => {
+        this.log.info(k ? `API key changed (${redactKey(k)})` : 'API key cleared');
+        void vscode.commands.executeCommand('setContext', 'dictee.hasApiKey', k !== undefined);
+        this.emitter.fire(k !== undefined);
+      });
+    });
+    void this.get().then((k) => vscode.commands.executeCommand('setContext', 'dictee.hasApiKey', k !== undefined));
+  }
+
+  async get(): Promise<string | undefined> {
+    try {
+      const k = await this.secrets.get(SECRET_ID);
+      return k ? k : undefined;
+    } catch (e) {
+      this.log.error(`cannot read the API key from the secret storage: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
+
+  async clear(): Promise<void> {
+    const had = await this.get();
+    await this.secrets.delete(SECRET_ID);
+    void vscode.window.showInformationMessage(had ? 'Dictée: API key cleared.' : 'Dictée: no API key was stored.');
+  }
+
+  /**
+   * Asks for a key in a password box, checks its format, checks it against the service (a real
+   * session init) and stores it. Returns the stored key, or undefined when the user gave up or the key
+   * was refused.
+   */
+  async promptAndStore(serverUrl: string): Promise<string | undefined> {
+    const entered = await vscode.window.showInputBox({
+      title: 'Dictée: Set API Key',
+      prompt: `API key for ${serverUrl} (starts with svc_live_, svc_test_ or svc_proj_). It is stored in your system's secret storage.`,
+      placeHolder: 'svc_live_…',
+      password: true,
+      ignoreFocusOut: true,
+      validateInput: (v) => {
+        const t = v.trim();
+        if (t === '') return null;
+        if (!/^svc_(live|test|proj)_/.test(t)) return 'An API key starts with svc_live_, svc_test_ or svc_proj_.';
+        if (!looksLikeApiKey(t)) return 'After its prefix, a key has 32 to 128 letters, digits, "-" or "_".';
+        return null;
+      },
+    });
+    const key = entered?.trim();
+    if (!key) {
+      this.log.info('Set API Key: cancelled');
+      return undefined;
+    }
+    if (!looksLikeApiKey(key)) {
+      void vscode.window.showErrorMessage('Dictée: this is not an API key (svc_live_…, svc_test_… or svc_proj_… followed by 32 to 128 characters). Nothing was saved.');
+      return undefined;
+    }
+    try {
+      const check = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Dictée: checking the API key with ${serverUrl}…` },
+        () => verifyKey(serverUrl, key),
+      );
+      await this.secrets.store(SECRET_ID, key);
+      this.log.info(`API key ${redactKey(key)} verified (org ${check.orgId}) and stored`);
+      void vscode.window.showInformationMessage('Dictée: API key verified and saved.');
+      return key;
+    } catch (e) {
+      const err = e instanceof DictationError ? e : undefined;
+      const message = scrub(err ? err.message : String((e as Error)?.message ?? e), key);
+      this.log.warn(`Set API Key: the key ${redactKey(key)} was not saved: ${message}`);
+      if (err && (err.code === 'NETWORK_ERROR' || err.code === 'TIMEOUT' || err.code === 'RATE_LIMITED' || err.code === 'INTERNAL_ERROR')) {
+        const choice = await vscode.window.showWarningMessage(
+          `Dictée: the key could not be checked (${message}). Save it without checking?`,
+          'Save Without Checking',
+          'Cancel',
+        );
+        if (choice === 'Save Without Checking') {
+          await this.secrets.store(SECRET_ID, key);
+          this.log.info(`API key ${redactKey(key)} stored without verification`);
+          return key;
+        }
+        return undefined;
+      }
+      void vscode.window.showErrorMessage(`Dictée: the API key was refused and not saved: ${message}`);
+      return undefined;
+    }
+  }
+
+  dispose(): void {
+    this.listener.dispose();
+    this.emitter.dispose();
+  }
+}
+
+function scrub(text: string, key: string): string {
+  return key ? text.split(key).join(redactKey(key)) : text;
+}

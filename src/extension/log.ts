@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import type { Logger } from '../protocol/logger';
+
+/**
+ * The one output channel of Dictée, a `LogOutputChannel` (levels, timestamps, the user picks the level).
+ * Passed as the `Logger` of every layer. Keys are never written here (callers redact them).
+ */
+export class Log implements Logger, vscode.Disposable {
+  private readonly channel: vscode.LogOutputChannel;
+
+  constructor() {
+    this.channel = vscode.window.createOutputChannel('Dictée', { log: true });
+  }
+
+  trace(message: string, ...args: unknown[]): void {
+    this.channel.trace(message, ...args);
+  }
+  debug(message: string, ...args: unknown[]): void {
+    this.channel.debug(message, ...args);
+  }
+  info(message: string, ...args: unknown[]): void {
+    this.channel.info(message, ...args);
+  }
+  warn(message: string, ...args: unknown[]): void {
+    this.channel.warn(message, ...args);
+  }
+  error(message: string | Error, ...args: unknown[]): void {
+    this.channel.error(message, ...args);
+  }
+
+  /** A logger that prefixes every line with the session id (`[session_id=…]`). */
+  forSession(sessionId: () => string | undefined): Logger {
+    const p = (m: string | Error): string => {
+      const id = sessionId();
+      const text = m instanceof Error ? m.message : m;
+      return id ? `[session_id=${id}] ${text}` : text;
+    };
+    return {
+      trace: (m, ...a) => this.trace(p(m), ...a),
+      debug: (m, ...a) => this.debug(p(m), ...a),
+      info: (m, ...a) => this.info(p(m), ...a),
+      warn: (m, ...a) => this.warn(p(m), ...a),
+      error: (m, ...a) => this.error(p(m), ...a),
+    };
+  }
+
+  show(): void {
+    this.channel.show(true);
+  }
+
+  dispose(): void {
+    this.channel.dispose();
+  }
+}

@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+import { displayProvisional } from './provisionalText';
+
+/**
+ * The provisional text (what the service is still unsure of), shown as `after` content at the
+ * insertion point in every visible editor of the target document, in the themeable colour
+ * `dictee.provisionalForeground`. Updates are throttled; the decoration type is created once here and
+ * disposed with the class.
+ */
+export class ProvisionalDecoration implements vscode.Disposable {
+  private readonly type: vscode.TextEditorDecorationType;
+  private pending: { doc: vscode.TextDocument; offset: number; text: string } | undefined;
+  private shown: { doc: vscode.TextDocument; offset: number; text: string } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastRender = 0;
+  private readonly listener: vscode.Disposable;
+
+  constructor(private readonly throttleMs = 50) {
+    this.type = vscode.window.createTextEditorDecorationType({
+      after: { color: new vscode.ThemeColor('dictee.provisionalForeground'), fontStyle: 'italic' },
+      rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
+    });
+    // An editor of the target document that becomes visible shows the provisional text too.
+    this.listener = vscode.window.onDidChangeVisibleTextEditors(() => this.render());
+  }
+
+  /** Shows `text` at `offset` of `doc` (empty text hides it). */
+  show(doc: vscode.TextDocument, offset: number, text: string): void {
+    this.pending = { doc, offset, text };
+    const wait = this.lastRender + this.throttleMs - Date.now();
+    if (wait <= 0 && !this.timer) {
+      this.render();
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.render();
+      }, Math.max(0, wait));
+    }
+  }
+
+  /** The text currently shown (after throttling), for logs and tests. */
+  get text(): string {
+    return this.shown?.text ?? '';
+  }
+
+  clear(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const doc = this.pending?.doc ?? this.shown?.doc;
+    this.pending = doc ? { doc, offset: 0, text: '' } : undefined;
+    this.render();
+    this.pending = undefined;
+    this.shown = undefined;
+  }
+
+  private render(): void {
+    this.lastRender = Date.now();
+    const p = this.pending ?? this.shown;
+    if (!p) return;
+    this.shown = p;
+    for (const editor of vscode.window.visibleTextEditors) {
+      if (editor.document !== p.doc) continue;
+      if (p.text === '') {
+        editor.setDecorations(this.type, []);
+        continue;
+      }
+      const pos = p.doc.positionAt(p.offset);
+      editor.setDecorations(this.type, [
+        { range: new vscode.Range(pos, pos), renderOptions: { after: { contentText: displayProvisional(p.text) } } },
+      ]);
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.listener.dispose();
+    this.type.dispose();
+  }
+}

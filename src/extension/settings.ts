@@ -1,0 +1,41 @@
+import * as vscode from 'vscode';
+import { ADVANCED_FIELDS, type DicteeSettings, normaliseSettings } from './settingsMap';
+
+/** The one typed reader of the `dictee.*` settings. */
+export class Settings implements vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<DicteeSettings>();
+  /** Fires with the new settings whenever a `dictee.*` setting changes. */
+  readonly onDidChange = this.emitter.event;
+  private readonly listener: vscode.Disposable;
+
+  constructor() {
+    this.listener = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('dictee')) this.emitter.fire(this.read());
+    });
+  }
+
+  read(): DicteeSettings {
+    const c = vscode.workspace.getConfiguration('dictee');
+    const raw: Record<string, unknown> = {
+      serverUrl: c.get('serverUrl'),
+      language: c.get('language'),
+      specialty: c.get('specialty'),
+      preset: c.get('preset'),
+      sampleRate: c.get('sampleRate'),
+      'audio.recorder': c.get('audio.recorder'),
+      'audio.device': c.get('audio.device'),
+    };
+    // Advanced fields are sent only when the user set them, so that the preset's values apply otherwise.
+    for (const key of Object.keys(ADVANCED_FIELDS)) {
+      const i = c.inspect(`advanced.${key}`);
+      const v = i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+      if (v !== undefined && v !== null) raw[`advanced.${key}`] = v;
+    }
+    return normaliseSettings(raw);
+  }
+
+  dispose(): void {
+    this.listener.dispose();
+    this.emitter.dispose();
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The `dictee.*` settings and the `configure` fields they stand for. Pure (no `vscode`), so that the
+ * mapping is tested in plain Node; `settings.ts` reads the values through VS Code.
+ */
+import type { ClientConfig, Language, Preset, Specialty } from '../protocol/config';
+import { LANGUAGES, PRESETS, SPECIALTIES, DEFAULT_SAMPLE_RATE, SUPPORTED_ENCODING } from '../protocol/config';
+
+export type RecorderSetting = 'sox' | 'rec' | 'arecord';
+
+/** The advanced settings (`dictee.advanced.<key>`) and the `configure` field each one sets. */
+export const ADVANCED_FIELDS = {
+  audioDurationThreshold: 'audio_duration_threshold',
+  silenceThreshold: 'silence_threshold',
+  maxBufferSize: 'max_buffer_size',
+  flushTimeout: 'flush_timeout',
+  engineEndpointing: 'engine_endpointing',
+  enableFinalProofreading: 'enable_final_proofreading',
+  stopDelay: 'stop_delay',
+} as const;
+
+export type AdvancedKey = keyof typeof ADVANCED_FIELDS;
+export type AdvancedValues = { [K in AdvancedKey]?: K extends 'enableFinalProofreading' ? boolean : number };
+
+export interface DicteeSettings {
+  serverUrl: string;
+  language: Language;
+  specialty: Specialty;
+  preset: Preset;
+  sampleRate: number;
+  recorder: RecorderSetting;
+  device: string;
+  /** Only the advanced values the user set: unset ones are left to the preset and the service. */
+  advanced: AdvancedValues;
+}
+
+export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8787';
+
+/** The setting a `configure` field comes from (`silence_threshold` → `dictee.advanced.silenceThreshold`). */
+export function settingForField(field: string | undefined): string | undefined {
+  if (!field) return undefined;
+  const f = field.replace(/^config\./, '');
+  switch (f) {
+    case 'language':
+      return 'dictee.language';
+    case 'specialty':
+      return 'dictee.specialty';
+    case 'preset':
+      return 'dictee.preset';
+    case 'sample_rate':
+    case 'encoding':
+      return 'dictee.sampleRate';
+    case 'serverUrl':
+      return 'dictee.serverUrl';
+  }
+  for (const [key, name] of Object.entries(ADVANCED_FIELDS)) {
+    if (name === f) return `dictee.advanced.${key}`;
+  }
+  return undefined;
+}
+
+function oneOf<T extends string>(values: readonly T[], v: unknown, fallback: T): T {
+  return typeof v === 'string' && (values as readonly string[]).includes(v) ? (v as T) : fallback;
+}
+
+/**
+ * Normalises raw setting values (as read from VS Code, possibly hand-edited JSON of any type) into
+ * typed settings. Invalid enum values fall back to the default; invalid numbers are passed on as they
+ * are so that the service names the field in a CONFIG_ERROR rather than Dictée silently changing them.
+ */
+export function normaliseSettings(raw: Record<string, unknown>): DicteeSettings {
+  const advanced: AdvancedValues = {};
+  for (const key of Object.keys(ADVANCED_FIELDS) as AdvancedKey[]) {
+    const v = raw[`advanced.${key}`];
+    if (v === undefined || v === null) continue;
+    (advanced as Record<string, unknown>)[key] = v;
+  }
+  const url = typeof raw.serverUrl === 'string' && raw.serverUrl.trim() !== '' ? raw.serverUrl.trim() : DEFAULT_SERVER_URL;
+  const rate = raw.sampleRate;
+  return {
+    serverUrl: url,
+    language: oneOf(LANGUAGES, raw.language, 'fr'),
+    specialty: oneOf(SPECIALTIES, raw.specialty, 'general'),
+    preset: oneOf(PRESETS, raw.preset, 'balanced'),
+    sampleRate: typeof rate === 'number' && Number.isInteger(rate) ? rate : DEFAULT_SAMPLE_RATE,
+    recorder: oneOf(['sox', 'rec', 'arecord'] as const, raw['audio.recorder'], 'sox'),
+    device: typeof raw['audio.device'] === 'string' ? raw['audio.device'].trim() : '',
+    advanced,
+  };
+}
+
+/** The `config` of `configure` for these settings. */
+export function configFromSettings(s: DicteeSettings): ClientConfig {
+  const config: Record<string, unknown> = {
+    language: s.language,
+    specialty: s.specialty,
+    preset: s.preset,
+    sample_rate: s.sampleRate,
+    encoding: SUPPORTED_ENCODING,
+  };
+  for (const [key, value] of Object.entries(s.advanced)) {
+    if (value === undefined) continue;
+    config[ADVANCED_FIELDS[key as AdvancedKey]] = value;
+  }
+  return config as ClientConfig;
+}
