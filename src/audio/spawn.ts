@@ -71,6 +71,24 @@ interface LpcmModule {
   record(options: Record<string, unknown>): LpcmRecording;
 }
 
+const SOX_DRIVERS = ['alsa', 'pulseaudio', 'coreaudio', 'waveaudio', 'oss', 'sndio', 'ao'];
+const ALSA_NAME = /^(hw|plughw|default|sysdefault|front|surround\d*|dmix|dsnoop|pulse|pipewire)(:|$)/;
+
+/**
+ * The environment sox/rec need to open `device`: `AUDIODEV`, and `AUDIODRIVER` when it can be told.
+ * A device may name its driver (`pulseaudio:virtmic.monitor`, `alsa:hw:1,0`); otherwise ALSA-style
+ * names go to ALSA and, on Linux, other names are PulseAudio source names (sox would try ALSA first).
+ */
+export function soxDeviceEnv(device: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  if (!device) return {};
+  const colon = device.indexOf(':');
+  const prefix = colon > 0 ? device.slice(0, colon) : '';
+  if (SOX_DRIVERS.includes(prefix)) return { AUDIODRIVER: prefix, AUDIODEV: device.slice(colon + 1) };
+  if (env.AUDIODRIVER) return { AUDIODEV: device };
+  if (platform === 'linux') return { AUDIODRIVER: ALSA_NAME.test(device) ? 'alsa' : 'pulseaudio', AUDIODEV: device };
+  return { AUDIODEV: device };
+}
+
 /**
  * Starts the recorder through node-record-lpcm16 with raw output and no silence detection.
  * The caller must attach `error` listeners to both `process` and `stream` before yielding to the
@@ -79,8 +97,9 @@ interface LpcmModule {
  * Quirks of node-record-lpcm16 1.0.1 handled here:
  * - its recorders are loaded with a dynamic `require(path.resolve(__dirname, name))`: the module must
  *   stay out of any bundle (it is `external` in esbuild.mjs);
- * - `sox` passes the device in the `AUDIODEV` environment variable (with `--default-device`), `arecord`
- *   with `-D`, and `rec` ignores it: for `rec` we set `AUDIODEV` ourselves for the spawn.
+ * - `sox` passes the device only as `AUDIODEV` (with `--default-device`), and then sox tries ALSA
+ *   first, so a PulseAudio source name fails; `rec` ignores the device; `arecord` uses `-D`. For sox
+ *   and rec we set `AUDIODEV`/`AUDIODRIVER` (see soxDeviceEnv) in the environment of the spawn.
  */
 export function spawnRecorder(options: RecorderSpawnOptions): RecorderProcess {
   const lpcm = require('node-record-lpcm16') as LpcmModule;
@@ -88,22 +107,26 @@ export function spawnRecorder(options: RecorderSpawnOptions): RecorderProcess {
     sampleRate: options.sampleRate,
     channels: options.channels,
     recorder: options.recorder,
-    device: options.device || null,
+    // For sox the library would set AUDIODEV itself; we pass the device through the environment instead.
+    device: options.recorder === 'arecord' ? options.device || null : null,
     audioType: 'raw',
     threshold: 0,
     endOnSilence: false,
   };
+  const extraEnv = options.recorder === 'arecord' ? {} : soxDeviceEnv(options.device);
+  const saved = new Map<string, string | undefined>();
   let recording: LpcmRecording;
-  const savedAudiodev = process.env.AUDIODEV;
-  const setAudiodev = options.recorder === 'rec' && options.device !== '';
   try {
-    // spawn() copies the environment synchronously, so this change is seen by rec only.
-    if (setAudiodev) process.env.AUDIODEV = options.device;
+    // spawn() copies the environment synchronously, so these values are seen by this child only.
+    for (const [k, v] of Object.entries(extraEnv)) {
+      saved.set(k, process.env[k]);
+      process.env[k] = v;
+    }
     recording = lpcm.record(recordOptions);
   } finally {
-    if (setAudiodev) {
-      if (savedAudiodev === undefined) delete process.env.AUDIODEV;
-      else process.env.AUDIODEV = savedAudiodev;
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
     }
   }
   return { process: recording.process, stream: recording.stream() };

@@ -1,0 +1,147 @@
+/**
+ * The real capture path: PulseAudio virtual microphone ← paplay of espeak-ng speech, captured by
+ * MicrophoneCapture through node-record-lpcm16 and sox.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MicrophoneCapture, RecorderMissingError, installHint } from '../../src/audio/capture';
+import { isProcessAlive, which } from '../../src/audio/spawn';
+import { playToVirtualMic, startPulse, stopPulse } from '../helpers/pulse';
+import { silence, speechPcm } from '../helpers/speech';
+
+const RATE = 16000;
+
+function rms(pcm: Buffer): number {
+  let sum = 0;
+  const n = Math.floor(pcm.length / 2);
+  for (let i = 0; i < n; i++) {
+    const s = pcm.readInt16LE(i * 2);
+    sum += s * s;
+  }
+  return n ? Math.sqrt(sum / n) : 0;
+}
+
+async function waitUntil(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)', function () {
+  this.timeout(60_000);
+  before(async () => {
+    await startPulse();
+  });
+  after(async () => {
+    await stopPulse();
+  });
+
+  it('captures played speech as non-silent PCM of the expected duration, and the recorder is gone after stop', async () => {
+    const speech = await speechPcm('The heart is normal in size. No pericardial effusion.');
+    const playMs = (speech.length / 2 / RATE) * 1000;
+    const cap = new MicrophoneCapture({ recorder: 'sox', sampleRate: RATE });
+    const chunks: Buffer[] = [];
+    const errors: Error[] = [];
+    cap.on('data', (b) => chunks.push(b));
+    cap.on('error', (e) => errors.push(e));
+    cap.start();
+    const pid = cap.pid;
+    assert.ok(pid && isProcessAlive(pid), 'the recorder runs');
+    // Let the recorder open the device, then play, then record a little tail.
+    await waitUntil(() => chunks.length > 0, 5000, 'first audio from the recorder');
+    const before = Buffer.concat(chunks).length;
+    const t0 = Date.now();
+    await playToVirtualMic(Buffer.concat([speech, silence(300)]));
+    const elapsed = Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 300));
+    await cap.stop();
+    assert.equal(cap.running, false);
+    assert.equal(isProcessAlive(pid), false, 'the recorder process is gone after stop');
+    assert.deepEqual(errors, [], 'no error for a stop we asked for');
+
+    const all = Buffer.concat(chunks);
+    assert.equal(all.length % 2, 0);
+    const during = all.subarray(before);
+    const capturedMs = (during.length / 2 / RATE) * 1000;
+    // We captured at least the speech, and not wildly more than the time we waited.
+    assert.ok(capturedMs >= playMs * 0.9, `captured ${capturedMs.toFixed(0)} ms for ${playMs.toFixed(0)} ms of speech`);
+    assert.ok(capturedMs <= elapsed + 1500, `captured ${capturedMs.toFixed(0)} ms in ${elapsed} ms of playback`);
+    assert.ok(rms(during) > 300, `speech is audible in the capture (rms ${rms(during).toFixed(0)})`);
+    // The loudest 100 ms window is clearly speech, not noise.
+    let peak = 0;
+    for (let o = 0; o + 3200 <= during.length; o += 3200) peak = Math.max(peak, rms(during.subarray(o, o + 3200)));
+    assert.ok(peak > 1000, `peak 100 ms rms ${peak.toFixed(0)}`);
+  });
+
+  it('captures from a named device (the monitor source) as well', async () => {
+    const cap = new MicrophoneCapture({ recorder: 'sox', device: 'virtmic.monitor' });
+    const chunks: Buffer[] = [];
+    cap.on('data', (b) => chunks.push(b));
+    cap.start();
+    await waitUntil(() => chunks.length > 0, 5000, 'audio from the named device');
+    const pid = cap.pid!;
+    await playToVirtualMic(await speechPcm('Testing the named device.'));
+    await cap.stop();
+    assert.equal(isProcessAlive(pid), false);
+    assert.ok(rms(Buffer.concat(chunks)) > 100);
+  });
+
+  it('stop() is idempotent and start() twice is refused', async () => {
+    const cap = new MicrophoneCapture();
+    cap.start();
+    assert.throws(() => cap.start(), /already started/);
+    await cap.stop();
+    await cap.stop();
+    await cap.dispose();
+  });
+
+  it('reports a recorder that dies on its own as an error (bad device)', async () => {
+    const cap = new MicrophoneCapture({ recorder: 'sox', device: 'no-such-device-xyz' });
+    const errors: Error[] = [];
+    cap.on('error', (e) => errors.push(e));
+    const exited = new Promise<void>((r) => cap.on('exit', () => r()));
+    cap.start();
+    await exited;
+    assert.equal(errors.length, 1);
+    assert.match(errors[0]!.message, /the recorder sox exited with code \d+/);
+    assert.equal(cap.running, false);
+  });
+
+  it('a PATH without sox gives RecorderMissingError with the install command, and no unhandled error', async () => {
+    const saved = process.env.PATH;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'nosox-'));
+    // A PATH with node and nothing else.
+    symlinkSync(process.execPath, path.join(dir, 'node'));
+    process.env.PATH = dir;
+    try {
+      assert.equal(which('sox'), undefined);
+      const cap = new MicrophoneCapture({ recorder: 'sox' });
+      assert.throws(
+        () => cap.start(),
+        (e: unknown) => {
+          assert.ok(e instanceof RecorderMissingError);
+          assert.match(e.message, /The audio recorder "sox" was not found on PATH/);
+          assert.match(e.message, /sudo apt-get install sox/);
+          return true;
+        },
+      );
+      assert.equal(cap.running, false);
+      const arecord = new MicrophoneCapture({ recorder: 'arecord' });
+      assert.throws(() => arecord.start(), /alsa-utils/);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it('gives the install command of each OS', () => {
+    assert.match(installHint('sox', 'linux'), /sudo apt-get install sox.*sudo dnf install sox/);
+    assert.match(installHint('sox', 'darwin'), /brew install sox/);
+    assert.match(installHint('sox', 'win32'), /choco install sox\.portable/);
+    assert.match(installHint('arecord', 'linux'), /alsa-utils/);
+    assert.match(new RecorderMissingError('rec', 'darwin').message, /"rec".*brew install sox/);
+  });
+});
