@@ -5,7 +5,7 @@
  * and is stopped with the rest of the harness. As root PulseAudio warns ("not intended to be run as root")
  * but works in this per-user mode; `--system` is not needed.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,8 +14,8 @@ import { start, until, type Proc } from './procs';
 export interface VirtualMic {
   /** Environment a PulseAudio client (sox, paplay, code-server's extension host) needs to use it. */
   env: { PULSE_SERVER: string; XDG_RUNTIME_DIR: string };
-  /** Plays a WAV file into the virtual microphone; resolves when it has been played. */
-  play(wavFile: string): Promise<void>;
+  /** Plays raw PCM (s16le mono, 16 kHz) into the virtual microphone; resolves when it has been played. */
+  playPcm(pcm: Buffer): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,11 +44,21 @@ export async function startVirtualMic(): Promise<VirtualMic> {
   if (r.status !== 0) throw new Error(`pactl set-default-source virtmic.monitor failed: ${r.stderr}`);
   return {
     env,
-    async play(wavFile) {
-      const p = start('paplay', 'paplay', ['--device=virtmic', wavFile], { env: { ...process.env, ...env } });
-      const code = await p.exited;
-      await p.stop();
-      if (code !== 0) throw new Error(`paplay ${wavFile} failed (${code}): ${p.output()}`);
+    async playPcm(pcm) {
+      const p = spawn('paplay', ['--device=virtmic', '--raw', '--format=s16le', '--rate=16000', '--channels=1'], {
+        env: { ...process.env, ...env },
+        stdio: ['pipe', 'ignore', 'pipe'],
+      });
+      let err = '';
+      p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const done = new Promise<number | null>((resolve) => {
+        p.once('error', () => resolve(-1));
+        p.once('exit', (code) => resolve(code));
+      });
+      p.stdin.on('error', () => undefined);
+      p.stdin.end(pcm);
+      const code = await done;
+      if (code !== 0) throw new Error(`paplay failed (${code}): ${err}`);
     },
     async stop() {
       await daemon.stop(2000);

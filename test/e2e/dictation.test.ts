@@ -1,0 +1,302 @@
+/**
+ * Dictée in real VS Code (code-server) in real Chromium: the packaged .vsix, the built service, speech
+ * played into a PulseAudio virtual microphone and recorded by sox in the extension host. Every assertion is
+ * on what a user sees (the editor, the status bar, notifications) or gets (the saved file).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { speechPcm, silence } from '../helpers/speech';
+import { assertScriptPrefix, between } from './lib/checks';
+import { sleep, until } from './lib/procs';
+import { firstPassWords, getWorld, REPORT_INITIAL, SCRIPT, useWorld, type World } from './lib/world';
+import type { Workbench } from './lib/workbench';
+
+useWorld();
+
+const BEFORE = '# Chest X-ray report\n\nPatient: Jane Doe, 52.\n\nFindings:';
+const AFTER = '\n\nSigned: Dr. Martin\n';
+const FINDINGS_LINE = 5;
+const FIRST_SENTENCE = 'Chest radiograph shows clear lungs.';
+const SECOND_SCRIPT = 'Alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango.';
+
+async function statusText(wb: Workbench): Promise<string> {
+  return (await wb.statusItem().first().innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+}
+
+async function statusLabel(wb: Workbench): Promise<string> {
+  return (await wb.statusItem().first().locator('a, [aria-label]').first().getAttribute('aria-label').catch(() => '')) ?? '';
+}
+
+/** Waits until the status item's accessible label (which names the state) matches. */
+async function waitForState(wb: Workbench, re: RegExp, timeoutMs = 20_000): Promise<string> {
+  return until(async () => {
+    const l = `${await statusLabel(wb)} ${await statusText(wb)}`;
+    return re.test(l) ? l : '';
+  }, timeoutMs, `the Dictée status item to match ${re}`);
+}
+
+/** Opens report.md (reset to its initial text) with the cursor at the end of the "Findings:" line. */
+async function openReportAtFindings(w: World, content = REPORT_INITIAL): Promise<void> {
+  const { wb } = w;
+  await wb.runCommand('View: Close All Editors').catch(() => undefined);
+  w.resetReport(content);
+  await wb.openFile('report.md');
+  await until(async () => (await wb.editorLines()).join('\n').startsWith(content.trimEnd().split('\n')[0]!), 10_000, 'report.md to show its content');
+  await wb.gotoLineEnd(FINDINGS_LINE);
+  await until(async () => (await wb.cursorPosition()).line === FINDINGS_LINE, 5_000, `the cursor on line ${FINDINGS_LINE}`);
+}
+
+/** Speech of `text` with a pause after each sentence long enough to end it. */
+async function sentences(text: string, pauseMs = 1500): Promise<Buffer> {
+  const parts: Buffer[] = [silence(300)];
+  for (const s of text.match(/[^.!?:]+[.!?:]?/g) ?? []) {
+    if (!s.trim()) continue;
+    parts.push(await speechPcm(s.trim()), silence(pauseMs));
+  }
+  return Buffer.concat(parts);
+}
+
+async function ensureKey(w: World, key = w.apiKey): Promise<void> {
+  await w.wb.runCommand('Dictée: Set API Key');
+  const box = await w.wb.waitForInputBox();
+  assert.ok(box.password, 'the API key input box must be a password box');
+  await w.wb.typeIntoInputBox(key);
+  await w.wb.waitForNotification(/API key verified and saved/, 20_000);
+  await w.wb.clearNotifications();
+}
+
+async function findingsLine(wb: Workbench): Promise<string> {
+  return (await wb.editorLines())[FINDINGS_LINE - 1] ?? '';
+}
+
+async function stopAndSave(w: World): Promise<string> {
+  await w.wb.runCommand('Dictée: Stop Dictation');
+  await waitForState(w.wb, /ready|error/i, 30_000);
+  await w.wb.focusEditor();
+  await w.wb.save();
+  return readFileSync(w.reportPath, 'utf8');
+}
+
+describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual microphone)', function () {
+  this.timeout(240_000);
+  let w: World;
+
+  before(async function () {
+    this.timeout(600_000);
+    w = await getWorld();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && w) {
+      await w.wb.screenshot(`FAILED-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => undefined);
+      // Leave no run going into the next test.
+      await w.wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
+      await sleep(1500);
+    }
+  });
+
+  it('1. Set API Key from the command palette, with a key created through the service HTTP API', async () => {
+    const { wb } = w;
+    await wb.runCommand('Dictée: Set API Key');
+    const box = await wb.waitForInputBox();
+    assert.ok(box.password, 'the key is typed into a password box');
+    assert.match(`${box.placeholder} ${box.message}`, /svc_/);
+    await wb.screenshot('1-set-api-key-prompt');
+    await wb.typeIntoInputBox(w.apiKey);
+    const n = await wb.waitForNotification(/API key verified and saved/);
+    assert.ok(!n.message.includes(w.apiKey), 'the key itself is never shown');
+    await wb.screenshot('1-set-api-key-saved');
+    // The key is in SecretStorage, not in settings.
+    for (const f of ['User', 'Machine']) {
+      const settings = readFileSync(path.join(w.codeServer.userDataDir, f, 'settings.json'), 'utf8');
+      assert.ok(!settings.includes(w.apiKey), `the key must not be written to ${f}/settings.json`);
+    }
+    await wb.clearNotifications();
+  });
+
+  it('2. dictates into report.md at the cursor: provisional text while speaking, committed text, saved file intact', async () => {
+    const { wb, mic } = w;
+    await openReportAtFindings(w);
+    await wb.runCommand('Dictée: Start Dictation');
+    await waitForState(wb, /recording/i);
+    const speech = await sentences(SCRIPT.split('. ').slice(0, 3).join('. ') + '.');
+    let sawProvisional = '';
+    let sawCommitted = '';
+    const playing = mic.playPcm(speech);
+    let done = false;
+    void playing.finally(() => (done = true));
+    while (!done) {
+      const deco = (await wb.afterDecorations()).join(' ').trim();
+      if (deco && !sawProvisional) {
+        sawProvisional = deco;
+        await wb.screenshot('2-provisional-while-speaking');
+      }
+      const line = await findingsLine(wb);
+      if (line.trim() !== 'Findings:' && !sawCommitted) {
+        sawCommitted = line;
+        await wb.screenshot('2-committed-while-speaking');
+      }
+      await sleep(50);
+    }
+    await playing;
+    assert.ok(sawProvisional, 'provisional text was shown as a decoration while speech played');
+    assert.ok(firstPassWords(sawProvisional).every((x) => firstPassWords(SCRIPT).includes(x)), `provisional text has words of the speech: ${sawProvisional}`);
+    // Committed text appears in the document while the run goes on.
+    await until(async () => (await findingsLine(wb)).trim() !== 'Findings:', 15_000, 'committed text in the document');
+    await wb.screenshot('2-dictation-in-progress');
+    const doc = await stopAndSave(w);
+    const dictated = between(doc, BEFORE, AFTER);
+    assertScriptPrefix(dictated, SCRIPT, 8);
+    assert.ok(!dictated.includes('\n'), `no line break was dictated: ${JSON.stringify(dictated)}`);
+    assert.deepEqual(await wb.afterDecorations(), [], 'no provisional text is left after stop');
+  });
+
+  it('3. the status-bar item starts, pauses, resumes and stops; its text and tooltip follow the state', async () => {
+    const { wb, mic } = w;
+    await openReportAtFindings(w);
+    await waitForState(wb, /ready/i);
+    assert.match(await wb.tooltipOf(wb.statusItem().first()), /ready/i);
+    // Click: start.
+    await wb.statusItem().first().click();
+    await waitForState(wb, /recording/i);
+    await sleep(1200);
+    assert.match(await statusText(wb), /\d:\d\d/, 'recording shows the elapsed time');
+    const recTip = await wb.tooltipOf(wb.statusItem().first());
+    assert.match(recTip, /recording/i);
+    assert.match(recTip, /report\.md/);
+    await mic.playPcm(await sentences(FIRST_SENTENCE));
+    await wb.screenshot('3-status-recording');
+    // Pause from the tooltip's link.
+    await wb.statusItem().first().hover();
+    await wb.page.locator('.workbench-hover a, .monaco-hover a', { hasText: 'Pause' }).first().click();
+    await waitForState(wb, /paused/i);
+    assert.match(await statusText(wb), /Paused/);
+    assert.match(await wb.tooltipOf(wb.statusItem().first()), /paused/i);
+    await wb.screenshot('3-status-paused');
+    const frozen = await findingsLine(wb);
+    // Speech while paused is not dictated.
+    await mic.playPcm(await speechPcm('this must not be written'));
+    await sleep(1500);
+    assert.equal(await findingsLine(wb), frozen, 'nothing is written while paused');
+    // Resume from the tooltip's link.
+    await wb.statusItem().first().hover();
+    await wb.page.locator('.workbench-hover a, .monaco-hover a', { hasText: 'Resume' }).first().click();
+    await waitForState(wb, /recording/i);
+    // Click: stop.
+    await wb.statusItem().first().click();
+    await waitForState(wb, /ready/i, 30_000);
+    assert.match(await wb.tooltipOf(wb.statusItem().first()), /ready/i);
+    await wb.screenshot('3-status-stopped');
+    await wb.focusEditor();
+    await wb.save();
+    const dictated = between(readFileSync(w.reportPath, 'utf8'), BEFORE, AFTER);
+    assert.ok(!/must not be written/i.test(dictated), 'speech during the pause is not in the document');
+    assertScriptPrefix(dictated, SCRIPT, 3);
+  });
+
+  it('4. batch.replace rewrites the committed words in place (capitalised, punctuated)', async () => {
+    const { wb, mic } = w;
+    await openReportAtFindings(w);
+    await wb.runCommand('Dictée: Start Dictation');
+    await waitForState(wb, /recording/i);
+    const seen = new Set<string>();
+    const playing = mic.playPcm(await sentences(FIRST_SENTENCE, 2500));
+    let done = false;
+    void playing.finally(() => (done = true));
+    while (!done) {
+      seen.add((await findingsLine(wb)).trim());
+      await sleep(30);
+    }
+    await playing;
+    const proofread = `Findings: ${FIRST_SENTENCE}`;
+    await until(async () => {
+      const l = (await findingsLine(wb)).trim();
+      seen.add(l);
+      return l === proofread;
+    }, 15_000, `the sentence rewritten as "${proofread}"`);
+    await wb.screenshot('4-batch-replace-proofread');
+    const raw = [...seen].filter((l) => l !== 'Findings:' && l !== proofread);
+    assert.ok(
+      raw.some((l) => /^Findings: [a-z ]+$/.test(l)),
+      `the committed first-pass words (lower case, no punctuation) were visible before the rewrite; saw: ${JSON.stringify([...seen])}`,
+    );
+    const doc = await stopAndSave(w);
+    assert.equal(between(doc, BEFORE, AFTER), ` ${FIRST_SENTENCE}`);
+  });
+
+  it('5. typing elsewhere in the document while dictating keeps both texts', async () => {
+    const { wb, mic } = w;
+    await openReportAtFindings(w);
+    await wb.runCommand('Dictée: Start Dictation');
+    await waitForState(wb, /recording/i);
+    const playing = mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.'));
+    await until(async () => (await findingsLine(wb)).trim() !== 'Findings:', 20_000, 'the first committed words');
+    // The user moves to the "Patient:" line (above the dictation) and types.
+    await wb.gotoLineEnd(3);
+    await wb.typeText(' Allergies: none known.');
+    await wb.screenshot('5-typing-while-dictating');
+    await playing;
+    await sleep(2000);
+    const doc = await stopAndSave(w);
+    const before = BEFORE.replace('Patient: Jane Doe, 52.', 'Patient: Jane Doe, 52. Allergies: none known.');
+    const dictated = between(doc, before, AFTER);
+    assertScriptPrefix(dictated, SCRIPT, 5);
+  });
+
+  it('6. a revoked key: the authentication message with its "Set API Key" action', async () => {
+    const { wb, service } = w;
+    const doomed = await service.createKey({ name: 'e2e-revoked', type: 'personal', environment: 'test', permissions: ['read', 'write'] });
+    await ensureKey(w, doomed.key);
+    await service.revokeKey(doomed.key);
+    await openReportAtFindings(w);
+    await wb.runCommand('Dictée: Start Dictation');
+    const n = await wb.waitForNotification(/refused the API key/i, 30_000);
+    assert.ok(n.buttons.includes('Set API Key'), `the message offers "Set API Key": ${JSON.stringify(n)}`);
+    assert.ok(!n.message.includes(doomed.key), 'the key itself is never shown');
+    await wb.screenshot('6-auth-error');
+    await waitForState(wb, /error|ready/i, 20_000);
+    // The action leads to the key prompt; the good key makes dictation work again.
+    await wb.clickNotificationButton(/refused the API key/i, 'Set API Key');
+    const box = await wb.waitForInputBox();
+    assert.ok(box.password);
+    await wb.typeIntoInputBox(w.apiKey);
+    await wb.waitForNotification(/API key verified and saved/);
+    await wb.clearNotifications();
+    const doc = readFileSync(w.reportPath, 'utf8');
+    assert.equal(doc, REPORT_INITIAL, 'the document is untouched by the failed run');
+  });
+
+  it('7. the service killed and restarted mid-dictation: the run recovers, no committed text lost or duplicated', async () => {
+    const { wb, mic, service } = w;
+    const scriptFile = path.join(w.tmp, 'script.txt');
+    await openReportAtFindings(w);
+    await wb.runCommand('Dictée: Start Dictation');
+    await waitForState(wb, /recording/i);
+    await mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.', 1500));
+    await until(async () => firstPassWords(await findingsLine(wb)).length >= 4, 20_000, 'committed words before the crash');
+    const beforeCrash = (await findingsLine(wb)).trim();
+    // The restarted service speaks other words, so that what each run wrote can be told apart.
+    writeFileSync(scriptFile, SECOND_SCRIPT);
+    await service.restart({ kill: true });
+    await wb.screenshot('7-after-restart');
+    await mic.playPcm(await sentences(SECOND_SCRIPT, 1500));
+    await until(async () => /alpha/i.test(await findingsLine(wb)), 45_000, 'text from the restarted service');
+    await waitForState(wb, /recording/i, 30_000);
+    await wb.screenshot('7-recovered');
+    const doc = await stopAndSave(w);
+    writeFileSync(scriptFile, SCRIPT);
+    const dictated = between(doc, BEFORE, AFTER);
+    const words = firstPassWords(dictated);
+    const cut = words.indexOf('alpha');
+    assert.ok(cut > 0, `the restarted service's words follow the first ones: ${dictated}`);
+    const first = dictated.split(/\balpha\b/i)[0]!;
+    assertScriptPrefix(first, SCRIPT, firstPassWords(beforeCrash).length - 1, 'text of the first service run');
+    assert.ok(
+      firstPassWords(first).join(' ').startsWith(firstPassWords(beforeCrash.replace(/^Findings:/, '')).join(' ')),
+      `what was committed before the crash is intact: before "${beforeCrash}", after "${first}"`,
+    );
+    assertScriptPrefix(words.slice(cut).join(' '), SECOND_SCRIPT, 3, 'text of the restarted service');
+    await service.restart(); // leave a fresh service with the original script for the next tests
+  });
+});

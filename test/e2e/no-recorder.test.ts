@@ -1,0 +1,53 @@
+/**
+ * Scenario 8: no recorder on the machine. code-server (and so the extension host, which runs the
+ * recorder) gets a PATH without sox, rec, play or arecord; starting dictation must say what to install.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { startCodeServer, pathWithout, type CodeServer } from './lib/codeServer';
+import { sleep } from './lib/procs';
+import { dicteeSettings, getWorld, useWorld } from './lib/world';
+import { Workbench } from './lib/workbench';
+
+useWorld();
+
+describe('Dictée without a recorder installed', function () {
+  this.timeout(240_000);
+  let cs: CodeServer | undefined;
+  let wb: Workbench | undefined;
+  let pathDir: string | undefined;
+
+  after(async () => {
+    await wb?.close().catch(() => undefined);
+    await cs?.stop();
+    if (pathDir) rmSync(pathDir, { recursive: true, force: true });
+  });
+
+  it('8. sox not on PATH: a clear message saying what to install', async function () {
+    this.timeout(300_000);
+    const w = await getWorld();
+    const p = pathWithout(['sox', 'rec', 'play', 'arecord']);
+    pathDir = p.dir;
+    cs = await startCodeServer({ vsix: w.vsix, folder: w.workspace, settings: dicteeSettings(w.service.url), env: { ...w.mic.env, PATH: p.PATH } });
+    wb = await Workbench.open(w.browser, cs.folderUrl);
+    w.resetReport();
+    await wb.openFile('report.md');
+    await wb.gotoLineEnd(5);
+    await wb.runCommand('Dictée: Start Dictation');
+    // This browser has no key stored yet: starting asks for one first.
+    const deadline = Date.now() + 30_000;
+    let message = '';
+    while (Date.now() < deadline && !message) {
+      if (await wb.quickInputVisible()) {
+        await wb.typeIntoInputBox(w.apiKey);
+      }
+      const n = (await wb.notifications()).find((x) => /\b(sox|recorder)\b/i.test(x.message));
+      if (n) message = n.message;
+      await sleep(200);
+    }
+    await wb.screenshot('8-no-recorder');
+    assert.ok(message, 'a message about the missing recorder is shown');
+    assert.match(message, /sox/i, 'the message names the program');
+    assert.match(message, /apt-get install sox|apt install sox|install sox/i, 'the message says how to install it');
+  });
+});
