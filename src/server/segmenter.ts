@@ -71,7 +71,8 @@ interface PendingChunk {
   index: number;
   status: 'streaming' | 'interim';
   words: RecognizedWord[];
-  marks: WordMark[];
+  /** State just before the window that released the chunk's first word. */
+  start: WordMark;
   audioMs: number;
 }
 
@@ -177,8 +178,7 @@ export class Segmenter {
     }
     // Some released words are not final yet: go back to just before the first of them, so that the
     // audio re-sent from there releases them again (and nothing final twice).
-    const mark = firstPending.marks[0];
-    if (!mark) throw new Error('pending chunk without words');
+    const mark = firstPending.start;
     return {
       audioOffset: mark.offset,
       engine: mark.engine,
@@ -213,10 +213,8 @@ export class Segmenter {
       this.silenceMs += VAD_WINDOW_MS;
     }
     for (const word of words) {
-      if (!this.current) this.openChunk();
-      const chunk = this.current!;
+      const chunk = this.current ?? this.openChunk(before);
       chunk.words.push(word);
-      chunk.marks.push(before);
       this.events.push(this.chunkEvent(chunk, 'streaming'));
     }
     const cur = this.current;
@@ -229,12 +227,14 @@ export class Segmenter {
     }
   }
 
-  private openChunk(): void {
-    const chunk: PendingChunk = { id: this.newId(), index: this.nextIndex++, status: 'streaming', words: [], marks: [], audioMs: 0 };
-    // Room for the new chunk: at most max_buffer_size pending, the oldest go final.
-    while (this.pending.length >= this.config.max_buffer_size) this.finalizeOldest();
+  private openChunk(start: WordMark): PendingChunk {
+    const chunk: PendingChunk = { id: this.newId(), index: this.nextIndex++, status: 'streaming', words: [], start, audioMs: 0 };
     this.pending.push(chunk);
     this.current = chunk;
+    // At most max_buffer_size pending: the oldest go final. The new chunk is already pending, so the
+    // checkpoints of those finals go back to its start (its word is not final yet).
+    while (this.pending.length > this.config.max_buffer_size) this.finalizeOldest();
+    return chunk;
   }
 
   private toInterim(chunk: PendingChunk): void {

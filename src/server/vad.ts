@@ -3,8 +3,9 @@
  * Pure: feed one window of s16le samples at a time, get `voiced` or not.
  *
  * A window is voiced when its RMS level (dBFS) is above both an absolute floor (-50 dBFS) and the
- * running noise floor plus 12 dB. The noise floor follows quiet windows (fast down, slow up) so steady
- * background noise stops counting as speech after a few hundred milliseconds.
+ * running noise floor plus 12 dB. The noise floor drops at once to any quieter window, follows unvoiced
+ * windows, and rises by 7.5 dB/s during voiced ones, so steady background noise stops counting as
+ * speech after a few seconds while speech, with its short dips, keeps the floor low.
  */
 
 export const VAD_WINDOW_MS = 20;
@@ -13,6 +14,8 @@ export const VAD_MARGIN_DB = 12;
 const FLOOR_MIN_DB = -90;
 const FLOOR_MAX_DB = -25;
 const SILENT_DB = -100;
+/** How fast the noise floor rises during voiced windows (dB per 20 ms window, i.e. 7.5 dB/s). */
+const FLOOR_RISE_DB = 0.15;
 
 export interface VadState {
   noiseFloorDb: number;
@@ -52,7 +55,7 @@ export class Vad {
     } else if (!voiced) {
       this.noiseFloorDb = Math.min(FLOOR_MAX_DB, this.noiseFloorDb * 0.9 + db * 0.1); // follow the noise
     } else {
-      this.noiseFloorDb = Math.min(FLOOR_MAX_DB, this.noiseFloorDb + 0.01); // creep up very slowly during speech
+      this.noiseFloorDb = Math.min(FLOOR_MAX_DB, this.noiseFloorDb + FLOOR_RISE_DB); // rise slowly: steady noise stops counting
     }
     return voiced;
   }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import WebSocket from 'ws';
 import type { CreateKeyRequest, CreateKeyResponse } from '../../src/protocol';
 
 export const SERVER_JS = path.resolve(__dirname, '..', '..', 'dist', 'server.js');
@@ -169,4 +170,96 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
     process: () => child,
   };
   return server;
+}
+
+// ------------------------------------------------------------------ a raw WebSocket probe for tests
+
+
+/** A raw `ws` client that records every message and the close, for protocol tests. */
+export class WsProbe {
+  readonly ws: WebSocket;
+  readonly messages: Array<Record<string, unknown>> = [];
+  readonly opened: Promise<void>;
+  readonly closed: Promise<{ code: number; reason: string }>;
+  private waiters: Array<() => void> = [];
+
+  constructor(url: string, opts: { token?: string; header?: string; autoPong?: boolean } = {}) {
+    const u = opts.token !== undefined ? `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(opts.token)}` : url;
+    this.ws = new WebSocket(u, {
+      headers: opts.header !== undefined ? { authorization: `Bearer ${opts.header}` } : {},
+      autoPong: opts.autoPong ?? true,
+    });
+    this.opened = new Promise((resolve, reject) => {
+      this.ws.once('open', () => resolve());
+      this.ws.once('error', reject);
+    });
+    this.closed = new Promise((resolve) => {
+      this.ws.once('close', (code, reason) => {
+        resolve({ code, reason: reason.toString() });
+        this.notify();
+      });
+    });
+    this.ws.on('error', () => undefined);
+    this.ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      this.messages.push(JSON.parse(String(data)) as Record<string, unknown>);
+      this.notify();
+    });
+  }
+
+  private notify(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  /** Waits until a message matches (default 5 s); resolves with it. */
+  async waitFor(pred: (m: Record<string, unknown>) => boolean, timeoutMs = 5000, what = 'message'): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.messages.find(pred);
+      if (found) return found;
+      if (this.ws.readyState === WebSocket.CLOSED) throw new Error(`socket closed before ${what}; got ${JSON.stringify(this.messages)}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.messages)}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
+  waitType(type: string, timeoutMs?: number): Promise<Record<string, unknown>> {
+    return this.waitFor((m) => m.type === type, timeoutMs, `a "${type}" message`);
+  }
+
+  send(obj: unknown): void {
+    this.ws.send(typeof obj === 'string' ? obj : JSON.stringify(obj));
+  }
+
+  sendAudio(buf: Buffer): void {
+    this.ws.send(buf);
+  }
+
+  /** Opens, sends configure, waits for configured. */
+  async configure(config: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    await this.opened;
+    this.send({ type: 'configure', config });
+    return this.waitType('configured');
+  }
+
+  ofType(type: string): Array<Record<string, unknown>> {
+    return this.messages.filter((m) => m.type === type);
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+
+  terminate(): void {
+    this.ws.terminate();
+  }
 }

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { parseArgs, timingFromEnv, UsageError } from '../../src/server/main';
+import { DEFAULT_TIMING } from '../../src/server/app';
+
+describe('server command line', () => {
+  it('has the documented defaults', () => {
+    assert.deepEqual(parseArgs([]), {
+      host: '127.0.0.1',
+      port: 8787,
+      dataDir: './.dictee-data',
+      engine: 'simulated',
+      concurrencyLimit: 10,
+      rateLimit: 120,
+      rateWindowS: 60,
+      help: false,
+    });
+  });
+
+  it('reads every flag, in both --flag v and --flag=v forms', () => {
+    const o = parseArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--engine', 'simulated', '--script', 's.txt', '--concurrency-limit', '3', '--rate-limit=5', '--rate-window', '2']);
+    assert.equal(o.host, '0.0.0.0');
+    assert.equal(o.port, 0);
+    assert.equal(o.dataDir, '/tmp/x');
+    assert.equal(o.script, 's.txt');
+    assert.equal(o.concurrencyLimit, 3);
+    assert.equal(o.rateLimit, 5);
+    assert.equal(o.rateWindowS, 2);
+    assert.equal(parseArgs(['--help']).help, true);
+  });
+
+  it('rejects bad flags with a clear message', () => {
+    const bad: Array<[string[], RegExp]> = [
+      [['--port', 'abc'], /--port needs a whole number/],
+      [['--port', '70000'], /--port must be between 0 and 65535/],
+      [['--port'], /--port needs a value/],
+      [['--engine', 'whisper'], /unknown engine "whisper"/],
+      [['--concurrency-limit', '0'], /--concurrency-limit must be between 1/],
+      [['--rate-window', '-1'], /--rate-window needs a whole number/],
+      [['--verbose'], /unknown option "--verbose"/],
+      [['--port', '--host'], /--port needs a value/],
+    ];
+    for (const [argv, re] of bad) assert.throws(() => parseArgs(argv), (e: unknown) => e instanceof UsageError && re.test(e.message), argv.join(' '));
+  });
+
+  it('reads timing overrides from the environment', () => {
+    assert.deepEqual(timingFromEnv({}), DEFAULT_TIMING);
+    const t = timingFromEnv({ DICTEE_CONFIGURE_TIMEOUT_MS: '300', DICTEE_PING_INTERVAL_MS: '100', DICTEE_PONG_TIMEOUT_MS: '400' });
+    assert.equal(t.configureTimeoutMs, 300);
+    assert.equal(t.pingIntervalMs, 100);
+    assert.equal(t.pongTimeoutMs, 400);
+    assert.throws(() => timingFromEnv({ DICTEE_PING_INTERVAL_MS: 'soon' }), /DICTEE_PING_INTERVAL_MS/);
+  });
+});

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { resolveConfig } from '../../src/protocol';
+import { allBuiltInScripts, builtInScript } from '../../src/server/engine/scripts';
+import { MS_PER_WORD, SimulatedEngine, SimulatedRecognizer, rawForm, tokenize } from '../../src/server/engine/simulated';
+
+const W = Buffer.alloc(640);
+
+describe('server simulated engine', () => {
+  it('first pass is lower case without punctuation; proofreading restores the tokens', () => {
+    assert.equal(rawForm('Impression:'), 'impression');
+    assert.equal(rawForm('"Fifty-two'), 'fifty-two');
+    assert.equal(rawForm("l'épanchement,"), "l'épanchement");
+    assert.equal(rawForm('3.5.'), '3.5');
+    const words = tokenize('Hello,   World —  it works.');
+    assert.deepEqual(
+      words.map((w) => w.raw),
+      ['hello', 'world', 'it', 'works'],
+    );
+    assert.equal(new SimulatedRecognizer(words).proofread(words), 'Hello, World — it works.');
+  });
+
+  it('releases one word per 300 ms of voiced audio, none for unvoiced, nothing after the script', () => {
+    const r = new SimulatedRecognizer(tokenize('a b c'));
+    const out: string[] = [];
+    for (let i = 0; i < 14; i++) out.push(...r.push(W, true, 20).map((w) => w.raw)); // 280 ms
+    assert.deepEqual(out, []);
+    for (let i = 0; i < 100; i++) out.push(...r.push(W, false, 20).map((w) => w.raw)); // silence counts for nothing
+    assert.deepEqual(out, []);
+    out.push(...r.push(W, true, 20).map((w) => w.raw)); // 300 ms voiced
+    assert.deepEqual(out, ['a']);
+    for (let i = 0; i < 15 * 10; i++) out.push(...r.push(W, true, 20).map((w) => w.raw));
+    assert.deepEqual(out, ['a', 'b', 'c']);
+    assert.equal(MS_PER_WORD, 300);
+  });
+
+  it('checkpoints and restores the word cursor', () => {
+    const words = tokenize('one two three four');
+    const a = new SimulatedRecognizer(words);
+    for (let i = 0; i < 20; i++) a.push(W, true, 20); // 400 ms: one word, 100 ms towards the next
+    const b = new SimulatedRecognizer(words);
+    b.restore(JSON.parse(JSON.stringify(a.checkpoint())));
+    const next = (r: SimulatedRecognizer): string[] => {
+      const out: string[] = [];
+      for (let i = 0; i < 10; i++) out.push(...r.push(W, true, 20).map((w) => w.raw));
+      return out;
+    };
+    assert.deepEqual(next(b), ['two']);
+    assert.deepEqual(next(a), ['two']);
+    assert.throws(() => b.restore({ engine: 'other' }), /simulated/);
+  });
+
+  it('has a built-in report of 40–120 words for every language × specialty', () => {
+    const all = allBuiltInScripts();
+    assert.equal(all.length, 16);
+    for (const s of all) {
+      const n = tokenize(s.text).length;
+      assert.ok(n >= 40 && n <= 120, `${s.language}/${s.specialty}: ${n} words`);
+    }
+    assert.equal(builtInScript('xx', 'general'), undefined);
+  });
+
+  it('serves pcm_s16le at the listed rates only (INIT_ERROR reasons otherwise)', () => {
+    const e = new SimulatedEngine();
+    assert.equal(e.unsupported(resolveConfig({ sample_rate: 16000 })), undefined);
+    assert.equal(e.unsupported(resolveConfig({ sample_rate: 44100 })), undefined);
+    assert.match(e.unsupported(resolveConfig({ sample_rate: 11025 }))!, /sample_rate 11025/);
+    assert.match(e.unsupported(resolveConfig({ encoding: 'opus' }))!, /encoding "opus"/);
+  });
+
+  it('uses the --script text instead of the built-in report', () => {
+    const e = new SimulatedEngine('Custom words only.');
+    const r = e.create(resolveConfig({ language: 'de', specialty: 'legal' }));
+    const out: string[] = [];
+    for (let i = 0; i < 100; i++) out.push(...r.push(W, true, 20).map((w) => w.raw));
+    assert.deepEqual(out, ['custom', 'words', 'only']);
+  });
+});

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { Vad, levelDb } from '../../src/server/vad';
+import { silence, tone } from '../helpers/speech';
+
+function noise(ms: number, amplitude: number, seed = 1): Buffer {
+  const n = Math.round(ms * 16);
+  const buf = Buffer.alloc(n * 2);
+  let x = seed;
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    buf.writeInt16LE(Math.round(((x / 0x7fffffff) * 2 - 1) * amplitude), i * 2);
+  }
+  return buf;
+}
+
+function classify(vad: Vad, pcm: Buffer): boolean[] {
+  const wb = Vad.windowBytes(16000);
+  const out: boolean[] = [];
+  for (let off = 0; off + wb <= pcm.length; off += wb) out.push(vad.window(pcm, off, wb));
+  return out;
+}
+
+describe('server VAD (energy, adaptive noise floor)', () => {
+  it('uses 20 ms windows at every supported rate', () => {
+    assert.equal(Vad.windowBytes(16000), 640);
+    assert.equal(Vad.windowBytes(8000), 320);
+    assert.equal(Vad.windowBytes(44100), 1764);
+    assert.equal(Vad.windowBytes(48000), 1920);
+  });
+
+  it('measures levels in dBFS', () => {
+    assert.equal(levelDb(silence(20)), -100);
+    const full = tone(20, 16000, 1000, 32767);
+    assert.ok(Math.abs(levelDb(full) - -3.01) < 0.1, `full-scale sine ≈ -3 dBFS, got ${levelDb(full)}`);
+  });
+
+  it('digital silence is never voiced, a tone always is', () => {
+    const vad = new Vad();
+    assert.ok(classify(vad, silence(500)).every((v) => !v));
+    assert.ok(classify(vad, tone(500)).every((v) => v));
+    assert.ok(classify(vad, silence(500)).every((v) => !v));
+  });
+
+  it('adapts to steady background noise, then still hears speech above it', () => {
+    const vad = new Vad();
+    const first = classify(vad, noise(5000, 1500)); // ≈ -31 dBFS hiss
+    assert.ok(first.slice(-50).every((v) => !v), 'after 4 s the steady noise is no longer speech');
+    assert.ok(vad.noiseFloorDb > -40, `noise floor followed the noise (${vad.noiseFloorDb})`);
+    const speech = classify(vad, tone(400, 16000, 220, 16000)); // ≈ -9 dBFS
+    assert.ok(speech.every((v) => v), 'a tone 20 dB above the noise is voiced');
+  });
+
+  it('quiet sounds under the absolute floor are not speech', () => {
+    const vad = new Vad();
+    assert.ok(classify(vad, tone(400, 16000, 220, 50)).every((v) => !v)); // ≈ -59 dBFS
+  });
+
+  it('snapshots and restores its state', () => {
+    const a = new Vad();
+    classify(a, noise(500, 1500));
+    const b = new Vad(a.state());
+    assert.equal(b.noiseFloorDb, a.noiseFloorDb);
+  });
+});
