@@ -1,0 +1,309 @@
+/**
+ * The WebSocket endpoint of the BUILT service, over real sockets: the state table of the spec, every
+ * error code with its close code, malformed input, both token placements, transcripts from espeak
+ * speech, pause/resume, stop, timeouts, limits and revocation.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { type TestServer, WsProbe, startServer } from '../helpers/server';
+import { framesOf, silence, speechPcm } from '../helpers/speech';
+
+const SCRIPT = 'Good morning, Doctor Smith. All clear.';
+const SCRIPT_WORDS = ['good', 'morning', 'doctor', 'smith', 'all', 'clear'];
+const FAST = { silence_threshold: 1, engine_endpointing: 0.3, stop_delay: 0.5, flush_timeout: 5 };
+
+function scriptFile(text: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-script-'));
+  const file = path.join(dir, 'script.txt');
+  writeFileSync(file, text);
+  return file;
+}
+
+async function speech(): Promise<Buffer> {
+  // ≈ 3 s of voiced audio: more than the 6 words × 300 ms the script needs.
+  return Buffer.concat([await speechPcm('The patient is a fifty two year old man with chest pain.'), silence(1200)]);
+}
+
+describe('server WebSocket (built service, real sockets)', function () {
+  this.timeout(20000);
+  let server: TestServer;
+  let key: string;
+
+  before(async () => {
+    server = await startServer({
+      script: scriptFile(SCRIPT),
+      env: { DICTEE_CONFIGURE_TIMEOUT_MS: '700', DICTEE_PING_INTERVAL_MS: '200', DICTEE_PONG_TIMEOUT_MS: '900' },
+    });
+    key = (await server.createKey({ name: 'ws tests' })).key;
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  async function expectError(p: WsProbe, code: string, close: number, re?: RegExp): Promise<Record<string, unknown>> {
+    const err = await p.waitType('error');
+    assert.equal(err.code, code, JSON.stringify(err));
+    assert.equal(typeof err.message, 'string');
+    assert.equal(typeof err.retry_after_ms, 'number');
+    if (re) assert.match(String(err.message), re);
+    const c = await p.closed;
+    assert.equal(c.code, close);
+    // The error is the last message before the close.
+    assert.equal(p.messages[p.messages.length - 1], err);
+    return err;
+  }
+
+  describe('the spec state table', () => {
+    it('connected → configure → configured (session_id, engine simulated)', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      const c = await p.configure();
+      assert.match(String(c.session_id), /^[0-9a-f-]{36}$/);
+      assert.equal(c.engine, 'simulated');
+      assert.equal(c.resumed, undefined, 'no resume fields without a resume request');
+      p.close();
+    });
+
+    it('full session: start, audio → transcript + batch.replace, stop → stopping, stopped with metrics, close 1000', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      const c = await p.configure({ language: 'en', ...FAST });
+      p.send({ type: 'control', action: 'start' });
+      const frames = framesOf(await speech());
+      for (const f of frames) p.sendAudio(f);
+      await p.waitType('batch.replace');
+      p.send({ type: 'control', action: 'stop' });
+      const stopped = await p.waitFor((m) => m.type === 'status' && m.state === 'stopped');
+      const close = await p.closed;
+      assert.equal(close.code, 1000);
+      const transcripts = p.ofType('transcript');
+      const finals = transcripts.filter((m) => m.status === 'final');
+      assert.deepEqual(finals.map((m) => m.text).join(' ').split(' '), SCRIPT_WORDS);
+      const br = p.ofType('batch.replace');
+      assert.equal(br.length, 1);
+      const data = br[0]!.data as { target_ids: string[]; new_chunk: { text: string; index: number; status: string; id: string } };
+      assert.equal(data.new_chunk.text, SCRIPT);
+      assert.equal(data.new_chunk.status, 'final');
+      assert.deepEqual(data.target_ids, finals.map((m) => m.id));
+      // seq: +1 on every transcript and batch.replace, from 1.
+      const seqs = p.messages.filter((m) => m.type === 'transcript' || m.type === 'batch.replace').map((m) => m.seq);
+      assert.deepEqual(seqs, seqs.map((_, i) => i + 1));
+      // status order: stopping then stopped, both with metrics.
+      const statuses = p.ofType('status');
+      assert.deepEqual(statuses.map((s) => s.state), ['stopping', 'stopped']);
+      const m = stopped.metrics as Record<string, number>;
+      assert.equal(m.total_chunks, frames.length, 'total_chunks counts audio frames received');
+      assert.ok(m.session_duration > 0);
+      assert.equal(m.discarded_chunks, 0);
+      assert.ok(Math.abs(m.audio_seconds! - frames.reduce((a, f) => a + f.length, 0) / 32000) < 0.03);
+      assert.equal(p.messages[p.messages.length - 1], stopped, 'stopped is the last message');
+      assert.ok(c.session_id);
+    });
+
+    it('audio in configured state before start starts recording', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await p.configure({ language: 'en', ...FAST });
+      for (const f of framesOf(await speech())) p.sendAudio(f);
+      await p.waitType('batch.replace');
+      assert.ok(p.ofType('transcript').length > 0);
+      p.close();
+    });
+
+    it('pause → audio discarded and counted; resume → recording; redundant controls are no-ops', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await p.configure({ language: 'en', ...FAST });
+      p.send({ type: 'control', action: 'start' });
+      p.send({ type: 'control', action: 'start' }); // no-op
+      p.send({ type: 'control', action: 'pause' });
+      p.send({ type: 'control', action: 'pause' }); // no-op
+      const frames = framesOf(await speech());
+      for (const f of frames) p.sendAudio(f);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(p.ofType('transcript').length, 0, 'no transcript while paused');
+      p.send({ type: 'control', action: 'resume' });
+      p.send({ type: 'control', action: 'resume' }); // no-op
+      for (const f of frames) p.sendAudio(f);
+      await p.waitType('batch.replace');
+      p.send({ type: 'control', action: 'stop' });
+      const stopped = await p.waitFor((m) => m.type === 'status' && m.state === 'stopped');
+      const m = stopped.metrics as Record<string, number>;
+      assert.equal(m.discarded_chunks, frames.length);
+      assert.equal(m.total_chunks, 2 * frames.length);
+      assert.equal((await p.closed).code, 1000);
+    });
+
+    it('after stop: no more events, the socket closes 1000', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await p.configure();
+      p.send({ type: 'control', action: 'stop' });
+      p.send({ type: 'control', action: 'pause' });
+      p.sendAudio(silence(100));
+      const c = await p.closed;
+      assert.equal(c.code, 1000);
+      assert.deepEqual(p.messages.map((m) => `${m.type}:${String(m.state ?? '')}`), ['configured:', 'status:stopping', 'status:stopped']);
+    });
+  });
+
+  describe('errors: an error message, then the close code', () => {
+    const cases: Array<{ name: string; steps: (p: WsProbe) => void; code: string; close: number; re: RegExp }> = [
+      { name: 'audio before configure', steps: (p) => p.sendAudio(silence(100)), code: 'PROTOCOL_ERROR', close: 4000, re: /before configure/ },
+      { name: 'control before configure', steps: (p) => p.send({ type: 'control', action: 'start' }), code: 'PROTOCOL_ERROR', close: 4000, re: /configure must be the first/ },
+      { name: 'malformed JSON', steps: (p) => p.send('{"type": "configure",'), code: 'PROTOCOL_ERROR', close: 4000, re: /malformed JSON/ },
+      { name: 'not an object', steps: (p) => p.send('[1,2]'), code: 'PROTOCOL_ERROR', close: 4000, re: /JSON object/ },
+      { name: 'unknown type', steps: (p) => p.send({ type: 'hello' }), code: 'PROTOCOL_ERROR', close: 4000, re: /unknown message type "hello"/ },
+      { name: 'missing type', steps: (p) => p.send({ config: {} }), code: 'PROTOCOL_ERROR', close: 4000, re: /"type"/ },
+      { name: 'unknown config field', steps: (p) => p.send({ type: 'configure', config: { langage: 'fr' } }), code: 'CONFIG_ERROR', close: 4002, re: /langage/ },
+      { name: 'language out of enum', steps: (p) => p.send({ type: 'configure', config: { language: 'it' } }), code: 'CONFIG_ERROR', close: 4002, re: /language/ },
+      { name: 'specialty out of enum', steps: (p) => p.send({ type: 'configure', config: { specialty: 'dental' } }), code: 'CONFIG_ERROR', close: 4002, re: /specialty/ },
+      { name: 'preset out of enum', steps: (p) => p.send({ type: 'configure', config: { preset: 'fast' } }), code: 'CONFIG_ERROR', close: 4002, re: /preset/ },
+      { name: 'silence_threshold out of bounds', steps: (p) => p.send({ type: 'configure', config: { silence_threshold: 99 } }), code: 'CONFIG_ERROR', close: 4002, re: /silence_threshold/ },
+      { name: 'max_buffer_size not an integer', steps: (p) => p.send({ type: 'configure', config: { max_buffer_size: 2.5 } }), code: 'CONFIG_ERROR', close: 4002, re: /max_buffer_size/ },
+      { name: 'flush_timeout wrong type', steps: (p) => p.send({ type: 'configure', config: { flush_timeout: '3' } }), code: 'CONFIG_ERROR', close: 4002, re: /flush_timeout/ },
+      { name: 'enable_final_proofreading wrong type', steps: (p) => p.send({ type: 'configure', config: { enable_final_proofreading: 'yes' } }), code: 'CONFIG_ERROR', close: 4002, re: /enable_final_proofreading/ },
+      { name: 'stop_delay negative', steps: (p) => p.send({ type: 'configure', config: { stop_delay: -1 } }), code: 'CONFIG_ERROR', close: 4002, re: /stop_delay/ },
+      { name: 'config not an object', steps: (p) => p.send({ type: 'configure', config: 5 }), code: 'CONFIG_ERROR', close: 4002, re: /config/ },
+      { name: 'endpointing ≥ silence threshold', steps: (p) => p.send({ type: 'configure', config: { engine_endpointing: 2, silence_threshold: 1 } }), code: 'CONFIG_ERROR', close: 4002, re: /engine_endpointing/ },
+      { name: 'encoding not pcm_s16le', steps: (p) => p.send({ type: 'configure', config: { encoding: 'opus' } }), code: 'INIT_ERROR', close: 4003, re: /encoding "opus"/ },
+      { name: 'sample rate the engine cannot serve', steps: (p) => p.send({ type: 'configure', config: { sample_rate: 11025 } }), code: 'INIT_ERROR', close: 4003, re: /sample_rate 11025/ },
+    ];
+    for (const c of cases) {
+      it(`${c.name} → ${c.code}, close ${c.close}`, async () => {
+        const p = new WsProbe(server.wsUrl, { header: key });
+        await p.opened;
+        c.steps(p);
+        const err = await expectError(p, c.code, c.close, c.re);
+        assert.equal(err.retry_after_ms, 0);
+        assert.equal(err.session_id, undefined, 'no session yet');
+      });
+    }
+
+    const after: Array<{ name: string; steps: (p: WsProbe) => void; re: RegExp }> = [
+      { name: 'second configure', steps: (p) => p.send({ type: 'configure', config: {} }), re: /configure received twice/ },
+      { name: 'bad control action', steps: (p) => p.send({ type: 'control', action: 'rewind' }), re: /action/ },
+      { name: 'odd-length audio frame', steps: (p) => p.sendAudio(Buffer.alloc(3201)), re: /odd length/ },
+      { name: '65 KiB audio frame', steps: (p) => p.sendAudio(Buffer.alloc(65 * 1024)), re: /larger than 65536/ },
+      { name: 'malformed JSON mid-session', steps: (p) => p.send('nope'), re: /malformed JSON/ },
+      { name: 'unknown type mid-session', steps: (p) => p.send({ type: 'flush' }), re: /unknown message type/ },
+    ];
+    for (const c of after) {
+      it(`${c.name} after configure → PROTOCOL_ERROR with session_id, close 4000`, async () => {
+        const p = new WsProbe(server.wsUrl, { header: key });
+        const conf = await p.configure();
+        c.steps(p);
+        const err = await expectError(p, 'PROTOCOL_ERROR', 4000, c.re);
+        assert.equal(err.session_id, conf.session_id);
+      });
+    }
+
+    it('pending text is flushed as final before a fatal error mid-recording', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await p.configure({ language: 'en', silence_threshold: 5, engine_endpointing: 0.3, flush_timeout: 30 });
+      const pcm = await speechPcm('The patient is a fifty two year old man with chest pain.');
+      for (const f of framesOf(pcm)) p.sendAudio(f);
+      await p.waitFor((m) => m.type === 'transcript' && m.text === 'good morning doctor smith all clear');
+      assert.equal(p.ofType('transcript').filter((m) => m.status === 'final').length, 0);
+      p.sendAudio(Buffer.alloc(3));
+      await expectError(p, 'PROTOCOL_ERROR', 4000);
+      const finals = p.ofType('transcript').filter((m) => m.status === 'final');
+      assert.deepEqual(finals.map((m) => m.text).join(' ').split(' '), SCRIPT_WORDS);
+      assert.equal(p.ofType('batch.replace').length, 0, 'no proofreading on an error flush');
+    });
+
+    it('no configure within the configure timeout → PROTOCOL_ERROR, close 4000', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await expectError(p, 'PROTOCOL_ERROR', 4000, /no configure message within 0.7 s/);
+    });
+  });
+
+  describe('authentication', () => {
+    it('accepts the token in ?token= and in Authorization: Bearer', async () => {
+      const a = new WsProbe(server.wsUrl, { token: key });
+      await a.configure();
+      const b = new WsProbe(server.wsUrl, { header: key });
+      await b.configure();
+      a.close();
+      b.close();
+    });
+
+    for (const [name, opts, re] of [
+      ['missing token', {}, /missing API key/],
+      ['malformed token', { token: 'abc' }, /not of the form/],
+      ['unknown token', { token: 'svc_live_' + 'x'.repeat(43) }, /unknown/],
+    ] as Array<[string, { token?: string }, RegExp]>) {
+      it(`${name} → AUTH_ERROR, close 4001`, async () => {
+        const p = new WsProbe(server.wsUrl, opts);
+        await expectError(p, 'AUTH_ERROR', 4001, re);
+      });
+    }
+
+    it('a read-only key → AUTH_ERROR saying it lacks "write"', async () => {
+      const ro = await server.createKey({ name: 'ro', permissions: ['read'] });
+      const p = new WsProbe(server.wsUrl, { header: ro.key });
+      await expectError(p, 'AUTH_ERROR', 4001, /lacks the "write" permission/);
+    });
+
+    it('revoking a key mid-session: pending text flushed as final, then AUTH_ERROR, close 4001 within 1 s', async () => {
+      const k = await server.createKey({ name: 'to revoke' });
+      const p = new WsProbe(server.wsUrl, { header: k.key });
+      const conf = await p.configure({ language: 'en', silence_threshold: 5, engine_endpointing: 0.3, flush_timeout: 30 });
+      for (const f of framesOf(await speechPcm('The patient is a fifty two year old man with chest pain.'))) p.sendAudio(f);
+      await p.waitFor((m) => m.type === 'transcript' && m.text === 'good morning doctor smith all clear');
+      const t0 = Date.now();
+      await server.revokeKey(k.id);
+      const err = await expectError(p, 'AUTH_ERROR', 4001, /revoked/);
+      assert.ok(Date.now() - t0 < 1000, `closed ${Date.now() - t0} ms after the revocation`);
+      assert.equal(err.session_id, conf.session_id);
+      const finals = p.ofType('transcript').filter((m) => m.status === 'final');
+      assert.deepEqual(finals.map((m) => m.text).join(' ').split(' '), SCRIPT_WORDS);
+      // And the key no longer opens anything.
+      const again = new WsProbe(server.wsUrl, { header: k.key });
+      await expectError(again, 'AUTH_ERROR', 4001, /revoked/);
+    });
+
+    it('an unknown path is refused with 404', async () => {
+      const ws = new WebSocket(server.url.replace('http', 'ws') + '/api/v1/audio/other');
+      const status = await new Promise<number>((resolve) => {
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        ws.on('error', () => resolve(-1));
+      });
+      assert.equal(status, 404);
+    });
+  });
+
+  describe('keep-alive', () => {
+    it('a peer that never answers pings is dropped and its slot freed', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key, autoPong: false });
+      await p.configure();
+      const t0 = Date.now();
+      const c = await p.closed;
+      const took = Date.now() - t0;
+      assert.equal(c.code, 1006, 'terminated without a close frame');
+      assert.ok(took >= 500 && took < 3000, `dropped after ${took} ms (pong timeout 900 ms)`);
+      assert.match(server.logs(), /peer silent: connection dropped/);
+    });
+
+    it('a peer that answers pings stays', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await p.configure();
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(p.ws.readyState, WebSocket.OPEN);
+      p.close();
+    });
+  });
+
+  describe('logs', () => {
+    it('never contain a key or a token= value', () => {
+      const logs = server.logs();
+      assert.ok(logs.length > 1000);
+      assert.ok(!logs.includes(key), 'the key is not in the logs');
+      assert.ok(!/svc_(live|test|proj)_[A-Za-z0-9_-]{20,}/.test(logs), 'no key-shaped string');
+      assert.ok(!/token=(?!\[redacted\])/.test(logs), 'every token= is redacted');
+      assert.ok(!logs.includes(server.masterKey), 'nor the master key');
+      for (const line of logs.split('\n').filter((l) => l.startsWith('{'))) {
+        const j = JSON.parse(line) as Record<string, unknown>;
+        assert.ok(j.time && j.level && j.msg, line);
+      }
+    });
+  });
+});
