@@ -1,0 +1,248 @@
+/**
+ * The example client: streams a WAV file to the Live Transcription Service through DictationSession
+ * and prints every transcript/batch.replace event, then the committed text and the metrics.
+ *
+ *   DICTEE_API_KEY=svc_test_… npm run client -- file.wav [--server URL] [--language fr]
+ *       [--specialty general] [--preset balanced] [--realtime | --fast] [--verbose]
+ */
+import { readFileSync } from 'node:fs';
+import { LANGUAGES, PRESETS, SPECIALTIES, type ClientConfig } from '../protocol/config';
+import type { Logger } from '../protocol/logger';
+import { redactKey } from '../protocol/http';
+import { RECOMMENDED_FRAME_BYTES } from '../protocol/messages';
+import { DictationError, ERROR_ADVICE } from './errors';
+import { DictationSession } from './session';
+import { TranscriptModel } from './transcript';
+import { checkServiceFormat, parseWav, WavFormatError } from './wav';
+
+const USAGE = `usage: npm run client -- FILE.wav [options]
+
+Streams a WAV file (16-bit PCM, mono, 16 kHz) to the Live Transcription Service and prints the
+transcript events, then the committed text and the session metrics.
+
+The API key is read from the environment variable DICTEE_API_KEY (never from the command line).
+
+options:
+  --server URL        service URL (default http://127.0.0.1:8787; env DICTEE_SERVER_URL)
+  --language L        ${LANGUAGES.join('|')} (default fr)
+  --specialty S       ${SPECIALTIES.join('|')} (default general)
+  --preset P          ${PRESETS.join('|')} (default balanced)
+  --realtime          send one 100 ms frame every 100 ms (default)
+  --fast              send the frames as fast as the connection takes them
+  --verbose           print the session log on stderr
+  -h, --help          this help`;
+
+interface CliOptions {
+  file: string;
+  server: string;
+  config: Omit<ClientConfig, 'resume'>;
+  realtime: boolean;
+  verbose: boolean;
+}
+
+class UsageError extends Error {}
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+  let file: string | undefined;
+  let server = env.DICTEE_SERVER_URL || 'http://127.0.0.1:8787';
+  const config: Omit<ClientConfig, 'resume'> = {};
+  let realtime = true;
+  let verbose = false;
+  const value = (i: number, flag: string): string => {
+    const v = argv[i + 1];
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
+    return v;
+  };
+  const oneOf = <T extends string>(v: string, allowed: readonly T[], flag: string): T => {
+    if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${v}")`);
+    return v as T;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    switch (a) {
+      case '-h':
+      case '--help':
+        throw new UsageError('');
+      case '--server':
+        server = value(i++, a);
+        break;
+      case '--language':
+        config.language = oneOf(value(i++, a), LANGUAGES, a);
+        break;
+      case '--specialty':
+        config.specialty = oneOf(value(i++, a), SPECIALTIES, a);
+        break;
+      case '--preset':
+        config.preset = oneOf(value(i++, a), PRESETS, a);
+        break;
+      case '--realtime':
+        realtime = true;
+        break;
+      case '--fast':
+        realtime = false;
+        break;
+      case '--verbose':
+        verbose = true;
+        break;
+      default:
+        if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
+        if (file !== undefined) throw new UsageError(`only one file, got "${file}" and "${a}"`);
+        file = a;
+    }
+  }
+  if (file === undefined) throw new UsageError('a WAV file is required');
+  return { file, server, config, realtime, verbose };
+}
+
+function stderrLogger(verbose: boolean): Logger {
+  const line = (level: string) => (message: string | Error, ...args: unknown[]) => {
+    const text = message instanceof Error ? message.message : message;
+    process.stderr.write(`${new Date().toISOString()} ${level} ${text}${args.length ? ` ${args.map(String).join(' ')}` : ''}\n`);
+  };
+  const quiet = (): void => {};
+  return {
+    trace: quiet,
+    debug: verbose ? line('debug') : quiet,
+    info: verbose ? line('info') : quiet,
+    warn: line('warn'),
+    error: line('error'),
+  };
+}
+
+function short(id: string): string {
+  return id.length > 8 ? id.slice(0, 8) : id;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let opts: CliOptions;
+  try {
+    opts = parseArgs(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      if (e.message) process.stderr.write(`error: ${e.message}\n\n`);
+      process.stderr.write(`${USAGE}\n`);
+      return e.message ? 2 : 0;
+    }
+    throw e;
+  }
+  const key = process.env.DICTEE_API_KEY?.trim();
+  if (!key) {
+    process.stderr.write('error: set the API key in the environment variable DICTEE_API_KEY\n');
+    return 2;
+  }
+  let pcm: Buffer;
+  try {
+    const info = parseWav(readFileSync(opts.file));
+    checkServiceFormat(info, opts.file);
+    pcm = info.data;
+  } catch (e) {
+    if (e instanceof WavFormatError) {
+      process.stderr.write(`error: ${opts.file}: ${e.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`error: cannot read ${opts.file}: ${(e as Error).message}\n`);
+    return 1;
+  }
+
+  const logger = stderrLogger(opts.verbose);
+  let session: DictationSession;
+  try {
+    session = new DictationSession({ serverUrl: opts.server, apiKey: key, config: opts.config, logger });
+  } catch (e) {
+    process.stderr.write(`error: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const model = new TranscriptModel({ onIgnored: (i) => logger.debug(`ignored: ${i.reason}`) });
+  const out = (s: string): void => void process.stdout.write(`${s}\n`);
+  session.on('message', (m) => {
+    if (m.type === 'transcript') {
+      out(`[seq ${m.seq}] ${m.status.padEnd(9)} #${m.index} ${short(m.id)} ${JSON.stringify(m.text)}`);
+    } else {
+      const ids = m.data.target_ids.map(short).join(',');
+      out(`[seq ${m.seq}] batch.replace [${ids}] -> #${m.data.new_chunk.index} ${short(m.data.new_chunk.id)} ${JSON.stringify(m.data.new_chunk.text)}`);
+    }
+    model.apply(m);
+  });
+  session.on('generation', (g) => {
+    model.beginGeneration();
+    out(`-- continuing on a new service session ${g.sessionId} (generation ${g.generation})`);
+  });
+  session.on('reconnecting', (r) => out(`-- reconnecting (attempt ${r.attempt}/${r.maxAttempts}, in ${r.delayMs} ms): ${r.reason}`));
+  session.on('configured', (c) => {
+    model.dropProvisional();
+    out(`-- configured: session ${c.sessionId}${c.resumed ? ' (resumed)' : ''}${c.engine ? `, engine ${c.engine}` : ''}`);
+  });
+  session.on('warning', (w) => process.stderr.write(`warning: ${w}\n`));
+  let fatal: DictationError | undefined;
+  session.on('error', (e) => {
+    if (e.fatal) fatal = e;
+    else process.stderr.write(`service error ${e.code}${e.sessionId ? ` (session ${e.sessionId})` : ''}: ${e.message}\n`);
+  });
+
+  let interrupted = false;
+  const onSigint = (): void => {
+    interrupted = true;
+  };
+  process.once('SIGINT', onSigint);
+
+  const report = (e: DictationError): number => {
+    process.stderr.write(`error ${e.code}${e.field ? ` (field ${e.field})` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}: ${e.message}\n`);
+    process.stderr.write(`${ERROR_ADVICE[e.code]}\n`);
+    return 1;
+  };
+
+  try {
+    logger.info(`streaming ${opts.file} (${(pcm.length / 32000).toFixed(1)} s) to ${opts.server} with key ${redactKey(key)}`);
+    const started = session.start();
+    // Frames go out at the real-time pace (or at once with --fast); the session buffers until configured.
+    try {
+      await started;
+    } catch (e) {
+      if (e instanceof DictationError) return report(e);
+      throw e;
+    }
+    const t0 = Date.now();
+    for (let off = 0, n = 0; off < pcm.length && !interrupted; off += RECOMMENDED_FRAME_BYTES, n++) {
+      if (fatal) break;
+      session.sendAudio(pcm.subarray(off, Math.min(off + RECOMMENDED_FRAME_BYTES, pcm.length)));
+      if (opts.realtime) {
+        const wait = t0 + (n + 1) * 100 - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      } else if (n % 50 === 49) {
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    if (fatal) return report(fatal);
+    const result = await session.stop();
+    if (result.reason === 'error' && (result.error ?? fatal)) return report((result.error ?? fatal)!);
+    out('');
+    out('--- committed text ---');
+    out(model.committedText());
+    out('---');
+    if (result.metrics) {
+      out(`metrics: total_chunks ${result.metrics.total_chunks}, session_duration ${result.metrics.session_duration} s (session ${result.sessionId ?? '?'})`);
+    } else {
+      out(`no metrics: the stop ended by ${result.reason}`);
+    }
+    const stats = session.audioStats;
+    if (stats.droppedBytes || stats.unrecoverableBytes) {
+      process.stderr.write(`warning: ${stats.droppedBytes + stats.unrecoverableBytes} bytes of audio could not be delivered\n`);
+    }
+    return result.reason === 'stopped' ? 0 : 1;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    session.dispose();
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
