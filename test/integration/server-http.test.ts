@@ -57,7 +57,7 @@ describe('server HTTP (built service)', function () {
     for (const p of ['/api/v1/live/sessions', '/v1/live/sessions']) {
       for (const h of ['x-svc-key', 'authorization']) {
         it(`POST ${p} with ${h} → 200 {success, session_id, org_id}`, async () => {
-          const headers = h === 'x-svc-key' ? { 'x-svc-key': key } : { authorization: `Bearer ${key}` };
+          const headers: Record<string, string> = h === 'x-svc-key' ? { 'x-svc-key': key } : { authorization: `Bearer ${key}` };
           const r = await call(`${server.url}${p}`, { method: 'POST', headers });
           assert.equal(r.status, 200, JSON.stringify(r.body));
           assert.equal(r.body.success, true);

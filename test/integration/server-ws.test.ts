@@ -94,7 +94,7 @@ describe('server WebSocket (built service, real sockets)', function () {
       assert.deepEqual(statuses.map((s) => s.state), ['stopping', 'stopped']);
       const m = stopped.metrics as Record<string, number>;
       assert.equal(m.total_chunks, frames.length, 'total_chunks counts audio frames received');
-      assert.ok(m.session_duration > 0);
+      assert.ok(m.session_duration! > 0);
       assert.equal(m.discarded_chunks, 0);
       assert.ok(Math.abs(m.audio_seconds! - frames.reduce((a, f) => a + f.length, 0) / 32000) < 0.03);
       assert.equal(p.messages[p.messages.length - 1], stopped, 'stopped is the last message');
