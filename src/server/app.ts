@@ -508,7 +508,10 @@ export class Service implements ConnectionHost {
     }
     for (const s of this.sessions.values()) {
       if (s.keyId !== keyId) continue;
-      if (s.isLive) s.flush({ proofread: false });
+      if (s.isLive) {
+        s.flush({ proofread: false });
+        s.recordEnd('key revoked');
+      }
       s.dispose();
       this.sessions.delete(s.id);
       this.store.dropResumeData(s.id);
@@ -548,6 +551,7 @@ export class Service implements ConnectionHost {
       if (!expired || s.peer) continue;
       if (s.isLive) {
         s.flush({ proofread: true });
+        s.recordEnd('dropped and not resumed');
         s.log.info('dropped session expired');
       }
       s.dispose();

@@ -227,6 +227,16 @@ export class LiveSession {
     this.peer?.send(message);
   }
 
+  /** Records the end of a session that was never stopped (expired after a drop, key revoked). */
+  recordEnd(reason: string): void {
+    const m = this.metrics();
+    try {
+      this.store.sessionEnded(this.id, { at: new Date().toISOString(), duration: m.session_duration, totalFrames: m.total_chunks, finals: m.final_chunks, reason });
+    } catch (e) {
+      this.log.error('could not record the end of the session', { error: e });
+    }
+  }
+
   dispose(): void {
     this.clearFlushTimer();
     this.peer = undefined;
