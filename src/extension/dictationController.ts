@@ -4,7 +4,7 @@ import type { Logger } from '../protocol/logger';
 import { MicrophoneCapture, RecorderMissingError, installHint } from '../audio/capture';
 import { SilenceDetector } from '../audio/silence';
 import { DictationError, scrubKey } from '../client/errors';
-import { DictationSession, type SessionState } from '../client/session';
+import { DictationSession, type SessionState, type StopResult } from '../client/session';
 import { TranscriptModel, type TranscriptOp } from '../client/transcript';
 import type { ApiKeyStore } from './apiKeyStore';
 import { DocumentWriter } from './documentWriter';
@@ -20,6 +20,8 @@ import type { DictationState } from './statusText';
 const MUTED_AFTER_S = 3;
 /** How long deactivation waits for a graceful stop before closing the connection. */
 const SHUTDOWN_STOP_MS = 2500;
+/** Seconds a stop may take beyond `stop_delay` (including reconnecting to send it) before giving up. */
+const STOP_EXTRA_S = 30;
 
 /** Everything one dictation run owns: one session, one capture, one model, one writer, one document. */
 interface Run {
@@ -283,16 +285,19 @@ export class DictationController implements vscode.Disposable {
   async pause(): Promise<void> {
     const run = this.run;
     if (!run || this.stateValue !== 'recording') return;
-    run.session.pause();
-    // The microphone is off while paused.
+    // The microphone is off while paused. The recorder is stopped first so that what it still
+    // delivers before it exits is sent before `control pause`.
     await run.capture.stop();
+    run.session.pause();
     run.silence.reset();
-    this.setState('paused');
+    if (this.run === run && !run.ending) this.setState('paused');
   }
 
   async resume(): Promise<void> {
     const run = this.run;
     if (!run || this.stateValue !== 'paused') return;
+    // The session first, so that the first audio of the restarted recorder is not taken for paused audio.
+    run.session.resume();
     try {
       run.capture.start();
     } catch (e) {
@@ -301,7 +306,6 @@ export class DictationController implements vscode.Disposable {
       await this.endRun(run, 'the recorder could not be restarted');
       return;
     }
-    run.session.resume();
     this.setState('recording');
   }
 
@@ -322,7 +326,20 @@ export class DictationController implements vscode.Disposable {
       run.log.info(`run ${run.id}: ending (${reason})`);
       this.setState('stopping');
       await run.capture.stop().catch((e: unknown) => run.log.error(`could not stop the recorder: ${String(e)}`));
-      const result = await run.session.stop();
+      // Bounded: a service that never comes back must not keep the run in "stopping" for ever.
+      const stopLimitMs = ((configFromSettings(run.settings).stop_delay ?? 2) + STOP_EXTRA_S) * 1000;
+      let timer: NodeJS.Timeout | undefined;
+      const result = await Promise.race([
+        run.session.stop(),
+        new Promise<StopResult>((resolve) => {
+          timer = setTimeout(() => resolve({ reason: 'timeout', sessionId: run.session.sessionId }), stopLimitMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (result.reason === 'timeout') {
+        const lost = run.session.audioStats.queuedBytes;
+        run.log.warn(`run ${run.id}: the service did not finish within ${stopLimitMs / 1000} s${lost ? `; ${lost} bytes of audio were never transcribed` : ''}`);
+      }
       run.log.info(
         `run ${run.id}: session ended (${result.reason})${result.metrics ? `, ${result.metrics.total_chunks} chunks, ${result.metrics.session_duration} s` : ''}`,
       );

@@ -77,6 +77,14 @@ export function statusView(info: StatusInfo): StatusView {
         warning: false,
       };
     case 'connecting':
+      if (info.retryInS !== undefined) {
+        return {
+          text: `$(watch) Dictée: retry in ${info.retryInS}s`,
+          tooltip: `**Dictée** is connecting to the service${target}: the service asked to wait, retrying in ${info.retryInS} s. Speak now: your audio is kept.\n\n${LINKS.stop} · ${LINKS.log}`,
+          accessibilityLabel: `Dictée: connecting, retry in ${info.retryInS} seconds. Click to stop dictation.`,
+          warning: true,
+        };
+      }
       return {
         text: '$(loading~spin) Dictée: connecting',
         tooltip: `**Dictée** is connecting to the service${target}. Speak now: nothing is lost.\n\n${LINKS.stop} · ${LINKS.log}`,
