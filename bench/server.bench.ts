@@ -1,0 +1,332 @@
+/**
+ * Capacity of one service process: how many concurrent real-time sessions (100 ms frames of 16 kHz
+ * speech, each client on a real-time clock) it holds with p99 frame-to-event latency under 50 ms,
+ * beside a bare `ws` echo server under the same load in the same run; plus the SQLite cost of
+ * persisting one final event.
+ *
+ * Frame-to-event latency, precisely: the segmenter is deterministic, so running it locally on the
+ * same frames tells which frame causes each event (the k-th event of a session is caused by the frame
+ * after which the local segmenter has produced k events). Latency = time the event is received −
+ * time that frame was handed to `ws.send`. For the echo server, the event is the echo of each frame.
+ * Clients run in a child process, so they do not share the server's event loop (they do share the
+ * machine's cores, as a real deployment's network stack would not).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import WebSocket from 'ws';
+import { resolveConfig } from '../src/protocol';
+import { Store } from '../src/server/db';
+import { SimulatedEngine } from '../src/server/engine/simulated';
+import { Segmenter } from '../src/server/segmenter';
+import { framesOf, silence, speechPcm } from '../test/helpers/speech';
+
+const STEPS = [10, 25, 50, 100, 200, 400];
+const STEP_SECONDS = 5;
+const WARMUP_MS = 1000;
+const P99_LIMIT_MS = 50;
+const CONFIG = { language: 'en' as const, engine_endpointing: 0.5, silence_threshold: 1, flush_timeout: 3 };
+
+interface StepResult {
+  sessions: number;
+  events: number;
+  p50: number;
+  p99: number;
+  max: number;
+  missing: number;
+  errors: number;
+}
+
+// ====================================================================== client (child process)
+
+interface ClientJob {
+  mode: 'service' | 'echo';
+  url: string;
+  key?: string;
+  sessions: number;
+  seconds: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function speechFrames(seconds: number): Promise<Buffer[]> {
+  const one = Buffer.concat([
+    await speechPcm('The left ventricle is normal in size, with an estimated ejection fraction of sixty percent.'),
+    silence(700),
+    await speechPcm('No pericardial effusion. Continue the current treatment.'),
+    silence(1200),
+  ]);
+  const frames: Buffer[] = [];
+  const need = seconds * 10;
+  while (frames.length < need) frames.push(...framesOf(one).filter((f) => f.length === 3200));
+  return frames.slice(0, need);
+}
+
+/** For each frame, how many events the service emits after it (the deterministic segmenter, run locally). */
+function eventsPerFrame(frames: Buffer[]): number[] {
+  const cfg = resolveConfig(CONFIG);
+  const seg = new Segmenter(cfg, new SimulatedEngine().create(cfg));
+  return frames.map((f) => seg.push(f).length);
+}
+
+async function runClients(job: ClientJob): Promise<StepResult> {
+  const frames = await speechFrames(job.seconds);
+  const perFrame = job.mode === 'service' ? eventsPerFrame(frames) : frames.map(() => 1);
+  // causeOf[k] = frame index of the (k+1)-th event.
+  const causeOf: number[] = [];
+  perFrame.forEach((n, i) => {
+    for (let j = 0; j < n; j++) causeOf.push(i);
+  });
+  const latencies: number[] = [];
+  let errors = 0;
+  let received = 0;
+  let t0 = Number.POSITIVE_INFINITY;
+  const clients: Array<{ ws: WebSocket; sent: number[]; got: number; offset: number }> = [];
+  await Promise.all(
+    Array.from({ length: job.sessions }, async () => {
+      const ws = new WebSocket(job.url, job.key ? { headers: { authorization: `Bearer ${job.key}` } } : {});
+      const c = { ws, sent: [] as number[], got: 0, offset: Math.random() * 100 };
+      clients.push(c);
+      await new Promise<void>((resolve, reject) => {
+        ws.once('error', reject);
+        ws.once('open', () => resolve());
+      });
+      if (job.mode === 'service') {
+        ws.send(JSON.stringify({ type: 'configure', config: CONFIG }));
+        await new Promise<void>((resolve, reject) => {
+          ws.once('message', (d) => {
+            const m = JSON.parse(String(d)) as { type: string };
+            if (m.type === 'configured') resolve();
+            else reject(new Error(String(d)));
+          });
+        });
+      }
+      ws.on('message', (d, isBinary) => {
+        const now = performance.now();
+        if (job.mode === 'echo') {
+          if (!isBinary) return;
+          const k = c.got++;
+          if (c.sent[k] !== undefined && c.sent[k]! - t0 >= WARMUP_MS) latencies.push(now - c.sent[k]!);
+          received++;
+          return;
+        }
+        const m = JSON.parse(String(d)) as { type: string };
+        if (m.type === 'error') {
+          errors++;
+          return;
+        }
+        if (m.type !== 'transcript' && m.type !== 'batch.replace') return;
+        const k = c.got++;
+        received++;
+        const frame = causeOf[k];
+        const sentAt = frame === undefined ? undefined : c.sent[frame];
+        if (sentAt !== undefined && sentAt - t0 >= WARMUP_MS) latencies.push(now - sentAt);
+      });
+      ws.on('error', () => {
+        errors++;
+      });
+    }),
+  );
+  // Real-time clock: frame i of client c is due at t0 + offset_c + 100 ms × i.
+  t0 = performance.now() + 50;
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      const now = performance.now();
+      let pending = false;
+      for (const c of clients) {
+        while (c.sent.length < frames.length && t0 + c.offset + c.sent.length * 100 <= now) {
+          c.sent.push(performance.now());
+          c.ws.send(frames[c.sent.length - 1]!);
+        }
+        if (c.sent.length < frames.length) pending = true;
+      }
+      if (pending) setTimeout(tick, 2);
+      else resolve();
+    };
+    tick();
+  });
+  await new Promise((r) => setTimeout(r, 600));
+  for (const c of clients) c.ws.terminate();
+  const expected = job.mode === 'service' ? causeOf.length * job.sessions : frames.length * job.sessions;
+  latencies.sort((a, b) => a - b);
+  return {
+    sessions: job.sessions,
+    events: received,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies[latencies.length - 1] ?? NaN,
+    missing: Math.max(0, expected - received),
+    errors,
+  };
+}
+
+// ====================================================================== orchestration
+
+function spawnLine(args: string[], env: NodeJS.ProcessEnv, re: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = re.exec(out);
+      if (m) resolve({ child, match: m });
+    });
+    child.stderr!.resume();
+    child.once('exit', (code) => reject(new Error(`child exited (${code}) before ready: ${out}`)));
+  });
+}
+
+function runClientChild(job: ClientJob): Promise<StepResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', __filename, 'bench-client', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => {
+      const line = out.trim().split('\n').pop() ?? '';
+      try {
+        resolve(JSON.parse(line) as StepResult);
+      } catch {
+        reject(new Error(`client child failed (${code}): ${out}`));
+      }
+    });
+  });
+}
+
+async function capacity(mode: 'service' | 'echo', url: string, key?: string): Promise<{ steps: StepResult[]; capacity: number }> {
+  const steps: StepResult[] = [];
+  let cap = 0;
+  for (const n of STEPS) {
+    const r = await runClientChild({ mode, url, key, sessions: n, seconds: STEP_SECONDS });
+    steps.push(r);
+    console.log(`  ${mode} ${n} sessions: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, missing ${r.missing}, errors ${r.errors}`);
+    if (r.p99 < P99_LIMIT_MS && r.missing === 0 && r.errors === 0) cap = n;
+    else break;
+  }
+  return { steps, capacity: cap };
+}
+
+function persistCost(): { durableUs: number; memoryUs: number } {
+  const measure = (dir: string | undefined): number => {
+    const d = dir ?? mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-mem-'));
+    const store = new Store(d);
+    if (!dir) store.db.pragma('synchronous = OFF');
+    const json = JSON.stringify({ type: 'transcript', status: 'final', text: 'no pleural or pericardial effusion', id: randomBytes(16).toString('hex'), index: 12, seq: 40 });
+    const cp = {
+      session_id: 's',
+      key_id: 'k',
+      org_id: 'o',
+      next_seq: 0,
+      next_index: 13,
+      audio_offset: 0,
+      engine: JSON.stringify({ audioOffset: 123456, engine: { engine: 'simulated', cursor: 40, voicedMs: 120 }, vad: { noiseFloorDb: -70 }, silenceMs: 0, sentenceEnded: false, nextIndex: 13, sentence: [] }),
+      config: JSON.stringify(resolveConfig({})),
+      total_frames: 0,
+      discarded_frames: 0,
+      created_at: new Date().toISOString(),
+      stopped_at: null,
+      updated_at: new Date().toISOString(),
+    };
+    const n = 3000;
+    for (let i = 0; i < 200; i++) store.persistEvent('warm', i, json, { ...cp, session_id: 'warm' });
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) store.persistEvent('s', i, json, { ...cp, next_seq: i + 1 });
+    const us = Number(process.hrtime.bigint() - t) / 1000 / n;
+    store.close();
+    return us;
+  };
+  // "Memory" baseline: the same statements with synchronous=OFF in a throwaway dir (no durability).
+  const durable = measure(mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-db-')));
+  const memory = measure(undefined);
+  return { durableUs: durable, memoryUs: memory };
+}
+
+export async function run(): Promise<{ title: string; markdown: string }> {
+  const masterKey = `bench_${randomBytes(16).toString('hex')}`;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-'));
+  const serverJs = path.resolve(__dirname, '..', 'dist', 'server.js');
+  const env = { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'warn' };
+  const svc = await spawnLine(
+    [serverJs, '--port', '0', '--data-dir', dataDir, '--concurrency-limit', '100000', '--rate-limit', '1000000'],
+    env,
+    /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+  );
+  const echoSrc = `
+    const { WebSocketServer } = require(${JSON.stringify(require.resolve('ws'))});
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+    wss.on('connection', (ws) => ws.on('message', (d, b) => ws.send(d, { binary: b })));
+    wss.on('listening', () => console.log('listening on http://127.0.0.1:' + wss.address().port));`;
+  const echo = await spawnLine(['-e', echoSrc], env, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  try {
+    const port = svc.match[1]!;
+    const res = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', type: 'personal' }),
+    });
+    const { key } = (await res.json()) as { key: string };
+    console.log('service:');
+    const service = await capacity('service', `ws://127.0.0.1:${port}/api/v1/audio/live`, key);
+    console.log('echo baseline:');
+    const baseline = await capacity('echo', `ws://127.0.0.1:${echo.match[1]!}`);
+    const persist = persistCost();
+    const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
+    const table = (steps: StepResult[]): string[] => [
+      '| sessions | events received | p50 ms | p99 ms | max ms | missing | errors |',
+      '|---:|---:|---:|---:|---:|---:|---:|',
+      ...steps.map((s) => `| ${s.sessions} | ${s.events} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${s.missing} | ${s.errors} |`),
+    ];
+    const capText = (c: number): string => (c === STEPS[STEPS.length - 1] ? `≥ ${c}` : String(c));
+    const ratio = baseline.capacity > 0 ? (service.capacity / baseline.capacity).toFixed(2) : 'n/a';
+    const markdown = [
+      `Concurrent real-time sessions one process holds with p99 frame-to-event latency < ${P99_LIMIT_MS} ms (and no event missing,`,
+      `no error). Each session streams ${STEP_SECONDS} s of espeak speech as 3200-byte frames (100 ms at 16 kHz) on a real-time`,
+      `clock; steps ${STEPS.join(', ')}; the first ${WARMUP_MS} ms of each step are not measured. Frame-to-event latency: time from`,
+      'handing to `ws.send` the frame that causes a transcript/batch.replace event (known exactly by running the deterministic',
+      'segmenter locally on the same frames) to receiving that event. Baseline: a bare `ws` echo server, in its own process, under',
+      'the same load; its event is the echo of each frame. Clients run in a separate process on the same 2-core machine.',
+      '',
+      `**Service capacity: ${capText(service.capacity)} sessions. Echo baseline: ${capText(baseline.capacity)} sessions. Ratio service / echo: ${ratio}.**`,
+      '',
+      'Reading the ratio: the echo server answers every frame with the whole 3200-byte frame (10 events per session per',
+      'second, twice the bytes on the loopback), while the service answers only frames that cause an event (about 3 per',
+      'session per second, ~200 bytes each). With clients and servers sharing 2 cores, the echo load is heavier on the',
+      'client process and the kernel, so a ratio above 1 does not mean the service does less than nothing: it means its',
+      'per-frame work (VAD, segmenter, a synchronous SQLite write per final) costs less than sending 3200 bytes back.',
+      '',
+      'Service (simulated engine, SQLite persistence of every final):',
+      '',
+      ...table(service.steps),
+      '',
+      'Bare `ws` echo server:',
+      '',
+      ...table(baseline.steps),
+      '',
+      `SQLite persist cost per final event (event row + checkpoint upsert, one transaction, WAL, synchronous=NORMAL): ` +
+        `**${persist.durableUs.toFixed(1)} µs**; the same statements with synchronous=OFF: ${persist.memoryUs.toFixed(1)} µs ` +
+        `(ratio ${(persist.durableUs / persist.memoryUs).toFixed(2)}). A 100 ms frame budget holds ${Math.floor(100_000 / persist.durableUs)} such writes.`,
+    ].join('\n');
+    return { title: 'Live Transcription Service: concurrent real-time sessions', markdown };
+  } finally {
+    svc.child.kill('SIGTERM');
+    echo.child.kill('SIGTERM');
+  }
+}
+
+if (process.argv[2] === 'bench-client' && require.main === module) {
+  runClients(JSON.parse(process.argv[3]!) as ClientJob).then(
+    (r) => {
+      process.stdout.write(JSON.stringify(r) + '\n');
+      process.exit(0);
+    },
+    (e: unknown) => {
+      process.stderr.write(String((e as Error).stack ?? e) + '\n');
+      process.exit(1);
+    },
+  );
+}
