@@ -21,6 +21,9 @@ import { DictationError, FATAL_CODES, fieldFromMessage, scrubKey, type Dictation
 import { TypedEmitter, type Disposable } from './events';
 import { initSession, wsUrlFor, type HttpOptions } from './http';
 
+/** A connection that stays up this long resets the reconnection attempt counter. */
+const STABLE_CONNECTION_MS = 5000;
+
 export type SessionState = 'idle' | 'connecting' | 'recording' | 'paused' | 'reconnecting' | 'stopping' | 'stopped' | 'failed';
 
 export interface DictationSessionOptions {
@@ -134,6 +137,10 @@ export class DictationSession {
   private lastSeq: number | undefined;
   private generationNo = 0;
   private hadSession = false;
+  /** The service ended the current service session on its own: the next connection starts a new one. */
+  private sessionOver = false;
+  /** `stopped` messages we did not ask for, in a row (a drained service, then a session really over). */
+  private unsolicitedStops = 0;
 
   private paused = false;
   private stopRequested = false;
@@ -149,6 +156,8 @@ export class DictationSession {
   private retained: SentFrame[] = [];
   private retainedBytes = 0;
   private nextOffset = 0;
+  /** `nextOffset` when the last final text of the current service session arrived. */
+  private finalOffset = 0;
   private readonly bufferBytes: number;
   private readonly retainBytes: number;
   private overflowing = false;
@@ -159,6 +168,7 @@ export class DictationSession {
   private idleTimer: NodeJS.Timeout | undefined;
   private stopTimer: NodeJS.Timeout | undefined;
   private errorCloseTimer: NodeJS.Timeout | undefined;
+  private stableTimer: NodeJS.Timeout | undefined;
 
   private startPromise: Promise<void> | undefined;
   private startSettle: { resolve: () => void; reject: (e: DictationError) => void } | undefined;
@@ -287,7 +297,7 @@ export class DictationSession {
     if (this.disposed) return;
     this.disposed = true;
     this.clearTimers();
-    this.closeSocket('disposed');
+    this.closeSocket('disposed', false);
     if (!this.isEnded()) this.setState('stopped');
     this.finishStop({ reason: 'disposed', sessionId: this.sessionId, metrics: this.lastMetrics });
     this.startSettle?.resolve();
@@ -343,7 +353,7 @@ export class DictationSession {
     const id = ++this.connSeq;
     this.ready = false;
     this.pendingError = undefined;
-    const resume = this.serviceSessionId !== undefined ? { session_id: this.serviceSessionId, last_seq: this.lastSeq ?? 0 } : undefined;
+    const resume = this.serviceSessionId !== undefined && !this.sessionOver ? { session_id: this.serviceSessionId, last_seq: this.lastSeq ?? 0 } : undefined;
     this.log('info', `connecting to ${this.wsUrl}${resume ? ` (resume after seq ${resume.last_seq})` : ''}`);
     let ws: WebSocket;
     try {
@@ -422,6 +432,7 @@ export class DictationSession {
       case 'transcript':
       case 'batch.replace':
         if (this.lastSeq === undefined || msg.seq > this.lastSeq) this.lastSeq = msg.seq;
+        if (msg.type === 'batch.replace' || msg.status === 'final') this.finalOffset = this.nextOffset;
         this.serverErrorsInARow = 0;
         this.emit('message', msg);
         return;
@@ -430,7 +441,11 @@ export class DictationSession {
         if (msg.state === 'stopped' && !this.stopRequested) {
           // The service ended the session on its own (it is shutting down): everything it received is
           // final now. The close that follows is handled as a drop: the run continues on a new connection.
-          this.log('warn', 'the service ended the session without a stop (shutting down?); the run continues');
+          // The first time, the service is probably shutting down and keeps the session resumable;
+          // if a resumption ends the same way, the session is over and the run goes on in a new one.
+          this.unsolicitedStops += 1;
+          this.sessionOver = this.unsolicitedStops >= 2;
+          this.log('warn', `the service ended the session without a stop (shutting down?); the run continues ${this.sessionOver ? 'on a new session' : 'by resuming it'}`);
           return;
         }
         if (msg.state === 'stopped') {
@@ -451,26 +466,39 @@ export class DictationSession {
   private onConfigured(msg: ConfiguredMessage): void {
     if (this.configureTimer) clearTimeout(this.configureTimer);
     this.configureTimer = undefined;
-    const requestedResume = this.serviceSessionId !== undefined;
+    const requestedResume = this.serviceSessionId !== undefined && !this.sessionOver;
+    if (this.sessionOver) this.unsolicitedStops = 0;
+    this.sessionOver = false;
     const resumed = requestedResume && msg.resumed === true && msg.session_id === this.serviceSessionId;
     const previous = this.serviceSessionId;
     this.serviceSessionId = msg.session_id;
     if (this.hadSession && !resumed) {
-      // A new service session: new generation, seq numbering and audio offsets start again.
+      // A new service session: new generation, seq numbering and audio offsets start again. The old
+      // session's final text covers at most the audio sent before its last final arrived; what was
+      // sent after it only ever became provisional text (dropped), so it is sent again to the new one.
       this.generationNo += 1;
       this.lastSeq = undefined;
-      const lost = this.retainedBytes;
+      this.log('warn', `the service could not resume session ${previous ?? '?'}; continuing as generation ${this.generationNo}, re-sending the audio sent after its last final text`);
+      this.rewindTo(this.finalOffset);
       this.retained = [];
       this.retainedBytes = 0;
       this.nextOffset = 0;
-      this.log('warn', `the service could not resume session ${previous ?? '?'}; continuing as generation ${this.generationNo}` + (lost ? ` (${lost} bytes of audio sent before the drop are not re-sent)` : ''));
+      this.finalOffset = 0;
       this.emit('generation', { generation: this.generationNo, sessionId: msg.session_id, previousSessionId: previous });
     } else if (resumed) {
       this.rewindTo(msg.resume_audio_offset);
+      this.finalOffset = Math.min(this.finalOffset, this.nextOffset);
     }
     this.hadSession = true;
     this.ready = true;
-    this.attempts = 0;
+    // The attempt counter restarts once a connection has proved stable (not at every `configured`,
+    // so a service that accepts and drops at once cannot keep the run reconnecting forever).
+    if (this.stableTimer) clearTimeout(this.stableTimer);
+    this.stableTimer = setTimeout(() => {
+      this.stableTimer = undefined;
+      this.attempts = 0;
+      this.serverErrorsInARow = 0;
+    }, STABLE_CONNECTION_MS);
     this.log('info', `configured${requestedResume ? (resumed ? ' (resumed)' : ' (new session)') : ''}${msg.engine ? `, engine ${msg.engine}` : ''}`);
     this.emit('configured', {
       sessionId: msg.session_id,
@@ -713,7 +741,8 @@ export class DictationSession {
     return this.stateValue === 'stopped' || this.stateValue === 'failed';
   }
 
-  private closeSocket(reason: string): void {
+  /** Closes the current socket: a close handshake bounded to 1 s, or at once (`graceful` false). */
+  private closeSocket(reason: string, graceful = true): void {
     const ws = this.ws;
     this.ws = undefined;
     this.ready = false;
@@ -721,18 +750,18 @@ export class DictationSession {
     if (!ws) return;
     ws.removeAllListeners('message');
     ws.on('error', () => {}); // a late socket error must not become an unhandled 'error' event
-    if (ws.readyState === WebSocket.OPEN) {
+    if (ws.readyState === WebSocket.OPEN && graceful) {
       ws.close(CLOSE_CODES.NORMAL, reason.slice(0, 100));
       const t = setTimeout(() => ws.terminate(), 1000);
       ws.once('close', () => clearTimeout(t));
-    } else if (ws.readyState === WebSocket.CONNECTING) {
+    } else if (ws.readyState !== WebSocket.CLOSED) {
       ws.terminate();
     }
   }
 
   private clearConnectionTimers(): void {
-    for (const t of [this.configureTimer, this.idleTimer, this.errorCloseTimer]) if (t) clearTimeout(t);
-    this.configureTimer = this.idleTimer = this.errorCloseTimer = undefined;
+    for (const t of [this.configureTimer, this.idleTimer, this.errorCloseTimer, this.stableTimer]) if (t) clearTimeout(t);
+    this.configureTimer = this.idleTimer = this.errorCloseTimer = this.stableTimer = undefined;
   }
 
   private clearTimers(): void {

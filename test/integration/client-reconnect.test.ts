@@ -1,0 +1,211 @@
+/**
+ * Recovery of a run when the service goes away mid-run, against the real built service:
+ * killed (SIGKILL) and restarted on the same port, drained (SIGTERM) and restarted, replaced by a
+ * service that does not know the session, and a stop requested while it is down.
+ *
+ * Audio is a pure tone: the simulated engine releases exactly one script word per 300 ms of voiced
+ * audio, so the committed text tells exactly how much voiced audio the service received: a word
+ * missing means audio lost, an extra word means audio sent twice, a repeated word means text
+ * duplicated.
+ */
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DictationSession, type ConfiguredInfo } from '../../src/client/session';
+import { TranscriptModel } from '../../src/client/transcript';
+import { startServer, type TestServer } from '../helpers/server';
+import { silence, tone } from '../helpers/speech';
+
+const WORDS = Array.from({ length: 80 }, (_, i) => `w${i + 1}`);
+const SCRIPT = WORDS.join(' ');
+
+function scriptFile(): string {
+  const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-reconnect-')), 'script.txt');
+  writeFileSync(f, SCRIPT);
+  return f;
+}
+
+/** Four sentences of 10 words each (3 s of tone), each followed by a 2.5 s pause. */
+function dictation(): Buffer {
+  const parts: Buffer[] = [];
+  for (let i = 0; i < 4; i++) parts.push(tone(3000), silence(2500));
+  return Buffer.concat(parts);
+}
+
+interface Harness {
+  session: DictationSession;
+  model: TranscriptModel;
+  configured: ConfiguredInfo[];
+  reconnects: number;
+  fatal: string[];
+}
+
+function harness(server: TestServer, key: string): Harness {
+  const session = new DictationSession({ serverUrl: server.url, apiKey: key, config: { language: 'en' }, backoffBaseMs: 100, backoffMaxMs: 1000, maxAttempts: 20 });
+  const model = new TranscriptModel();
+  const h: Harness = { session, model, configured: [], reconnects: 0, fatal: [] };
+  session.on('message', (m) => model.apply(m));
+  session.on('generation', () => model.beginGeneration());
+  session.on('configured', (c) => {
+    h.configured.push(c);
+    model.dropProvisional();
+  });
+  session.on('reconnecting', () => h.reconnects++);
+  session.on('error', (e) => e.fatal && h.fatal.push(`${e.code}: ${e.message}`));
+  return h;
+}
+
+/** Streams `pcm` at 4× real time; `during(frameNo)` may act (kill the service…) and is awaited. */
+async function streamWith(session: DictationSession, pcm: Buffer, during: (frame: number) => Promise<void> | void): Promise<void> {
+  let n = 0;
+  for (let off = 0; off < pcm.length; off += 3200, n++) {
+    await during(n);
+    session.sendAudio(pcm.subarray(off, off + 3200));
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function assertEachWordOnce(text: string, expected: string[]): void {
+  const words = text.split(/\s+/).filter(Boolean);
+  assert.deepEqual(words, expected, `committed text: ${text}`);
+}
+
+describe('client: recovery when the service goes away mid-run', function () {
+  this.timeout(90_000);
+
+  it('service killed (SIGKILL) mid-sentence and restarted on the same port: resumed, every word exactly once', async () => {
+    const server = await startServer({ script: scriptFile() });
+    try {
+      const { key } = await server.createKey();
+      const h = harness(server, key);
+      await h.session.start();
+      let bufferedWhileDown = 0;
+      await streamWith(h.session, dictation(), async (frame) => {
+        if (frame === 72) {
+          // 7.2 s in: in the middle of the second sentence.
+          await server.kill();
+        }
+        if (frame > 72 && frame <= 92) bufferedWhileDown++; // 2 s of audio while it is down
+        if (frame === 92) await server.restart();
+      });
+      assert.ok(bufferedWhileDown > 0);
+      const result = await h.session.stop();
+      assert.equal(result.reason, 'stopped', JSON.stringify(result));
+      assert.deepEqual(h.fatal, []);
+      assert.ok(h.reconnects >= 1, 'it reconnected');
+      assert.ok(h.configured.length >= 2);
+      assert.equal(h.configured.at(-1)!.resumed, true, 'the service resumed the session after its restart');
+      assert.equal(h.session.generation, 0);
+      assertEachWordOnce(h.model.committedText(), WORDS.slice(0, 40));
+      const stats = h.session.audioStats;
+      assert.equal(stats.droppedBytes, 0);
+      assert.equal(stats.unrecoverableBytes, 0);
+      h.session.dispose();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('service drained (SIGTERM) and restarted: the run goes on by itself, every word exactly once', async () => {
+    const server = await startServer({ script: scriptFile() });
+    try {
+      const { key } = await server.createKey();
+      const h = harness(server, key);
+      await h.session.start();
+      await streamWith(h.session, dictation(), async (frame) => {
+        if (frame === 40) await server.restart(); // SIGTERM: drain, then start again
+      });
+      const result = await h.session.stop();
+      assert.equal(result.reason, 'stopped');
+      assert.deepEqual(h.fatal, []);
+      assert.ok(h.reconnects >= 1);
+      // The drained service ends the session with `stopped` but keeps it resumable: the run resumes it.
+      assert.equal(h.configured.at(-1)!.resumed, true);
+      assert.equal(h.session.generation, 0);
+      assertEachWordOnce(h.model.committedText(), WORDS.slice(0, 40));
+      h.session.dispose();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a service that does not know the session: a new generation continues after the text of the first, nothing lost or repeated', async () => {
+    const first = await startServer({ script: scriptFile() });
+    let second: TestServer | undefined;
+    try {
+      const { key } = await first.createKey();
+      const h = harness(first, key);
+      const generations: number[] = [];
+      h.session.on('generation', (g) => generations.push(g.generation));
+      await h.session.start();
+      await streamWith(h.session, dictation(), async (frame) => {
+        if (frame === 100) {
+          // 10 s in: middle of the second sentence. The service dies and comes back without the
+          // session's resume data (as after a restore of its data from an older backup).
+          await first.kill();
+          const db = new Database(path.join(first.dataDir, 'dictee.sqlite'));
+          db.exec('DELETE FROM session_events; DELETE FROM session_checkpoints;');
+          db.close();
+          second = await startServer({ script: scriptFile(), port: first.port, dataDir: first.dataDir });
+        }
+      });
+      const result = await h.session.stop();
+      assert.equal(result.reason, 'stopped', JSON.stringify(result));
+      const text = h.model.committedText();
+      const words = text.split(/\s+/).filter(Boolean);
+      assert.equal(h.configured.at(-1)!.resumed, false);
+      assert.deepEqual(generations, [1]);
+      // First generation: the first sentence (final before the drop). Second: the script again, from
+      // the audio sent after that final: the 30 words of the three other sentences.
+      assert.deepEqual(words, [...WORDS.slice(0, 10), ...WORDS.slice(0, 30)], text);
+      h.session.dispose();
+    } finally {
+      await first.stop();
+      await second?.stop();
+    }
+  });
+
+  it('stop() while the service is down: sent once it is back, with the buffered audio first', async () => {
+    const server = await startServer({ script: scriptFile() });
+    try {
+      const { key } = await server.createKey();
+      const h = harness(server, key);
+      await h.session.start();
+      const pcm = Buffer.concat([tone(3000), silence(2500), tone(1500)]);
+      await streamWith(h.session, pcm, async (frame) => {
+        if (frame === 60) await server.kill();
+      });
+      const stopping = h.session.stop();
+      assert.equal(h.session.state, 'stopping');
+      await new Promise((r) => setTimeout(r, 300));
+      await server.restart();
+      const result = await stopping;
+      assert.equal(result.reason, 'stopped');
+      assert.ok(result.metrics);
+      assertEachWordOnce(h.model.committedText(), WORDS.slice(0, 15));
+      h.session.dispose();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('gives up after the bounded number of attempts with a fatal error, keeping the audio it could not deliver', async () => {
+    const server = await startServer({ script: scriptFile() });
+    const { key } = await server.createKey();
+    const session = new DictationSession({ serverUrl: server.url, apiKey: key, backoffBaseMs: 20, backoffMaxMs: 50, maxAttempts: 3 });
+    const attempts: number[] = [];
+    session.on('reconnecting', (r) => attempts.push(r.attempt));
+    await session.start();
+    session.sendAudio(tone(500));
+    await server.stop();
+    const fatal = await new Promise<string>((resolve) => session.on('error', (e) => e.fatal && resolve(e.code)));
+    assert.equal(fatal, 'NETWORK_ERROR');
+    assert.deepEqual(attempts, [1, 2, 3]);
+    assert.equal(session.state, 'failed');
+    session.sendAudio(tone(300)); // ignored once failed
+    assert.ok(session.pendingAudio().length >= tone(500).length - 3200, 'the unconfirmed audio is still available');
+    session.dispose();
+  });
+});
