@@ -160,6 +160,31 @@ describe('server segmenter', () => {
     assert.equal(lastRest.data.target_ids.length, lastAll.data.target_ids.length);
   });
 
+  it('presets set the timings; an explicit field wins over the preset', () => {
+    const pauseToInterim = (config: ClientConfig): number => {
+      const cfg = resolveConfig(config);
+      const seg = new Segmenter(cfg, new SimulatedEngine(SCRIPT).create(cfg));
+      feed(seg, tone(600));
+      for (let ms = 20; ms <= 3000; ms += 20) {
+        if (seg.push(silence(20)).some((e) => e.type === 'transcript' && e.status === 'interim')) return ms;
+      }
+      return -1;
+    };
+    assert.equal(pauseToInterim({}), 500, 'balanced: engine_endpointing 0.5');
+    assert.equal(pauseToInterim({ preset: 'low_latency' }), 300);
+    assert.equal(pauseToInterim({ preset: 'high_quality' }), 800);
+    assert.equal(pauseToInterim({ preset: 'high_quality', engine_endpointing: 0.2 }), 200);
+  });
+
+  it('config edge cases: bounds are inclusive, conflicts name the field that was set', () => {
+    assert.doesNotThrow(() => resolveConfig({ engine_endpointing: 0.05, silence_threshold: 0.2, audio_duration_threshold: 1, flush_timeout: 0.5, max_buffer_size: 1, stop_delay: 0 }));
+    assert.doesNotThrow(() => resolveConfig({ silence_threshold: 10, audio_duration_threshold: 60, flush_timeout: 60, max_buffer_size: 100, stop_delay: 30, engine_endpointing: 5 }));
+    assert.throws(() => resolveConfig({ preset: 'high_quality', silence_threshold: 0.5 }), (e: Error & { field?: string }) => e.field === 'silence_threshold');
+    assert.throws(() => resolveConfig({ engine_endpointing: 2.5 }), (e: Error & { field?: string }) => e.field === 'engine_endpointing');
+    const seg = make({ engine_endpointing: 0.05, silence_threshold: 0.2, max_buffer_size: 1 });
+    assert.deepEqual(short(feed(seg, tone(300), silence(200))), ['s:0:alpha', 'i:0:alpha', 'f:0:alpha', 'R:0:[0]:Alpha,']);
+  });
+
   it('with espeak speech: words come in order, the sentence ends after the pause, nothing else', async function () {
     this.timeout(20000);
     const speech = await speechPcm('The quick brown fox jumps over the lazy dog.');
