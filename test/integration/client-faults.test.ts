@@ -1,0 +1,253 @@
+/**
+ * Service faults the real service cannot be made to produce on demand (a PROTOCOL_ERROR or
+ * INTERNAL_ERROR mid-run, RATE_LIMITED without retry_after_ms, a session ended twice without a stop,
+ * garbage frames), played by a SCRIPTED FAKE PEER: a real `ws` server on loopback whose every answer is
+ * written in the test. The client under test is the real DictationSession.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { DictationError } from '../../src/client/errors';
+import { DictationSession } from '../../src/client/session';
+import { TranscriptModel } from '../../src/client/transcript';
+
+const KEY = `svc_test_${'k'.repeat(40)}`;
+
+interface Conn {
+  ws: WebSocket;
+  configure: Promise<Record<string, unknown>>;
+  texts: Array<Record<string, unknown>>;
+  audio: Buffer[];
+  nextText(type: string, action?: string): Promise<Record<string, unknown>>;
+  send(msg: object): void;
+}
+
+/** A fake service: session init over HTTP, and each WebSocket connection handed to the test. */
+async function fakeService(): Promise<{ url: string; connections: Conn[]; nextConnection(): Promise<Conn>; authHeaders: string[]; urls: string[]; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, session_id: 's1', org_id: 'o1' }));
+  });
+  const wss = new WebSocketServer({ server });
+  const connections: Conn[] = [];
+  const waiting: Array<(c: Conn) => void> = [];
+  const authHeaders: string[] = [];
+  const urls: string[] = [];
+  wss.on('connection', (ws, req) => {
+    authHeaders.push(req.headers.authorization ?? '');
+    urls.push(req.url ?? '');
+    const texts: Array<Record<string, unknown>> = [];
+    const waiters: Array<{ type: string; action?: string; resolve: (m: Record<string, unknown>) => void }> = [];
+    let resolveConfigure!: (m: Record<string, unknown>) => void;
+    const conn: Conn = {
+      ws,
+      texts,
+      audio: [],
+      configure: new Promise((r) => (resolveConfigure = r)),
+      nextText: (type, action) =>
+        new Promise((resolve) => {
+          const found = texts.find((t) => t.type === type && (action === undefined || t.action === action) && !(t as { _taken?: boolean })._taken);
+          if (found) {
+            (found as { _taken?: boolean })._taken = true;
+            resolve(found);
+          } else waiters.push({ type, action, resolve });
+        }),
+      send: (m) => ws.send(JSON.stringify(m)),
+    };
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) {
+        conn.audio.push(Buffer.from(data as Buffer));
+        return;
+      }
+      const m = JSON.parse(String(data)) as Record<string, unknown>;
+      if (m.type === 'configure') resolveConfigure(m);
+      const i = waiters.findIndex((w) => w.type === m.type && (w.action === undefined || w.action === m.action));
+      if (i >= 0) {
+        (m as { _taken?: boolean })._taken = true;
+        waiters.splice(i, 1)[0]!.resolve(m);
+      }
+      texts.push(m);
+    });
+    connections.push(conn);
+    const w = waiting.shift();
+    if (w) w(conn);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    authHeaders,
+    urls,
+    /** The next connection to arrive (call it before causing the connection). */
+    nextConnection: () => new Promise((resolve) => waiting.push(resolve)),
+    close: async () => {
+      for (const c of wss.clients) c.terminate();
+      await new Promise((r) => wss.close(r));
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+function frames(n: number, fill: number): Buffer {
+  return Buffer.alloc(3200 * n, fill);
+}
+
+describe('client: reactions to service faults (scripted fake peer)', function () {
+  this.timeout(30_000);
+
+  it('PROTOCOL_ERROR and INTERNAL_ERROR mid-run: reported (not fatal) with the session id, reconnect + resume, audio re-sent from resume_audio_offset', async () => {
+    const svc = await fakeService();
+    const session = new DictationSession({ serverUrl: svc.url, apiKey: KEY, backoffBaseMs: 10, backoffMaxMs: 20 });
+    const model = new TranscriptModel();
+    const errors: DictationError[] = [];
+    session.on('error', (e) => errors.push(e));
+    session.on('message', (m) => model.apply(m));
+    try {
+      let c = svc.nextConnection();
+      const started = session.start();
+      let conn = await c;
+      assert.deepEqual((await conn.configure).config, {});
+      conn.send({ type: 'configured', session_id: 's1' });
+      await started;
+      await conn.nextText('control', 'start');
+      session.sendAudio(frames(3, 1));
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(Buffer.concat(conn.audio).length, 9600);
+      conn.send({ type: 'transcript', status: 'final', id: 'a', index: 0, seq: 1, text: 'one' });
+      await new Promise((r) => setTimeout(r, 20));
+
+      // PROTOCOL_ERROR, then the close that follows it.
+      c = svc.nextConnection();
+      conn.send({ type: 'error', code: 'PROTOCOL_ERROR', message: 'odd frame', retry_after_ms: 0, session_id: 's1' });
+      conn.ws.close(4000, 'protocol error');
+      conn = await c;
+      const conf = (await conn.configure).config as { resume?: unknown };
+      assert.deepEqual(conf.resume, { session_id: 's1', last_seq: 1 });
+      // The service has the first frame only: the client sends the two others again.
+      conn.send({ type: 'configured', session_id: 's1', resumed: true, last_seq: 1, resume_audio_offset: 3200 });
+      await conn.nextText('control', 'start');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(Buffer.concat(conn.audio), frames(2, 1));
+
+      // INTERNAL_ERROR (1011), offset in the middle of a frame.
+      c = svc.nextConnection();
+      session.sendAudio(frames(1, 2));
+      await new Promise((r) => setTimeout(r, 20));
+      conn.send({ type: 'error', code: 'INTERNAL_ERROR', message: 'boom', retry_after_ms: 0, session_id: 's1' });
+      conn.ws.close(1011);
+      conn = await c;
+      conn.send({ type: 'configured', session_id: 's1', resumed: true, last_seq: 1, resume_audio_offset: 9600 + 1600 });
+      await conn.nextText('control', 'start');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(Buffer.concat(conn.audio), Buffer.alloc(1600, 2), 'from the middle of the frame on');
+
+      const stopping = session.stop();
+      await conn.nextText('control', 'stop');
+      conn.send({ type: 'transcript', status: 'final', id: 'b', index: 1, seq: 2, text: 'two' });
+      conn.send({ type: 'status', state: 'stopped', metrics: { total_chunks: 2, session_duration: 1 } });
+      const r = await stopping;
+      assert.equal(r.reason, 'stopped');
+      assert.deepEqual(r.metrics, { total_chunks: 2, session_duration: 1 });
+      assert.equal(model.committedText(), 'one two');
+      assert.deepEqual(
+        errors.map((e) => [e.code, e.fatal, e.sessionId]),
+        [
+          ['PROTOCOL_ERROR', false, 's1'],
+          ['INTERNAL_ERROR', false, 's1'],
+        ],
+      );
+      // The key travels in the header of every connection, never in the URL.
+      assert.deepEqual(new Set(svc.authHeaders), new Set([`Bearer ${KEY}`]));
+      for (const u of svc.urls) assert.ok(!u.includes('token') && !u.includes(KEY), u);
+    } finally {
+      session.dispose();
+      await svc.close();
+    }
+  });
+
+  it('RATE_LIMITED with retry_after_ms 0 waits the default 5000 ms before reconnecting', async () => {
+    const svc = await fakeService();
+    const session = new DictationSession({ serverUrl: svc.url, apiKey: KEY, backoffBaseMs: 10, backoffMaxMs: 20 });
+    const delays: number[] = [];
+    session.on('reconnecting', (r) => delays.push(r.delayMs));
+    try {
+      let c = svc.nextConnection();
+      const started = session.start();
+      let conn = await c;
+      await conn.configure;
+      c = svc.nextConnection();
+      const t0 = Date.now();
+      conn.send({ type: 'error', code: 'RATE_LIMITED', message: 'slow down', retry_after_ms: 0 });
+      conn.ws.close(4029);
+      conn = await c;
+      const waited = Date.now() - t0;
+      assert.ok(delays[0]! >= 5000 && delays[0]! < 5100, `delay ${delays[0]}`);
+      assert.ok(waited >= 4900, `reconnected after ${waited} ms`);
+      await conn.configure;
+      conn.send({ type: 'configured', session_id: 's1' });
+      await started;
+      assert.equal(session.state, 'recording');
+    } finally {
+      session.dispose();
+      await svc.close();
+    }
+  });
+
+  it('a session ended twice without a stop continues as a new generation; garbage frames are ignored', async () => {
+    const svc = await fakeService();
+    const session = new DictationSession({ serverUrl: svc.url, apiKey: KEY, backoffBaseMs: 10, backoffMaxMs: 20 });
+    const gens: number[] = [];
+    session.on('generation', (g) => gens.push(g.generation));
+    try {
+      let c = svc.nextConnection();
+      const started = session.start();
+      let conn = await c;
+      await conn.configure;
+      conn.send({ type: 'configured', session_id: 's1' });
+      await started;
+      conn.ws.send('not json');
+      conn.send({ type: 'mystery' });
+      conn.ws.send(Buffer.from([1, 2, 3]));
+      conn.send({ type: 'transcript', status: 'final', id: 'a', index: 0, seq: 1, text: 'kept' });
+      // The service drains: stopped without a stop, then a close.
+      c = svc.nextConnection();
+      conn.send({ type: 'status', state: 'stopped', metrics: { total_chunks: 1, session_duration: 1 } });
+      conn.ws.close(1000);
+      conn = await c;
+      assert.deepEqual(((await conn.configure).config as { resume?: unknown }).resume, { session_id: 's1', last_seq: 1 });
+      // Resumed, but the session is over: the same again.
+      c = svc.nextConnection();
+      conn.send({ type: 'configured', session_id: 's1', resumed: true, last_seq: 1, resume_audio_offset: 0 });
+      conn.send({ type: 'status', state: 'stopped', metrics: { total_chunks: 1, session_duration: 1 } });
+      conn.ws.close(1000);
+      conn = await c;
+      assert.equal(((await conn.configure).config as { resume?: unknown }).resume, undefined, 'a new session, no resume');
+      conn.send({ type: 'configured', session_id: 's2' });
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(gens, [1]);
+      assert.equal(session.state, 'recording');
+      assert.equal(session.sessionId, 's2');
+    } finally {
+      session.dispose();
+      await svc.close();
+    }
+  });
+
+  it('a service that accepts but never answers configure: TIMEOUT, retried, then a fatal error after the bounded attempts', async () => {
+    const svc = await fakeService();
+    const session = new DictationSession({ serverUrl: svc.url, apiKey: KEY, connectTimeoutMs: 150, backoffBaseMs: 10, backoffMaxMs: 20, maxAttempts: 2 });
+    try {
+      const err = await session.start().then(
+        () => assert.fail('should fail'),
+        (e: unknown) => e as DictationError,
+      );
+      assert.equal(err.code, 'NETWORK_ERROR');
+      assert.match(err.message, /gave up after 2 reconnection attempts; last failure: no "configured" within 150 ms/);
+      assert.equal(svc.connections.length, 3);
+    } finally {
+      session.dispose();
+      await svc.close();
+    }
+  });
+});
