@@ -9,6 +9,8 @@ import type { ProvisionalDecoration } from './provisionalDecoration';
 const SELECTION_ID = '\u0000selection';
 const MAX_ATTEMPTS = 5;
 const SETTLE_TIMEOUT_MS = 2000;
+/** How long a closed target may take to reappear (a language change closes and reopens it). */
+const REOPEN_GRACE_MS = 300;
 
 interface PlannedChange {
   offset: number;
@@ -42,18 +44,24 @@ export class DocumentWriter implements vscode.Disposable {
   private provisional: { text: string; afterId: string | null } = { text: '', afterId: null };
   readonly stats: WriterStats = { commits: 0, replaces: 0, conflicts: 0, failed: 0 };
 
+  private readonly uri: string;
+  private docValue: vscode.TextDocument;
+
   constructor(
-    readonly doc: vscode.TextDocument,
+    doc: vscode.TextDocument,
     anchor: number,
     selectionLength: number,
     private readonly log: Logger,
     private readonly decoration: ProvisionalDecoration,
   ) {
+    this.docValue = doc;
+    this.uri = doc.uri.toString();
     this.tracker = new RangeTracker(anchor);
     if (selectionLength > 0) this.tracker.track(SELECTION_ID, anchor, selectionLength);
     this.listeners.push(
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document !== this.doc || e.contentChanges.length === 0) return;
+        if (e.document.uri.toString() !== this.uri || e.contentChanges.length === 0) return;
+        this.docValue = e.document;
         const changes: TextChange[] = e.contentChanges.map((c) => ({
           offset: c.rangeOffset,
           deletedLength: c.rangeLength,
@@ -67,12 +75,27 @@ export class DocumentWriter implements vscode.Disposable {
         if (origin === 'user') this.renderProvisional();
       }),
       vscode.workspace.onDidCloseTextDocument((d) => {
-        if (d !== this.doc || this.closedFlag) return;
-        this.closedFlag = true;
-        this.log.warn(`the target document ${this.doc.uri.toString(true)} was closed during dictation`);
-        this.closeEmitter.fire();
+        if (d.uri.toString() !== this.uri || this.closedFlag) return;
+        // Changing a document's language closes and reopens it at once: that is not the end of it.
+        setTimeout(() => {
+          if (this.closedFlag || this.disposed) return;
+          const again = vscode.workspace.textDocuments.find((t) => t.uri.toString() === this.uri && !t.isClosed);
+          if (again) {
+            this.log.info(`the target document ${again.uri.toString(true)} was reopened (language ${again.languageId}); dictation goes on`);
+            this.docValue = again;
+            return;
+          }
+          this.closedFlag = true;
+          this.log.warn(`the target document ${d.uri.toString(true)} was closed during dictation`);
+          this.closeEmitter.fire();
+        }, REOPEN_GRACE_MS);
       }),
     );
+  }
+
+  /** The target document (the same URI for the whole run). */
+  get doc(): vscode.TextDocument {
+    return this.docValue;
   }
 
   /** Whether the target document was closed. */
@@ -238,7 +261,7 @@ export class DocumentWriter implements vscode.Disposable {
     this.tracker.expect(own);
     let ok = false;
     try {
-      const editor = vscode.window.visibleTextEditors.find((e) => e.document === d);
+      const editor = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === this.uri);
       if (editor) {
         ok = await editor.edit(
           (b) => planned.forEach((c, i) => (c.deletedLength === 0 ? b.insert(ranges[i]!.start, c.text) : b.replace(ranges[i]!, c.text))),

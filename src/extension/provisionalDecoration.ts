@@ -59,7 +59,7 @@ export class ProvisionalDecoration implements vscode.Disposable {
     if (!p) return;
     this.shown = p;
     for (const editor of vscode.window.visibleTextEditors) {
-      if (editor.document !== p.doc) continue;
+      if (editor.document.uri.toString() !== p.doc.uri.toString()) continue;
       if (p.text === '') {
         editor.setDecorations(this.type, []);
         continue;
