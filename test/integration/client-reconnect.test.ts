@@ -27,10 +27,10 @@ function scriptFile(): string {
   return f;
 }
 
-/** Four sentences of 10 words each (3 s of tone), each followed by a 2.5 s pause. */
+/** Four sentences of 10 words each (3 s of tone), each followed by a 3 s pause (finals come 2 s into it). */
 function dictation(): Buffer {
   const parts: Buffer[] = [];
-  for (let i = 0; i < 4; i++) parts.push(tone(3000), silence(2500));
+  for (let i = 0; i < 4; i++) parts.push(tone(3000), silence(3000));
   return Buffer.concat(parts);
 }
 
@@ -84,7 +84,7 @@ describe('client: recovery when the service goes away mid-run', function () {
       let bufferedWhileDown = 0;
       await streamWith(h.session, dictation(), async (frame) => {
         if (frame === 72) {
-          // 7.2 s in: in the middle of the second sentence.
+          // 7.2 s in: in the middle of the second sentence (6 s to 9 s).
           await server.kill();
         }
         if (frame > 72 && frame <= 92) bufferedWhileDown++; // 2 s of audio while it is down
@@ -115,7 +115,7 @@ describe('client: recovery when the service goes away mid-run', function () {
       const h = harness(server, key);
       await h.session.start();
       await streamWith(h.session, dictation(), async (frame) => {
-        if (frame === 40) await server.restart(); // SIGTERM: drain, then start again
+        if (frame === 40) await server.restart(); // SIGTERM at 4 s (in the first pause): drain, then start again
       });
       const result = await h.session.stop();
       assert.equal(result.reason, 'stopped');
@@ -142,7 +142,7 @@ describe('client: recovery when the service goes away mid-run', function () {
       await h.session.start();
       await streamWith(h.session, dictation(), async (frame) => {
         if (frame === 100) {
-          // 10 s in: middle of the second sentence. The service dies and comes back without the
+          // 10 s in: in the pause after the second sentence, before its final (at 11 s). The service dies and comes back without the
           // session's resume data (as after a restore of its data from an older backup).
           await first.kill();
           const db = new Database(path.join(first.dataDir, 'dictee.sqlite'));
