@@ -19,13 +19,12 @@ import {
   closeCodeFor,
   describeZodError,
   redactKey,
-  redactUrl,
   resolveConfig,
 } from '../protocol';
 import { Connection, type ConnectionHost } from './connection';
 import { Store } from './db';
 import type { Engine } from './engine/recognizer';
-import { HttpError, bearer, parseJsonBody, presentedKey, readBody, sendError, sendJson } from './http/util';
+import { HttpError, bearer, parseJsonBody, presentedKey, readBody, safeUrl, sendError, sendJson } from './http/util';
 import { type ApiKey, KeyRequestError, KeyStore } from './keys';
 import { RateLimiter } from './limits';
 import type { ServerLogger } from './log';
@@ -132,7 +131,7 @@ export class Service implements ConnectionHost {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const p = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
-    this.log.debug('http request', { method, path: redactUrl(url.pathname) });
+    this.log.debug('http request', { method, path: safeUrl(url.pathname) });
     if (p === PATHS.health) {
       this.allow(method, ['GET', 'HEAD']);
       sendJson(res, 200, { ok: true, engine: this.opts.engine.name, draining: this.draining });
@@ -165,7 +164,7 @@ export class Service implements ConnectionHost {
     if (p === PATHS.audioLive) {
       throw new HttpError(400, 'PROTOCOL_ERROR', `${PATHS.audioLive} is a WebSocket endpoint; open it with a WebSocket upgrade`);
     }
-    throw new HttpError(404, 'NOT_FOUND', `no such endpoint: ${method} ${redactUrl(url.pathname)}`);
+    throw new HttpError(404, 'NOT_FOUND', `no such endpoint: ${method} ${safeUrl(url.pathname)}`);
   }
 
   private allow(method: string, allowed: string[]): void {
@@ -180,14 +179,14 @@ export class Service implements ConnectionHost {
     let err: HttpError;
     if (e instanceof HttpError) err = e;
     else {
-      this.log.error('internal error on an HTTP request', { error: e, method: req.method, path: redactUrl(req.url ?? '') });
+      this.log.error('internal error on an HTTP request', { error: e, method: req.method, path: safeUrl(req.url ?? '') });
       err = HttpError.of('INTERNAL_ERROR', 'internal error');
     }
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    if (err.status >= 400 && err.status !== 500) this.log.info('http error', { status: err.status, code: err.code, path: redactUrl(req.url ?? '') });
+    if (err.status >= 400 && err.status !== 500) this.log.info('http error', { status: err.status, code: err.code, path: safeUrl(req.url ?? '') });
     sendError(res, err);
   }
 
@@ -285,7 +284,7 @@ export class Service implements ConnectionHost {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname.replace(/\/+$/, '');
     if (path !== PATHS.audioLive) {
-      this.log.info('upgrade refused: unknown path', { path: redactUrl(req.url ?? '') });
+      this.log.info('upgrade refused: unknown path', { path: safeUrl(req.url ?? '') });
       socket.end('HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n' +
         JSON.stringify({ success: false, error: { code: 'NOT_FOUND', message: 'no such WebSocket endpoint', retry_after_ms: 0 } }));
       return;
@@ -302,7 +301,7 @@ export class Service implements ConnectionHost {
     const auth = this.keys.authenticate(token);
     const where = bearer(req) ? 'header' : url.searchParams.has('token') ? 'query' : 'none';
     if (!auth.ok) {
-      this.log.info('WebSocket refused: auth', { reason: auth.reason, token_in: where, url: redactUrl(req.url ?? '') });
+      this.log.info('WebSocket refused: auth', { reason: auth.reason, token_in: where, url: safeUrl(req.url ?? '') });
       rejectSocket(ws, 'AUTH_ERROR', authMessage(auth.reason));
       return;
     }
@@ -321,7 +320,7 @@ export class Service implements ConnectionHost {
     const conn = new Connection(ws, key, this, this.log.child({ conn: 0 }));
     conn.log = this.log.child({ conn: conn.id });
     this.connections.add(conn);
-    conn.log.info('WebSocket connected', { key: key.hint, token_in: where, url: redactUrl(req.url ?? '') });
+    conn.log.info('WebSocket connected', { key: key.hint, token_in: where, url: safeUrl(req.url ?? '') });
   }
 
   closed(conn: Connection): void {

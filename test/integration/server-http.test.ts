@@ -171,10 +171,33 @@ describe('server HTTP (built service)', function () {
       const b = await server.createKey({ name: 'b' });
       assert.equal((await call(`${server.url}/v1/api-keys/${b.id}`, { method: 'DELETE', headers: master() })).status, 200);
       assertError(await call(`${server.url}/v1/api-keys/key_nope`, { method: 'DELETE', headers: master() }), 404, 'NOT_FOUND');
+      assertError(await call(`${server.url}/v1/api-keys/svc_live_${'Q'.repeat(43)}`, { method: 'DELETE', headers: master() }), 404, 'NOT_FOUND');
       const list = await call(`${server.url}/v1/api-keys`, { headers: master() });
       const listed = (list.body.keys as Array<{ id: string; revoked_at: string | null }>).filter((k) => k.id === a.id || k.id === b.id);
       assert.ok(listed.length === 2 && listed.every((k) => k.revoked_at));
     });
+  });
+});
+
+describe('server HTTP logs', () => {
+  it('never contain a key, even at debug level and for keys in paths', async () => {
+    const server = await startServer({ env: { DICTEE_LOG_LEVEL: 'debug' } });
+    try {
+      const k = await server.createKey();
+      const unknown = `svc_proj_${'Z'.repeat(43)}`;
+      await call(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { 'x-svc-key': k.key } });
+      await call(`${server.url}/v1/api-keys/${unknown}`, { method: 'DELETE', headers: { authorization: `Bearer ${server.masterKey}` } });
+      await call(`${server.url}/nothing/${unknown}?token=${k.key}`);
+      await call(`${server.url}/v1/api-keys/${k.key}`, { method: 'DELETE', headers: { authorization: `Bearer ${server.masterKey}` } });
+      const body = await call(`${server.url}/nothing/${unknown}`);
+      assert.ok(!JSON.stringify(body.body).includes(unknown), 'nor in error messages');
+      const logs = server.logs();
+      assert.match(logs, /"level":"debug"/);
+      for (const secret of [k.key, unknown, server.masterKey]) assert.ok(!logs.includes(secret), 'secret in logs');
+      assert.ok(!/svc_(live|test|proj)_[A-Za-z0-9_-]{20,}/.test(logs));
+    } finally {
+      await server.stop();
+    }
   });
 });
 

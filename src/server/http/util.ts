@@ -1,6 +1,6 @@
 /** Small HTTP helpers: JSON replies, the error body, bounded body reading, the presented key. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR } from '../../protocol';
+import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR, redactKey, redactUrl } from '../../protocol';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -93,4 +93,16 @@ export function presentedKey(req: IncomingMessage, allowXSvcKey: boolean): strin
   const x = req.headers['x-svc-key'];
   if (allowXSvcKey && typeof x === 'string' && x.trim() !== '') return x.trim();
   return bearer(req);
+}
+
+const KEYISH = /svc_(?:live|test|proj)_[A-Za-z0-9_-]+|msk_[A-Za-z0-9_-]+/g;
+
+/**
+ * A URL or path safe to log or to echo in a message: `token=` values redacted, anything shaped like an
+ * API or master key (e.g. `DELETE /v1/api-keys/<key>`) cut to its hint, and the length bounded.
+ */
+export function safeUrl(url: string): string {
+  return redactUrl(url)
+    .replace(KEYISH, (k) => (k.startsWith('msk_') ? 'msk_…' : redactKey(k)))
+    .slice(0, 300);
 }
