@@ -217,8 +217,6 @@ async function main(): Promise<void> {
     rate_limit: opts.rateLimit,
     rate_window_s: opts.rateWindowS,
   });
-  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  process.stdout.write(`listening on http://${hostForUrl}:${port}\n`);
   let stopping = false;
   const onSignal = (sig: string): void => {
     if (stopping) return;
@@ -237,6 +235,12 @@ async function main(): Promise<void> {
   process.on('uncaughtException', (e) => {
     log.error('uncaught exception', { error: e });
   });
+  process.on('unhandledRejection', (e) => {
+    log.error('unhandled rejection', { error: e });
+  });
+  // Only now, with the signal handlers in place: whoever waits for this line may signal us at once.
+  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  process.stdout.write(`listening on http://${hostForUrl}:${port}\n`);
 }
 
 if (require.main === module) {
