@@ -133,6 +133,39 @@ describe('server WebSocket (built service, real sockets)', function () {
       assert.equal((await p.closed).code, 1000);
     });
 
+    it('flush_timeout: no audio for that long → pending text final and proofread', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await p.configure({ language: 'en', silence_threshold: 5, engine_endpointing: 0.3, flush_timeout: 0.6 });
+      const pcm = await speechPcm('The patient is a fifty two year old man with chest pain.');
+      const t0 = Date.now();
+      for (const f of framesOf(pcm)) p.sendAudio(f);
+      const br = await p.waitType('batch.replace', 5000);
+      const took = Date.now() - t0;
+      assert.ok(took >= 550, `flushed after ${took} ms`);
+      assert.equal((br.data as { new_chunk: { text: string } }).new_chunk.text, SCRIPT);
+      const finals = p.ofType('transcript').filter((m) => m.status === 'final');
+      assert.deepEqual(finals.map((m) => m.text).join(' ').split(' '), SCRIPT_WORDS);
+      p.close();
+    });
+
+    it('the session record shows the end, duration and frames (tracking endpoint)', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      const c = await p.configure({ language: 'en', ...FAST });
+      const frames = framesOf(await speech());
+      for (const f of frames) p.sendAudio(f);
+      p.send({ type: 'control', action: 'stop' });
+      await p.closed;
+      const res = await fetch(`${server.url}/v1/sessions/${String(c.session_id)}`, { headers: { authorization: `Bearer ${server.masterKey}` } });
+      assert.equal(res.status, 200);
+      const s = ((await res.json()) as { session: Record<string, unknown> }).session;
+      assert.equal(s.session_id, c.session_id);
+      assert.equal(s.state, 'stopped');
+      assert.equal(s.total_frames, frames.length);
+      assert.ok(Number(s.duration) >= 0 && s.ended_at && s.end_reason === 'client stop', JSON.stringify(s));
+      const denied = await fetch(`${server.url}/v1/sessions/${String(c.session_id)}`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(denied.status, 403, 'a key without admin cannot read sessions');
+    });
+
     it('after stop: no more events, the socket closes 1000', async () => {
       const p = new WsProbe(server.wsUrl, { header: key });
       await p.configure();
