@@ -199,9 +199,9 @@ describe('client: recovery when the service goes away mid-run', function () {
     session.on('reconnecting', (r) => attempts.push(r.attempt));
     await session.start();
     session.sendAudio(tone(500));
+    const failed = new Promise<string>((resolve) => session.on('error', (e) => e.fatal && resolve(e.code)));
     await server.stop();
-    const fatal = await new Promise<string>((resolve) => session.on('error', (e) => e.fatal && resolve(e.code)));
-    assert.equal(fatal, 'NETWORK_ERROR');
+    assert.equal(await failed, 'NETWORK_ERROR');
     assert.deepEqual(attempts, [1, 2, 3]);
     assert.equal(session.state, 'failed');
     session.sendAudio(tone(300)); // ignored once failed
