@@ -11,6 +11,12 @@ const MAX_ATTEMPTS = 5;
 const SETTLE_TIMEOUT_MS = 2000;
 /** How long a closed target may take to reappear (a language change closes and reopens it). */
 const REOPEN_GRACE_MS = 300;
+/** Pause before retrying an edit the editor refused because the document changed meanwhile. */
+const RETRY_PAUSE_MS = 15;
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 interface PlannedChange {
   offset: number;
@@ -192,6 +198,7 @@ export class DocumentWriter implements vscode.Disposable {
         return;
       }
       this.log.debug(`insert of chunk ${id}: the document changed meanwhile (attempt ${attempt}); retrying`);
+      await pause(RETRY_PAUSE_MS * attempt);
     }
     this.stats.failed++;
     this.log.error(`could not write chunk ${id} into ${this.doc.uri.toString(true)}; its text is kept for the end of the run`);
@@ -241,6 +248,14 @@ export class DocumentWriter implements vscode.Disposable {
         return;
       }
       this.log.debug(`replace by chunk ${op.id}: the document changed meanwhile (attempt ${attempt}); retrying`);
+      await pause(RETRY_PAUSE_MS * attempt);
+      if (known.some((t) => this.tracker.get(t)?.edited)) {
+        // The person typed into the targets while we were retrying: their text wins.
+        this.stats.conflicts++;
+        this.log.warn(`conflict: batch.replace of ${known.join(', ')} by chunk ${op.id} not applied: the text was edited meanwhile; the edited text is kept`);
+        this.tracker.merge(known, op.id);
+        return;
+      }
     }
     this.stats.failed++;
     this.log.error(`could not rewrite chunks ${known.join(', ')} in ${this.doc.uri.toString(true)}; the earlier text is left as it is`);
