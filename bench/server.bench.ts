@@ -24,7 +24,7 @@ import { SimulatedEngine } from '../src/server/engine/simulated';
 import { Segmenter } from '../src/server/segmenter';
 import { framesOf, silence, speechPcm } from '../test/helpers/speech';
 
-const STEPS = [10, 25, 50, 100, 200, 400];
+const STEPS = [10, 25, 50, 100, 200, 400, 600, 800];
 const STEP_SECONDS = 5;
 const WARMUP_MS = 1000;
 const P99_LIMIT_MS = 50;
@@ -38,6 +38,8 @@ interface StepResult {
   max: number;
   missing: number;
   errors: number;
+  /** 1-minute load average of the machine when the step started (other work skews the result). */
+  load?: number;
 }
 
 // ====================================================================== client (child process)
@@ -202,7 +204,8 @@ async function capacity(mode: 'service' | 'echo', url: string, key?: string): Pr
   const steps: StepResult[] = [];
   let cap = 0;
   for (const n of STEPS) {
-    const r = await runClientChild({ mode, url, key, sessions: n, seconds: STEP_SECONDS });
+    const load = os.loadavg()[0]!;
+    const r = { ...(await runClientChild({ mode, url, key, sessions: n, seconds: STEP_SECONDS })), load };
     steps.push(r);
     console.log(`  ${mode} ${n} sessions: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, missing ${r.missing}, errors ${r.errors}`);
     if (r.p99 < P99_LIMIT_MS && r.missing === 0 && r.errors === 0) cap = n;
@@ -277,9 +280,9 @@ export async function run(): Promise<{ title: string; markdown: string }> {
     const persist = persistCost();
     const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
     const table = (steps: StepResult[]): string[] => [
-      '| sessions | events received | p50 ms | p99 ms | max ms | missing | errors |',
-      '|---:|---:|---:|---:|---:|---:|---:|',
-      ...steps.map((s) => `| ${s.sessions} | ${s.events} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${s.missing} | ${s.errors} |`),
+      '| sessions | events received | p50 ms | p99 ms | max ms | missing | errors | load avg at start |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...steps.map((s) => `| ${s.sessions} | ${s.events} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${s.missing} | ${s.errors} | ${fmt(s.load ?? NaN)} |`),
     ];
     const capText = (c: number): string => (c === STEPS[STEPS.length - 1] ? `≥ ${c}` : String(c));
     const ratio = baseline.capacity > 0 ? (service.capacity / baseline.capacity).toFixed(2) : 'n/a';
@@ -289,7 +292,9 @@ export async function run(): Promise<{ title: string; markdown: string }> {
       `clock; steps ${STEPS.join(', ')}; the first ${WARMUP_MS} ms of each step are not measured. Frame-to-event latency: time from`,
       'handing to `ws.send` the frame that causes a transcript/batch.replace event (known exactly by running the deterministic',
       'segmenter locally on the same frames) to receiving that event. Baseline: a bare `ws` echo server, in its own process, under',
-      'the same load; its event is the echo of each frame. Clients run in a separate process on the same 2-core machine.',
+      'the same load; its event is the echo of each frame. Clients run in a separate process on the same machine; stepping',
+      `stops at the first step that fails. The load average column shows other work on the machine (${os.cpus().length} cores): a`,
+      'load above the core count makes tail latencies, and so the capacities, lower than on an idle machine.',
       '',
       `**Service capacity: ${capText(service.capacity)} sessions. Echo baseline: ${capText(baseline.capacity)} sessions. Ratio service / echo: ${ratio}.**`,
       '',
