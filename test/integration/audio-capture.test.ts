@@ -8,7 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { MicrophoneCapture, RecorderMissingError, installHint } from '../../src/audio/capture';
 import { isProcessAlive, which } from '../../src/audio/spawn';
+import { mkdtempSync as mkdtemp, writeFileSync } from 'node:fs';
+import { DictationSession } from '../../src/client/session';
+import { TranscriptModel } from '../../src/client/transcript';
 import { playToVirtualMic, startPulse, stopPulse } from '../helpers/pulse';
+import { startServer } from '../helpers/server';
 import { silence, speechPcm } from '../helpers/speech';
 
 const RATE = 16000;
@@ -134,6 +138,34 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
       assert.throws(() => arecord.start(), /alsa-utils/);
     } finally {
       process.env.PATH = saved;
+    }
+  });
+
+  it('microphone to committed text: capture → DictationSession → the real service', async () => {
+    const script = 'Both kidneys are normal. No hydronephrosis.';
+    const f = path.join(mkdtemp(path.join(os.tmpdir(), 'dictee-mic-')), 'script.txt');
+    writeFileSync(f, script);
+    const server = await startServer({ script: f });
+    const cap = new MicrophoneCapture({ recorder: 'sox' });
+    try {
+      const { key } = await server.createKey();
+      const session = new DictationSession({ serverUrl: server.url, apiKey: key, config: { language: 'en' } });
+      const model = new TranscriptModel();
+      session.on('message', (m) => model.apply(m));
+      cap.on('data', (pcm) => session.sendAudio(pcm));
+      await session.start();
+      cap.start();
+      await playToVirtualMic(
+        Buffer.concat([await speechPcm('Both kidneys are normal in size and shape.'), silence(2600), await speechPcm('There is no hydronephrosis seen today.'), silence(500)]),
+      );
+      await cap.stop();
+      const result = await session.stop();
+      session.dispose();
+      assert.equal(result.reason, 'stopped');
+      assert.equal(model.committedText(), script);
+    } finally {
+      await cap.stop();
+      await server.stop();
     }
   });
 
