@@ -8,6 +8,8 @@
  * speech after a few seconds while speech, with its short dips, keeps the floor low.
  */
 
+import { endianness } from 'node:os';
+
 export const VAD_WINDOW_MS = 20;
 export const VAD_ABSOLUTE_MIN_DB = -50;
 export const VAD_MARGIN_DB = 12;
@@ -16,6 +18,8 @@ const FLOOR_MAX_DB = -25;
 const SILENT_DB = -100;
 /** How fast the noise floor rises during voiced windows (dB per 20 ms window, i.e. 7.5 dB/s). */
 const FLOOR_RISE_DB = 0.15;
+
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 export interface VadState {
   noiseFloorDb: number;
@@ -26,9 +30,19 @@ export function levelDb(buf: Buffer, offset = 0, length = buf.length - offset): 
   const n = Math.floor(length / 2);
   if (n === 0) return SILENT_DB;
   let sum = 0;
-  for (let i = 0; i < n; i++) {
-    const s = buf.readInt16LE(offset + i * 2);
-    sum += s * s;
+  const start = buf.byteOffset + offset;
+  if (LITTLE_ENDIAN && start % 2 === 0) {
+    // Fast path: read the samples in place (s16le is the machine's own order).
+    const samples = new Int16Array(buf.buffer, start, n);
+    for (let i = 0; i < n; i++) {
+      const s = samples[i]!;
+      sum += s * s;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const s = buf.readInt16LE(offset + i * 2);
+      sum += s * s;
+    }
   }
   const rms = Math.sqrt(sum / n);
   if (rms < 1e-3) return SILENT_DB;

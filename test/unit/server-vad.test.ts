@@ -34,6 +34,14 @@ describe('server VAD (energy, adaptive noise floor)', () => {
     assert.ok(Math.abs(levelDb(full) - -3.01) < 0.1, `full-scale sine ≈ -3 dBFS, got ${levelDb(full)}`);
   });
 
+  it('reads samples the same from aligned and unaligned buffers', () => {
+    const t = noise(20, 12000, 7);
+    const unaligned = Buffer.concat([Buffer.alloc(1), t]).subarray(1);
+    assert.equal((unaligned.byteOffset % 2), 1);
+    assert.equal(levelDb(unaligned), levelDb(t));
+    assert.equal(levelDb(t, 2, 300), levelDb(Buffer.from(t.subarray(2, 302))));
+  });
+
   it('digital silence is never voiced, a tone always is', () => {
     const vad = new Vad();
     assert.ok(classify(vad, silence(500)).every((v) => !v));
