@@ -24,6 +24,8 @@ const stampDir = path.join(cacheDir, '.stamps');
 const csDir = path.join(cacheDir, 'node_modules', 'code-server');
 const vscodeDir = path.join(csDir, 'lib', 'vscode');
 const force = process.argv.includes('--force');
+/** `--code-server`: only what code-server needs (used by `npm start`: no browser, no audio tools). */
+const codeServerOnly = process.argv.includes('--code-server');
 
 export const APT_PACKAGES = [
   'chromium',
@@ -70,15 +72,23 @@ function step(name, key, fn) {
   log(`${name}: done in ${((Date.now() - s) / 1000).toFixed(1)}s`);
 }
 
+/** What code-server alone needs: ripgrep and what its native modules build with. */
+const CODE_SERVER_APT_PACKAGES = ['ripgrep', 'libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev', 'pkg-config', 'build-essential', 'python3'];
+
 function missingDebPackages() {
-  const r = spawnSync('dpkg-query', ['-W', '-f=${Package} ${db:Status-Abbrev}\n', ...APT_PACKAGES], { encoding: 'utf8' });
+  const wanted = codeServerOnly ? CODE_SERVER_APT_PACKAGES : APT_PACKAGES;
+  if (spawnSync('sh', ['-c', 'command -v dpkg-query'], { encoding: 'utf8' }).status !== 0) {
+    log('not a Debian system (no dpkg-query): install the equivalents of these packages yourself: ' + wanted.join(' '));
+    return [];
+  }
+  const r = spawnSync('dpkg-query', ['-W', '-f=${Package} ${db:Status-Abbrev}\n', ...wanted], { encoding: 'utf8' });
   const installed = new Set(
     (r.stdout ?? '')
       .split('\n')
       .filter((l) => /\sii\s*$/.test(l))
       .map((l) => l.split(' ')[0]),
   );
-  return APT_PACKAGES.filter((p) => !installed.has(p));
+  return wanted.filter((p) => !installed.has(p));
 }
 
 function systemPackages() {
@@ -95,7 +105,7 @@ function systemPackages() {
     run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
     return;
   }
-  console.error(`\nThe end-to-end tests need these Debian packages: ${missing.join(' ')}\nRun as root:\n\n  sudo sh -c '${cmd}'\n\nthen run npm run e2e:setup again.`);
+  console.error(`\n${codeServerOnly ? 'code-server needs' : 'The end-to-end tests need'} these Debian packages: ${missing.join(' ')}\nRun as root:\n\n  sudo sh -c '${cmd}'\n\nthen run this again.`);
   process.exit(1);
 }
 
@@ -182,7 +192,7 @@ function smoke() {
 try {
   systemPackages();
   codeServer();
-  playwright();
+  if (!codeServerOnly) playwright();
   smoke();
   log('ready');
 } catch (e) {

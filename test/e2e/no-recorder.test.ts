@@ -28,7 +28,14 @@ describe('Dictée without a recorder installed', function () {
     const w = await getWorld();
     const p = pathWithout(['sox', 'rec', 'play', 'arecord']);
     pathDir = p.dir;
-    cs = await startCodeServer({ vsix: w.vsix, folder: w.workspace, settings: dicteeSettings(w.service.url), env: { ...w.mic.env, PATH: p.PATH } });
+    // VS Code's server resolves the login shell's environment for the extension host (which would put
+    // /usr/bin back on PATH) unless VSCODE_CLI is set.
+    cs = await startCodeServer({
+      vsix: w.vsix,
+      folder: w.workspace,
+      settings: dicteeSettings(w.service.url),
+      env: { ...w.mic.env, PATH: p.PATH, VSCODE_CLI: '1' },
+    });
     wb = await Workbench.open(w.browser, cs.folderUrl);
     w.resetReport();
     await wb.openFile('report.md');

@@ -45,7 +45,9 @@ export const QUIET_SETTINGS: Record<string, unknown> = {
   'extensions.autoUpdate': false,
   'extensions.ignoreRecommendations': true,
   'editor.minimap.enabled': false,
-  'editor.wordWrap': 'on',
+  // One view line per document line: the tests read the document's lines from the rendered editor.
+  'editor.wordWrap': 'off',
+  '[markdown]': { 'editor.wordWrap': 'off' },
   'editor.fontSize': 16,
   'editor.quickSuggestions': { other: false, comments: false, strings: false },
   'editor.suggestOnTriggerCharacters': false,

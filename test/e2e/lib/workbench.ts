@@ -83,12 +83,20 @@ export class Workbench {
 
   /** Runs a command by its palette label, e.g. `Dictée: Start Dictation`. */
   async runCommand(label: string): Promise<void> {
-    await this.escapeQuickInput();
-    await this.page.keyboard.press('F1');
-    await this.quickInput.waitFor({ state: 'visible', timeout: 10_000 });
-    await this.page.keyboard.type(label);
-    const row = this.quickInput.locator('.monaco-list-row', { hasText: label }).first();
-    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    // The palette lists the commands known when it opens: retry if it was opened too early.
+    for (let attempt = 1; ; attempt++) {
+      await this.escapeQuickInput();
+      await this.page.keyboard.press('F1');
+      await this.quickInput.waitFor({ state: 'visible', timeout: 10_000 });
+      await this.page.keyboard.type(label);
+      const row = this.quickInput.locator('.monaco-list-row', { hasText: label }).first();
+      try {
+        await row.waitFor({ state: 'visible', timeout: 5_000 });
+        break;
+      } catch (e) {
+        if (attempt === 3) throw e;
+      }
+    }
     // The first row must be the one we want: the palette runs the focused row.
     await until(
       async () => ((await this.quickInput.locator('.monaco-list-row.focused').first().innerText().catch(() => '')) ?? '').includes(label.split(': ').pop()!),
@@ -108,6 +116,20 @@ export class Workbench {
     const rows = await this.quickInput.locator('.monaco-list-row .label-name').allInnerTexts();
     await this.page.keyboard.press('Escape');
     return rows.map((r) => r.replace(/\s+/g, ' ').trim());
+  }
+
+  /** Closes every editor, discarding unsaved changes. */
+  async closeAllEditorsDiscarding(): Promise<void> {
+    await this.runCommand('View: Close All Editors');
+    const dialog = this.page.locator('.monaco-dialog-box');
+    for (let i = 0; i < 20; i++) {
+      if (await dialog.isVisible()) {
+        await dialog.locator('.monaco-button', { hasText: "Don't Save" }).first().click();
+      } else if (!(await this.page.locator('.editor-group-container .tab').count())) {
+        return;
+      }
+      await sleep(150);
+    }
   }
 
   async escapeQuickInput(): Promise<void> {

@@ -17,7 +17,7 @@ import { CHROMIUM, launchBrowser, Workbench } from './workbench';
 
 /** The words the simulated engine "recognises", in order (`--script`). Unique words, two sentences. */
 export const SCRIPT =
-  'Chest radiograph shows clear lungs. No pleural effusion is seen. The heart size is within normal limits. Impression: normal study. Alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa.';
+  'Chest radiograph shows clear lungs. No pleural effusion is seen. The heart size is within normal limits. The mediastinum is not widened. Bones and soft tissues are unremarkable. Impression: normal study of the chest.';
 
 /** What the editor is expected to show of the script's words before proofreading (first pass). */
 export function firstPassWords(text: string): string[] {
@@ -35,7 +35,7 @@ export function dicteeSettings(serverUrl: string, extra: Record<string, unknown>
     'dictee.specialty': 'radiology',
     'dictee.advanced.engineEndpointing': 0.3,
     'dictee.advanced.silenceThreshold': 0.8,
-    'dictee.advanced.flushTimeout': 1.5,
+    'dictee.advanced.flushTimeout': 3,
     'dictee.advanced.stopDelay': 0.5,
     ...extra,
   };
@@ -132,6 +132,8 @@ async function createWorld(): Promise<World> {
   const browser = await launchBrowser();
   cleanups.push(() => browser.close());
   const wb = await Workbench.open(browser, codeServer.folderUrl);
+  // The extension is active once its status-bar item shows.
+  await wb.statusItem().first().waitFor({ state: 'visible', timeout: 60_000 });
   return { tmp, workspace, vsix, service, mic, codeServer, browser, wb, apiKey: created.key, resetReport, reportPath };
 }
 

@@ -1,0 +1,270 @@
+#!/usr/bin/env node
+// `npm start`: Dictée running here, end to end, for someone who just cloned the repository.
+//
+// 1. installs what is missing: `npm ci` (no node_modules), code-server (`npm run e2e:setup -- --code-server`),
+//    then builds (`npm run build`) and packages the extension (`npm run package`);
+// 2. starts the Live Transcription Service (simulated engine) on 127.0.0.1:8787 (DICTEE_PORT; a free port if
+//    taken) with its data in .dictee-data/; the master key comes from DICTEE_MASTER_KEY or is generated once and
+//    kept in .dictee-data/dev/master-key (mode 600); a development key (svc_test_…) is created through the
+//    HTTP API once and kept in .dictee-data/dev/api-key (mode 600), checked and reused on later starts;
+// 3. starts code-server on 127.0.0.1:8080 (DICTEE_CODE_PORT; a free port if taken) with the fresh .vsix
+//    installed, dictee.serverUrl pointing at the service and a sample report.md, and prints the URL to open.
+//
+// Ctrl+C stops everything. No microphone is needed to start; see the printed notes to play speech into a
+// PulseAudio virtual microphone for a demo.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dataDir = path.join(root, '.dictee-data');
+const devDir = path.join(dataDir, 'dev');
+const startDir = path.join(root, '.cache', 'start');
+const codeServerEntry = path.join(root, '.cache', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const children = [];
+
+const say = (msg) => console.log(`[dictee] ${msg}`);
+
+function run(cmd, args, what) {
+  say(`${what}: ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) {
+    console.error(`\n[dictee] ${what} failed (${r.error ? r.error.message : `exit code ${r.status}`}).`);
+    process.exit(1);
+  }
+}
+
+function readSecret(file) {
+  try {
+    return readFileSync(file, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeSecret(file, value) {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+}
+
+function portFree(port) {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+async function pickPort(wanted, name) {
+  if (await portFree(wanted)) return wanted;
+  say(`port ${wanted} is taken: ${name} gets a free port instead`);
+  return 0;
+}
+
+/** Starts a child in its own process group; resolves with the first match of `ready` in its output. */
+function startChild(name, cmd, args, env, ready) {
+  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (d) => {
+      out += d.toString();
+      if (process.env.DICTEE_START_VERBOSE) process.stderr.write(`[${name}] ${d}`);
+      const m = ready.exec(out);
+      if (m) {
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
+        // Keep draining the pipes so the child never blocks on a full pipe.
+        child.stdout.resume();
+        child.stderr.resume();
+        resolve({ child, match: m });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('error', (e) => reject(new Error(`${name} could not start: ${e.message}`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before it was ready:\n${out.slice(-3000)}`)));
+  });
+}
+
+function stopAll() {
+  for (const c of children.reverse()) {
+    try {
+      process.kill(-c.pid, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+async function devKey(serviceUrl, masterKey) {
+  const keyFile = path.join(devDir, 'api-key');
+  const existing = readSecret(keyFile);
+  if (existing) {
+    const r = await fetch(`${serviceUrl}/api/v1/live/sessions`, { method: 'POST', headers: { authorization: `Bearer ${existing}` } });
+    if (r.ok) return existing;
+    say(`the stored development key was refused (HTTP ${r.status}): creating a new one`);
+  }
+  const r = await fetch(`${serviceUrl}/v1/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'npm start (development)', type: 'personal', environment: 'test', permissions: ['read', 'write'] }),
+  });
+  const body = await r.json().catch(() => ({}));
+  if (r.status !== 201 || typeof body.key !== 'string') {
+    throw new Error(
+      `could not create a development key (HTTP ${r.status}: ${body?.error?.message ?? 'no message'}). ` +
+        'If .dictee-data/ was made by a service started with another master key, set DICTEE_MASTER_KEY to that key, or move .dictee-data/ away.',
+    );
+  }
+  writeSecret(keyFile, body.key);
+  return body.key;
+}
+
+const SAMPLE_REPORT = `# Chest X-ray report
+
+Patient: Jane Doe, 52.
+
+Findings: 
+
+Impression: 
+
+Signed: Dr. Martin
+`;
+
+async function main() {
+  // 1. Install and build what is missing.
+  if (!existsSync(path.join(root, 'node_modules', '.package-lock.json'))) run('npm', ['ci', '--no-audit', '--no-fund'], 'installing npm packages');
+  if (!existsSync(codeServerEntry) || !existsSync(path.join(root, '.cache', 'code-server', '.stamps', 'argon2.done'))) {
+    run(process.execPath, ['scripts/e2e-setup.mjs', '--code-server'], 'installing code-server');
+  }
+  run('npm', ['run', '--silent', 'build'], 'building');
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  if (!pkg.scripts?.package) {
+    console.error('[dictee] package.json has no "package" script: cannot build the .vsix.');
+    process.exit(1);
+  }
+  run('npm', ['run', '--silent', 'package'], 'packaging the extension');
+  const vsix = path.join(root, `dictee-${pkg.version}.vsix`);
+  if (!existsSync(vsix)) throw new Error(`npm run package did not produce ${vsix}`);
+
+  // 2. The service.
+  mkdirSync(devDir, { recursive: true, mode: 0o700 });
+  let masterKey = process.env.DICTEE_MASTER_KEY;
+  if (!masterKey) {
+    const file = path.join(devDir, 'master-key');
+    masterKey = readSecret(file);
+    if (!masterKey) {
+      masterKey = `master_${randomBytes(32).toString('base64url')}`;
+      writeSecret(file, masterKey);
+    }
+  }
+  const servicePort = await pickPort(Number(process.env.DICTEE_PORT ?? 8787), 'the service');
+  const { match: listen } = await startChild(
+    'service',
+    process.execPath,
+    ['dist/server.js', '--host', '127.0.0.1', '--port', String(servicePort), '--data-dir', dataDir, '--engine', 'simulated'],
+    { DICTEE_MASTER_KEY: masterKey },
+    /listening on (http:\/\/[^\s]+)/,
+  );
+  const serviceUrl = listen[1];
+  say(`service: ${serviceUrl} (simulated engine: it writes a sample report's words, one per 300 ms of speech, without recognising speech)`);
+  const apiKey = await devKey(serviceUrl, masterKey);
+
+  // 3. code-server with the extension.
+  const userData = path.join(startDir, 'user-data');
+  const extensions = path.join(startDir, 'extensions');
+  const workspace = path.join(startDir, 'workspace');
+  for (const d of [path.join(userData, 'User'), path.join(userData, 'Machine'), extensions, workspace]) mkdirSync(d, { recursive: true });
+  const report = path.join(workspace, 'report.md');
+  if (!existsSync(report)) writeFileSync(report, SAMPLE_REPORT);
+  const settings = JSON.stringify(
+    {
+      'dictee.serverUrl': serviceUrl,
+      'dictee.language': 'en',
+      'dictee.specialty': 'radiology',
+      'workbench.startupEditor': 'none',
+      'security.workspace.trust.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'update.mode': 'none',
+      'editor.wordWrap': 'on',
+    },
+    null,
+    2,
+  );
+  // dictee.serverUrl is machine-scoped: code-server reads it from the remote's Machine settings.
+  writeFileSync(path.join(userData, 'User', 'settings.json'), settings);
+  writeFileSync(path.join(userData, 'Machine', 'settings.json'), settings);
+  const csEnv = { XDG_CONFIG_HOME: path.join(startDir, 'xdg'), XDG_DATA_HOME: path.join(startDir, 'xdg') };
+  const inst = spawnSync(
+    process.execPath,
+    [codeServerEntry, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix, '--force'],
+    { cwd: root, encoding: 'utf8', env: { ...process.env, ...csEnv } },
+  );
+  if (inst.status !== 0) throw new Error(`installing ${path.basename(vsix)} into code-server failed:\n${inst.stdout}\n${inst.stderr}`);
+  const codePort = await pickPort(Number(process.env.DICTEE_CODE_PORT ?? 8080), 'code-server');
+  const { match: csListen } = await startChild(
+    'code-server',
+    process.execPath,
+    [
+      codeServerEntry,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${codePort}`,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--user-data-dir',
+      userData,
+      '--extensions-dir',
+      extensions,
+      workspace,
+    ],
+    csEnv,
+    /HTTP server listening on (http:\/\/[^\s]+?)\/?\s/,
+  );
+  const url = `${csListen[1]}/?folder=${encodeURIComponent(workspace)}`;
+  const keyFile = path.relative(root, path.join(devDir, 'api-key'));
+  console.log(`
+Dictée is running.
+
+  Open        ${url}
+  Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/, simulated engine)
+  API key     a development key (svc_test_…) is in ${keyFile} (mode 600). In VS Code run
+              "Dictée: Set API Key" once and paste it: it is kept in VS Code's secret storage.
+  Document    open report.md, put the cursor after "Findings:", run "Dictée: Start Dictation"
+              (or click "Dictée" in the status bar) and speak.
+
+  No microphone here? code-server's extension host records with sox from the default PulseAudio
+  source. A virtual microphone that speech can be played into:
+    pulseaudio --daemonize=yes --exit-idle-time=-1 -n --load=module-native-protocol-unix \\
+      --load="module-null-sink sink_name=virtmic" && pactl set-default-source virtmic.monitor
+    (then restart npm start so code-server finds it)
+    espeak-ng -w /tmp/speech.wav "Chest radiograph shows clear lungs." && paplay --device=virtmic /tmp/speech.wav
+
+Ctrl+C stops the service and code-server.
+`);
+  await new Promise((resolve) => {
+    for (const c of children) c.once('exit', (code) => {
+      say(`${c === children[0] ? 'the service' : 'code-server'} exited (code ${code}); stopping`);
+      resolve();
+    });
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  stopAll();
+}
+
+process.on('exit', stopAll);
+main()
+  .then(() => process.exit(0))
+  .catch((e) => {
+    console.error(`\n[dictee] npm start failed: ${e instanceof Error ? e.message : String(e)}`);
+    stopAll();
+    process.exit(1);
+  });
