@@ -438,11 +438,11 @@ export class DictationSession {
         return;
       case 'status':
         this.emit('status', msg);
-        if (msg.state === 'stopped' && !this.stopRequested) {
-          // The service ended the session on its own (it is shutting down): everything it received is
-          // final now. The close that follows is handled as a drop: the run continues on a new connection.
-          // The first time, the service is probably shutting down and keeps the session resumable;
-          // if a resumption ends the same way, the session is over and the run goes on in a new one.
+        if (msg.state === 'stopped' && !this.stopSent) {
+          // The service ended the session without our stop on this connection (it is shutting down):
+          // everything it received is final now, and the close that follows is handled as a drop. The
+          // first time, the service is probably draining and keeps the session resumable: the run resumes
+          // it; if a resumption ends the same way, the session is over and the run goes on in a new one.
           this.unsolicitedStops += 1;
           this.sessionOver = this.unsolicitedStops >= 2;
           this.log('warn', `the service ended the session without a stop (shutting down?); the run continues ${this.sessionOver ? 'on a new session' : 'by resuming it'}`);
@@ -551,7 +551,9 @@ export class DictationSession {
     const err = this.pendingError;
     this.pendingError = undefined;
     this.log('info', `connection closed (code ${code}${reason ? `, ${this.scrub(reason)}` : ''})`);
-    if (this.stopRequested && this.stopSent && code === CLOSE_CODES.NORMAL && !err) {
+    const stopWasSent = this.stopSent;
+    this.stopSent = false; // a stop must be sent again on the next connection
+    if (this.stopRequested && stopWasSent && code === CLOSE_CODES.NORMAL && !err) {
       // A clean close after stop without `stopped`: nothing more will come.
       this.finishStop({ reason: 'error', sessionId: this.sessionId, metrics: this.lastMetrics });
       this.endRun('stopped');
