@@ -317,8 +317,7 @@ export class Service implements ConnectionHost {
       rejectSocket(ws, 'RATE_LIMITED', rateMessage(this.opts.rateLimit, this.opts.rateWindowMs), decision.retryAfterMs);
       return;
     }
-    const conn = new Connection(ws, key, this, this.log.child({ conn: 0 }));
-    conn.log = this.log.child({ conn: conn.id });
+    const conn = new Connection(ws, key, this, this.log);
     this.connections.add(conn);
     conn.log.info('WebSocket connected', { key: key.hint, token_in: where, url: safeUrl(req.url ?? '') });
   }
@@ -529,9 +528,8 @@ export class Service implements ConnectionHost {
         conn.terminate();
         continue;
       }
-      const last = (conn as Connection & { lastPing?: number }).lastPing ?? 0;
-      if (now - last >= t.pingIntervalMs) {
-        (conn as Connection & { lastPing?: number }).lastPing = now;
+      if (now - conn.lastPing >= t.pingIntervalMs) {
+        conn.lastPing = now;
         try {
           conn.ws.ping();
         } catch {

@@ -30,6 +30,8 @@ export class Connection implements SessionPeer {
   session: LiveSession | undefined;
   /** Last time anything (a frame or a pong) came from the peer. */
   lastSeen = Date.now();
+  /** Last time the service pinged the peer (0: never). */
+  lastPing = 0;
   closing = false;
   log: ServerLogger;
   private configureTimer: NodeJS.Timeout | undefined;
@@ -40,7 +42,7 @@ export class Connection implements SessionPeer {
     private readonly host: ConnectionHost,
     log: ServerLogger,
   ) {
-    this.log = log;
+    this.log = log.child({ conn: this.id });
     this.configureTimer = setTimeout(() => {
       if (!this.session && !this.closing) {
         this.fail('PROTOCOL_ERROR', `no configure message within ${host.configureTimeoutMs / 1000} s of connecting`);
