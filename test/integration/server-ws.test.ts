@@ -101,6 +101,20 @@ describe('server WebSocket (built service, real sockets)', function () {
       assert.ok(c.session_id);
     });
 
+    for (const rate of [8000, 48000]) {
+      it(`transcribes ${rate} Hz audio when configured for it`, async () => {
+        const p = new WsProbe(server.wsUrl, { header: key });
+        await p.configure({ language: 'en', sample_rate: rate, encoding: 'pcm_s16le', ...FAST });
+        const pcm = Buffer.concat([await speechPcm('The patient is a fifty two year old man with chest pain.', { sampleRate: rate }), silence(1200, rate)]);
+        for (const f of framesOf(pcm, rate / 5)) p.sendAudio(f); // 100 ms frames
+        const br = await p.waitType('batch.replace');
+        assert.equal((br.data as { new_chunk: { text: string } }).new_chunk.text, SCRIPT);
+        p.send({ type: 'control', action: 'stop' });
+        const stopped = await p.waitFor((m) => m.type === 'status' && m.state === 'stopped');
+        assert.ok(Math.abs((stopped.metrics as { audio_seconds: number }).audio_seconds - pcm.length / 2 / rate) < 0.03);
+      });
+    }
+
     it('audio in configured state before start starts recording', async () => {
       const p = new WsProbe(server.wsUrl, { header: key });
       await p.configure({ language: 'en', ...FAST });
