@@ -234,6 +234,50 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
     }
   });
 
+  it('while disconnected, audio beyond the buffer drops the oldest (one warning); a resume older than the retained window is reported', async () => {
+    const svc = await fakeService();
+    const session = new DictationSession({ serverUrl: svc.url, apiKey: KEY, backoffBaseMs: 10, backoffMaxMs: 20, bufferSeconds: 1 });
+    const warnings: string[] = [];
+    session.on('warning', (w) => warnings.push(w));
+    try {
+      let c = svc.nextConnection();
+      const started = session.start();
+      let conn = await c;
+      await conn.configure;
+      conn.send({ type: 'configured', session_id: 's1' });
+      await started;
+      // 70 s of audio sent: the retained window keeps the last 60 s.
+      for (let i = 0; i < 700; i++) session.sendAudio(frames(1, 7));
+      for (let i = 0; i < 100 && conn.audio.length < 700; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(Buffer.concat(conn.audio).length, 700 * 3200);
+
+      // Drop; the next connection is not answered at once, so audio queues (bound: 1 s = 10 frames).
+      c = svc.nextConnection();
+      conn.ws.terminate();
+      conn = await c;
+      await conn.configure;
+      for (let i = 0; i < 15; i++) session.sendAudio(frames(1, 100 + i));
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0]!, /disconnected for more than 1 s: the oldest buffered audio is being dropped/);
+      assert.equal(session.audioStats.droppedBytes, 5 * 3200);
+      // The service says it has nothing of this session's audio: 10 s of it are gone from the window.
+      conn.send({ type: 'configured', session_id: 's1', resumed: true, last_seq: 0, resume_audio_offset: 0 });
+      const received = (): number => conn.audio.reduce((n, b) => n + b.length, 0);
+      for (let i = 0; i < 100 && received() < 610 * 3200; i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 100));
+      const got = Buffer.concat(conn.audio);
+      assert.equal(got.length, 600 * 3200 + 10 * 3200, 'the retained 60 s, then the 10 queued frames');
+      assert.ok(got.subarray(0, 600 * 3200).every((b) => b === 7));
+      for (let i = 0; i < 10; i++) assert.equal(got[600 * 3200 + i * 3200], 105 + i, `queued frame ${i} in order, the oldest 5 dropped`);
+      assert.equal(session.audioStats.unrecoverableBytes, 100 * 3200);
+      assert.equal(warnings.length, 2);
+      assert.match(warnings[1]!, /320000 bytes cannot be re-sent/);
+    } finally {
+      session.dispose();
+      await svc.close();
+    }
+  });
+
   it('a service that accepts but never answers configure: TIMEOUT, retried, then a fatal error after the bounded attempts', async () => {
     const svc = await fakeService();
     const session = new DictationSession({ serverUrl: svc.url, apiKey: KEY, connectTimeoutMs: 150, backoffBaseMs: 10, backoffMaxMs: 20, maxAttempts: 2 });
