@@ -229,8 +229,9 @@ describe('client: DictationSession against the real service', function () {
     assert.equal(run2.session.state, 'stopped');
     assert.equal((await run2.session.stop()).reason, 'error');
     await new Promise((r) => setTimeout(r, 200));
-    assert.equal(count('TCPSocketWrap'), sockets, 'no socket left open');
-    assert.equal(count('Timeout'), timers, 'no timer left running');
+    // Not more than before (keep-alive sockets of earlier HTTP calls may close meanwhile).
+    assert.ok(count('TCPSocketWrap') <= sockets, `no socket left open (${count('TCPSocketWrap')} > ${sockets})`);
+    assert.ok(count('Timeout') <= timers, `no timer left running (${count('Timeout')} > ${timers})`);
   });
 });
 
