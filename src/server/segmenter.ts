@@ -13,6 +13,7 @@
  *   the sentence's final chunks and whose new chunk (new id, index of the first target) is the
  *   proofread sentence.
  * - At most `max_buffer_size` chunks are pending (not final); beyond, the oldest become `final`.
+ * - A sentence that reaches 16 final chunks without a long pause is closed (proofread) there.
  * - `flush()` (flush timeout, stop, shutdown, errors) finalises every pending chunk.
  *
  * Events that are `final` or `batch.replace` are durable and carry a checkpoint: the state from which
@@ -22,6 +23,9 @@ import { randomUUID } from 'node:crypto';
 import type { ChunkStatus, EffectiveConfig } from '../protocol';
 import type { RecognizedWord, Recognizer } from './engine/recognizer';
 import { VAD_WINDOW_MS, Vad, type VadState } from './vad';
+
+/** A sentence is closed (finals proofread) after this many final chunks even without a long pause. */
+export const MAX_SENTENCE_CHUNKS = 16;
 
 export interface ChunkEvent {
   type: 'transcript';
@@ -251,10 +255,12 @@ export class Segmenter {
     const ev: SegmentEvent = this.chunkEvent(chunk, 'final');
     ev.checkpoint = this.checkpoint();
     this.events.push(ev);
+    // Someone who never pauses long enough still gets proofread text, and checkpoints stay small.
+    if (this.sentence.length >= MAX_SENTENCE_CHUNKS) this.endSentence({ pauseEnded: false });
   }
 
-  private endSentence(): void {
-    this.sentenceEnded = true;
+  private endSentence(opts: { pauseEnded: boolean } = { pauseEnded: true }): void {
+    if (opts.pauseEnded) this.sentenceEnded = true;
     const sentence = this.sentence;
     if (!this.config.enable_final_proofreading || sentence.length === 0) {
       this.sentence = [];

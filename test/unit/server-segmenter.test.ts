@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ClientConfig, resolveConfig } from '../../src/protocol';
 import { SimulatedEngine } from '../../src/server/engine/simulated';
-import { type SegmentEvent, Segmenter } from '../../src/server/segmenter';
+import { MAX_SENTENCE_CHUNKS, type SegmentEvent, Segmenter } from '../../src/server/segmenter';
 import { framesOf, silence, speechPcm, tone } from '../helpers/speech';
 
 const SCRIPT = 'Alpha, beta. Gamma delta epsilon zeta eta theta iota kappa lambda mu.';
@@ -87,6 +87,21 @@ describe('server segmenter', () => {
       'f:1:beta', 's:3:delta',
     ]);
     assert.equal(seg.pendingChunks().length, 2);
+  });
+
+  it('a sentence without a long pause is closed after 16 final chunks', () => {
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}.`).join(' ');
+    const seg = make({ max_buffer_size: 1 }, words);
+    const parts: Buffer[] = [];
+    for (let i = 0; i < 20; i++) parts.push(tone(300), silence(400)); // one word per chunk, never a 1 s pause
+    const ev = feed(seg, ...parts);
+    const replaces = ev.filter((e) => e.type === 'batch.replace');
+    assert.equal(replaces.length, 1);
+    const r = replaces[0]!;
+    assert.ok(r.type === 'batch.replace');
+    assert.equal(r.data.target_ids.length, MAX_SENTENCE_CHUNKS);
+    assert.equal(r.data.new_chunk.text, Array.from({ length: 16 }, (_, i) => `w${i}.`).join(' '));
+    assert.equal(r.checkpoint!.sentence.length, 0);
   });
 
   it('enable_final_proofreading=false: finals only, no batch.replace', () => {
