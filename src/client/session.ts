@@ -139,6 +139,10 @@ export class DictationSession {
   private hadSession = false;
   /** The service ended the current service session on its own: the next connection starts a new one. */
   private sessionOver = false;
+  /** The service refused `resume` (a service written to the spec only): reconnect with new sessions. */
+  private resumeUnsupported = false;
+  /** The `configure` of the current connection carried `resume`. */
+  private resumeSent = false;
   /** `stopped` messages we did not ask for, in a row (a drained service, then a session really over). */
   private unsolicitedStops = 0;
 
@@ -353,7 +357,8 @@ export class DictationSession {
     const id = ++this.connSeq;
     this.ready = false;
     this.pendingError = undefined;
-    const resume = this.serviceSessionId !== undefined && !this.sessionOver ? { session_id: this.serviceSessionId, last_seq: this.lastSeq ?? 0 } : undefined;
+    const resume = this.serviceSessionId !== undefined && !this.sessionOver && !this.resumeUnsupported ? { session_id: this.serviceSessionId, last_seq: this.lastSeq ?? 0 } : undefined;
+    this.resumeSent = resume !== undefined;
     this.log('info', `connecting to ${this.wsUrl}${resume ? ` (resume after seq ${resume.last_seq})` : ''}`);
     let ws: WebSocket;
     try {
@@ -531,6 +536,17 @@ export class DictationSession {
       sessionId: sessionId ?? this.sessionId,
       fatal: FATAL_CODES.has(code),
     });
+    if (code === 'CONFIG_ERROR' && this.resumeSent && !this.ready && (err.field?.startsWith('resume') || /\bresume\b/.test(message))) {
+      // A service without our resume extension: go on with a new session on the next connection.
+      this.resumeUnsupported = true;
+      const warning = `the service does not support resume (${message}); the run continues on a new session`;
+      this.log('warn', warning);
+      this.emit('warning', warning);
+      this.pendingError = new DictationError({ code: 'CONFIG_ERROR', field: err.field, message: `resume not supported: ${message}`, sessionId: err.sessionId, fatal: false });
+      const ws = this.ws;
+      this.errorCloseTimer = setTimeout(() => ws?.terminate(), 2000);
+      return;
+    }
     this.log(err.fatal ? 'error' : 'warn', `service error ${code}: ${message}`);
     if (err.fatal) {
       this.fail(err);
@@ -595,7 +611,8 @@ export class DictationSession {
       return;
     }
     // Non-fatal errors are reported too (logged by the caller with the session id), then retried.
-    if (cause.code !== 'NETWORK_ERROR' && cause.code !== 'TIMEOUT') this.emit('error', cause);
+    // (A refused resume is reported as a `warning`, not as an error.)
+    if (cause.code !== 'NETWORK_ERROR' && cause.code !== 'TIMEOUT' && cause.code !== 'CONFIG_ERROR') this.emit('error', cause);
     const delay = this.retryDelay(cause);
     this.log('warn', `reconnecting in ${delay} ms (attempt ${this.attempts}/${this.opts.maxAttempts}) after ${cause.code}: ${cause.message}`);
     if (!this.stopRequested) this.setState('reconnecting');

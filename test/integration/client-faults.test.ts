@@ -234,6 +234,50 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
     }
   });
 
+  it('a service without the resume extension (CONFIG_ERROR on resume): the run continues on a new session, no fatal error', async () => {
+    const svc = await fakeService();
+    const session = new DictationSession({ serverUrl: svc.url, apiKey: KEY, backoffBaseMs: 10, backoffMaxMs: 20 });
+    const errors: DictationError[] = [];
+    const warnings: string[] = [];
+    const gens: number[] = [];
+    session.on('error', (e) => errors.push(e));
+    session.on('warning', (w) => warnings.push(w));
+    session.on('generation', (g) => gens.push(g.generation));
+    try {
+      let c = svc.nextConnection();
+      const started = session.start();
+      let conn = await c;
+      await conn.configure;
+      conn.send({ type: 'configured', session_id: 's1' });
+      await started;
+      conn.send({ type: 'transcript', status: 'final', id: 'a', index: 0, seq: 1, text: 'one' });
+      await new Promise((r) => setTimeout(r, 30));
+      session.sendAudio(frames(2, 1)); // after the last final
+      await new Promise((r) => setTimeout(r, 30));
+      c = svc.nextConnection();
+      conn.ws.terminate();
+      conn = await c;
+      assert.ok(((await conn.configure).config as { resume?: unknown }).resume);
+      c = svc.nextConnection();
+      conn.send({ type: 'error', code: 'CONFIG_ERROR', message: 'invalid configuration: unknown field resume', retry_after_ms: 0 });
+      conn.ws.close(4002);
+      conn = await c;
+      assert.equal(((await conn.configure).config as { resume?: unknown }).resume, undefined);
+      conn.send({ type: 'configured', session_id: 's2' });
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(gens, [1]);
+      assert.deepEqual(errors, []);
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0]!, /does not support resume/);
+      assert.equal(session.state, 'recording');
+      // The audio sent after the last final of the first session goes to the new one.
+      assert.deepEqual(Buffer.concat(conn.audio), frames(2, 1));
+    } finally {
+      session.dispose();
+      await svc.close();
+    }
+  });
+
   it('while disconnected, audio beyond the buffer drops the oldest (one warning); a resume older than the retained window is reported', async () => {
     const svc = await fakeService();
     const session = new DictationSession({ serverUrl: svc.url, apiKey: KEY, backoffBaseMs: 10, backoffMaxMs: 20, bufferSeconds: 1 });
