@@ -70,6 +70,17 @@ describe('client: the example client (dist/client-cli.js)', function () {
     assert.ok(!r.stdout.includes(key) && !r.stderr.includes(key));
   });
 
+  it('--realtime (the default) paces the frames at 100 ms', async () => {
+    const pcm = Buffer.concat([await speechPcm('Impression: normal.'), silence(300)]);
+    const seconds = pcm.length / 32000;
+    const t0 = Date.now();
+    const r = await cli([wavFile(pcm), '--server', server.url, '--language', 'en'], { DICTEE_API_KEY: key });
+    const elapsed = (Date.now() - t0) / 1000;
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(elapsed >= seconds, `took ${elapsed} s for ${seconds} s of audio`);
+    assert.match(r.stdout, /--- committed text ---\nImpression: normal/);
+  });
+
   it('a WAV in another format: a clear error with the sox command, nothing sent', async () => {
     const r = await cli([wavFile(Buffer.alloc(8820), 44100, 2), '--server', server.url], { DICTEE_API_KEY: key });
     assert.equal(r.code, 1);
