@@ -234,7 +234,7 @@ describe('server limits (built service)', function () {
   });
 
   it('concurrency: at the limit → CONCURRENCY_LIMIT_EXCEEDED 4030; a freed slot is reusable at once; a silent socket of the same key is replaced', async () => {
-    const server = await startServer({ args: ['--concurrency-limit', '2'], env: { DICTEE_STALE_SOCKET_MS: '600', DICTEE_PING_INTERVAL_MS: '60000', DICTEE_PONG_TIMEOUT_MS: '60000' } });
+    const server = await startServer({ args: ['--concurrency-limit', '2'], env: { DICTEE_STALE_SOCKET_MS: '1500', DICTEE_PING_INTERVAL_MS: '60000', DICTEE_PONG_TIMEOUT_MS: '60000' } });
     try {
       const k1 = await server.createKey();
       const k2 = await server.createKey();
@@ -254,9 +254,9 @@ describe('server limits (built service)', function () {
       await b.closed;
       const d = new WsProbe(server.wsUrl, { header: k2.key });
       await d.configure();
-      // At the limit again; k1's socket `a` has been silent ≥ 600 ms: a new session of k1 replaces it.
+      // At the limit again; k1's socket `a` has been silent ≥ 1500 ms: a new session of k1 replaces it.
       // (Its one pong, answering the first ping, is at most 1 s old.)
-      await new Promise((res) => setTimeout(res, 1700));
+      await new Promise((res) => setTimeout(res, 2600));
       const e = new WsProbe(server.wsUrl, { header: k1.key });
       await e.configure();
       await a.closed;
