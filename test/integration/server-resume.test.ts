@@ -60,7 +60,7 @@ function applyAll(doc: Doc, p: WsProbe, from = 0): number {
   return p.messages.length;
 }
 
-async function waitQuiet(p: WsProbe, ms = 250): Promise<void> {
+async function waitQuiet(p: WsProbe, ms = 400): Promise<void> {
   let n = -1;
   while (n !== p.messages.length) {
     n = p.messages.length;
