@@ -120,7 +120,7 @@ export class LiveSession {
   metrics(): SessionMetrics {
     return {
       total_chunks: this.totalFrames,
-      session_duration: round3((Date.now() - this.createdAt) / 1000),
+      session_duration: round3(((this.stoppedAt ?? Date.now()) - this.createdAt) / 1000),
       discarded_chunks: this.discardedFrames,
       audio_seconds: round3(this.segmenter.audioSeconds),
       final_chunks: this.finalChunks,
