@@ -32,7 +32,7 @@ import { launchBrowser, Workbench } from '../test/e2e/lib/workbench';
 import { buildVsix, checkPrerequisites } from '../test/e2e/lib/world';
 import type { BenchSection } from './run';
 
-const CHUNKS = Number(process.env.DICTEE_BENCH_E2E_CHUNKS ?? 230);
+const CHUNKS = Number(process.env.DICTEE_BENCH_E2E_CHUNKS ?? 205);
 const TONE_MS = 320;
 const GAP_MS = 80;
 
@@ -148,16 +148,15 @@ export async function run(): Promise<BenchSection> {
     await wb.gotoLineEnd(3);
 
     // Stamp the first time each token is in the editor's rendered (committed) text.
-    await wb.page.evaluate(() => {
-      const g = globalThis as unknown as { __seen: Record<string, number>; document: { querySelector(s: string): { textContent: string | null } | null }; MutationObserver: new (cb: () => void) => { observe(n: unknown, o: unknown): void } };
-      g.__seen = {};
-      const root = g.document.querySelector('.editor-group-container.active .monaco-editor .view-lines');
-      const scan = (): void => {
+    // (A string, not a function: the bundler's name helpers do not exist in the page.)
+    await wb.page.evaluate(`(() => {
+      window.__seen = {};
+      const root = document.querySelector('.editor-group-container.active .monaco-editor .view-lines');
+      new MutationObserver(() => {
         const t = performance.timeOrigin + performance.now();
-        for (const m of (root?.textContent ?? '').matchAll(/tok\d{3}/g)) if (!(m[0] in g.__seen)) g.__seen[m[0]] = t;
-      };
-      new g.MutationObserver(scan).observe(root, { childList: true, subtree: true, characterData: true });
-    });
+        for (const m of (root.textContent || '').matchAll(/tok\\d{3}/g)) if (!(m[0] in window.__seen)) window.__seen[m[0]] = t;
+      }).observe(root, { childList: true, subtree: true, characterData: true });
+    })()`);
 
     const pcm = Buffer.concat([silence(200), ...Array.from({ length: CHUNKS + 2 }, () => Buffer.concat([tone(TONE_MS, 16000, 220, 8000), silence(GAP_MS)])), silence(500)]);
     await wb.runCommand('Dictée: Start Dictation');
@@ -169,13 +168,13 @@ export async function run(): Promise<BenchSection> {
     // Wait until every final the extension was sent is rendered (or 20 s).
     await until(
       async () => {
-        const seen = (await wb.page.evaluate(() => (globalThis as unknown as { __seen: Record<string, number> }).__seen)) as Record<string, number>;
+        const seen = (await wb.page.evaluate('window.__seen')) as Record<string, number>;
         return vscodeFinals().every((f) => f.text.split(/\s+/).pop()! in seen) ? seen : undefined;
       },
       20_000,
       'every final in the editor',
     ).catch(() => undefined);
-    const seen = (await wb.page.evaluate(() => (globalThis as unknown as { __seen: Record<string, number> }).__seen)) as Record<string, number>;
+    const seen = (await wb.page.evaluate('window.__seen')) as Record<string, number>;
     const elapsedS = (Date.now() - startedAt) / 1000;
     await wb.screenshot('bench-e2e');
     await wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);

@@ -228,7 +228,13 @@ async function main() {
     csEnv,
     /HTTP server listening on (http:\/\/[^\s]+?)\/?\s/,
   );
-  const url = `${csListen[1]}/?folder=${encodeURIComponent(workspace)}`;
+  // `payload` opens report.md with the cursor after "Findings: " (line 5, column 11).
+  const base = csListen[1];
+  const payload = JSON.stringify([
+    ['openFile', `vscode-remote://${new URL(base).host}${report}:5:11`],
+    ['gotoLineMode', 'true'],
+  ]);
+  const url = `${base}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
   const keyFile = path.relative(root, path.join(devDir, 'api-key'));
   console.log(`
 Dictée is running.
@@ -237,7 +243,7 @@ Dictée is running.
   Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/, simulated engine)
   API key     a development key (svc_test_…) is in ${keyFile} (mode 600). In VS Code run
               "Dictée: Set API Key" once and paste it: it is kept in VS Code's secret storage.
-  Document    open report.md, put the cursor after "Findings:", run "Dictée: Start Dictation"
+  Document    report.md opens with the cursor after "Findings:": run "Dictée: Start Dictation"
               (or click "Dictée" in the status bar) and speak.
 
   No microphone here? code-server's extension host records with sox from the default PulseAudio

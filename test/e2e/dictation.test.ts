@@ -179,6 +179,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     const speech = await sentences(SCRIPT.split('. ').slice(0, 3).join('. ') + '.');
     let sawProvisional = '';
     let sawCommitted = '';
+    let sawBoth = false;
     const playing = mic.playPcm(speech);
     let done = false;
     void playing.finally(() => (done = true));
@@ -192,6 +193,11 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
       if (line.trim() !== 'Findings:' && !sawCommitted) {
         sawCommitted = line;
         await wb.screenshot('2-committed-while-speaking');
+      }
+      if (line.trim() !== 'Findings:' && deco && !sawBoth && firstPassWords(line).length >= 6) {
+        sawBoth = true;
+        // Committed text and provisional text together: the picture of dictation in progress.
+        await wb.screenshot('2-dictation-committed-and-provisional');
       }
       await sleep(50);
     }
