@@ -53,9 +53,9 @@ function needsSpaceAfter(last: string, after: string): boolean {
 export function joinText(before: string, text: string, after: string): string {
   const t = text.trim();
   if (t.length === 0) return '';
-  const lead = needsSpaceBefore(before, t[0]!) ? ' ' : '';
+  const leading = needsSpaceBefore(before, t[0]!) ? ' ' : '';
   const trail = needsSpaceAfter(t[t.length - 1]!, after) ? ' ' : '';
-  return lead + t + trail;
+  return leading + t + trail;
 }
 
 /** Joins chunk texts in order with the same rules (for provisional text and transcripts). */

@@ -1,6 +1,6 @@
 /**
  * src/client against the real, built service on loopback: whole runs with espeak-ng speech, pause and
- * resume, stop metrics, every fatal error, the rate limit, and the HTTP helpers.
+ * resume, stop metrics, every fatal error, the rate limit, and the HTTP functions (session init, key check, URLs).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -290,7 +290,7 @@ describe('client: limits of the real service', function () {
   });
 });
 
-describe('client: HTTP helpers against the real service', function () {
+describe('client: HTTP functions against the real service', function () {
   this.timeout(30_000);
   let server: TestServer;
   before(async () => {

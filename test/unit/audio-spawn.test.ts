@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isProcessAlive, soxDeviceEnv, which } from '../../src/audio/spawn';
 
-describe('audio: spawn helpers', () => {
+describe('audio: which, device environment, process liveness', () => {
   it('which finds executables on PATH, in order, and only executables', () => {
     const a = mkdtempSync(path.join(os.tmpdir(), 'which-a-'));
     const b = mkdtempSync(path.join(os.tmpdir(), 'which-b-'));
