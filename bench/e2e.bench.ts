@@ -25,7 +25,7 @@ import WebSocket from 'ws';
 import { startServer } from '../test/helpers/server';
 import { silence, tone } from '../test/helpers/speech';
 import { startCodeServer } from '../test/e2e/lib/codeServer';
-import { sleep, stopAll, until } from '../test/e2e/lib/procs';
+import { killOnExit, sleep, stopAll, until } from '../test/e2e/lib/procs';
 import { startVirtualMic } from '../test/e2e/lib/pulse';
 import { now, startTap } from '../test/e2e/lib/tap';
 import { launchBrowser, Workbench } from '../test/e2e/lib/workbench';
@@ -108,7 +108,11 @@ export async function run(): Promise<BenchSection> {
     const mic = await startVirtualMic();
     cleanups.push(() => mic.stop());
     const service = await startServer({ script });
-    cleanups.push(() => service.kill());
+    const forget = killOnExit(() => service.process().kill('SIGKILL'));
+    cleanups.push(async () => {
+      await service.kill();
+      forget();
+    });
     const tap = await startTap(service.url);
     cleanups.push(() => tap.close());
     const key = (await service.createKey({ name: 'bench', type: 'personal', environment: 'test', permissions: ['read', 'write'] })).key;

@@ -21,6 +21,15 @@ export interface Proc {
 }
 
 const live = new Set<Proc>();
+/** Extra synchronous kills for processes started elsewhere (e.g. test/helpers/server.ts). */
+const exitKills = new Set<() => void>();
+
+/** Registers a synchronous kill to run if this process exits before the returned function is called. */
+export function killOnExit(kill: () => void): () => void {
+  installExitHandlers();
+  exitKills.add(kill);
+  return () => exitKills.delete(kill);
+}
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (!pid) return;
@@ -39,12 +48,20 @@ let handlersInstalled = false;
 function installExitHandlers(): void {
   if (handlersInstalled) return;
   handlersInstalled = true;
-  process.on('exit', () => {
+  const killAll = (): void => {
     for (const p of live) killGroup(p.child.pid, 'SIGKILL');
-  });
+    for (const k of exitKills) {
+      try {
+        k();
+      } catch {
+        /* already gone */
+      }
+    }
+  };
+  process.on('exit', killAll);
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(sig, () => {
-      for (const p of live) killGroup(p.child.pid, 'SIGKILL');
+      killAll();
       process.exit(130);
     });
   }

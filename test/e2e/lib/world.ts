@@ -12,7 +12,7 @@ import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../../helpers/server';
 import { CODE_SERVER_ENTRY, ROOT, startCodeServer, type CodeServer } from './codeServer';
 import { startVirtualMic, type VirtualMic } from './pulse';
-import { stopAll } from './procs';
+import { killOnExit, stopAll } from './procs';
 import { CHROMIUM, launchBrowser, Workbench } from './workbench';
 
 /** The words the simulated engine "recognises", in order (`--script`). Unique words, two sentences. */
@@ -117,8 +117,11 @@ async function createWorld(): Promise<World> {
   const mic = await startVirtualMic();
   cleanups.push(() => mic.stop());
   const service = await startServer({ script: scriptFile });
+  // The service is restarted by a scenario: kill whichever process is current if the run dies.
+  const forget = killOnExit(() => service.process().kill('SIGKILL'));
   cleanups.push(async () => {
     await service.kill();
+    forget();
   });
   const created = await service.createKey({ name: 'e2e', type: 'personal', environment: 'test', permissions: ['read', 'write'] });
   const workspace = path.join(tmp, 'workspace');
