@@ -247,6 +247,9 @@ export class DictationSession {
 
   /** Frames and sends audio (any chunk size). Buffered while connecting or reconnecting; ignored while paused. */
   sendAudio(pcm: Uint8Array): void {
+    if (!(pcm instanceof Uint8Array)) {
+      throw new TypeError(`sendAudio expects PCM bytes (a Buffer or Uint8Array), got ${pcm === null ? 'null' : typeof pcm}`);
+    }
     if (this.disposed || this.stopRequested || this.stateValue === 'failed' || this.stateValue === 'stopped') return;
     if (this.paused) {
       this.stats.pausedBytes += pcm.length;

@@ -142,6 +142,7 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
       await new Promise((r) => setTimeout(r, 50));
       assert.deepEqual(Buffer.concat(conn.audio), Buffer.alloc(1600, 2), 'from the middle of the frame on');
 
+      assert.throws(() => session.sendAudio('not audio' as unknown as Buffer), /sendAudio expects PCM bytes \(a Buffer or Uint8Array\), got string/);
       const stopping = session.stop();
       await conn.nextText('control', 'stop');
       conn.send({ type: 'transcript', status: 'final', id: 'b', index: 1, seq: 2, text: 'two' });
