@@ -146,8 +146,9 @@ export class MicrophoneCapture {
     });
     // node-record-lpcm16 re-emits a non-zero exit as an 'error' (a string) on the stream: handled on 'close'.
     rec.stream.on('error', (e: unknown) => this.logger.debug(`capture: recorder stream: ${String(e).split('\n')[0]}`));
+    // Everything the recorder wrote is delivered, including what it flushes between SIGTERM and its
+    // exit: the last moment of speech before a pause or stop is never dropped.
     rec.stream.on('data', (chunk: Buffer | string) => {
-      if (this.stopping) return;
       this.emitter.emit('data', typeof chunk === 'string' ? Buffer.from(chunk, 'binary') : chunk);
     });
     cp.stderr?.on('data', (d: Buffer) => {
