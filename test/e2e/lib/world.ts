@@ -122,6 +122,7 @@ async function createWorld(): Promise<World> {
   cleanups.push(async () => {
     await service.kill();
     forget();
+    rmSync(service.dataDir, { recursive: true, force: true });
   });
   const created = await service.createKey({ name: 'e2e', type: 'personal', environment: 'test', permissions: ['read', 'write'] });
   const workspace = path.join(tmp, 'workspace');
