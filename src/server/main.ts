@@ -5,7 +5,7 @@
  * stdout carries only the `listening on http://HOST:PORT` line and, at a first start without
  * DICTEE_MASTER_KEY, the one-time master key notice. Logs are JSON lines on stderr.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_TIMING, Service, type Timing } from './app';
 import { SimulatedEngine } from './engine/simulated';
@@ -141,6 +141,22 @@ export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
   return t;
 }
 
+/**
+ * `mkdir -p` one level at a time (mode 0700). Node's recursive mkdirSync can spin forever on some
+ * virtual file systems (e.g. a path under /proc); this fails with the real error instead.
+ */
+export function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  let d = path.resolve(dir);
+  while (!existsSync(d)) {
+    missing.unshift(d);
+    const parent = path.dirname(d);
+    if (parent === d) break;
+    d = parent;
+  }
+  for (const m of missing) mkdirSync(m, { mode: 0o700 });
+}
+
 async function main(): Promise<void> {
   let opts: CliOptions;
   let timing: Timing;
@@ -175,10 +191,10 @@ async function main(): Promise<void> {
   }
   const dataDir = path.resolve(opts.dataDir);
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    makeDirs(dataDir);
   } catch (e) {
     process.stderr.write(`error: cannot create the data dir ${dataDir}: ${(e as Error).message}\n`);
-    process.exit(2);
+    process.exit(1);
   }
   const masterKey = process.env.DICTEE_MASTER_KEY || undefined;
   let service: Service;

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { parseArgs, timingFromEnv, UsageError } from '../../src/server/main';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { makeDirs, parseArgs, timingFromEnv, UsageError } from '../../src/server/main';
 import { DEFAULT_TIMING } from '../../src/server/app';
 
 describe('server command line', () => {
@@ -49,5 +52,17 @@ describe('server command line', () => {
     assert.equal(t.pingIntervalMs, 100);
     assert.equal(t.pongTimeoutMs, 400);
     assert.throws(() => timingFromEnv({ DICTEE_PING_INTERVAL_MS: 'soon' }), /DICTEE_PING_INTERVAL_MS/);
+  });
+
+  it('creates the data dir (and its parents) with mode 0700, and fails with the real error', () => {
+    const base = mkdtempSync(path.join(os.tmpdir(), 'dictee-dirs-'));
+    const dir = path.join(base, 'a', 'b');
+    makeDirs(dir);
+    assert.ok(statSync(dir).isDirectory());
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
+    makeDirs(dir); // exists: fine
+    writeFileSync(path.join(base, 'file'), 'x');
+    assert.throws(() => makeDirs(path.join(base, 'file', 'sub')), /ENOTDIR|EEXIST/);
+    assert.throws(() => makeDirs('/proc/dictee-nope/x'), /ENOENT/);
   });
 });
