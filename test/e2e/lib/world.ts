@@ -84,12 +84,17 @@ export function checkPrerequisites(): void {
   }
 }
 
-/** Builds the .vsix with `npm run package` once per run (or uses DICTEE_E2E_VSIX). */
+/**
+ * Builds the .vsix with `npm run package` once per run, into a folder of its own (so that runs in
+ * parallel never read each other's half-written package), or uses DICTEE_E2E_VSIX.
+ */
 export function buildVsix(): string {
   if (process.env.DICTEE_E2E_VSIX) return path.resolve(process.env.DICTEE_E2E_VSIX);
   const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  const vsix = path.join(ROOT, `dictee-${version}.vsix`);
-  const r = spawnSync('npm', ['run', 'package'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-vsix-'));
+  const vsix = path.join(dir, `dictee-${version}.vsix`);
+  killOnExit(() => rmSync(dir, { recursive: true, force: true }));
+  const r = spawnSync('npm', ['run', 'package', '--', '--out', vsix], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
   if (r.status !== 0) throw new Error(`npm run package failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   if (!existsSync(vsix)) throw new Error(`npm run package did not produce ${vsix}:\n${r.stdout}`);
   return vsix;
