@@ -315,8 +315,18 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assertScriptPrefix(dictated, SCRIPT, 5);
   });
 
-  it('6. a revoked key: the authentication message with its "Set API Key" action', async () => {
+  it('6. a wrong key: refused by Set API Key; a revoked key: the authentication message with its "Set API Key" action', async () => {
     const { wb, service } = w;
+    // A key the service never issued is refused by "Set API Key" and not saved.
+    const unknown = `svc_test_${'x'.repeat(40)}`;
+    await wb.runCommand('Dictée: Set API Key');
+    await wb.waitForInputBox();
+    await wb.typeIntoInputBox(unknown);
+    const refused = await wb.waitForNotification(/refused and not saved/i);
+    assert.ok(!refused.message.includes(unknown), 'the key itself is never shown');
+    await wb.screenshot('6-unknown-key-refused');
+    await wb.clearNotifications();
+    // A key that worked and was then revoked: starting dictation shows the authentication message.
     const doomed = await service.createKey({ name: 'e2e-revoked', type: 'personal', environment: 'test', permissions: ['read', 'write'] });
     await ensureKey(w, doomed.key);
     await service.revokeKey(doomed.key);
