@@ -20,23 +20,21 @@ const FINDINGS_LINE = 5;
 const FIRST_SENTENCE = 'Chest radiograph shows clear lungs.';
 const SECOND_SCRIPT = 'Alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango.';
 
-/** Copies the extension's log ("Dictée" output channel) from code-server's log folder to the test output. */
-function copyExtensionLogs(w: World, prefix: string): void {
-  const logs = path.join(w.codeServer.userDataDir, 'logs');
+/** The files of the extension's log ("Dictée" output channel) in code-server's log folder. */
+function extensionLogFiles(w: World): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
-  for (const f of walk(logs).filter((f) => /Dict/.test(path.basename(f)))) {
-    writeFileSync(path.join(OUTPUT_DIR, `${prefix}extension-${path.basename(f)}`), readFileSync(f));
-  }
+  return walk(path.join(w.codeServer.userDataDir, 'logs')).filter((f) => /Dict/.test(path.basename(f)));
 }
 
-/** The extension's log so far (the "Dictée" output channel). */
+/** Copies the extension's log to the test output. */
+function copyExtensionLogs(w: World, prefix: string): void {
+  for (const f of extensionLogFiles(w)) writeFileSync(path.join(OUTPUT_DIR, `${prefix}extension-${path.basename(f)}`), readFileSync(f));
+}
+
+/** The extension's log so far, as "Dictée: Show Log" shows it. */
 function extensionLog(w: World): string {
-  const logs = path.join(w.codeServer.userDataDir, 'logs');
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
-  return walk(logs)
-    .filter((f) => /Dict/.test(path.basename(f)))
+  return extensionLogFiles(w)
     .map((f) => readFileSync(f, 'utf8'))
     .join('\n');
 }
