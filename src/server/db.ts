@@ -85,7 +85,11 @@ export class Store {
     this.db = new Database(path.join(dataDir, DB_FILE));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    // better-sqlite3 is synchronous: a wait for a lock held by another process stalls every live
+    // session of this one, so it is kept short. Only an outside writer can hold the lock (this process is
+    // the only writer; WAL readers such as backups never block it); a failed write is an INTERNAL_ERROR
+    // for one request, or a logged loss of durability for one final, never lost text.
+    this.db.pragma('busy_timeout = 500');
     this.db.exec(SCHEMA);
     const st = {
       getMeta: this.db.prepare<[string], { v: string }>('SELECT v FROM meta WHERE k = ?'),
