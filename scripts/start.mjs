@@ -10,8 +10,9 @@
 // 3. starts code-server on 127.0.0.1:8080 (DICTEE_CODE_PORT; a free port if taken) with the fresh .vsix
 //    installed, dictee.serverUrl pointing at the service and a sample report.md, and prints the URL to open.
 //
-// Ctrl+C stops everything. No microphone is needed to start; see the printed notes to play speech into a
-// PulseAudio virtual microphone for a demo.
+// No microphone is needed: when no sound server answers (or DICTEE_START_VIRTUAL_MIC=1), a private PulseAudio
+// daemon with a virtual microphone is started for code-server's extension host, and the printed notes say
+// how to play speech into it. Ctrl+C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -125,6 +126,35 @@ async function devKey(serviceUrl, masterKey) {
   return body.key;
 }
 
+/**
+ * When no sound server answers (a server, a container) and PulseAudio is installed, starts a private
+ * PulseAudio daemon with a virtual microphone (null sink `virtmic`, its monitor the default source) so that
+ * speech can be played into dictation. Returns the environment code-server needs, or undefined.
+ */
+async function virtualMic() {
+  const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+  if (!has('pulseaudio') || !has('pactl')) return undefined;
+  if (process.env.DICTEE_START_VIRTUAL_MIC !== '1' && spawnSync('pactl', ['info'], { timeout: 5000 }).status === 0) return undefined;
+  const runtimeDir = path.join(startDir, 'pulse');
+  mkdirSync(runtimeDir, { recursive: true, mode: 0o700 });
+  chmodSync(runtimeDir, 0o700);
+  const socket = path.join(runtimeDir, 'native');
+  const env = { PULSE_SERVER: `unix:${socket}`, XDG_RUNTIME_DIR: runtimeDir };
+  const child = spawn(
+    'pulseaudio',
+    ['--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '-n', `--load=module-native-protocol-unix socket=${socket} auth-anonymous=1`, '--load=module-null-sink sink_name=virtmic'],
+    { env: { ...process.env, ...env, HOME: runtimeDir }, detached: true, stdio: 'ignore' },
+  );
+  children.push(child);
+  const pactl = (...args) => spawnSync('pactl', args, { env: { ...process.env, ...env }, timeout: 5000 });
+  for (let i = 0; i < 100 && pactl('info').status !== 0; i++) await new Promise((r) => setTimeout(r, 100));
+  if (pactl('set-default-source', 'virtmic.monitor').status !== 0) {
+    say('could not start a virtual microphone (PulseAudio): dictation will record the default microphone');
+    return undefined;
+  }
+  return env;
+}
+
 const SAMPLE_REPORT = `# Chest X-ray report
 
 Patient: Jane Doe, 52.
@@ -199,7 +229,8 @@ async function main() {
   // dictee.serverUrl is machine-scoped: code-server reads it from the remote's Machine settings.
   writeFileSync(path.join(userData, 'User', 'settings.json'), settings);
   writeFileSync(path.join(userData, 'Machine', 'settings.json'), settings);
-  const csEnv = { XDG_CONFIG_HOME: path.join(startDir, 'xdg'), XDG_DATA_HOME: path.join(startDir, 'xdg') };
+  const mic = await virtualMic();
+  const csEnv = { XDG_CONFIG_HOME: path.join(startDir, 'xdg'), XDG_DATA_HOME: path.join(startDir, 'xdg'), ...(mic ?? {}) };
   const inst = spawnSync(
     process.execPath,
     [codeServerEntry, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix, '--force'],
@@ -246,18 +277,21 @@ Dictée is running.
   Document    report.md opens with the cursor after "Findings:": run "Dictée: Start Dictation"
               (or click "Dictée" in the status bar) and speak.
 
-  No microphone here? code-server's extension host records with sox from the default PulseAudio
-  source. A virtual microphone that speech can be played into:
-    pulseaudio --daemonize=yes --exit-idle-time=-1 -n --load=module-native-protocol-unix \\
-      --load="module-null-sink sink_name=virtmic" && pactl set-default-source virtmic.monitor
-    (then restart npm start so code-server finds it)
-    espeak-ng -w /tmp/speech.wav "Chest radiograph shows clear lungs." && paplay --device=virtmic /tmp/speech.wav
+${
+    mic
+      ? `  Microphone  no sound server was running, so dictation records a virtual microphone. Play speech into it:
+                espeak-ng -v en -w /tmp/speech.wav "Chest radiograph shows clear lungs. No pleural effusion."
+                PULSE_SERVER=${mic.PULSE_SERVER} paplay --device=virtmic /tmp/speech.wav
+              (start dictation first and wait a second or two: the recorder needs a moment to start)`
+      : `  Microphone  the default microphone of this machine's sound server (sox records it). No microphone?
+              DICTEE_START_VIRTUAL_MIC=1 npm start records a virtual one that speech can be played into.`
+  }
 
-Ctrl+C stops the service and code-server.
+Ctrl+C stops everything.
 `);
   await new Promise((resolve) => {
     for (const c of children) c.once('exit', (code) => {
-      say(`${c === children[0] ? 'the service' : 'code-server'} exited (code ${code}); stopping`);
+      say(`a child process (${c.spawnfile}) exited (code ${code}); stopping`);
       resolve();
     });
     process.once('SIGINT', resolve);
