@@ -90,6 +90,20 @@ export function soxDeviceEnv(device: string, platform: NodeJS.Platform = process
 }
 
 /**
+ * PulseAudio delivers a recording client's audio in fragments of up to 2 s unless the client asks for
+ * a latency, and sox asks for none: the first words after Start would arrive late or, at a stop, be cut
+ * off. 50 ms is what a dictation client needs. An explicit PULSE_LATENCY_MSEC of the user's wins.
+ */
+export const PULSE_LATENCY_MSEC = '50';
+
+/** The environment a recorder is spawned with, beyond the inherited one. */
+export function recorderEnv(recorder: RecorderName, device: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Record<string, string> {
+  const extra: Record<string, string> = recorder === 'arecord' ? {} : soxDeviceEnv(device, platform, env);
+  if (env.PULSE_LATENCY_MSEC === undefined) extra.PULSE_LATENCY_MSEC = PULSE_LATENCY_MSEC;
+  return extra;
+}
+
+/**
  * Starts the recorder through node-record-lpcm16 with raw output and no silence detection.
  * The caller must attach `error` listeners to both `process` and `stream` before yielding to the
  * event loop (a spawn failure is reported asynchronously as an `error` event).
@@ -113,7 +127,7 @@ export function spawnRecorder(options: RecorderSpawnOptions): RecorderProcess {
     threshold: 0,
     endOnSilence: false,
   };
-  const extraEnv = options.recorder === 'arecord' ? {} : soxDeviceEnv(options.device);
+  const extraEnv = recorderEnv(options.recorder, options.device);
   const saved = new Map<string, string | undefined>();
   let recording: LpcmRecording;
   try {

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isProcessAlive, soxDeviceEnv, which } from '../../src/audio/spawn';
+import { isProcessAlive, recorderEnv, soxDeviceEnv, which } from '../../src/audio/spawn';
 
 describe('audio: which, device environment, process liveness', () => {
   it('which finds executables on PATH, in order, and only executables', () => {
@@ -33,6 +33,13 @@ describe('audio: which, device environment, process liveness', () => {
     assert.deepEqual(soxDeviceEnv('pulseaudio:x', 'darwin', {}), { AUDIODRIVER: 'pulseaudio', AUDIODEV: 'x' });
     assert.deepEqual(soxDeviceEnv('Built-in Microphone', 'darwin', {}), { AUDIODEV: 'Built-in Microphone' });
     assert.deepEqual(soxDeviceEnv('x', 'linux', { AUDIODRIVER: 'oss' }), { AUDIODEV: 'x' });
+  });
+
+  it('recorder environment: asks PulseAudio for a 50 ms latency unless the user set one', () => {
+    assert.deepEqual(recorderEnv('sox', '', {}, 'linux'), { PULSE_LATENCY_MSEC: '50' });
+    assert.deepEqual(recorderEnv('sox', 'virtmic.monitor', {}, 'linux'), { AUDIODRIVER: 'pulseaudio', AUDIODEV: 'virtmic.monitor', PULSE_LATENCY_MSEC: '50' });
+    assert.deepEqual(recorderEnv('rec', '', { PULSE_LATENCY_MSEC: '20' }, 'linux'), {});
+    assert.deepEqual(recorderEnv('arecord', 'hw:1,0', {}, 'linux'), { PULSE_LATENCY_MSEC: '50' });
   });
 
   it('isProcessAlive follows a real child process', async () => {
