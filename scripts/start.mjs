@@ -231,6 +231,8 @@ async function main() {
   writeFileSync(path.join(userData, 'Machine', 'settings.json'), settings);
   const mic = await virtualMic();
   const csEnv = { XDG_CONFIG_HOME: path.join(startDir, 'xdg'), XDG_DATA_HOME: path.join(startDir, 'xdg'), ...(mic ?? {}) };
+  // The extension imports DICTEE_API_KEY into VS Code's secret storage when none is stored there.
+  const csRunEnv = { ...csEnv, DICTEE_API_KEY: apiKey };
   const inst = spawnSync(
     process.execPath,
     [codeServerEntry, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix, '--force'],
@@ -256,7 +258,7 @@ async function main() {
       extensions,
       workspace,
     ],
-    csEnv,
+    csRunEnv,
     /HTTP server listening on (http:\/\/[^\s]+?)\/?\s/,
   );
   // `payload` opens report.md with the cursor after "Findings: " (line 5, column 11).
@@ -272,8 +274,8 @@ Dictée is running.
 
   Open        ${url}
   Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/, simulated engine)
-  API key     a development key (svc_test_…) is in ${keyFile} (mode 600). In VS Code run
-              "Dictée: Set API Key" once and paste it: it is kept in VS Code's secret storage.
+  API key     a development key (svc_test_…), kept in ${keyFile} (mode 600), is handed to the
+              extension through DICTEE_API_KEY; it stores it in VS Code's secret storage.
   Document    report.md opens with the cursor after "Findings:": run "Dictée: Start Dictation"
               (or click "Dictée" in the status bar) and speak.
 

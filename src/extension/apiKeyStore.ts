@@ -5,6 +5,8 @@ import { verifyKey } from '../client/http';
 import type { Log } from './log';
 
 const SECRET_ID = 'dictee.apiKey';
+/** An environment variable from which a key is imported into SecretStorage once, when none is stored. */
+export const API_KEY_ENV = 'DICTEE_API_KEY';
 
 /**
  * The API key, kept only in VS Code's SecretStorage (the OS keychain): never in settings, logs or
@@ -15,11 +17,15 @@ export class ApiKeyStore implements vscode.Disposable {
   /** Fires with whether a key is now stored, when it is set or cleared (here or in another window). */
   readonly onDidChange = this.emitter.event;
   private readonly listener: vscode.Disposable;
+  /** Settles once a key from the environment (if any) has been imported. */
+  private readonly ready: Promise<void>;
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
     private readonly log: Log,
+    env: NodeJS.ProcessEnv = process.env,
   ) {
+    this.ready = this.importFromEnvironment(env);
     this.listener = secrets.onDidChange((e) => {
       if (e.key !== SECRET_ID) return;
       void this.get().then((k) => {
@@ -31,7 +37,29 @@ export class ApiKeyStore implements vscode.Disposable {
     void this.get().then((k) => vscode.commands.executeCommand('setContext', 'dictee.hasApiKey', k !== undefined));
   }
 
+  /**
+   * Keys belong in a secret manager or the environment (spec, part 5): when SecretStorage holds no key
+   * and DICTEE_API_KEY holds one, it is stored (not checked: the service may not be up yet; the first
+   * run checks it). A stored key is never overwritten, and the value is never logged.
+   */
+  private async importFromEnvironment(env: NodeJS.ProcessEnv): Promise<void> {
+    const candidate = env[API_KEY_ENV]?.trim();
+    if (!candidate) return;
+    if (!looksLikeApiKey(candidate)) {
+      this.log.warn(`${API_KEY_ENV} is set but does not hold an API key (svc_live_…, svc_test_… or svc_proj_…); ignored`);
+      return;
+    }
+    try {
+      if (await this.secrets.get(SECRET_ID)) return;
+      await this.secrets.store(SECRET_ID, candidate);
+      this.log.info(`API key ${redactKey(candidate)} taken from ${API_KEY_ENV} and stored in the secret storage`);
+    } catch (e) {
+      this.log.error(`cannot store the API key from ${API_KEY_ENV}: ${(e as Error).message}`);
+    }
+  }
+
   async get(): Promise<string | undefined> {
+    await this.ready;
     try {
       const k = await this.secrets.get(SECRET_ID);
       return k ? k : undefined;
