@@ -35,7 +35,7 @@ export function presentError(e: ErrorLike, serverUrl: string): ErrorPresentation
     case 'AUTH_ERROR':
       return {
         severity: 'error',
-        text: `Dictée: the service refused the API key (${msg}). Set a valid key with write permission.`,
+        text: `Dictée: authentication failed — ${msg}. Set a valid key with write permission.`,
         actions: ['Set API Key', 'Show Log'],
       };
     case 'CONFIG_ERROR': {

@@ -330,13 +330,13 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     await service.revokeKey(doomed.key);
     await openReportAtFindings(w);
     await wb.runCommand('Dictée: Start Dictation');
-    const n = await wb.waitForNotification(/refused the API key/i, 30_000);
+    const n = await wb.waitForNotification(/authentication failed/i, 30_000);
     assert.ok(n.buttons.includes('Set API Key'), `the message offers "Set API Key": ${JSON.stringify(n)}`);
     assert.ok(!n.message.includes(doomed.key), 'the key itself is never shown');
     await wb.screenshot('6-auth-error');
     await waitForState(wb, /error|ready/i, 20_000);
     // The action leads to the key prompt; the good key makes dictation work again.
-    await wb.clickNotificationButton(/refused the API key/i, 'Set API Key');
+    await wb.clickNotificationButton(/authentication failed/i, 'Set API Key');
     const box = await wb.waitForInputBox();
     assert.ok(box.password);
     await wb.typeIntoInputBox(w.apiKey);

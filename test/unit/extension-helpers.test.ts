@@ -137,6 +137,7 @@ describe('extension pure helpers', () => {
 
     it('AUTH_ERROR offers Set API Key; CONFIG_ERROR names the setting and opens it', () => {
       assert.deepEqual(presentError({ code: 'AUTH_ERROR', message: 'revoked' }, 'x').actions[0], 'Set API Key');
+      assert.equal(presentError({ code: 'AUTH_ERROR', message: 'API key revoked' }, 'x').text, 'Dictée: authentication failed — API key revoked. Set a valid key with write permission.');
       const c = presentError({ code: 'CONFIG_ERROR', message: 'silence_threshold must be between 0.2 and 10', field: 'silence_threshold' }, 'x');
       assert.match(c.text, /dictee\.advanced\.silenceThreshold/);
       assert.equal(c.setting, 'dictee.advanced.silenceThreshold');
