@@ -55,17 +55,11 @@ const targets = [
   },
 ];
 
-const existing = [];
-for (const t of targets) {
-  const fs = await import('node:fs');
-  if (fs.existsSync(t.entryPoints[0])) existing.push(t);
-}
-
 if (watch) {
-  for (const t of existing) {
+  for (const t of targets) {
     const ctx = await esbuild.context(t);
     await ctx.watch();
   }
 } else {
-  await Promise.all(existing.map((t) => esbuild.build(t)));
+  await Promise.all(targets.map((t) => esbuild.build(t)));
 }
