@@ -125,7 +125,7 @@ export async function run(): Promise<BenchSection> {
     const cs = await startCodeServer({
       vsix,
       folder: workspace,
-      // DICTEE_BENCH_PULSE_LATENCY_MSEC: ask PulseAudio for small fragments (steady audio instead of 2 s bursts).
+      // DICTEE_BENCH_PULSE_LATENCY_MSEC: another PulseAudio latency than the extension's 50 ms default.
       env: { ...mic.env, ...(PULSE_LATENCY ? { PULSE_LATENCY_MSEC: PULSE_LATENCY } : {}) },
       settings: {
         'dictee.serverUrl': tap.url,
@@ -226,7 +226,7 @@ Finals sent to the extension but never rendered within 20 s: ${missing}.
 ${
   PULSE_LATENCY
     ? `Run with PULSE_LATENCY_MSEC=${PULSE_LATENCY} for the recorder: audio reaches the service steadily.`
-    : "PulseAudio delivers sox's audio in 2 s fragments (no latency requested), so finals reach the extension in\nbursts of several; each is one editor edit, applied in order. `DICTEE_BENCH_PULSE_LATENCY_MSEC=30` measures\nwith steady audio instead."
+    : "The recorder asks PulseAudio for 50 ms fragments (`PULSE_LATENCY_MSEC=50`, the extension's default), so audio\nreaches the service steadily; `DICTEE_BENCH_PULSE_LATENCY_MSEC` sets another value for the run."
 }
 `;
     return { title: 'End-to-end: service final → text in the VS Code editor', markdown };

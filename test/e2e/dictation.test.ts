@@ -86,10 +86,9 @@ async function ensureKey(w: World, key = w.apiKey): Promise<void> {
 }
 
 /**
- * How long the recorder takes to deliver its first audio after it is started. PulseAudio gives a record
- * stream that asks for no particular latency (sox's case) 2 s fragments, and speech played before the
- * stream is set up is not captured: like a person, the tests start speaking a moment after the status
- * bar says "recording".
+ * How long the recorder may take to deliver its first audio after it is started: speech played before
+ * sox's PulseAudio stream is set up is not captured, so, like a person, the tests start speaking a
+ * moment after the status bar says "recording".
  */
 const RECORDER_WARMUP_MS = 2500;
 
