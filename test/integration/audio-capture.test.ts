@@ -11,7 +11,7 @@ import { isProcessAlive, which } from '../../src/audio/spawn';
 import { mkdtempSync as mkdtemp, writeFileSync } from 'node:fs';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
-import { playToVirtualMic, startPulse, stopPulse } from '../helpers/pulse';
+import { startVirtualMic, type VirtualMic } from '../e2e/lib/pulse';
 import { startServer } from '../helpers/server';
 import { silence, speechPcm } from '../helpers/speech';
 
@@ -37,11 +37,20 @@ async function waitUntil(cond: () => boolean, ms: number, what: string): Promise
 
 describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)', function () {
   this.timeout(60_000);
+  // A private PulseAudio daemon (its own socket): the recorders started by this process use it.
+  let mic: VirtualMic;
+  const saved = { PULSE_SERVER: process.env.PULSE_SERVER, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR };
+  const playToVirtualMic = (pcm: Buffer): Promise<void> => mic.playPcm(pcm);
   before(async () => {
-    await startPulse();
+    mic = await startVirtualMic();
+    Object.assign(process.env, mic.env);
   });
   after(async () => {
-    await stopPulse();
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    await mic?.stop();
   });
 
   it('captures played speech as non-silent PCM of the expected duration, and the recorder is gone after stop', async () => {
