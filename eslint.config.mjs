@@ -1,5 +1,35 @@
-// Lint rules that catch real defects in async code (floating promises above all).
+// Lint rules that catch real defects in async code (floating promises above all), and the layers of
+// docs/architecture.md: each layer of src/ imports only the layers below it.
 import tseslint from 'typescript-eslint';
+
+/** The layers of src/ and the layers each one may import (besides itself). */
+const LAYERS = {
+  shared: [],
+  protocol: ['shared'],
+  dictation: ['shared'],
+  audio: ['shared', 'protocol'],
+  client: ['shared', 'protocol', 'audio'],
+  server: ['shared', 'protocol'],
+  extension: ['shared', 'protocol', 'dictation', 'audio', 'client'],
+};
+
+/** `no-restricted-imports` for the files of one layer: the other layers it must not reach, and vscode. */
+function layerRule(layer) {
+  const forbidden = Object.keys(LAYERS).filter((l) => l !== layer && !LAYERS[layer].includes(l));
+  const patterns = forbidden.map((l) => ({
+    // A relative import that leaves the layer's folder for the other layer's (`../client/session`, `../../server/x`).
+    regex: `^(\\.\\./)+${l}(/|$)`,
+    message: `src/${layer}/ may import only ${LAYERS[layer].length ? LAYERS[layer].map((x) => `src/${x}/`).join(', ') : 'Node built-ins'} (docs/architecture.md).`,
+  }));
+  if (layer === 'shared') {
+    patterns.push({ regex: '^(?!node:|\\./)', message: 'src/shared/ imports nothing but Node built-ins (node:…) and itself.' });
+  }
+  const paths = layer === 'extension' ? [] : [{ name: 'vscode', message: 'Only src/extension/ may import vscode.' }];
+  return {
+    files: [`src/${layer}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { paths, patterns }] },
+  };
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.cache/**', 'test-output/**', '**/*.mjs'] },
@@ -16,9 +46,5 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: [] }],
     },
   },
-  {
-    // Only the vscode layer may import vscode.
-    files: ['src/protocol/**/*.ts', 'src/server/**/*.ts', 'src/client/**/*.ts', 'src/audio/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'Only src/extension/ may import vscode.' }] }] },
-  },
+  ...Object.keys(LAYERS).map(layerRule),
 );

@@ -2,9 +2,9 @@
  * Microphone capture: a recorder process (sox, rec or arecord, through node-record-lpcm16) writing
  * raw 16-bit little-endian PCM on its stdout.
  */
-import type { Logger } from '../protocol/logger';
-import { silentLogger } from '../protocol/logger';
-import { TypedEmitter, type Disposable } from '../client/events';
+import type { Logger } from '../shared/logger';
+import { silentLogger } from '../shared/logger';
+import { TypedEmitter, type Disposable } from '../shared/events';
 import { isProcessAlive, spawnRecorder, which, type RecorderName, type RecorderProcess } from './spawn';
 
 export const RECORDERS: readonly RecorderName[] = ['sox', 'rec', 'arecord'];

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { LANGUAGES, PRESETS, SPECIALTIES, type ClientConfig } from '../protocol/config';
-import type { Logger } from '../protocol/logger';
+import type { Logger } from '../shared/logger';
 import { redactKey } from '../protocol/http';
 import { RECOMMENDED_FRAME_BYTES } from '../protocol/messages';
 import { DictationError, ERROR_ADVICE } from './errors';

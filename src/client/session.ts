@@ -12,13 +12,13 @@ import WebSocket from 'ws';
 import { DEFAULTS, bytesPerSecond, type ClientConfig } from '../protocol/config';
 import { CLOSE_CODES, DEFAULT_RATE_LIMIT_RETRY_MS, ERROR_CODES, errorCodeForClose, type ErrorCode } from '../protocol/errors';
 import { redactKey } from '../protocol/http';
-import { silentLogger, type Logger } from '../protocol/logger';
+import { silentLogger, type Logger } from '../shared/logger';
 import type { BatchReplaceMessage, ConfiguredMessage, Metrics, StatusMessage, TranscriptMessage } from '../protocol/messages';
 import { RECOMMENDED_FRAME_BYTES } from '../protocol/messages';
 import { parseServerMessage } from '../protocol/parse';
 import { PcmFramer } from '../audio/framer';
 import { DictationError, FATAL_CODES, fieldFromMessage, scrubKey, type DictationErrorCode } from './errors';
-import { TypedEmitter, type Disposable } from './events';
+import { TypedEmitter, type Disposable } from '../shared/events';
 import { initSession, wsUrlFor, type HttpOptions } from './http';
 
 /** A connection that stays up this long resets the reconnection attempt counter. */

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { redactKey } from '../protocol/http';
-import type { Logger } from '../protocol/logger';
+import type { Logger } from '../shared/logger';
 import { MicrophoneCapture, RecorderMissingError, installHint } from '../audio/capture';
 import { SilenceDetector } from '../audio/silence';
 import { DictationError, scrubKey } from '../client/errors';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../protocol/logger';
+import type { Logger } from '../shared/logger';
 import { joinText } from '../client/format';
 import { type OwnEdit, type OwnEffect, RangeTracker, type TextChange } from '../client/ranges';
 import type { TranscriptOp } from '../client/transcript';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../protocol/logger';
+import type { Logger } from '../shared/logger';
 
 /**
  * The one output channel of Dictée, a `LogOutputChannel` (levels, timestamps, the user picks the level).

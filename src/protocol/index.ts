@@ -3,4 +3,3 @@ export * from './errors';
 export * from './http';
 export * from './messages';
 export * from './parse';
-export * from './logger';

@@ -2,7 +2,7 @@
  * Structured logs: one JSON object per line on stderr, `{time, level, msg, ...fields}`.
  * Never pass a key, a header or an unredacted URL to these functions (use `redactUrl`/`redactKey`).
  */
-import type { Logger } from '../protocol';
+import type { Logger } from '../shared/logger';
 
 export const LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 export type Level = (typeof LEVELS)[number];

@@ -10,7 +10,7 @@ import { DictationError } from '../../src/client/errors';
 import { initSession, verifyKey, wsUrlFor } from '../../src/client/http';
 import { DictationSession, type DictationSessionOptions, type SessionState } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
-import type { Logger } from '../../src/protocol';
+import type { Logger } from '../../src/shared/logger';
 import { startServer, type TestServer } from '../helpers/server';
 import { silence, speechPcm, tone } from '../helpers/speech';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { TypedEmitter } from '../../src/client/events';
+import { TypedEmitter } from '../../src/shared/events';
 
-describe('client: TypedEmitter', () => {
+describe('shared: TypedEmitter', () => {
   it('delivers to every listener in order; dispose removes one; once fires once', () => {
     const e = new TypedEmitter<{ n: number; s: string }>();
     const got: string[] = [];
