@@ -6,6 +6,7 @@ import type { Logger } from '../shared/logger';
 import { silentLogger } from '../shared/logger';
 import { TypedEmitter, type Disposable } from '../shared/events';
 import { isProcessAlive, spawnRecorder, which, type RecorderName, type RecorderProcess } from './spawn';
+import { errorMessage } from '../shared/errors';
 
 export const RECORDERS: readonly RecorderName[] = ['sox', 'rec', 'arecord'];
 
@@ -92,7 +93,7 @@ export class MicrophoneCapture {
     this.sampleRate = options.sampleRate ?? 16000;
     this.logger = options.logger ?? silentLogger;
     this.killTimeoutMs = options.killTimeoutMs ?? 2000;
-    this.emitter = new TypedEmitter((event, e) => this.logger.error(`capture: ${event} listener failed: ${String(e)}`));
+    this.emitter = new TypedEmitter((event, e) => this.logger.error(`capture: ${event} listener failed: ${errorMessage(e)}`));
   }
 
   on<K extends keyof CaptureEvents>(event: K, listener: (v: CaptureEvents[K]) => void): Disposable {
@@ -145,7 +146,7 @@ export class MicrophoneCapture {
       if (this.rec === rec && cp.pid === undefined) this.rec = undefined;
     });
     // node-record-lpcm16 re-emits a non-zero exit as an 'error' (a string) on the stream: handled on 'close'.
-    rec.stream.on('error', (e: unknown) => this.logger.debug(`capture: recorder stream: ${String(e).split('\n')[0]}`));
+    rec.stream.on('error', (e: unknown) => this.logger.debug(`capture: recorder stream: ${errorMessage(e).split('\n')[0]}`));
     // Everything the recorder wrote is delivered, including what it flushes between SIGTERM and its
     // exit: the last moment of speech before a pause or stop is never dropped.
     rec.stream.on('data', (chunk: Buffer | string) => {

@@ -14,6 +14,7 @@ import { DictationError, ERROR_ADVICE } from './errors';
 import { DictationSession } from './session';
 import { TranscriptModel } from './transcript';
 import { checkServiceFormat, parseWav, WavFormatError } from './wav';
+import { errorMessage } from '../shared/errors';
 
 const USAGE = `usage: npm run client -- FILE.wav [options]
 
@@ -140,7 +141,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`error: ${opts.file}: ${e.message}\n`);
       return 1;
     }
-    process.stderr.write(`error: cannot read ${opts.file}: ${(e as Error).message}\n`);
+    process.stderr.write(`error: cannot read ${opts.file}: ${errorMessage(e)}\n`);
     return 1;
   }
 
@@ -149,7 +150,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     session = new DictationSession({ serverUrl: opts.server, apiKey: key, config: opts.config, logger });
   } catch (e) {
-    process.stderr.write(`error: ${(e as Error).message}\n`);
+    process.stderr.write(`error: ${errorMessage(e)}\n`);
     return 2;
   }
   const model = new TranscriptModel({ onIgnored: (i) => logger.debug(`ignored: ${i.reason}`) });
@@ -241,7 +242,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (e: unknown) => {
-      process.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.stderr.write(`error: ${errorMessage(e)}\n`);
       process.exitCode = 1;
     },
   );

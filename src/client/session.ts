@@ -20,6 +20,7 @@ import { PcmFramer } from '../audio/framer';
 import { DictationError, FATAL_CODES, fieldFromMessage, scrubKey, type DictationErrorCode } from './errors';
 import { TypedEmitter, type Disposable } from '../shared/events';
 import { initSession, wsUrlFor, type HttpOptions } from './http';
+import { errorMessage } from '../shared/errors';
 
 /** A connection that stays up this long resets the reconnection attempt counter. */
 const STABLE_CONNECTION_MS = 5000;
@@ -204,7 +205,7 @@ export class DictationSession {
     this.bufferBytes = Math.round(this.opts.bufferSeconds * bytesPerSecond(rate));
     this.retainBytes = Math.round(this.opts.retainSeconds * bytesPerSecond(rate));
     this.framer = new PcmFramer(Math.max(2, Math.round((RECOMMENDED_FRAME_BYTES * rate) / 16000 / 2) * 2));
-    this.emitter = new TypedEmitter((event, e) => this.log('error', `listener of "${event}" threw: ${e instanceof Error ? e.message : String(e)}`));
+    this.emitter = new TypedEmitter((event, e) => this.log('error', `listener of "${event}" threw: ${errorMessage(e)}`));
   }
 
   // ------------------------------------------------------------------ public API
@@ -332,7 +333,7 @@ export class DictationSession {
         this.log('info', `session initialised (org ${init.orgId}) via ${init.path}`);
         break;
       } catch (e) {
-        const err = e instanceof DictationError ? e : new DictationError({ code: 'INTERNAL_ERROR', message: String(e), fatal: false });
+        const err = e instanceof DictationError ? e : new DictationError({ code: 'INTERNAL_ERROR', message: errorMessage(e), fatal: false });
         if (this.disposed) return;
         if (err.code === 'RATE_LIMITED' || err.code === 'INTERNAL_ERROR' || err.code === 'TIMEOUT') {
           this.attempts += 1;
@@ -371,7 +372,7 @@ export class DictationSession {
         perMessageDeflate: false,
       });
     } catch (e) {
-      this.onClosed(id, 1006, `could not open the connection: ${(e as Error).message}`);
+      this.onClosed(id, 1006, `could not open the connection: ${errorMessage(e)}`);
       return;
     }
     this.ws = ws;

@@ -5,6 +5,7 @@
  */
 import type { BatchReplaceMessage, TranscriptMessage } from '../protocol/messages';
 import { joinChunks, joinText } from './format';
+import { errorMessage } from '../shared/errors';
 
 export type TranscriptOp =
   | { kind: 'insert'; id: string; text: string; prevId: string | null; nextId: string | null }
@@ -145,7 +146,7 @@ export class TranscriptModel {
       return [];
     } catch (e) {
       // Defensive: malformed input that slipped past validation must not break the run.
-      this.onIgnored({ reason: `malformed message: ${(e as Error).message}` });
+      this.onIgnored({ reason: `malformed message: ${errorMessage(e)}` });
       return [];
     }
   }

@@ -3,6 +3,7 @@ import { looksLikeApiKey, redactKey } from '../protocol/http';
 import { DictationError } from '../client/errors';
 import { verifyKey } from '../client/http';
 import type { Log } from './log';
+import { errorMessage } from '../shared/errors';
 
 const SECRET_ID = 'dictee.apiKey';
 /** An environment variable from which a key is imported into SecretStorage once, when none is stored. */
@@ -54,7 +55,7 @@ export class ApiKeyStore implements vscode.Disposable {
       await this.secrets.store(SECRET_ID, candidate);
       this.log.info(`API key ${redactKey(candidate)} taken from ${API_KEY_ENV} and stored in the secret storage`);
     } catch (e) {
-      this.log.error(`cannot store the API key from ${API_KEY_ENV}: ${(e as Error).message}`);
+      this.log.error(`cannot store the API key from ${API_KEY_ENV}: ${errorMessage(e)}`);
     }
   }
 
@@ -64,7 +65,7 @@ export class ApiKeyStore implements vscode.Disposable {
       const k = await this.secrets.get(SECRET_ID);
       return k ? k : undefined;
     } catch (e) {
-      this.log.error(`cannot read the API key from the secret storage: ${(e as Error).message}`);
+      this.log.error(`cannot read the API key from the secret storage: ${errorMessage(e)}`);
       return undefined;
     }
   }
@@ -115,7 +116,7 @@ export class ApiKeyStore implements vscode.Disposable {
       return key;
     } catch (e) {
       const err = e instanceof DictationError ? e : undefined;
-      const message = scrub(err ? err.message : String((e as Error)?.message ?? e), key);
+      const message = scrub(err ? err.message : errorMessage(e), key);
       this.log.warn(`Set API Key: the key ${redactKey(key)} was not saved: ${message}`);
       if (err && (err.code === 'NETWORK_ERROR' || err.code === 'TIMEOUT' || err.code === 'RATE_LIMITED' || err.code === 'INTERNAL_ERROR')) {
         const choice = await vscode.window.showWarningMessage(

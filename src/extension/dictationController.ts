@@ -15,6 +15,7 @@ import type { Settings } from './settings';
 import { configFromSettings, type DicteeSettings } from './settingsMap';
 import type { StatusBar } from './statusBar';
 import type { DictationState } from './statusText';
+import { errorMessage } from '../shared/errors';
 
 /** Seconds of all-zero audio before the muted-microphone warning. */
 const MUTED_AFTER_S = 3;
@@ -325,7 +326,7 @@ export class DictationController implements vscode.Disposable {
     run.ending = (async () => {
       run.log.info(`run ${run.id}: ending (${reason})`);
       this.setState('stopping');
-      await run.capture.stop().catch((e: unknown) => run.log.error(`could not stop the recorder: ${String(e)}`));
+      await run.capture.stop().catch((e: unknown) => run.log.error(`could not stop the recorder: ${errorMessage(e)}`));
       // Bounded: a service that never comes back must not keep the run in "stopping" for ever.
       const stopLimitMs = ((configFromSettings(run.settings).stop_delay ?? 2) + STOP_EXTRA_S) * 1000;
       let timer: NodeJS.Timeout | undefined;
@@ -374,7 +375,7 @@ export class DictationController implements vscode.Disposable {
       await vscode.window.showTextDocument(doc, { preview: false });
       void vscode.window.showWarningMessage(`Dictée: ${why}. Everything dictated in this run is in this new document.`);
     } catch (e) {
-      run.log.error(`could not open a new document for the run's text: ${(e as Error).message}`);
+      run.log.error(`could not open a new document for the run's text: ${errorMessage(e)}`);
       void vscode.window.showErrorMessage(`Dictée: ${why}, and no new document could be opened. The text is in the log (Dictée: Show Log).`);
       run.log.error(`text of run ${run.id}: ${text}`);
     }
@@ -431,7 +432,7 @@ export class DictationController implements vscode.Disposable {
       this.log.info('no editable editor was active: dictating into a new untitled document');
       return { doc, anchor: 0, selectionLength: 0 };
     } catch (e) {
-      void vscode.window.showErrorMessage(`Dictée: open a document to dictate into (${(e as Error).message}).`);
+      void vscode.window.showErrorMessage(`Dictée: open a document to dictate into (${errorMessage(e)}).`);
       return undefined;
     }
   }
@@ -465,7 +466,7 @@ function docName(doc: vscode.TextDocument): string {
 
 function toErrorLike(e: unknown): ErrorLike {
   if (e instanceof DictationError) return { code: e.code, message: e.message, field: e.field, retryAfterMs: e.retryAfterMs, sessionId: e.sessionId };
-  return { code: 'INTERNAL_ERROR', message: e instanceof Error ? e.message : String(e) };
+  return { code: 'INTERNAL_ERROR', message: errorMessage(e) };
 }
 
 function shortError(e: DictationError): string {

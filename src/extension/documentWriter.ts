@@ -4,6 +4,7 @@ import { joinText } from '../client/format';
 import { type OwnEdit, type OwnEffect, RangeTracker, type TextChange } from '../client/ranges';
 import type { TranscriptOp } from '../client/transcript';
 import type { ProvisionalDecoration } from './provisionalDecoration';
+import { errorMessage } from '../shared/errors';
 
 /** The selection the run started with: replaced by the first dictated text unless the user edits it. */
 const SELECTION_ID = '\u0000selection';
@@ -124,7 +125,7 @@ export class DocumentWriter implements vscode.Disposable {
           }
         } catch (e) {
           this.stats.failed++;
-          this.log.error(`could not apply ${op.kind}: ${(e as Error).message}`);
+          this.log.error(`could not apply ${op.kind}: ${errorMessage(e)}`);
         }
       }
     };
@@ -288,7 +289,7 @@ export class DocumentWriter implements vscode.Disposable {
         ok = await vscode.workspace.applyEdit(we);
       }
     } catch (e) {
-      this.log.debug(`edit refused: ${(e as Error).message}`);
+      this.log.debug(`edit refused: ${errorMessage(e)}`);
       ok = false;
     }
     if (!ok) {

@@ -13,6 +13,7 @@ import {
   ServerMessage,
   ServerMessageSchema,
 } from './messages';
+import { errorMessage } from '../shared/errors';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string; field?: string };
 
@@ -41,7 +42,7 @@ export function parseClientMessage(text: string): ParseResult<ClientMessage> {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    return { ok: false, code: 'PROTOCOL_ERROR', message: `malformed JSON: ${(e as Error).message}` };
+    return { ok: false, code: 'PROTOCOL_ERROR', message: `malformed JSON: ${errorMessage(e)}` };
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { ok: false, code: 'PROTOCOL_ERROR', message: 'a message must be a JSON object with a "type" field' };
@@ -86,7 +87,7 @@ export function parseServerMessage(text: string): { ok: true; value: ServerMessa
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    return { ok: false, message: `malformed JSON from service: ${(e as Error).message}` };
+    return { ok: false, message: `malformed JSON from service: ${errorMessage(e)}` };
   }
   const parsed = ServerMessageSchema.safeParse(raw);
   if (!parsed.success) {

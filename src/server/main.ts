@@ -10,6 +10,7 @@ import path from 'node:path';
 import { DEFAULT_TIMING, Service, type Timing } from './app';
 import { SimulatedEngine } from './engine/simulated';
 import { LEVELS, type Level, createLogger } from './log';
+import { errorMessage } from '../shared/errors';
 
 export const USAGE = `Usage: node dist/server.js [options]     (or: npm run server -- [options])
 
@@ -181,7 +182,7 @@ async function main(): Promise<void> {
     try {
       script = readFileSync(opts.script, 'utf8');
     } catch (e) {
-      process.stderr.write(`error: cannot read --script ${opts.script}: ${(e as Error).message}\n`);
+      process.stderr.write(`error: cannot read --script ${opts.script}: ${errorMessage(e)}\n`);
       process.exit(2);
     }
     if (script.trim() === '') {
@@ -193,7 +194,7 @@ async function main(): Promise<void> {
   try {
     makeDirs(dataDir);
   } catch (e) {
-    process.stderr.write(`error: cannot create the data dir ${dataDir}: ${(e as Error).message}\n`);
+    process.stderr.write(`error: cannot create the data dir ${dataDir}: ${errorMessage(e)}\n`);
     process.exit(1);
   }
   const masterKey = process.env.DICTEE_MASTER_KEY || undefined;
@@ -211,14 +212,14 @@ async function main(): Promise<void> {
       timing,
     });
   } catch (e) {
-    process.stderr.write(`error: cannot open the data dir ${dataDir}: ${(e as Error).message}\n`);
+    process.stderr.write(`error: cannot open the data dir ${dataDir}: ${errorMessage(e)}\n`);
     process.exit(1);
   }
   let port: number;
   try {
     port = await service.listen(opts.host, opts.port);
   } catch (e) {
-    process.stderr.write(`error: cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}\n`);
+    process.stderr.write(`error: cannot listen on ${opts.host}:${opts.port}: ${errorMessage(e)}\n`);
     service.store.close();
     process.exit(1);
   }
@@ -261,7 +262,7 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((e: unknown) => {
-    process.stderr.write(`fatal: ${(e as Error).stack ?? String(e)}\n`);
+    process.stderr.write(`fatal: ${e instanceof Error && e.stack ? e.stack : errorMessage(e)}\n`);
     process.exit(1);
   });
 }

@@ -1,6 +1,7 @@
 /** Small HTTP helpers: JSON replies, the error body, bounded body reading, the presented key. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR, redactKey, redactUrl } from '../../protocol';
+import { errorMessage } from '../../shared/errors';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -76,7 +77,7 @@ export function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw HttpError.of('PROTOCOL_ERROR', `request body is not valid JSON: ${(e as Error).message}`);
+    throw HttpError.of('PROTOCOL_ERROR', `request body is not valid JSON: ${errorMessage(e)}`);
   }
 }
 
