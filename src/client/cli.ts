@@ -188,7 +188,7 @@ async function main(argv: string[]): Promise<number> {
 
   const report = (e: DictationError): number => {
     process.stderr.write(`error ${e.code}${e.field ? ` (field ${e.field})` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}: ${e.message}\n`);
-    process.stderr.write(`${ERROR_ADVICE[e.code]}\n`);
+    process.stderr.write(`${ERROR_ADVICE[e.code].advice}\n`);
     return 1;
   };
 

@@ -1,7 +1,12 @@
 /**
- * The errors a dictation run reports, and what a client does about each.
+ * The errors of a dictation run: one shape (`DictationError`), the pure functions that map every failure
+ * the client meets to it (an HTTP answer, a failed request, a refused upgrade, a service `error` message,
+ * a close code), and the advice a person is given for each code. The key never reaches a message: every
+ * text that could hold it is scrubbed here.
  */
-import type { ErrorCode } from '../protocol/errors';
+import { DEFAULT_RATE_LIMIT_RETRY_MS, ERROR_CODES, errorCodeForClose, type ErrorCode } from '../protocol/errors';
+import { redactKey } from '../protocol/http';
+import { errorMessage } from '../shared/errors';
 import { CONFIG_FIELD_NAMES } from './configFields';
 
 /** The service's codes, plus the client-side ones: the service cannot be reached, or did not answer in time. */
@@ -37,9 +42,15 @@ export class DictationError extends Error {
     this.fatal = init.fatal;
     this.status = init.status;
   }
+
+  /** The same error, fatal or not. */
+  withFatal(fatal: boolean): DictationError {
+    const { code, message, field, retryAfterMs, sessionId, status } = this;
+    return new DictationError({ code, message, field, retryAfterMs, sessionId, status, fatal });
+  }
 }
 
-/** What the session does with each service error code during a run. */
+/** The codes that end a run: the user must change something before trying again. */
 export const FATAL_CODES: ReadonlySet<DictationErrorCode> = new Set<DictationErrorCode>([
   'AUTH_ERROR',
   'CONFIG_ERROR',
@@ -47,17 +58,54 @@ export const FATAL_CODES: ReadonlySet<DictationErrorCode> = new Set<DictationErr
   'CONCURRENCY_LIMIT_EXCEEDED',
 ]);
 
-/** The advice shown to a user for each code (the action column of docs/client.md). */
-export const ERROR_ADVICE: Record<DictationErrorCode, string> = {
-  AUTH_ERROR: 'The API key was refused (missing, unknown, revoked, or without write permission). Set a valid API key.',
-  CONFIG_ERROR: 'A dictation setting is invalid. Correct the setting named in the message, or reset it to its default.',
-  INIT_ERROR: 'The service cannot serve this audio format or language. Use 16000 Hz pcm_s16le and a supported language.',
-  RATE_LIMITED: 'Too many requests with this key. Dictée waits and retries by itself.',
-  CONCURRENCY_LIMIT_EXCEEDED: 'Too many dictation sessions are open for this organisation. Stop another session, then start again.',
-  PROTOCOL_ERROR: 'The service reported a protocol error. Dictée reconnects and resumes by itself; if it keeps happening, report it with the log.',
-  INTERNAL_ERROR: 'The service had an internal error. Dictée reconnects and resumes by itself.',
-  NETWORK_ERROR: 'The service cannot be reached. Check the server URL and that the service is running.',
-  TIMEOUT: 'The service did not answer in time. Check the server URL and the network.',
+export interface ErrorAdvice {
+  /** What went wrong, as a person would say it (lower case, no final period). */
+  summary: string;
+  /** What to do about it (a sentence). */
+  advice: string;
+}
+
+/**
+ * The one advice table: what a person is told for each code, by the example client and by the
+ * extension (which adds the setting or the address concerned). docs/client.md, "Errors → action".
+ */
+export const ERROR_ADVICE: Record<DictationErrorCode, ErrorAdvice> = {
+  AUTH_ERROR: {
+    summary: 'authentication failed',
+    advice: 'Set a valid API key with the write permission (the one used is missing, unknown, revoked, or lacks it).',
+  },
+  CONFIG_ERROR: {
+    summary: 'the service refused a dictation setting',
+    advice: 'Correct the setting named in the message, or reset it to its default.',
+  },
+  INIT_ERROR: {
+    summary: 'the service cannot serve this audio format or language',
+    advice: 'Use 16000 Hz pcm_s16le audio and a language the service supports.',
+  },
+  RATE_LIMITED: {
+    summary: 'the service is rate-limiting this key',
+    advice: 'Dictée waits and retries by itself; if it gave up, wait a minute and start again.',
+  },
+  CONCURRENCY_LIMIT_EXCEEDED: {
+    summary: 'too many dictation sessions are open for this organisation',
+    advice: 'Stop dictation in another window or on another device, then start again.',
+  },
+  PROTOCOL_ERROR: {
+    summary: 'the service reported a protocol error',
+    advice: 'Dictée reconnects and resumes by itself; if it keeps happening and dictation stops, report it with the log.',
+  },
+  INTERNAL_ERROR: {
+    summary: 'the service had an internal error',
+    advice: 'Dictée reconnects and resumes by itself; if it keeps happening and dictation stops, report it with the log.',
+  },
+  NETWORK_ERROR: {
+    summary: 'the service cannot be reached',
+    advice: 'Check the server URL and that the service is running.',
+  },
+  TIMEOUT: {
+    summary: 'the service did not answer in time',
+    advice: 'Check the server URL and the network.',
+  },
 };
 
 /** The configuration field named in a CONFIG_ERROR message (`unknown field colour`, `silence_threshold must…`). */
@@ -72,8 +120,125 @@ export function fieldFromMessage(message: string): string | undefined {
   return best?.name;
 }
 
-/** Replaces every occurrence of the key in a text with a redacted form (defence in depth). */
-export function scrubKey(text: string, key: string, redacted: string): string {
+/** Replaces every occurrence of the key in a text with its redacted form (defence in depth). */
+export function scrubKey(text: string, key: string, redacted = redactKey(key)): string {
   if (!key) return text;
   return text.split(key).join(redacted);
+}
+
+export function isErrorCode(v: unknown): v is ErrorCode {
+  return typeof v === 'string' && (ERROR_CODES as readonly string[]).includes(v);
+}
+
+/** Anything thrown, as a DictationError: a DictationError as it is, anything else a non-fatal INTERNAL_ERROR. */
+export function toDictationError(e: unknown): DictationError {
+  if (e instanceof DictationError) return e;
+  return new DictationError({ code: 'INTERNAL_ERROR', message: errorMessage(e), fatal: false });
+}
+
+/** `Retry-After` (seconds) in milliseconds; 0 when absent or not a positive number. */
+export function retryAfterHeaderMs(value: string | null | undefined): number {
+  const s = Number(value);
+  return value && Number.isFinite(s) && s > 0 ? s * 1000 : 0;
+}
+
+/** A non-2xx answer to an HTTP call of the service. */
+export interface HttpRefusal {
+  status: number;
+  /** The parsed JSON body, if any. */
+  body: unknown;
+  retryAfterHeader: string | null;
+  url: string;
+}
+
+/** Maps a non-2xx answer to a DictationError (401/403 AUTH_ERROR, 429, 5xx, anything else PROTOCOL_ERROR). */
+export function errorFromHttpRefusal(r: HttpRefusal, key: string): DictationError {
+  const error = typeof r.body === 'object' && r.body !== null ? (r.body as { error?: { code?: unknown; message?: unknown; retry_after_ms?: unknown } }).error : undefined;
+  const serverMessage = typeof error?.message === 'string' ? scrubKey(error.message, key) : '';
+  let retryAfterMs = typeof error?.retry_after_ms === 'number' ? error.retry_after_ms : 0;
+  if (!retryAfterMs) retryAfterMs = retryAfterHeaderMs(r.retryAfterHeader);
+  const code = isErrorCode(error?.code) ? error.code : undefined;
+  const detail = serverMessage ? `: ${serverMessage}` : '';
+  const status = r.status;
+  if (status === 401) {
+    return new DictationError({ code: 'AUTH_ERROR', status, fatal: true, message: `the service refused the API key ${redactKey(key)} (missing, unknown or revoked)${detail}` });
+  }
+  if (status === 403) {
+    return new DictationError({ code: 'AUTH_ERROR', status, fatal: true, message: `the API key ${redactKey(key)} lacks the permission to open live sessions${detail}` });
+  }
+  if (status === 429) {
+    if (code === 'CONCURRENCY_LIMIT_EXCEEDED') {
+      return new DictationError({ code, status, fatal: true, retryAfterMs, message: `concurrency limit reached${detail}` });
+    }
+    const wait = retryAfterMs || DEFAULT_RATE_LIMIT_RETRY_MS;
+    return new DictationError({ code: 'RATE_LIMITED', status, fatal: false, retryAfterMs: wait, message: `rate limited by the service; retry in ${Math.ceil(wait / 1000)} s${detail}` });
+  }
+  if (status >= 500) {
+    return new DictationError({ code: 'INTERNAL_ERROR', status, fatal: false, retryAfterMs, message: `the service failed (HTTP ${status}) at ${r.url}${detail}` });
+  }
+  return new DictationError({ code: code ?? 'PROTOCOL_ERROR', status, fatal: true, retryAfterMs, message: `unexpected answer HTTP ${status} from ${r.url}${detail}` });
+}
+
+/** A request that got no answer: TIMEOUT when it was aborted by its timeout, NETWORK_ERROR otherwise. */
+export function errorFromRequestFailure(e: unknown, url: string, key: string, timeoutMs: number): DictationError {
+  const name = e instanceof Error ? e.name : '';
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new DictationError({ code: 'TIMEOUT', fatal: false, message: `no answer from ${url} within ${timeoutMs} ms` });
+  }
+  // fetch reports the system error (ECONNREFUSED, ENOTFOUND…) as the `cause` of a generic TypeError.
+  const cause: unknown = e instanceof Error ? e.cause : undefined;
+  const why =
+    typeof cause === 'object' && cause !== null
+      ? String((cause as { code?: unknown }).code ?? (cause as { message?: unknown }).message ?? errorMessage(e))
+      : errorMessage(e);
+  return new DictationError({ code: 'NETWORK_ERROR', fatal: false, message: scrubKey(`cannot reach the service at ${url} (${why})`, key) });
+}
+
+/** The service answered the WebSocket upgrade with an HTTP status instead of switching protocols. */
+export function errorFromUpgradeRefusal(status: number, retryAfterHeader: string | null | undefined, key: string): DictationError {
+  const code: DictationErrorCode = status === 401 || status === 403 ? 'AUTH_ERROR' : status === 429 ? 'RATE_LIMITED' : status >= 500 ? 'INTERNAL_ERROR' : 'NETWORK_ERROR';
+  return new DictationError({
+    code,
+    status,
+    fatal: FATAL_CODES.has(code),
+    retryAfterMs: retryAfterHeaderMs(retryAfterHeader),
+    message: `the service refused the WebSocket upgrade with HTTP ${status}${code === 'AUTH_ERROR' ? ` (API key ${redactKey(key)})` : ''}`,
+  });
+}
+
+/** An `error` message of the service (already validated as one: `code` and `message` are strings). */
+export interface ServiceErrorMessage {
+  code: string;
+  message: string;
+  retry_after_ms?: number;
+  session_id?: string;
+  field?: unknown;
+}
+
+/** Maps a service `error` message; an unknown code is an INTERNAL_ERROR that keeps the code in its message. */
+export function errorFromServiceMessage(m: ServiceErrorMessage, key: string, sessionId: string | undefined): DictationError {
+  const known = isErrorCode(m.code);
+  const code: ErrorCode = known ? (m.code as ErrorCode) : 'INTERNAL_ERROR';
+  const message = scrubKey(m.message, key);
+  return new DictationError({
+    code,
+    message: known ? message : `${m.code}: ${message}`,
+    field: code === 'CONFIG_ERROR' ? (typeof m.field === 'string' ? m.field : fieldFromMessage(message)) : undefined,
+    retryAfterMs: code === 'RATE_LIMITED' ? m.retry_after_ms || DEFAULT_RATE_LIMIT_RETRY_MS : (m.retry_after_ms ?? 0),
+    sessionId: m.session_id ?? sessionId,
+    fatal: FATAL_CODES.has(code),
+  });
+}
+
+/**
+ * A close that came without an `error` message before it: fatal when its close code stands for a fatal
+ * error code (should not happen, but be sure), else a non-fatal loss of the connection.
+ */
+export function errorFromClose(closeCode: number, reason: string, sessionId: string | undefined): DictationError {
+  const code = errorCodeForClose(closeCode);
+  const why = reason ? ` (${reason})` : '';
+  if (code && FATAL_CODES.has(code)) {
+    return new DictationError({ code, message: `the service closed the connection with code ${closeCode}${why}`, fatal: true, sessionId });
+  }
+  return new DictationError({ code: code ?? 'NETWORK_ERROR', message: `connection lost (close code ${closeCode}${reason ? `, ${reason}` : ''})`, fatal: false, sessionId });
 }

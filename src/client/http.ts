@@ -2,9 +2,8 @@
  * HTTP side of the client: service URLs, session init and the API-key check used by "Set API Key".
  * The key travels only in the `Authorization: Bearer` header: never in a URL, a log line or a message.
  */
-import { DEFAULT_RATE_LIMIT_RETRY_MS, ERROR_CODES, type ErrorCode } from '../protocol/errors';
-import { PATHS, looksLikeApiKey, redactKey } from '../protocol/http';
-import { DictationError, scrubKey } from './errors';
+import { PATHS, looksLikeApiKey } from '../protocol/http';
+import { DictationError, errorFromHttpRefusal, errorFromRequestFailure } from './errors';
 
 export interface HttpOptions {
   /** Per-request timeout (ms). */
@@ -77,66 +76,6 @@ export function wsUrlFor(serverUrl: string): string {
   return ws.toString();
 }
 
-interface ErrorBody {
-  success?: boolean;
-  error?: { code?: unknown; message?: unknown; retry_after_ms?: unknown };
-}
-
-function isErrorCode(v: unknown): v is ErrorCode {
-  return typeof v === 'string' && (ERROR_CODES as readonly string[]).includes(v);
-}
-
-/** Maps a non-2xx answer to a DictationError. */
-async function errorFromResponse(res: Response, key: string, url: string): Promise<DictationError> {
-  let body: ErrorBody = {};
-  try {
-    body = (await res.json()) as ErrorBody;
-  } catch {
-    /* not JSON */
-  }
-  const serverMessage = typeof body.error?.message === 'string' ? scrubKey(body.error.message, key, redactKey(key)) : '';
-  const headerRetry = Number(res.headers.get('retry-after'));
-  let retryAfterMs = typeof body.error?.retry_after_ms === 'number' ? body.error.retry_after_ms : 0;
-  if (!retryAfterMs && Number.isFinite(headerRetry) && headerRetry > 0) retryAfterMs = headerRetry * 1000;
-  const code: ErrorCode | undefined = isErrorCode(body.error?.code) ? body.error.code : undefined;
-  const detail = serverMessage ? `: ${serverMessage}` : '';
-  if (res.status === 401) {
-    return new DictationError({ code: 'AUTH_ERROR', status: 401, fatal: true, message: `the service refused the API key ${redactKey(key)} (missing, unknown or revoked)${detail}` });
-  }
-  if (res.status === 403) {
-    return new DictationError({ code: 'AUTH_ERROR', status: 403, fatal: true, message: `the API key ${redactKey(key)} lacks the permission to open live sessions${detail}` });
-  }
-  if (res.status === 429) {
-    const c = code === 'CONCURRENCY_LIMIT_EXCEEDED' ? code : 'RATE_LIMITED';
-    return new DictationError({
-      code: c,
-      status: 429,
-      fatal: c === 'CONCURRENCY_LIMIT_EXCEEDED',
-      retryAfterMs: c === 'RATE_LIMITED' ? retryAfterMs || DEFAULT_RATE_LIMIT_RETRY_MS : retryAfterMs,
-      message: c === 'RATE_LIMITED' ? `rate limited by the service; retry in ${Math.ceil((retryAfterMs || DEFAULT_RATE_LIMIT_RETRY_MS) / 1000)} s${detail}` : `concurrency limit reached${detail}`,
-    });
-  }
-  if (res.status >= 500) {
-    return new DictationError({ code: 'INTERNAL_ERROR', status: res.status, fatal: false, retryAfterMs, message: `the service failed (HTTP ${res.status}) at ${url}${detail}` });
-  }
-  return new DictationError({
-    code: code ?? 'PROTOCOL_ERROR',
-    status: res.status,
-    fatal: true,
-    retryAfterMs,
-    message: `unexpected answer HTTP ${res.status} from ${url}${detail}`,
-  });
-}
-
-function networkError(e: unknown, url: string, key: string, timeoutMs: number): DictationError {
-  const err = e as Error & { cause?: { code?: string; message?: string } };
-  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') {
-    return new DictationError({ code: 'TIMEOUT', fatal: false, message: `no answer from ${url} within ${timeoutMs} ms` });
-  }
-  const cause = err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(e);
-  return new DictationError({ code: 'NETWORK_ERROR', fatal: false, message: scrubKey(`cannot reach the service at ${url} (${cause})`, key, redactKey(key)) });
-}
-
 /**
  * `POST /api/v1/live/sessions` with the key as Bearer; on 404 tries `/v1/live/sessions`.
  * Throws a DictationError: AUTH_ERROR (401/403), RATE_LIMITED (429, with retryAfterMs),
@@ -161,14 +100,14 @@ export async function initSession(serverUrl: string, key: string, options: HttpO
         signal: AbortSignal.any(signals),
       });
     } catch (e) {
-      throw networkError(e, url, key, timeoutMs);
+      throw errorFromRequestFailure(e, url, key, timeoutMs);
     }
     if (res.status === 404) {
       await res.body?.cancel();
       last = new DictationError({ code: 'PROTOCOL_ERROR', status: 404, fatal: true, message: `no session endpoint at ${url}` });
       continue;
     }
-    if (!res.ok) throw await errorFromResponse(res, key, url);
+    if (!res.ok) throw errorFromHttpRefusal({ status: res.status, body: await jsonOrUndefined(res), retryAfterHeader: res.headers.get('retry-after'), url }, key);
     let body: { success?: unknown; session_id?: unknown; org_id?: unknown };
     try {
       body = (await res.json()) as typeof body;
@@ -186,6 +125,14 @@ export async function initSession(serverUrl: string, key: string, options: HttpO
     status: 404,
     message: `${last?.message ?? 'no session endpoint'} nor at ${PATHS.sessionInit}: is ${base.origin}${base.pathname} a Live Transcription Service?`,
   });
+}
+
+async function jsonOrUndefined(res: Response): Promise<unknown> {
+  try {
+    return (await res.json()) as unknown;
+  } catch {
+    return undefined; // not JSON
+  }
 }
 
 export interface KeyCheck {

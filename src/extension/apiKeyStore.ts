@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { looksLikeApiKey, redactKey } from '../protocol/http';
-import { DictationError } from '../client/errors';
+import { DictationError, scrubKey } from '../client/errors';
 import { verifyKey } from '../client/http';
 import type { Log } from './log';
 import { errorMessage } from '../shared/errors';
@@ -116,7 +116,7 @@ export class ApiKeyStore implements vscode.Disposable {
       return key;
     } catch (e) {
       const err = e instanceof DictationError ? e : undefined;
-      const message = scrub(err ? err.message : errorMessage(e), key);
+      const message = scrubKey(errorMessage(e), key);
       this.log.warn(`Set API Key: the key ${redactKey(key)} was not saved: ${message}`);
       if (err && (err.code === 'NETWORK_ERROR' || err.code === 'TIMEOUT' || err.code === 'RATE_LIMITED' || err.code === 'INTERNAL_ERROR')) {
         const choice = await vscode.window.showWarningMessage(
@@ -140,8 +140,4 @@ export class ApiKeyStore implements vscode.Disposable {
     this.listener.dispose();
     this.emitter.dispose();
   }
-}
-
-function scrub(text: string, key: string): string {
-  return key ? text.split(key).join(redactKey(key)) : text;
 }

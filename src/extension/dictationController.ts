@@ -3,12 +3,12 @@ import { redactKey } from '../protocol/http';
 import type { Logger } from '../shared/logger';
 import { MicrophoneCapture, RecorderMissingError, installHint } from '../audio/capture';
 import { SilenceDetector } from '../audio/silence';
-import { DictationError, scrubKey } from '../client/errors';
+import { scrubKey, toDictationError, type DictationError } from '../client/errors';
 import { DictationSession, type SessionState, type StopResult } from '../client/session';
 import { TranscriptModel, type TranscriptOp } from '../client/transcript';
 import type { ApiKeyStore } from './apiKeyStore';
 import { DocumentWriter } from './documentWriter';
-import { presentError, type ErrorLike } from './errorText';
+import { presentError } from './errorText';
 import type { Log } from './log';
 import { ProvisionalDecoration } from './provisionalDecoration';
 import type { Settings } from './settings';
@@ -123,7 +123,7 @@ export class DictationController implements vscode.Disposable {
         logger: this.log,
       });
     } catch (e) {
-      this.showError(toErrorLike(e), settings, key);
+      this.showError(toDictationError(e), settings, key);
       return;
     }
     const runLog = this.log.forSession(() => session.sessionId);
@@ -209,12 +209,8 @@ export class DictationController implements vscode.Disposable {
         void vscode.window.showWarningMessage(`Dictée: ${w}`);
       }),
       session.on('error', (e) => {
-        if (e.fatal) {
-          run.fatal = e;
-          return;
-        }
-        // Retried by the session; logged here with the session id.
-        log.warn(`service error ${e.code} (session_id ${e.sessionId ?? session.sessionId ?? '-'}), retrying: ${scrubKey(e.message, run.key, redactKey(run.key))}`);
+        // Logged by the session, once, with its id; a fatal one is shown when the run has ended.
+        if (e.fatal) run.fatal = e;
       }),
       session.on('state', (s: SessionState) => {
         if (this.run !== run) return;
@@ -358,7 +354,7 @@ export class DictationController implements vscode.Disposable {
       if (this.run === run) this.run = undefined;
       this.status.update({ reconnecting: false, retryInS: undefined, muted: false, error: fatal ? shortError(fatal) : run.recorderFailed ? 'recorder failed' : undefined });
       this.setState('idle');
-      if (fatal) this.showError(toErrorLike(fatal), run.settings, run.key);
+      if (fatal) this.showError(fatal, run.settings, run.key);
     })();
     return run.ending;
   }
@@ -407,10 +403,10 @@ export class DictationController implements vscode.Disposable {
     });
   }
 
-  private showError(e: ErrorLike, settings: DicteeSettings, key: string): void {
-    const p = presentError({ ...e, message: scrubKey(e.message, key, redactKey(key)) }, settings.serverUrl);
+  private showError(e: DictationError, settings: DicteeSettings, key: string): void {
+    const p = presentError(e, settings.serverUrl);
     const show = p.severity === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
-    void show(p.text, ...p.actions).then((choice) => {
+    void show(scrubKey(p.text, key), ...p.actions).then((choice) => {
       if (choice === 'Set API Key') void vscode.commands.executeCommand('dictee.setApiKey');
       else if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', p.setting ?? '@ext:dictee.dictee');
       else if (choice === 'Show Log') this.log.show();
@@ -462,11 +458,6 @@ export class DictationController implements vscode.Disposable {
 function docName(doc: vscode.TextDocument): string {
   const p = doc.uri.path;
   return doc.isUntitled ? doc.uri.path : p.slice(p.lastIndexOf('/') + 1);
-}
-
-function toErrorLike(e: unknown): ErrorLike {
-  if (e instanceof DictationError) return { code: e.code, message: e.message, field: e.field, retryAfterMs: e.retryAfterMs, sessionId: e.sessionId };
-  return { code: 'INTERNAL_ERROR', message: errorMessage(e) };
 }
 
 function shortError(e: DictationError): string {

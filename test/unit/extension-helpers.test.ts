@@ -7,6 +7,7 @@ import { formatElapsed, statusView } from '../../src/extension/statusText';
 import { presentError } from '../../src/extension/errorText';
 import { displayProvisional } from '../../src/extension/provisionalText';
 import { ERROR_CODES } from '../../src/protocol/errors';
+import { DictationError, ERROR_ADVICE, type DictationErrorInit } from '../../src/client/errors';
 
 const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
   contributes: {
@@ -126,23 +127,32 @@ describe('extension pure helpers', () => {
   });
 
   describe('error messages', () => {
-    it('has a message and an action for every error code', () => {
+    const err = (init: Omit<DictationErrorInit, 'fatal'>): DictationError => new DictationError({ ...init, fatal: true });
+
+    it('tells, for every error code, what went wrong, the message, the advice of the table, with an action', () => {
       for (const code of [...ERROR_CODES, 'NETWORK_ERROR', 'TIMEOUT'] as const) {
-        const p = presentError({ code, message: 'details' }, 'http://h:1');
-        assert.ok(p.text.startsWith('Dictée: '), code);
-        assert.ok(p.text.includes('details'), code);
+        const p = presentError(err({ code, message: 'details' }), 'http://h:1');
+        assert.ok(p.text.startsWith(`Dictée: ${ERROR_ADVICE[code].summary}`), `${code}: ${p.text}`);
+        assert.ok(p.text.includes('(details)'), code);
+        assert.ok(p.text.includes(ERROR_ADVICE[code].advice), code);
         assert.ok(p.actions.length > 0, code);
       }
     });
 
-    it('AUTH_ERROR offers Set API Key; CONFIG_ERROR names the setting and opens it', () => {
-      assert.deepEqual(presentError({ code: 'AUTH_ERROR', message: 'revoked' }, 'x').actions[0], 'Set API Key');
-      assert.equal(presentError({ code: 'AUTH_ERROR', message: 'API key revoked' }, 'x').text, 'Dictée: authentication failed — API key revoked. Set a valid key with write permission.');
-      const c = presentError({ code: 'CONFIG_ERROR', message: 'silence_threshold must be between 0.2 and 10', field: 'silence_threshold' }, 'x');
+    it('AUTH_ERROR offers Set API Key; CONFIG_ERROR names the setting and opens it; a network error names the address', () => {
+      assert.deepEqual(presentError(err({ code: 'AUTH_ERROR', message: 'revoked' }), 'x').actions[0], 'Set API Key');
+      assert.equal(
+        presentError(err({ code: 'AUTH_ERROR', message: 'API key revoked' }), 'x').text,
+        'Dictée: authentication failed (API key revoked). Set a valid API key with the write permission (the one used is missing, unknown, revoked, or lacks it).',
+      );
+      const c = presentError(err({ code: 'CONFIG_ERROR', message: 'silence_threshold must be between 0.2 and 10', field: 'silence_threshold' }), 'x');
       assert.match(c.text, /dictee\.advanced\.silenceThreshold/);
       assert.equal(c.setting, 'dictee.advanced.silenceThreshold');
       assert.deepEqual(c.actions[0], 'Open Settings');
-      assert.equal(presentError({ code: 'NETWORK_ERROR', message: 'ECONNREFUSED' }, 'http://h:1').setting, 'dictee.serverUrl');
+      const n = presentError(err({ code: 'NETWORK_ERROR', message: 'ECONNREFUSED' }), 'http://h:1');
+      assert.equal(n.setting, 'dictee.serverUrl');
+      assert.match(n.text, /cannot be reached at http:\/\/h:1 \(ECONNREFUSED\)/);
+      assert.match(presentError(err({ code: 'INTERNAL_ERROR', message: 'gave up', sessionId: 's-1' }), 'x').text, /Dictation stopped; what was written stays in the document \(session s-1\)/);
     });
   });
 
