@@ -18,3 +18,15 @@ export const silentLogger: Logger = {
   warn() {},
   error() {},
 };
+
+/** A logger that writes every line to `logger` as `line(message)` gives it (a prefix, a redaction…). */
+export function rewritingLogger(logger: Logger, line: (message: string) => string): Logger {
+  const text = (message: string | Error): string => line(message instanceof Error ? message.message : message);
+  return {
+    trace: (m, ...a) => logger.trace(text(m), ...a),
+    debug: (m, ...a) => logger.debug(text(m), ...a),
+    info: (m, ...a) => logger.info(text(m), ...a),
+    warn: (m, ...a) => logger.warn(text(m), ...a),
+    error: (m, ...a) => logger.error(text(m), ...a),
+  };
+}
