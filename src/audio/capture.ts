@@ -5,10 +5,9 @@
 import type { Logger } from '../shared/logger';
 import { silentLogger } from '../shared/logger';
 import { TypedEmitter, type Disposable } from '../shared/events';
-import { isProcessAlive, spawnRecorder, which, type RecorderName, type RecorderProcess } from './spawn';
+import { DEFAULT_SAMPLE_RATE } from '../protocol/config';
+import { DEFAULT_RECORDER, RECORDERS, isProcessAlive, spawnRecorder, which, type RecorderName, type RecorderProcess } from './spawn';
 import { errorMessage } from '../shared/errors';
-
-export const RECORDERS: readonly RecorderName[] = ['sox', 'rec', 'arecord'];
 
 /** The install command for a recorder on a platform. */
 export function installHint(recorder: RecorderName, platform: NodeJS.Platform = process.platform): string {
@@ -87,10 +86,10 @@ export class MicrophoneCapture {
   private readonly killTimeoutMs: number;
 
   constructor(options: CaptureOptions = {}) {
-    this.recorder = options.recorder ?? 'sox';
-    if (!RECORDERS.includes(this.recorder)) throw new RangeError(`unknown recorder "${String(this.recorder)}"; expected sox, rec or arecord`);
+    this.recorder = options.recorder ?? DEFAULT_RECORDER;
+    if (!RECORDERS.includes(this.recorder)) throw new RangeError(`unknown recorder "${String(this.recorder)}"; expected one of ${RECORDERS.join(', ')}`);
     this.device = options.device ?? '';
-    this.sampleRate = options.sampleRate ?? 16000;
+    this.sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
     this.logger = options.logger ?? silentLogger;
     this.killTimeoutMs = options.killTimeoutMs ?? 2000;
     this.emitter = new TypedEmitter((event, e) => this.logger.error(`capture: ${event} listener failed: ${errorMessage(e)}`));

@@ -6,6 +6,8 @@
  * bytes; this needs no alignment and works with any chunk sizes.
  */
 
+import { DEFAULT_SAMPLE_RATE } from '../protocol/config';
+
 export type SilenceEvent = { kind: 'muted'; silentMs: number } | { kind: 'sound' };
 
 export interface SilenceDetectorOptions {
@@ -22,7 +24,7 @@ export class SilenceDetector {
   private readonly bytesPerMs: number;
 
   constructor(options: SilenceDetectorOptions = {}) {
-    const rate = options.sampleRate ?? 16000;
+    const rate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
     const channels = options.channels ?? 1;
     const seconds = options.seconds ?? 3;
     this.bytesPerMs = (rate * channels * 2) / 1000;

@@ -47,7 +47,10 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-export type RecorderName = 'sox' | 'rec' | 'arecord';
+/** The programs that can record the microphone, the default first. */
+export const RECORDERS = ['sox', 'rec', 'arecord'] as const;
+export type RecorderName = (typeof RECORDERS)[number];
+export const DEFAULT_RECORDER: RecorderName = 'sox';
 
 export interface RecorderSpawnOptions {
   recorder: RecorderName;

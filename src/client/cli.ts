@@ -6,15 +6,16 @@
  *       [--specialty general] [--preset balanced] [--realtime | --fast] [--verbose]
  */
 import { readFileSync } from 'node:fs';
-import { LANGUAGES, PRESETS, SPECIALTIES, type ClientConfig } from '../protocol/config';
-import type { Logger } from '../shared/logger';
-import { redactKey } from '../protocol/http';
+import { DEFAULTS, LANGUAGES, PRESETS, SPECIALTIES, type ClientConfig } from '../protocol/config';
+import { DEFAULT_SERVER_URL, redactKey } from '../protocol/http';
 import { RECOMMENDED_FRAME_BYTES } from '../protocol/messages';
 import { DictationError, ERROR_ADVICE } from './errors';
 import { DictationSession } from './session';
 import { TranscriptModel } from './transcript';
 import { checkServiceFormat, parseWav, WavFormatError } from './wav';
+import { UsageError, oneOf, parseCommandLine } from '../shared/args';
 import { errorMessage } from '../shared/errors';
+import type { Logger } from '../shared/logger';
 
 const USAGE = `usage: npm run client -- FILE.wav [options]
 
@@ -24,10 +25,10 @@ transcript events, then the committed text and the session metrics.
 The API key is read from the environment variable DICTEE_API_KEY (never from the command line).
 
 options:
-  --server URL        service URL (default http://127.0.0.1:8787; env DICTEE_SERVER_URL)
-  --language L        ${LANGUAGES.join('|')} (default fr)
-  --specialty S       ${SPECIALTIES.join('|')} (default general)
-  --preset P          ${PRESETS.join('|')} (default balanced)
+  --server URL        service URL (default ${DEFAULT_SERVER_URL}; env DICTEE_SERVER_URL)
+  --language L        ${LANGUAGES.join('|')} (default ${DEFAULTS.language})
+  --specialty S       ${SPECIALTIES.join('|')} (default ${DEFAULTS.specialty})
+  --preset P          ${PRESETS.join('|')} (default ${DEFAULTS.preset})
   --realtime          send one 100 ms frame every 100 ms (default)
   --fast              send the frames as fast as the connection takes them
   --verbose           print the session log on stderr
@@ -39,60 +40,39 @@ interface CliOptions {
   config: Omit<ClientConfig, 'resume'>;
   realtime: boolean;
   verbose: boolean;
+  help: boolean;
 }
 
-class UsageError extends Error {}
+const OPTIONS = {
+  server: { type: 'string' },
+  language: { type: 'string' },
+  specialty: { type: 'string' },
+  preset: { type: 'string' },
+  realtime: { type: 'boolean' },
+  fast: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
-  let file: string | undefined;
-  let server = env.DICTEE_SERVER_URL || 'http://127.0.0.1:8787';
+  const { values: v, positionals, order } = parseCommandLine(argv, OPTIONS, true);
   const config: Omit<ClientConfig, 'resume'> = {};
-  let realtime = true;
-  let verbose = false;
-  const value = (i: number, flag: string): string => {
-    const v = argv[i + 1];
-    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
-    return v;
+  if (v.language !== undefined) config.language = oneOf('--language', v.language, LANGUAGES);
+  if (v.specialty !== undefined) config.specialty = oneOf('--specialty', v.specialty, SPECIALTIES);
+  if (v.preset !== undefined) config.preset = oneOf('--preset', v.preset, PRESETS);
+  const help = v.help === true;
+  if (positionals.length > 1) throw new UsageError(`only one file, got ${positionals.map((f) => JSON.stringify(f)).join(' and ')}`);
+  const file = positionals[0];
+  if (file === undefined && !help) throw new UsageError('a WAV file is required');
+  return {
+    file: file ?? '',
+    server: v.server ?? (env.DICTEE_SERVER_URL || DEFAULT_SERVER_URL),
+    config,
+    // --realtime and --fast: the last one given wins.
+    realtime: order.filter((o) => o === 'realtime' || o === 'fast').pop() !== 'fast',
+    verbose: v.verbose === true,
+    help,
   };
-  const oneOf = <T extends string>(v: string, allowed: readonly T[], flag: string): T => {
-    if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got "${v}")`);
-    return v as T;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    switch (a) {
-      case '-h':
-      case '--help':
-        throw new UsageError('');
-      case '--server':
-        server = value(i++, a);
-        break;
-      case '--language':
-        config.language = oneOf(value(i++, a), LANGUAGES, a);
-        break;
-      case '--specialty':
-        config.specialty = oneOf(value(i++, a), SPECIALTIES, a);
-        break;
-      case '--preset':
-        config.preset = oneOf(value(i++, a), PRESETS, a);
-        break;
-      case '--realtime':
-        realtime = true;
-        break;
-      case '--fast':
-        realtime = false;
-        break;
-      case '--verbose':
-        verbose = true;
-        break;
-      default:
-        if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
-        if (file !== undefined) throw new UsageError(`only one file, got "${file}" and "${a}"`);
-        file = a;
-    }
-  }
-  if (file === undefined) throw new UsageError('a WAV file is required');
-  return { file, server, config, realtime, verbose };
 }
 
 function stderrLogger(verbose: boolean): Logger {
@@ -119,12 +99,13 @@ async function main(argv: string[]): Promise<number> {
   try {
     opts = parseArgs(argv);
   } catch (e) {
-    if (e instanceof UsageError) {
-      if (e.message) process.stderr.write(`error: ${e.message}\n\n`);
-      process.stderr.write(`${USAGE}\n`);
-      return e.message ? 2 : 0;
-    }
-    throw e;
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`error: ${e.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (opts.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
   }
   const key = process.env.DICTEE_API_KEY?.trim();
   if (!key) {

@@ -2,7 +2,7 @@
  * HTTP side of the client: service URLs, session init and the API-key check used by "Set API Key".
  * The key travels only in the `Authorization: Bearer` header: never in a URL, a log line or a message.
  */
-import { PATHS, looksLikeApiKey } from '../protocol/http';
+import { DEFAULT_SERVER_URL, PATHS, looksLikeApiKey } from '../protocol/http';
 import { DictationError, errorFromHttpRefusal, errorFromRequestFailure } from './errors';
 
 export interface HttpOptions {
@@ -32,7 +32,7 @@ export function httpBaseUrl(serverUrl: string): URL {
     throw new DictationError({
       code: 'CONFIG_ERROR',
       field: 'serverUrl',
-      message: `the server URL "${stripCredentials(serverUrl)}" is not a valid URL (expected e.g. http://127.0.0.1:8787)`,
+      message: `the server URL "${stripCredentials(serverUrl)}" is not a valid URL (expected e.g. ${DEFAULT_SERVER_URL})`,
       fatal: true,
     });
   }

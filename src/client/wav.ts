@@ -2,6 +2,7 @@
  * Minimal WAV (RIFF) reader for the example client: finds the `fmt ` and `data` chunks and checks the
  * format is what the service takes (PCM 16-bit little-endian, mono, 16 kHz by default).
  */
+import { DEFAULT_SAMPLE_RATE } from '../protocol/config';
 
 export interface WavInfo {
   audioFormat: number;
@@ -57,7 +58,7 @@ export function parseWav(buf: Buffer): WavInfo {
  * Checks the format the service needs; throws WavFormatError naming what is wrong and the sox
  * command that converts the file.
  */
-export function checkServiceFormat(info: WavInfo, file: string, sampleRate = 16000): void {
+export function checkServiceFormat(info: WavInfo, file: string, sampleRate = DEFAULT_SAMPLE_RATE): void {
   const problems: string[] = [];
   if (info.audioFormat !== WAVE_FORMAT_PCM) problems.push(`encoding is not PCM (format tag ${info.audioFormat})`);
   if (info.bitsPerSample !== 16) problems.push(`${info.bitsPerSample}-bit samples instead of 16-bit`);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { DEFAULTS } from '../protocol/config';
 import { redactKey } from '../protocol/http';
 import type { Logger } from '../shared/logger';
 import { MicrophoneCapture, RecorderMissingError, installHint } from '../audio/capture';
@@ -324,7 +325,7 @@ export class DictationController implements vscode.Disposable {
       this.setState('stopping');
       await run.capture.stop().catch((e: unknown) => run.log.error(`could not stop the recorder: ${errorMessage(e)}`));
       // Bounded: a service that never comes back must not keep the run in "stopping" for ever.
-      const stopLimitMs = ((configFromSettings(run.settings).stop_delay ?? 2) + STOP_EXTRA_S) * 1000;
+      const stopLimitMs = ((configFromSettings(run.settings).stop_delay ?? DEFAULTS.stop_delay) + STOP_EXTRA_S) * 1000;
       let timer: NodeJS.Timeout | undefined;
       const result = await Promise.race([
         run.session.stop(),

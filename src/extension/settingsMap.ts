@@ -3,9 +3,9 @@
  * mapping is tested in plain Node; `settings.ts` reads the values through VS Code.
  */
 import type { ClientConfig, Language, Preset, Specialty } from '../protocol/config';
-import { LANGUAGES, PRESETS, SPECIALTIES, DEFAULT_SAMPLE_RATE, SUPPORTED_ENCODING } from '../protocol/config';
-
-export type RecorderSetting = 'sox' | 'rec' | 'arecord';
+import { DEFAULTS, LANGUAGES, PRESETS, SPECIALTIES, DEFAULT_SAMPLE_RATE, SUPPORTED_ENCODING } from '../protocol/config';
+import { DEFAULT_SERVER_URL } from '../protocol/http';
+import { DEFAULT_RECORDER, RECORDERS, type RecorderName } from '../audio/spawn';
 
 /** The advanced settings (`dictee.advanced.<key>`) and the `configure` field each one sets. */
 export const ADVANCED_FIELDS = {
@@ -27,13 +27,11 @@ export interface DicteeSettings {
   specialty: Specialty;
   preset: Preset;
   sampleRate: number;
-  recorder: RecorderSetting;
+  recorder: RecorderName;
   device: string;
   /** Only the advanced values the user set: unset ones are left to the preset and the service. */
   advanced: AdvancedValues;
 }
-
-export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8787';
 
 /** The setting a `configure` field comes from (`silence_threshold` → `dictee.advanced.silenceThreshold`). */
 export function settingForField(field: string | undefined): string | undefined {
@@ -78,11 +76,11 @@ export function normaliseSettings(raw: Record<string, unknown>): DicteeSettings 
   const rate = raw.sampleRate;
   return {
     serverUrl: url,
-    language: oneOf(LANGUAGES, raw.language, 'fr'),
-    specialty: oneOf(SPECIALTIES, raw.specialty, 'general'),
-    preset: oneOf(PRESETS, raw.preset, 'balanced'),
+    language: oneOf(LANGUAGES, raw.language, DEFAULTS.language),
+    specialty: oneOf(SPECIALTIES, raw.specialty, DEFAULTS.specialty),
+    preset: oneOf(PRESETS, raw.preset, DEFAULTS.preset),
     sampleRate: typeof rate === 'number' && Number.isInteger(rate) ? rate : DEFAULT_SAMPLE_RATE,
-    recorder: oneOf(['sox', 'rec', 'arecord'] as const, raw['audio.recorder'], 'sox'),
+    recorder: oneOf(RECORDERS, raw['audio.recorder'], DEFAULT_RECORDER),
     device: typeof raw['audio.device'] === 'string' ? raw['audio.device'].trim() : '',
     advanced,
   };

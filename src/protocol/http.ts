@@ -4,6 +4,11 @@
 import { z } from 'zod';
 import { ErrorCode } from './errors';
 
+/** Where the service listens unless told otherwise, and so where clients look for it by default. */
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_SERVER_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
+
 export const PATHS = {
   sessionInit: '/api/v1/live/sessions',
   sessionInitAlt: '/v1/live/sessions',

@@ -7,18 +7,20 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../protocol/http';
 import { DEFAULT_TIMING, Service, type Timing } from './app';
 import { SimulatedEngine } from './engine/simulated';
 import { LEVELS, type Level, createLogger } from './log';
 import { errorMessage } from '../shared/errors';
+import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
 
 export const USAGE = `Usage: node dist/server.js [options]     (or: npm run server -- [options])
 
 The Live Transcription Service (HTTP + WebSocket).
 
 Options:
-  --host H               interface to listen on (default 127.0.0.1)
-  --port P               port (default 8787; 0 picks a free port)
+  --host H               interface to listen on (default ${DEFAULT_HOST})
+  --port P               port (default ${DEFAULT_PORT}; 0 picks a free port)
   --data-dir DIR         where keys, sessions and resume data are kept (default ./.dictee-data)
   --engine NAME          transcription engine (default and only choice: simulated — it produces
                          text without recognising speech)
@@ -34,6 +36,8 @@ Environment:
   DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error
 `;
 
+export { UsageError };
+
 export interface CliOptions {
   host: string;
   port: number;
@@ -46,78 +50,32 @@ export interface CliOptions {
   help: boolean;
 }
 
-export class UsageError extends Error {}
-
-function integer(flag: string, value: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} needs a whole number, got ${JSON.stringify(value)}`);
-  const n = Number(value);
-  if (n < min || n > max) throw new UsageError(`${flag} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
+const OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'data-dir': { type: 'string' },
+  engine: { type: 'string' },
+  script: { type: 'string' },
+  'concurrency-limit': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  'rate-window': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export function parseArgs(argv: string[]): CliOptions {
+  const { values: v } = parseCommandLine(argv, OPTIONS);
   const o: CliOptions = {
-    host: '127.0.0.1',
-    port: 8787,
-    dataDir: './.dictee-data',
+    host: v.host === undefined ? DEFAULT_HOST : nonEmpty('--host', v.host),
+    port: v.port === undefined ? DEFAULT_PORT : wholeNumber('--port', v.port, 0, 65535),
+    dataDir: v['data-dir'] === undefined ? './.dictee-data' : nonEmpty('--data-dir', v['data-dir']),
     engine: 'simulated',
-    concurrencyLimit: 10,
-    rateLimit: 120,
-    rateWindowS: 60,
-    help: false,
+    concurrencyLimit: v['concurrency-limit'] === undefined ? 10 : wholeNumber('--concurrency-limit', v['concurrency-limit'], 1, 100000),
+    rateLimit: v['rate-limit'] === undefined ? 120 : wholeNumber('--rate-limit', v['rate-limit'], 1, 10000000),
+    rateWindowS: v['rate-window'] === undefined ? 60 : wholeNumber('--rate-window', v['rate-window'], 1, 86400),
+    help: v.help === true,
   };
-  for (let i = 0; i < argv.length; i++) {
-    let arg = argv[i]!;
-    let value: string | undefined;
-    const eq = arg.indexOf('=');
-    if (arg.startsWith('--') && eq > 0) {
-      value = arg.slice(eq + 1);
-      arg = arg.slice(0, eq);
-    }
-    if (arg === '-h' || arg === '--help') {
-      o.help = true;
-      continue;
-    }
-    const need = (): string => {
-      if (value !== undefined) return value;
-      const v = argv[++i];
-      if (v === undefined || (v.startsWith('--') && v.length > 2)) throw new UsageError(`${arg} needs a value`);
-      return v;
-    };
-    switch (arg) {
-      case '--host':
-        o.host = need();
-        if (o.host === '') throw new UsageError('--host needs a value');
-        break;
-      case '--port':
-        o.port = integer(arg, need(), 0, 65535);
-        break;
-      case '--data-dir':
-        o.dataDir = need();
-        if (o.dataDir === '') throw new UsageError('--data-dir needs a value');
-        break;
-      case '--engine': {
-        const e = need();
-        if (e !== 'simulated') throw new UsageError(`unknown engine ${JSON.stringify(e)}; the only engine is "simulated"`);
-        o.engine = e;
-        break;
-      }
-      case '--script':
-        o.script = need();
-        break;
-      case '--concurrency-limit':
-        o.concurrencyLimit = integer(arg, need(), 1, 100000);
-        break;
-      case '--rate-limit':
-        o.rateLimit = integer(arg, need(), 1, 10000000);
-        break;
-      case '--rate-window':
-        o.rateWindowS = integer(arg, need(), 1, 86400);
-        break;
-      default:
-        throw new UsageError(`unknown option ${JSON.stringify(arg)}`);
-    }
-  }
+  if (v.engine !== undefined && v.engine !== 'simulated') throw new UsageError(`unknown engine ${JSON.stringify(v.engine)}; the only engine is "simulated"`);
+  if (v.script !== undefined) o.script = v.script;
   return o;
 }
 

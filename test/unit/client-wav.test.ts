@@ -65,17 +65,19 @@ describe('client: WAV reader', () => {
 describe('client: example client arguments', () => {
   it('parses the documented options', () => {
     const o = parseArgs(['f.wav', '--server', 'http://h:1', '--language', 'en', '--specialty', 'radiology', '--preset', 'low_latency', '--fast'], {});
-    assert.deepEqual(o, { file: 'f.wav', server: 'http://h:1', config: { language: 'en', specialty: 'radiology', preset: 'low_latency' }, realtime: false, verbose: false });
+    assert.deepEqual(o, { file: 'f.wav', server: 'http://h:1', config: { language: 'en', specialty: 'radiology', preset: 'low_latency' }, realtime: false, verbose: false, help: false });
     assert.equal(parseArgs(['f.wav'], { DICTEE_SERVER_URL: 'http://x:2' }).server, 'http://x:2');
     assert.equal(parseArgs(['f.wav'], {}).server, 'http://127.0.0.1:8787');
     assert.equal(parseArgs(['f.wav', '--fast', '--realtime'], {}).realtime, true);
+    assert.equal(parseArgs(['--realtime', 'f.wav', '--fast'], {}).realtime, false, 'the last of --realtime and --fast wins');
+    assert.equal(parseArgs(['-h'], {}).help, true);
   });
 
   it('rejects bad arguments with a specific message', () => {
     assert.throws(() => parseArgs([], {}), /a WAV file is required/);
     assert.throws(() => parseArgs(['f.wav', '--language', 'it'], {}), /--language must be one of fr, en, es, de \(got "it"\)/);
     assert.throws(() => parseArgs(['f.wav', '--server'], {}), /--server needs a value/);
-    assert.throws(() => parseArgs(['f.wav', '--colour'], {}), /unknown option --colour/);
+    assert.throws(() => parseArgs(['f.wav', '--colour'], {}), /unknown option "--colour"/);
     assert.throws(() => parseArgs(['a.wav', 'b.wav'], {}), /only one file/);
   });
 });

@@ -7,6 +7,8 @@ import { formatElapsed, statusView } from '../../src/extension/statusText';
 import { presentError } from '../../src/extension/errorText';
 import { displayProvisional } from '../../src/extension/provisionalText';
 import { ERROR_CODES } from '../../src/protocol/errors';
+import { DEFAULT_SERVER_URL } from '../../src/protocol/http';
+import { DEFAULT_RECORDER, RECORDERS } from '../../src/audio/spawn';
 import { DictationError, ERROR_ADVICE, type DictationErrorInit } from '../../src/client/errors';
 
 const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
@@ -71,6 +73,12 @@ describe('extension pure helpers', () => {
         'dictee.audio.device': '',
       };
       for (const [k, v] of Object.entries(expected)) assert.equal(props[k]?.default, v, k);
+      // The manifest and the code share their defaults and the recorder list.
+      assert.equal(props['dictee.serverUrl']?.default, DEFAULT_SERVER_URL);
+      assert.equal(props['dictee.audio.recorder']?.default, DEFAULT_RECORDER);
+      assert.deepEqual(props['dictee.audio.recorder']?.enum, [...RECORDERS]);
+      for (const f of ['language', 'specialty', 'preset'] as const) assert.equal(props[`dictee.${f}`]?.default, DEFAULTS[f], f);
+      assert.deepEqual(normaliseSettings({}), { ...normaliseSettings({}), serverUrl: DEFAULT_SERVER_URL, language: DEFAULTS.language, specialty: DEFAULTS.specialty, preset: DEFAULTS.preset, sampleRate: DEFAULTS.sample_rate, recorder: DEFAULT_RECORDER });
       for (const [key, field] of Object.entries(ADVANCED_FIELDS)) {
         const p = props[`dictee.advanced.${key}`];
         assert.ok(p, key);

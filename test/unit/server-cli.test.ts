@@ -38,7 +38,11 @@ describe('server command line', () => {
       [['--port'], /--port needs a value/],
       [['--engine', 'whisper'], /unknown engine "whisper"/],
       [['--concurrency-limit', '0'], /--concurrency-limit must be between 1/],
-      [['--rate-window', '-1'], /--rate-window needs a whole number/],
+      [['--rate-window=-1'], /--rate-window needs a whole number/],
+      [['--rate-window', '-1'], /--rate-window needs a value \(write a value that starts with "-" as --rate-window=-…\)/],
+      [['--host='], /--host needs a value/],
+      [['--help=yes'], /--help takes no value/],
+      [['stray'], /unexpected argument "stray"/],
       [['--verbose'], /unknown option "--verbose"/],
       [['--port', '--host'], /--port needs a value/],
     ];
