@@ -19,7 +19,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { resolveConfig } from '../src/protocol';
-import { Store } from '../src/server/db';
+import { SqliteStore } from '../src/server/db';
 import { SimulatedEngine } from '../src/server/engine/simulated';
 import { Segmenter } from '../src/server/segmenter';
 import { framesOf, silence, speechPcm } from '../test/helpers/speech';
@@ -238,7 +238,7 @@ async function capacities(targets: Target[]): Promise<void> {
 function persistCost(): { durableUs: number; memoryUs: number } {
   const measure = (dir: string | undefined): number => {
     const d = dir ?? mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-mem-'));
-    const store = new Store(d);
+    const store = new SqliteStore(d);
     if (!dir) store.db.pragma('synchronous = OFF');
     const json = JSON.stringify({ type: 'transcript', status: 'final', text: 'no pleural or pericardial effusion', id: randomBytes(16).toString('hex'), index: 12, seq: 40 });
     const cp = {
@@ -261,7 +261,7 @@ function persistCost(): { durableUs: number; memoryUs: number } {
     const t = process.hrtime.bigint();
     for (let i = 0; i < n; i++) store.persistEvent('s', i, json, { ...cp, next_seq: i + 1 });
     const us = Number(process.hrtime.bigint() - t) / 1000 / n;
-    store.close();
+    void store.close();
     return us;
   };
   // "Memory" baseline: the same statements with synchronous=OFF in a throwaway dir (no durability).

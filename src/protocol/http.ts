@@ -14,6 +14,8 @@ export const PATHS = {
   sessionInitAlt: '/v1/live/sessions',
   audioLive: '/api/v1/audio/live',
   apiKeys: '/v1/api-keys',
+  /** `GET /v1/sessions/{id}`: a session's record and live state. */
+  sessions: '/v1/sessions',
   health: '/healthz',
 } as const;
 

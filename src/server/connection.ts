@@ -1,7 +1,7 @@
 /**
- * One WebSocket: authentication result, the `configure`-first rule, message parsing and the
- * mapping of every failure to an `error` message followed by the close code of its error code.
- * Session semantics live in session.ts; the registry and limits in app.ts.
+ * One WebSocket of an authorised key: the `configure`-first rule, message parsing and the mapping of
+ * every failure to an `error` message followed by the close code of its error code. Session semantics
+ * live in session.ts; admission, resume and limits in registry.ts.
  */
 import type { WebSocket } from 'ws';
 import {
@@ -12,12 +12,13 @@ import {
   closeCodeFor,
   parseClientMessage,
 } from '../protocol';
-import type { ApiKey } from './keys';
 import type { ServerLogger } from './log';
 import type { LiveSession, SessionPeer } from './session';
+import type { ApiKey } from './stores';
 
 export interface ConnectionHost {
-  configure(conn: Connection, config: ClientConfig): void;
+  /** Creates or resumes the connection's session (it may wait for storage and limits). */
+  configure(conn: Connection, config: ClientConfig): Promise<void>;
   /** The socket is gone (closed or terminated). */
   closed(conn: Connection): void;
   readonly configureTimeoutMs: number;
@@ -35,6 +36,9 @@ export class Connection implements SessionPeer {
   closing = false;
   log: ServerLogger;
   private configureTimer: NodeJS.Timeout | undefined;
+  /** `configure` is being handled: what arrives meanwhile waits, in order, until it is done. */
+  private configuring = false;
+  private backlog: Array<{ data: Buffer | Buffer[] | ArrayBuffer; isBinary: boolean }> = [];
 
   constructor(
     readonly ws: WebSocket,
@@ -117,6 +121,10 @@ export class Connection implements SessionPeer {
   private onMessage(data: Buffer | Buffer[] | ArrayBuffer, isBinary: boolean): void {
     this.lastSeen = Date.now();
     if (this.closing) return;
+    if (this.configuring) {
+      this.backlog.push({ data, isBinary });
+      return;
+    }
     try {
       const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
       if (isBinary) this.onAudio(buf);
@@ -166,7 +174,19 @@ export class Connection implements SessionPeer {
         this.fail('PROTOCOL_ERROR', 'configure received twice; a session is configured once');
         return;
       }
-      this.host.configure(this, msg.config ?? {});
+      this.configuring = true;
+      this.host
+        .configure(this, msg.config ?? {})
+        .catch((e: unknown) => {
+          this.log.error('internal error while configuring the session', { error: e });
+          this.fail('INTERNAL_ERROR', 'internal error while handling the message; the session can be resumed');
+        })
+        .finally(() => {
+          this.configuring = false;
+          const waiting = this.backlog;
+          this.backlog = [];
+          for (const m of waiting) this.onMessage(m.data, m.isBinary);
+        });
       return;
     }
     if (!s) {

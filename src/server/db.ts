@@ -1,15 +1,16 @@
 /**
  * SQLite storage in the data dir (better-sqlite3, WAL, synchronous=NORMAL): the organisation, API keys
- * (SHA-256 hashes only), session records, and what a session needs to be resumed after a restart
- * (durable events and a checkpoint).
+ * (SHA-256 hashes only; keys.ts makes them a KeyStore), and the `SessionStore` of stores.ts: session
+ * records, and what a session needs to be resumed after a restart (durable events and a checkpoint).
+ * better-sqlite3 is synchronous: the asynchronous methods of the interface do their work before they
+ * return, so nothing is reordered.
  */
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { type CheckpointRow, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionRecord, type SessionStore, type StoredEvent } from './stores';
 
 export const DB_FILE = 'dictee.sqlite';
-/** Durable events kept per session for replay. */
-export const MAX_EVENTS_PER_SESSION = 2000;
 
 export interface KeyRow {
   id: string;
@@ -23,36 +24,6 @@ export interface KeyRow {
   org_id: string;
   created_at: string;
   revoked_at: string | null;
-}
-
-export interface CheckpointRow {
-  session_id: string;
-  key_id: string;
-  org_id: string;
-  next_seq: number;
-  next_index: number;
-  audio_offset: number;
-  engine: string; // JSON of the segmenter checkpoint
-  config: string; // JSON of the effective config
-  total_frames: number;
-  discarded_frames: number;
-  created_at: string;
-  stopped_at: string | null;
-  updated_at: string;
-}
-
-export interface SessionRecord {
-  id: string;
-  key_id: string;
-  org_id: string;
-  origin: 'http' | 'ws';
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-  duration: number | null;
-  total_frames: number;
-  final_chunks: number;
-  end_reason: string | null;
 }
 
 const SCHEMA = `
@@ -75,7 +46,7 @@ CREATE TABLE IF NOT EXISTS session_events (
   session_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
 `;
 
-export class Store {
+export class SqliteStore implements SessionStore {
   readonly db: Database.Database;
   readonly orgId: string;
   private readonly st;
@@ -154,8 +125,9 @@ export class Store {
     this.orgId = org;
   }
 
-  close(): void {
+  close(): Promise<void> {
     if (this.db.open) this.db.close();
+    return Promise.resolve();
   }
 
   // ---------------------------------------------------------------- keys
@@ -176,16 +148,16 @@ export class Store {
   }
 
   // ---------------------------------------------------------------- session records
-  recordSession(id: string, keyId: string, orgId: string, origin: 'http' | 'ws', at: string): void {
+  async recordSession(id: string, keyId: string, orgId: string, origin: 'http' | 'ws', at: string): Promise<void> {
     this.st.insertSession.run(id, keyId, orgId, origin, at);
   }
-  sessionStarted(id: string, at: string): void {
+  async sessionStarted(id: string, at: string): Promise<void> {
     this.st.startSession.run(at, id);
   }
-  sessionEnded(id: string, r: { at: string; duration: number; totalFrames: number; finals: number; reason: string }): void {
+  async sessionEnded(id: string, r: SessionEnd): Promise<void> {
     this.st.endSession.run(r.at, r.duration, r.totalFrames, r.finals, r.reason, id);
   }
-  getSession(id: string): SessionRecord | undefined {
+  async getSession(id: string): Promise<SessionRecord | undefined> {
     return this.st.getSession.get(id);
   }
 
@@ -203,20 +175,16 @@ export class Store {
   markStopped(sessionId: string, nextSeq: number, at: string): void {
     this.st.setStopped.run(at, nextSeq, at, sessionId);
   }
-  getCheckpoint(sessionId: string): CheckpointRow | undefined {
+  async getCheckpoint(sessionId: string): Promise<CheckpointRow | undefined> {
     return this.st.getCheckpoint.get(sessionId);
   }
-  eventsAfter(sessionId: string, seq: number): Array<{ seq: number; json: string }> {
+  async eventsAfter(sessionId: string, seq: number): Promise<StoredEvent[]> {
     return this.st.eventsAfter.all(sessionId, seq);
   }
-  maxSeq(sessionId: string): number {
+  async maxSeq(sessionId: string): Promise<number> {
     return this.st.maxSeq.get(sessionId)?.m ?? 0;
   }
-  /**
-   * Removes resume data of sessions stopped before `stoppedBefore`, or not stopped and not updated
-   * since `idleBefore` (ISO times). Returns their ids.
-   */
-  expireResumeData(stoppedBefore: string, idleBefore: string): string[] {
+  async expireResumeData(stoppedBefore: string, idleBefore: string): Promise<string[]> {
     const ids = this.st.expiredCheckpoints.all(stoppedBefore, idleBefore).map((r) => r.session_id);
     if (ids.length) {
       this.db.transaction(() => {
@@ -228,7 +196,7 @@ export class Store {
     }
     return ids;
   }
-  dropResumeData(sessionId: string): void {
+  async dropResumeData(sessionId: string): Promise<void> {
     this.st.deleteCheckpoint.run(sessionId);
     this.st.deleteEvents.run(sessionId);
   }

@@ -1,7 +1,7 @@
 /**
- * API keys and the master key. Keys are `svc_live_`, `svc_test_` or `svc_proj_` followed by 43
- * characters of base64url (32 random bytes). Only their SHA-256 (hex) is stored; a presented key is
- * hashed, looked up by hash, and compared in constant time.
+ * The `KeyStore` of stores.ts on SQLite: API keys and the master key. Keys are `svc_live_`, `svc_test_`
+ * or `svc_proj_` followed by 43 characters of base64url (32 random bytes). Only their SHA-256 (hex) is
+ * stored; a presented key is hashed, looked up by hash, and compared in constant time.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,8 @@ import {
   KEY_PATTERN,
   redactKey,
 } from '../protocol';
-import type { KeyRow, Store } from './db';
+import type { KeyRow, SqliteStore } from './db';
+import { type ApiKey, type Authenticated, type KeyStore, KeyRequestError } from './stores';
 
 export const MASTER_KEY_FILE = 'master-key.sha256';
 
@@ -37,19 +38,6 @@ export function generateKey(prefix: 'svc_live_' | 'svc_test_' | 'svc_proj_'): st
 
 export function generateMasterKey(): string {
   return `msk_${randomBytes(32).toString('base64url')}`;
-}
-
-export interface ApiKey {
-  id: string;
-  name: string;
-  type: 'personal' | 'project';
-  projectId: string | null;
-  permissions: Permission[];
-  environment: 'live' | 'test';
-  orgId: string;
-  createdAt: string;
-  revokedAt: string | null;
-  hint: string;
 }
 
 function fromRow(row: KeyRow): ApiKey {
@@ -82,19 +70,7 @@ export function listing(k: ApiKey): KeyListing {
   };
 }
 
-/** A key-creation request that is valid field by field but not as a whole. */
-export class KeyRequestError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export type Authenticated = { ok: true; key: ApiKey } | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'revoked' };
-
-export class KeyStore {
+export class SqliteKeyStore implements KeyStore {
   private readonly masterHash: string;
 
   /**
@@ -102,7 +78,7 @@ export class KeyStore {
    *   a new master key is generated, its hash stored (mode 0600) and the key handed to `announce` once.
    */
   constructor(
-    private readonly store: Store,
+    private readonly store: SqliteStore,
     dataDir: string,
     masterKeyFromEnv: string | undefined,
     announce: (masterKey: string) => void,
@@ -128,7 +104,7 @@ export class KeyStore {
     return hashesEqual(sha256Hex(presented), this.masterHash);
   }
 
-  authenticate(presented: string | undefined): Authenticated {
+  async authenticate(presented: string | undefined): Promise<Authenticated> {
     if (!presented) return { ok: false, reason: 'missing' };
     if (!KEY_PATTERN.test(presented)) return { ok: false, reason: 'malformed' };
     const hash = sha256Hex(presented);
@@ -138,7 +114,8 @@ export class KeyStore {
     return { ok: true, key: fromRow(row) };
   }
 
-  create(req: CreateKeyRequest, orgId: string): CreateKeyResponse {
+  async create(req: CreateKeyRequest): Promise<CreateKeyResponse> {
+    const orgId = this.store.orgId;
     if (req.type === 'project' && !req.project_id) {
       throw new KeyRequestError('project_id', 'project_id is required for a project key');
     }
@@ -179,18 +156,17 @@ export class KeyStore {
     };
   }
 
-  list(): KeyListing[] {
+  async list(): Promise<KeyListing[]> {
     return this.store.listKeys().map((r) => listing(fromRow(r)));
   }
 
   /** Finds a key by its id or by its value. */
-  find(keyOrId: string): ApiKey | undefined {
+  private find(keyOrId: string): ApiKey | undefined {
     const row = KEY_PATTERN.test(keyOrId) ? this.store.keyByHash(sha256Hex(keyOrId)) : this.store.keyById(keyOrId);
     return row ? fromRow(row) : undefined;
   }
 
-  /** Revokes a key (idempotent). Returns the key as revoked, or undefined when unknown. */
-  revoke(keyOrId: string): ApiKey | undefined {
+  async revoke(keyOrId: string): Promise<ApiKey | undefined> {
     const key = this.find(keyOrId);
     if (!key) return undefined;
     if (!key.revokedAt) this.store.revokeKey(key.id, new Date().toISOString());

@@ -1,10 +1,12 @@
 /**
- * Limits. Rate: a sliding-window log per key — at most `limit` requests (session inits plus WebSocket
+ * The `Limits` of stores.ts in this process (valid for one instance of the service).
+ *
+ * Rate: a sliding-window log per key — at most `limit` requests (session inits plus WebSocket
  * connections) in any `windowMs`; when over, the exact wait until the oldest request leaves the window.
- * Concurrency (per organisation) is counted by the session registry in app.ts.
+ * Concurrency: a set of slot holders (session ids) per organisation; the session registry takes a slot
+ * when a session gets a connection and gives it back when it loses it, stops or ends.
  */
-
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+import type { Limits, RateDecision } from './stores';
 
 export class RateLimiter {
   private readonly hits = new Map<string, number[]>();
@@ -39,5 +41,56 @@ export class RateLimiter {
   sweep(): void {
     const from = this.now() - this.windowMs;
     for (const [k, list] of this.hits) if (list.length === 0 || list[list.length - 1]! <= from) this.hits.delete(k);
+  }
+
+  /** Keys with requests still counted. */
+  get trackedKeys(): number {
+    return this.hits.size;
+  }
+}
+
+export class InProcessLimits implements Limits {
+  private readonly rate: RateLimiter;
+  private readonly slots = new Map<string, Set<string>>();
+
+  constructor(
+    readonly rateLimit: number,
+    readonly rateWindowMs: number,
+    readonly concurrencyLimit: number,
+    now: () => number = Date.now,
+  ) {
+    this.rate = new RateLimiter(rateLimit, rateWindowMs, now);
+  }
+
+  async takeRate(keyId: string): Promise<RateDecision> {
+    return this.rate.take(keyId);
+  }
+
+  async acquireSlot(orgId: string, sessionId: string): Promise<boolean> {
+    let held = this.slots.get(orgId);
+    if (held?.has(sessionId)) return true;
+    if ((held?.size ?? 0) >= this.concurrencyLimit) return false;
+    if (!held) {
+      held = new Set();
+      this.slots.set(orgId, held);
+    }
+    held.add(sessionId);
+    return true;
+  }
+
+  releaseSlot(orgId: string, sessionId: string): void {
+    const held = this.slots.get(orgId);
+    if (!held) return;
+    held.delete(sessionId);
+    if (held.size === 0) this.slots.delete(orgId);
+  }
+
+  /** Slots held by an organisation's sessions. */
+  slotsHeld(orgId: string): number {
+    return this.slots.get(orgId)?.size ?? 0;
+  }
+
+  sweep(): void {
+    this.rate.sweep();
   }
 }

@@ -178,7 +178,7 @@ async function main(): Promise<void> {
     port = await service.listen(opts.host, opts.port);
   } catch (e) {
     process.stderr.write(`error: cannot listen on ${opts.host}:${opts.port}: ${errorMessage(e)}\n`);
-    service.store.close();
+    await service.store.close();
     process.exit(1);
   }
   log.info('service started', {

@@ -4,11 +4,10 @@
  * {@link SessionPeer} (absent while the socket is gone and the session waits to be resumed).
  */
 import type { ControlAction, EffectiveConfig } from '../protocol';
-import type { CheckpointRow, Store } from './db';
-import { MAX_EVENTS_PER_SESSION } from './db';
 import type { Recognizer } from './engine/recognizer';
 import type { ServerLogger } from './log';
 import { Segmenter, type SegmentEvent, type SegmenterCheckpoint } from './segmenter';
+import { type CheckpointRow, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionStore, type StoredEvent } from './stores';
 
 export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
 
@@ -34,10 +33,12 @@ export interface LiveSessionInit {
   orgId: string;
   config: EffectiveConfig;
   recognizer: Recognizer;
-  store: Store;
+  store: SessionStore;
   log: ServerLogger;
-  /** Rebuild from a persisted checkpoint (after a restart). */
-  restore?: { row: CheckpointRow; lastSeq: number };
+  /** Rebuild from a persisted checkpoint (after a restart); `storedSeq` is the highest durable seq kept. */
+  restore?: { row: CheckpointRow; lastSeq: number; storedSeq: number };
+  /** Called once the session has stopped (its concurrency slot is free). */
+  onStop?: (session: LiveSession) => void;
 }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
@@ -55,7 +56,10 @@ export class LiveSession {
   detachedAt: number | undefined;
   stoppedAt: number | undefined;
 
-  private readonly store: Store;
+  private readonly store: SessionStore;
+  private readonly onStop: ((session: LiveSession) => void) | undefined;
+  /** The seq of the last durable event persisted (0: none). */
+  private persistedSeq = 0;
   private readonly segmenter: Segmenter;
   private nextSeq = 1;
   private totalFrames = 0;
@@ -74,12 +78,14 @@ export class LiveSession {
     this.config = init.config;
     this.engineName = init.recognizer.name;
     this.store = init.store;
+    this.onStop = init.onStop;
     this.log = init.log;
     if (init.restore) {
-      const { row, lastSeq } = init.restore;
+      const { row, lastSeq, storedSeq } = init.restore;
       const cp = JSON.parse(row.engine) as SegmenterCheckpoint;
       this.segmenter = new Segmenter(init.config, init.recognizer, { restore: cp });
-      this.nextSeq = Math.max(this.store.maxSeq(this.id), row.next_seq - 1, lastSeq) + 1;
+      this.persistedSeq = storedSeq;
+      this.nextSeq = Math.max(storedSeq, row.next_seq - 1, lastSeq) + 1;
       this.totalFrames = row.total_frames;
       this.discardedFrames = row.discarded_frames;
       this.createdIso = row.created_at;
@@ -105,6 +111,11 @@ export class LiveSession {
 
   get isLive(): boolean {
     return this.state !== 'stopped';
+  }
+
+  /** The seq of the last durable event this session persisted (what a replay read from the store must reach). */
+  get durableSeq(): number {
+    return this.persistedSeq;
   }
 
   attach(peer: SessionPeer): void {
@@ -181,10 +192,10 @@ export class LiveSession {
     try {
       if (opts.resumable) this.saveCheckpoint(this.segmenter.checkpoint());
       else this.store.markStopped(this.id, this.nextSeq, at);
-      this.store.sessionEnded(this.id, { at, duration: metrics.session_duration, totalFrames: metrics.total_chunks, finals: metrics.final_chunks, reason: opts.reason });
     } catch (e) {
       this.log.error('could not record the end of the session', { error: e });
     }
+    this.recordEnd(opts.reason, at);
     this.send({
       type: 'status',
       state: 'stopped',
@@ -193,6 +204,7 @@ export class LiveSession {
       ...(opts.resumable ? { resumable: true } : {}),
     });
     this.log.info('session stopped', { reason: opts.reason, ...metrics });
+    this.onStop?.(this);
     return metrics;
   }
 
@@ -206,12 +218,13 @@ export class LiveSession {
   }
 
   /**
-   * For a resuming peer: every durable event with seq > lastSeq (from storage), then the pending
-   * chunks as they stand now (the client dropped its provisional text when the connection was lost).
+   * For a resuming peer: the durable events it has not seen (read from the store by the caller, up to
+   * {@link durableSeq}), then the pending chunks as they stand now (the client dropped its provisional
+   * text when the connection was lost).
    */
-  replay(lastSeq: number): number {
+  replay(events: StoredEvent[]): number {
     let n = 0;
-    for (const row of this.store.eventsAfter(this.id, lastSeq)) {
+    for (const row of events) {
       this.peer?.send(JSON.parse(row.json) as object);
       n++;
     }
@@ -227,14 +240,11 @@ export class LiveSession {
     this.peer?.send(message);
   }
 
-  /** Records the end of a session that was never stopped (expired after a drop, key revoked). */
-  recordEnd(reason: string): void {
+  /** Records the end of the session (also of one never stopped: expired after a drop, key revoked). Does not wait. */
+  recordEnd(reason: string, at = new Date().toISOString()): void {
     const m = this.metrics();
-    try {
-      this.store.sessionEnded(this.id, { at: new Date().toISOString(), duration: m.session_duration, totalFrames: m.total_chunks, finals: m.final_chunks, reason });
-    } catch (e) {
-      this.log.error('could not record the end of the session', { error: e });
-    }
+    const end: SessionEnd = { at, duration: m.session_duration, totalFrames: m.total_chunks, finals: m.final_chunks, reason };
+    this.store.sessionEnded(this.id, end).catch((e: unknown) => this.log.error('could not record the end of the session', { error: e }));
   }
 
   dispose(): void {
@@ -265,6 +275,7 @@ export class LiveSession {
   private persist(seq: number, wire: WireEvent, cp: SegmenterCheckpoint): void {
     try {
       this.store.persistEvent(this.id, seq, JSON.stringify(wire), this.checkpointRow(cp));
+      this.persistedSeq = seq;
       if (++this.persistedEvents % 100 === 0 && this.persistedEvents > MAX_EVENTS_PER_SESSION) this.store.trimEvents(this.id);
       if (!this.durable) {
         this.durable = true;

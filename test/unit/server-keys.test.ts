@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KEY_PATTERN } from '../../src/protocol';
-import { Store } from '../../src/server/db';
-import { KeyStore, MASTER_KEY_FILE, generateKey, hashesEqual, sha256Hex } from '../../src/server/keys';
+import { SqliteStore as Store } from '../../src/server/db';
+import { SqliteKeyStore as KeyStore, MASTER_KEY_FILE, generateKey, hashesEqual, sha256Hex } from '../../src/server/keys';
 
 function tmp(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'dictee-keys-'));
@@ -28,69 +28,70 @@ describe('server API keys', () => {
     assert.ok(!hashesEqual('', ''));
   });
 
-  it('stores only hashes; authenticates, lists without secrets, revokes', () => {
+  it('stores only hashes; authenticates, lists without secrets, revokes', async () => {
     const dir = tmp();
     const store = new Store(dir);
     const keys = new KeyStore(store, dir, 'master-secret', () => assert.fail('no announce with an env master key'));
-    const created = keys.create({ name: 'dev', type: 'personal' }, store.orgId);
+    const created = await keys.create({ name: 'dev', type: 'personal' });
     assert.deepEqual(created.permissions, ['read', 'write']);
     assert.equal(created.environment, 'live');
     assert.ok(created.key.startsWith('svc_live_'));
-    const test = keys.create({ name: 't', type: 'personal', environment: 'test', permissions: ['read'] }, store.orgId);
+    const test = await keys.create({ name: 't', type: 'personal', environment: 'test', permissions: ['read'] });
     assert.ok(test.key.startsWith('svc_test_'));
-    const proj = keys.create({ name: 'p', type: 'project', project_id: 'radiology-team' }, store.orgId);
+    const proj = await keys.create({ name: 'p', type: 'project', project_id: 'radiology-team' });
     assert.ok(proj.key.startsWith('svc_proj_'));
     assert.equal(proj.project_id, 'radiology-team');
+    assert.deepEqual([created.org_id, proj.org_id], [store.orgId, store.orgId], 'keys belong to the service\'s organisation');
 
-    const auth = keys.authenticate(created.key);
+    const auth = await keys.authenticate(created.key);
     assert.ok(auth.ok && auth.key.id === created.id);
-    assert.deepEqual(keys.authenticate(undefined), { ok: false, reason: 'missing' });
-    assert.deepEqual(keys.authenticate('nope'), { ok: false, reason: 'malformed' });
-    assert.deepEqual(keys.authenticate(generateKey('svc_live_')), { ok: false, reason: 'unknown' });
+    assert.deepEqual(await keys.authenticate(undefined), { ok: false, reason: 'missing' });
+    assert.deepEqual(await keys.authenticate('nope'), { ok: false, reason: 'malformed' });
+    assert.deepEqual(await keys.authenticate(generateKey('svc_live_')), { ok: false, reason: 'unknown' });
 
-    const listed = JSON.stringify(keys.list());
+    const listed = JSON.stringify(await keys.list());
     for (const k of [created.key, test.key, proj.key]) assert.ok(!listed.includes(k), 'listing holds no key');
-    store.close();
+    await store.close();
     const raw = readFileSync(path.join(dir, 'dictee.sqlite')).toString('latin1');
     assert.ok(!raw.includes(created.key), 'the database file holds no key');
 
     const store2 = new Store(dir);
     const keys2 = new KeyStore(store2, dir, 'master-secret', () => undefined);
-    assert.ok(keys2.revoke(created.key)?.revokedAt);
-    assert.deepEqual(keys2.authenticate(created.key), { ok: false, reason: 'revoked' });
-    assert.ok(keys2.revoke(proj.id)?.revokedAt, 'revocable by id');
-    assert.equal(keys2.revoke('key_unknown'), undefined);
+    assert.ok((await keys2.revoke(created.key))?.revokedAt);
+    assert.deepEqual(await keys2.authenticate(created.key), { ok: false, reason: 'revoked' });
+    assert.ok((await keys2.revoke(proj.id))?.revokedAt, 'revocable by id');
+    assert.equal(await keys2.revoke('key_unknown'), undefined);
     assert.ok(keys2.isMaster('master-secret'));
     assert.ok(!keys2.isMaster('master-secreT'));
-    store2.close();
+    await store2.close();
   });
 
-  it('rejects project keys without project_id and personal keys with one', () => {
+  it('rejects project keys without project_id and personal keys with one', async () => {
     const dir = tmp();
     const store = new Store(dir);
     const keys = new KeyStore(store, dir, 'm', () => undefined);
-    assert.throws(() => keys.create({ name: 'p', type: 'project' }, store.orgId), /project_id is required/);
-    assert.throws(() => keys.create({ name: 'p', type: 'personal', project_id: 'x' }, store.orgId), /project_id is only for project keys/);
-    assert.throws(() => keys.create({ name: 'p', type: 'project', project_id: 'x', environment: 'test' }, store.orgId), /environment/);
-    store.close();
+    await assert.rejects(keys.create({ name: 'p', type: 'project' }), /project_id is required/);
+    await assert.rejects(keys.create({ name: 'p', type: 'personal', project_id: 'x' }), /project_id is only for project keys/);
+    await assert.rejects(keys.create({ name: 'p', type: 'project', project_id: 'x', environment: 'test' }), /environment/);
+    await store.close();
   });
 
-  it('generates a master key once, keeps only its hash (mode 0600), never shows it again', () => {
+  it('generates a master key once, keeps only its hash (mode 0600), never shows it again', async () => {
     const dir = tmp();
     const shown: string[] = [];
     const s1 = new Store(dir);
-    const k1 = new KeyStore(s1, dir, undefined, (k) => shown.push(k));
+    const k1 = new KeyStore(s1, dir, undefined, (k: string) => shown.push(k));
     assert.equal(shown.length, 1);
     const file = path.join(dir, MASTER_KEY_FILE);
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.equal(readFileSync(file, 'utf8').trim(), sha256Hex(shown[0]!));
     assert.ok(k1.isMaster(shown[0]));
-    s1.close();
+    await s1.close();
     const s2 = new Store(dir);
-    const k2 = new KeyStore(s2, dir, undefined, (k) => shown.push(k));
+    const k2 = new KeyStore(s2, dir, undefined, (k: string) => shown.push(k));
     assert.equal(shown.length, 1, 'not shown at the second start');
     assert.ok(k2.isMaster(shown[0]));
     assert.equal(s2.orgId, s1.orgId, 'the default organisation persists');
-    s2.close();
+    await s2.close();
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { RateLimiter } from '../../src/server/limits';
+import { HttpInits } from '../../src/server/httpInits';
+import { InProcessLimits, RateLimiter } from '../../src/server/limits';
 
 describe('server rate limiter (sliding window per key)', () => {
   it('allows `limit` requests per window and gives the exact wait', () => {
@@ -34,6 +35,56 @@ describe('server rate limiter (sliding window per key)', () => {
     rl.take('k');
     now = 5000;
     rl.sweep();
-    assert.equal((rl as unknown as { hits: Map<string, number[]> }).hits.size, 0);
+    assert.equal(rl.trackedKeys, 0);
   });
 });
+
+describe('server in-process limits (concurrency slots per organisation)', () => {
+  it('gives at most `concurrencyLimit` slots per organisation; a slot is per session, taken again at no cost', async () => {
+    const l = new InProcessLimits(100, 1000, 2);
+    assert.equal(await l.acquireSlot('o1', 'a'), true);
+    assert.equal(await l.acquireSlot('o1', 'a'), true, 'the same session holds one slot');
+    assert.equal(await l.acquireSlot('o1', 'b'), true);
+    assert.equal(await l.acquireSlot('o1', 'c'), false, 'the organisation is at its limit');
+    assert.equal(await l.acquireSlot('o2', 'c'), true, 'organisations are counted separately');
+    assert.equal(l.slotsHeld('o1'), 2);
+  });
+
+  it('a released slot is free at once; releasing twice or an unknown session changes nothing', async () => {
+    const l = new InProcessLimits(100, 1000, 1);
+    await l.acquireSlot('o', 'a');
+    l.releaseSlot('o', 'a');
+    l.releaseSlot('o', 'a');
+    l.releaseSlot('o', 'zzz');
+    assert.equal(await l.acquireSlot('o', 'b'), true);
+    assert.equal(l.slotsHeld('o'), 1);
+  });
+
+  it('counts the rate per key through the same interface', async () => {
+    const l = new InProcessLimits(1, 60_000, 1);
+    assert.deepEqual(await l.takeRate('k'), { allowed: true });
+    const refused = await l.takeRate('k');
+    assert.ok(!refused.allowed && refused.retryAfterMs > 0 && refused.retryAfterMs <= 60_000);
+  });
+});
+
+describe('server HTTP-initialised session ids', () => {
+  it('the next session of the key adopts the latest unused id within the adoption time; a given-back id waits again', () => {
+    let now = 0;
+    const inits = new HttpInits(1000, () => now);
+    inits.add('k', 'first');
+    now = 10;
+    inits.add('k', 'second');
+    assert.equal(inits.adopt('other', () => false), undefined, 'ids are per key');
+    assert.equal(inits.adopt('k', (id) => id === 'second'), 'first', 'an id already taken by a session is skipped');
+    assert.equal(inits.adopt('k', () => false), 'second');
+    assert.equal(inits.adopt('k', () => false), undefined, 'each id is adopted once');
+    inits.giveBack('k', 'second');
+    now = 1009;
+    assert.equal(inits.adopt('k', () => false), 'second');
+    inits.giveBack('k', 'second');
+    now = 1010;
+    assert.equal(inits.adopt('k', () => false), undefined, 'expired after the adoption time');
+  });
+});
+

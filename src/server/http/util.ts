@@ -1,5 +1,10 @@
-/** Small HTTP helpers: JSON replies, the error body, bounded body reading, the presented key. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+/**
+ * Small HTTP helpers: the error every refusal is (`HttpError`, with its headers), JSON replies, the error
+ * body (on a response, or on an upgrade refused before it becomes a WebSocket), bounded body reading,
+ * the presented key, URLs safe to log.
+ */
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR, redactKey, redactUrl } from '../../protocol';
 import { errorMessage } from '../../shared/errors';
 
@@ -8,16 +13,26 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export type HttpErrorCode = HttpErrorBody['error']['code'];
 
 export class HttpError extends Error {
+  /** Headers of the answer: `Retry-After` when there is a wait, `Allow` for a 405. */
+  readonly headers: Record<string, string>;
+
   constructor(
     readonly status: number,
     readonly code: HttpErrorCode,
     message: string,
     readonly retryAfterMs = 0,
+    headers: Record<string, string> = {},
   ) {
     super(message);
+    this.headers = retryAfterMs > 0 ? { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))), ...headers } : headers;
   }
+
   static of(code: ErrorCode, message: string, retryAfterMs = 0, status = HTTP_STATUS_FOR[code]): HttpError {
     return new HttpError(status, code, message, retryAfterMs);
+  }
+
+  static methodNotAllowed(method: string, allowed: readonly string[]): HttpError {
+    return new HttpError(405, 'METHOD_NOT_ALLOWED', `method ${method} not allowed here; use ${allowed.join(' or ')}`, 0, { allow: allowed.join(', ') });
   }
 }
 
@@ -32,12 +47,24 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+function errorBody(err: HttpError): HttpErrorBody {
+  return { success: false, error: { code: err.code, message: err.message, retry_after_ms: err.retryAfterMs } };
+}
+
 export function sendError(res: ServerResponse, err: HttpError): void {
-  const body: HttpErrorBody = { success: false, error: { code: err.code, message: err.message, retry_after_ms: err.retryAfterMs } };
-  const headers: Record<string, string> = {};
-  if (err.status === 429) headers['retry-after'] = String(Math.max(1, Math.ceil(err.retryAfterMs / 1000)));
-  if (err.status === 405) headers.allow = (err as HttpError & { allow?: string }).allow ?? '';
-  sendJson(res, err.status, body, headers);
+  sendJson(res, err.status, errorBody(err), err.headers);
+}
+
+/** Refuses a WebSocket upgrade before it happens: the HTTP status, its headers and the error body, then the socket is closed. */
+export function refuseUpgrade(socket: Duplex, err: HttpError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const text = JSON.stringify(errorBody(err));
+  const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close', ...err.headers };
+  const head = [`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
 }
 
 /** Reads the body (at most 64 KiB, else 413). */

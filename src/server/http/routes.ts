@@ -1,0 +1,69 @@
+/** The HTTP API of the service: every path of `PATHS`, its methods, and the error body for every failure. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PATHS } from '../../protocol';
+import type { ApiContext } from './context';
+import { createKey, listKeys, requireMaster, revokeKey } from './keys';
+import { readSession, sessionInit } from './sessions';
+import { HttpError, safeUrl, sendError, sendJson } from './util';
+
+export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const p = url.pathname.replace(/\/+$/, '') || '/';
+  const method = req.method ?? 'GET';
+  ctx.log.debug('http request', { method, path: safeUrl(url.pathname) });
+  const allow = (...allowed: string[]): void => {
+    if (!allowed.includes(method)) throw HttpError.methodNotAllowed(method, allowed);
+  };
+  const under = (prefix: string): string | undefined => (p.startsWith(`${prefix}/`) ? decodeURIComponent(p.slice(prefix.length + 1)) : undefined);
+  if (p === PATHS.health) {
+    allow('GET', 'HEAD');
+    sendJson(res, 200, { ok: true, engine: ctx.engineName, draining: ctx.draining() });
+    return;
+  }
+  if (ctx.draining()) throw HttpError.of('INTERNAL_ERROR', 'service shutting down', 1000, 503);
+  if (p === PATHS.sessionInit || p === PATHS.sessionInitAlt) {
+    allow('POST');
+    await sessionInit(ctx, req, res);
+    return;
+  }
+  if (p === PATHS.apiKeys) {
+    allow('GET', 'POST');
+    await requireMaster(ctx, req);
+    if (method === 'GET') await listKeys(ctx, res);
+    else await createKey(ctx, req, res);
+    return;
+  }
+  const keyOrId = under(PATHS.apiKeys);
+  if (keyOrId !== undefined) {
+    allow('DELETE');
+    await requireMaster(ctx, req);
+    await revokeKey(ctx, keyOrId, res);
+    return;
+  }
+  const sessionId = under(PATHS.sessions);
+  if (sessionId !== undefined) {
+    allow('GET');
+    await readSession(ctx, req, sessionId, res);
+    return;
+  }
+  if (p === PATHS.audioLive) {
+    throw new HttpError(400, 'PROTOCOL_ERROR', `${PATHS.audioLive} is a WebSocket endpoint; open it with a WebSocket upgrade`);
+  }
+  throw new HttpError(404, 'NOT_FOUND', `no such endpoint: ${method} ${safeUrl(url.pathname)}`);
+}
+
+/** Any failure of a request: an HttpError as it is; anything else a 500 that exposes nothing (and is logged). */
+export function httpFailure(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, e: unknown): void {
+  let err: HttpError;
+  if (e instanceof HttpError) err = e;
+  else {
+    ctx.log.error('internal error on an HTTP request', { error: e, method: req.method, path: safeUrl(req.url ?? '') });
+    err = HttpError.of('INTERNAL_ERROR', 'internal error');
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (err.status >= 400 && err.status !== 500) ctx.log.info('http error', { status: err.status, code: err.code, path: safeUrl(req.url ?? '') });
+  sendError(res, err);
+}

@@ -1,0 +1,375 @@
+/**
+ * The live sessions of the service and the connections that carry them: admission of a new session (a
+ * concurrency slot, freed from a silent socket of the same key if need be), lookup, resume (of a session
+ * in memory, taking over from a dying connection; from storage after a restart; or the replay of a
+ * stopped one), revocation, keep-alive, the sweep of what expired, and the drain at shutdown.
+ */
+import { randomUUID } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import { type ClientConfig, ConfigConflictError, type EffectiveConfig, resolveConfig } from '../protocol';
+import { Connection, type ConnectionHost } from './connection';
+import type { Engine } from './engine/recognizer';
+import { HttpInits } from './httpInits';
+import type { ServerLogger } from './log';
+import { LiveSession, type LiveSessionInit } from './session';
+import type { ApiKey, Limits, SessionStore, StoredEvent } from './stores';
+
+export interface Timing {
+  configureTimeoutMs: number;
+  pingIntervalMs: number;
+  pongTimeoutMs: number;
+  /** A socket silent this long may be replaced by a new session of the same key at the concurrency limit. */
+  staleSocketMs: number;
+  /** How long a stopped session can still be resumed (to get its replay). */
+  stoppedTtlMs: number;
+  /** How long a dropped (not stopped) session can be resumed. */
+  resumeTtlMs: number;
+  /** How long an HTTP-initialised session id waits for its WebSocket. */
+  initAdoptMs: number;
+}
+
+export const DEFAULT_TIMING: Timing = {
+  configureTimeoutMs: 10_000,
+  pingIntervalMs: 15_000,
+  pongTimeoutMs: 30_000,
+  staleSocketMs: 5_000,
+  stoppedTtlMs: 5 * 60_000,
+  resumeTtlMs: 30 * 60_000,
+  initAdoptMs: 60_000,
+};
+
+export interface RegistryOptions {
+  engine: Engine;
+  store: SessionStore;
+  limits: Limits;
+  log: ServerLogger;
+  timing: Timing;
+}
+
+/** Reads of a replay that may lag behind the session's own writes (a networked store) are retried this often at most. */
+const REPLAY_READS = 5;
+
+/** The one `configured` builder: with the resume fields when the `configure` asked to resume. */
+function configured(sessionId: string, engine: string, resume?: { resumed: boolean; lastSeq: number; offset: number }): object {
+  return { type: 'configured', session_id: sessionId, engine, ...(resume ? { resumed: resume.resumed, last_seq: resume.lastSeq, resume_audio_offset: resume.offset } : {}) };
+}
+
+export class SessionRegistry implements ConnectionHost {
+  private readonly sessions = new Map<string, LiveSession>();
+  private readonly connections = new Set<Connection>();
+  readonly httpInits: HttpInits;
+  private readonly log: ServerLogger;
+
+  constructor(private readonly o: RegistryOptions) {
+    this.log = o.log;
+    this.httpInits = new HttpInits(o.timing.initAdoptMs);
+  }
+
+  get configureTimeoutMs(): number {
+    return this.o.timing.configureTimeoutMs;
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  lookup(sessionId: string): LiveSession | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** A WebSocket of an authorised key: it must send `configure` next. */
+  accept(ws: WebSocket, key: ApiKey): Connection {
+    const conn = new Connection(ws, key, this, this.log);
+    this.connections.add(conn);
+    return conn;
+  }
+
+  closed(conn: Connection): void {
+    this.connections.delete(conn);
+    const s = conn.session;
+    if (s && s.peer === conn) {
+      this.detach(s);
+      if (s.isLive) s.log.info('session detached: resumable', { last_seq: s.lastSeq, audio_offset: s.audioOffset });
+    }
+  }
+
+  async configure(conn: Connection, config: ClientConfig): Promise<void> {
+    let effective: EffectiveConfig;
+    try {
+      effective = resolveConfig(config);
+    } catch (e) {
+      if (!(e instanceof ConfigConflictError)) throw e;
+      conn.fail('CONFIG_ERROR', `invalid configuration: ${e.message}`);
+      return;
+    }
+    const why = this.o.engine.unsupported(effective);
+    if (why) {
+      conn.fail('INIT_ERROR', why);
+      return;
+    }
+    const resume = config.resume;
+    if (resume && (await this.resume(conn, resume.session_id, resume.last_seq))) return;
+    const key = conn.key;
+    const id = this.httpInits.adopt(key.id, (i) => this.sessions.has(i)) ?? randomUUID();
+    if (!(await this.admit(conn, id))) {
+      this.httpInits.giveBack(key.id, id);
+      return;
+    }
+    try {
+      const at = new Date().toISOString();
+      await this.o.store.recordSession(id, key.id, key.orgId, 'ws', at);
+      await this.o.store.sessionStarted(id, at);
+    } catch (e) {
+      this.o.limits.releaseSlot(key.orgId, id);
+      this.httpInits.giveBack(key.id, id);
+      throw e;
+    }
+    const session = this.create(id, key, effective);
+    this.sessions.set(id, session);
+    if (!this.attach(session, conn)) return;
+    session.log.info('session configured', {
+      engine: this.o.engine.name,
+      note: this.o.engine.name === 'simulated' ? 'simulated engine: produces text without recognising speech' : undefined,
+      language: effective.language,
+      specialty: effective.specialty,
+      sample_rate: effective.sample_rate,
+      preset: effective.preset,
+      resume_requested: resume ? resume.session_id : undefined,
+    });
+    conn.send(configured(id, this.o.engine.name, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
+  }
+
+  /** Revocation: every connection of the key gets AUTH_ERROR (its pending text flushed first); its sessions end for good. */
+  async revokeKey(keyId: string): Promise<void> {
+    for (const conn of [...this.connections]) {
+      if (conn.key.id === keyId) conn.fail('AUTH_ERROR', 'API key revoked');
+    }
+    for (const s of [...this.sessions.values()]) {
+      if (s.keyId !== keyId) continue;
+      if (s.isLive) {
+        s.flush({ proofread: false });
+        s.recordEnd('key revoked');
+      }
+      this.forget(s);
+      await this.o.store.dropResumeData(s.id);
+    }
+  }
+
+  /** Pings the peers; cuts those silent beyond the pong timeout. */
+  heartbeat(): void {
+    const now = Date.now();
+    const t = this.o.timing;
+    for (const conn of this.connections) {
+      if (conn.closing) continue;
+      if (now - conn.lastSeen >= t.pongTimeoutMs) {
+        conn.log.warn('peer silent: connection dropped', { silent_ms: now - conn.lastSeen });
+        conn.terminate();
+        continue;
+      }
+      if (now - conn.lastPing >= t.pingIntervalMs) {
+        conn.lastPing = now;
+        try {
+          conn.ws.ping();
+        } catch {
+          /* closing */
+        }
+      }
+    }
+  }
+
+  /** Ends what expired: dropped sessions never resumed, stopped sessions past their replay time, their resume data. */
+  async sweep(): Promise<void> {
+    const now = Date.now();
+    const t = this.o.timing;
+    this.o.limits.sweep();
+    for (const s of [...this.sessions.values()]) {
+      const expired = s.isLive ? !s.peer && s.detachedAt !== undefined && now - s.detachedAt >= t.resumeTtlMs : now - (s.stoppedAt ?? now) >= t.stoppedTtlMs;
+      if (!expired || s.peer) continue;
+      if (s.isLive) {
+        s.flush({ proofread: true });
+        s.recordEnd('dropped and not resumed');
+        s.log.info('dropped session expired');
+      }
+      this.forget(s);
+    }
+    try {
+      const gone = (await this.o.store.expireResumeData(new Date(now - t.stoppedTtlMs).toISOString(), new Date(now - t.resumeTtlMs).toISOString())).filter((id) => !this.sessions.has(id));
+      if (gone.length) this.log.debug('resume data expired', { sessions: gone.length });
+    } catch (e) {
+      this.log.error('could not expire resume data', { error: e });
+    }
+    this.httpInits.sweep();
+  }
+
+  /**
+   * Shutdown: every live session with a connection gets `status stopping` / `stopped` (everything final and
+   * persisted, still resumable after a restart) and a 1000 close; other connections a 1001 close.
+   */
+  drain(): void {
+    for (const conn of [...this.connections]) {
+      const s = conn.session;
+      if (s && s.peer === conn && s.isLive) {
+        s.stop({ reason: 'service shutdown', resumable: true });
+        conn.close(1000, 'stopped');
+      } else {
+        conn.close(1001, 'service shutting down');
+      }
+    }
+    for (const s of this.sessions.values()) {
+      if (s.isLive && !s.peer) s.flush({ proofread: true });
+      s.dispose();
+    }
+  }
+
+  /** Cuts the connections still open (after the drain's grace time). */
+  terminateAll(): void {
+    for (const conn of this.connections) conn.terminate();
+  }
+
+  /** Resumes a session (in memory, or from storage after a restart). Resolves false to start a new one. */
+  private async resume(conn: Connection, sessionId: string, lastSeq: number): Promise<boolean> {
+    const key = conn.key;
+    let session = this.sessions.get(sessionId);
+    if (session && session.keyId !== key.id) {
+      this.log.info('resume refused: session of another key', { session_id: sessionId });
+      return false;
+    }
+    if (session && !session.isLive) {
+      await this.replayStopped(conn, session.id, lastSeq, session.lastSeq, session.audioOffset, session.metrics());
+      return true;
+    }
+    if (session) {
+      const old = session.peer;
+      if (old instanceof Connection && old !== conn) {
+        // Take-over: the old socket is dead or dying; its slot passes to the new one.
+        old.log.info('connection replaced by a resuming one');
+        old.terminate();
+        this.connections.delete(old);
+        session.detach();
+      } else if (!(await this.admit(conn, session.id))) {
+        return true;
+      }
+    } else {
+      const row = await this.o.store.getCheckpoint(sessionId);
+      if (!row || row.key_id !== key.id) {
+        this.log.info('resume refused: unknown or expired session', { session_id: sessionId });
+        return false;
+      }
+      const storedSeq = await this.o.store.maxSeq(sessionId);
+      if (row.stopped_at) {
+        const metrics = { total_chunks: row.total_frames, session_duration: (Date.parse(row.stopped_at) - Date.parse(row.created_at)) / 1000, discarded_chunks: row.discarded_frames };
+        await this.replayStopped(conn, sessionId, lastSeq, Math.max(storedSeq, row.next_seq - 1), row.audio_offset, metrics);
+        return true;
+      }
+      let config: EffectiveConfig;
+      try {
+        config = JSON.parse(row.config) as EffectiveConfig;
+      } catch {
+        this.log.warn('resume refused: unreadable checkpoint', { session_id: sessionId });
+        return false;
+      }
+      if (!(await this.admit(conn, sessionId))) return true;
+      // Another connection may have restored it meanwhile (a store across the network answers later).
+      if (this.sessions.has(sessionId)) return this.resume(conn, sessionId, lastSeq);
+      try {
+        session = this.create(sessionId, key, config, { row, lastSeq, storedSeq });
+      } catch (e) {
+        this.o.limits.releaseSlot(key.orgId, sessionId);
+        this.log.warn('resume refused: checkpoint cannot be restored', { session_id: sessionId, error: e });
+        return false;
+      }
+      this.sessions.set(sessionId, session);
+      session.log.info('session restored from storage', { audio_offset: row.audio_offset });
+    }
+    const events = await this.unseenEvents(session, lastSeq);
+    if (!this.attach(session, conn)) return true;
+    const issued = session.lastSeq;
+    conn.send(configured(session.id, session.engineName, { resumed: true, lastSeq: issued, offset: session.audioOffset }));
+    const replayed = session.replay(events);
+    session.log.info('session resumed', { client_last_seq: lastSeq, last_seq: issued, replayed, resume_audio_offset: session.audioOffset });
+    return true;
+  }
+
+  /** The durable events after `lastSeq`, up to the last one the session persisted. */
+  private async unseenEvents(session: LiveSession, lastSeq: number): Promise<StoredEvent[]> {
+    const events = await this.o.store.eventsAfter(session.id, lastSeq);
+    for (let i = 1; i < REPLAY_READS && (events.at(-1)?.seq ?? lastSeq) < session.durableSeq; i++) {
+      events.push(...(await this.o.store.eventsAfter(session.id, events.at(-1)?.seq ?? lastSeq)));
+    }
+    return events;
+  }
+
+  private async replayStopped(conn: Connection, id: string, lastSeq: number, issued: number, offset: number, metrics: object): Promise<void> {
+    const events = await this.o.store.eventsAfter(id, lastSeq);
+    conn.send(configured(id, this.o.engine.name, { resumed: true, lastSeq: issued, offset }));
+    for (const row of events) conn.send(JSON.parse(row.json) as object);
+    conn.send({ type: 'status', state: 'stopped', message: 'session already stopped (replayed)', metrics });
+    this.log.info('stopped session replayed', { session_id: id, replayed: events.length });
+    conn.close(1000, 'stopped');
+  }
+
+  /** A slot for a live session of the connection's organisation. Sends the error itself when none is free. */
+  private async admit(conn: Connection, sessionId: string): Promise<boolean> {
+    const { orgId, id: keyId } = conn.key;
+    const limits = this.o.limits;
+    if (await limits.acquireSlot(orgId, sessionId)) return true;
+    // At the limit: a session of the same key whose socket has gone silent gives its slot up.
+    const now = Date.now();
+    const stale = [...this.sessions.values()].find((s) => s.keyId === keyId && s.isLive && s.peer instanceof Connection && now - s.peer.lastSeen >= this.o.timing.staleSocketMs);
+    if (stale && stale.peer instanceof Connection) {
+      const old = stale.peer;
+      stale.log.info('silent socket cleaned up to free a slot', { silent_ms: now - old.lastSeen });
+      stale.flush({ proofread: false });
+      old.terminate();
+      this.connections.delete(old);
+      this.detach(stale);
+      if (await limits.acquireSlot(orgId, sessionId)) return true;
+    }
+    this.log.info('concurrency limit reached', { org_id: orgId, limit: limits.concurrencyLimit });
+    conn.fail('CONCURRENCY_LIMIT_EXCEEDED', `concurrency limit reached: ${limits.concurrencyLimit} live sessions for this organisation; stop a session or try again later`);
+    return false;
+  }
+
+  /** The one way a LiveSession is made: new, or restored from its checkpoint. */
+  private create(id: string, key: ApiKey, config: EffectiveConfig, restore?: LiveSessionInit['restore']): LiveSession {
+    return new LiveSession({
+      id,
+      keyId: key.id,
+      orgId: key.orgId,
+      config,
+      recognizer: this.o.engine.create(config),
+      store: this.o.store,
+      log: this.log.child({ session_id: id }),
+      restore,
+      onStop: (s) => this.o.limits.releaseSlot(s.orgId, s.id),
+    });
+  }
+
+  /** Gives the session its connection; false (and the slot back) when the connection went away meanwhile. */
+  private attach(session: LiveSession, conn: Connection): boolean {
+    if (conn.closing) {
+      this.detach(session);
+      return false;
+    }
+    session.attach(conn);
+    conn.attached(session);
+    return true;
+  }
+
+  /** The session loses its connection, and so its concurrency slot (it stays resumable). */
+  private detach(session: LiveSession): void {
+    session.detach();
+    this.o.limits.releaseSlot(session.orgId, session.id);
+  }
+
+  /** The session ends for good. */
+  private forget(session: LiveSession): void {
+    session.dispose();
+    this.sessions.delete(session.id);
+    this.o.limits.releaseSlot(session.orgId, session.id);
+  }
+}

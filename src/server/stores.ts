@@ -1,0 +1,151 @@
+/**
+ * What the service keeps and counts, behind three interfaces, so that another implementation (PostgreSQL,
+ * Redis) can be put beside today's without touching the rest:
+ *
+ * - `KeyStore`: API keys and the master key (today keys.ts, on SQLite);
+ * - `SessionStore`: session records, and what a session needs to be resumed: its durable events and its
+ *   checkpoint (today db.ts, SQLite in the data dir);
+ * - `Limits`: the rate limit per key and the concurrency slots per organisation (today limits.ts, in
+ *   this process).
+ *
+ * Synchronous or not (docs/architecture.md): what a request or a connection waits for once — authentication,
+ * key management, session init, configure, resume, revocation, the sweep — returns a Promise, so that a
+ * store across the network fits. What a live session writes while audio flows — its *journal*: each final
+ * event with the checkpoint after it, persisted before the event is sent — is synchronous: no audio frame
+ * ever waits on I/O. A networked journal queues its writes in order and makes them visible to this
+ * store's own reads of the session (`getCheckpoint`, `eventsAfter`, `maxSeq`), which are asynchronous.
+ * Releasing a slot does not wait either.
+ */
+import type { CreateKeyRequest, CreateKeyResponse, KeyListing, Permission } from '../protocol';
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  type: 'personal' | 'project';
+  projectId: string | null;
+  permissions: Permission[];
+  environment: 'live' | 'test';
+  orgId: string;
+  createdAt: string;
+  revokedAt: string | null;
+  /** Prefix and last four characters: the only form of a key that is ever logged. */
+  hint: string;
+}
+
+export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked';
+export type Authenticated = { ok: true; key: ApiKey } | { ok: false; reason: AuthFailure };
+
+/** A key-creation request that is valid field by field but not as a whole. */
+export class KeyRequestError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface KeyStore {
+  /** Whether this is the master key (compared with its hash, kept in memory). */
+  isMaster(presented: string | undefined): boolean;
+  authenticate(presented: string | undefined): Promise<Authenticated>;
+  /** A new key of the service's organisation; throws KeyRequestError for a request that contradicts itself. */
+  create(req: CreateKeyRequest): Promise<CreateKeyResponse>;
+  list(): Promise<KeyListing[]>;
+  /** Revokes a key given by its id or its value (idempotent): the key as revoked, or undefined when unknown. */
+  revoke(keyOrId: string): Promise<ApiKey | undefined>;
+}
+
+export interface SessionRecord {
+  id: string;
+  key_id: string;
+  org_id: string;
+  origin: 'http' | 'ws';
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  duration: number | null;
+  total_frames: number;
+  final_chunks: number;
+  end_reason: string | null;
+}
+
+export interface SessionEnd {
+  at: string;
+  duration: number;
+  totalFrames: number;
+  finals: number;
+  reason: string;
+}
+
+/** What a session needs to be resumed after a restart, as of its last durable event. */
+export interface CheckpointRow {
+  session_id: string;
+  key_id: string;
+  org_id: string;
+  next_seq: number;
+  next_index: number;
+  audio_offset: number;
+  engine: string; // JSON of the segmenter checkpoint
+  config: string; // JSON of the effective config
+  total_frames: number;
+  discarded_frames: number;
+  created_at: string;
+  stopped_at: string | null;
+  updated_at: string;
+}
+
+/** A durable event (`transcript` final or `batch.replace`) as it was sent. */
+export interface StoredEvent {
+  seq: number;
+  json: string;
+}
+
+/** Durable events kept per session for replay. */
+export const MAX_EVENTS_PER_SESSION = 2000;
+
+export interface SessionStore {
+  // -------- records (awaited once per session)
+  recordSession(id: string, keyId: string, orgId: string, origin: 'http' | 'ws', at: string): Promise<void>;
+  sessionStarted(id: string, at: string): Promise<void>;
+  sessionEnded(id: string, end: SessionEnd): Promise<void>;
+  getSession(id: string): Promise<SessionRecord | undefined>;
+
+  // -------- resume (awaited at configure, resume and sweep)
+  getCheckpoint(sessionId: string): Promise<CheckpointRow | undefined>;
+  /** The durable events after `seq`, in order. */
+  eventsAfter(sessionId: string, seq: number): Promise<StoredEvent[]>;
+  /** The highest durable seq kept (0 when none). */
+  maxSeq(sessionId: string): Promise<number>;
+  /** Removes the resume data of sessions stopped before `stoppedBefore`, or idle since `idleBefore` (ISO times); their ids. */
+  expireResumeData(stoppedBefore: string, idleBefore: string): Promise<string[]>;
+  dropResumeData(sessionId: string): Promise<void>;
+
+  // -------- the journal of a live session (synchronous: written while audio flows; see above)
+  /** One durable event and the checkpoint after it, together. */
+  persistEvent(sessionId: string, seq: number, json: string, cp: CheckpointRow): void;
+  /** Keeps the latest MAX_EVENTS_PER_SESSION events of a session. */
+  trimEvents(sessionId: string): void;
+  saveCheckpoint(cp: CheckpointRow): void;
+  markStopped(sessionId: string, nextSeq: number, at: string): void;
+
+  close(): Promise<void>;
+}
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+
+export interface Limits {
+  /** Session inits plus WebSocket connections allowed per key per window. */
+  readonly rateLimit: number;
+  readonly rateWindowMs: number;
+  /** Live sessions (with a connection) per organisation. */
+  readonly concurrencyLimit: number;
+  /** Counts one request of a key if the rate allows it; else how long until it would. */
+  takeRate(keyId: string): Promise<RateDecision>;
+  /** Takes a slot for a live session of the organisation (idempotent per session); false when none is free. */
+  acquireSlot(orgId: string, sessionId: string): Promise<boolean>;
+  /** Gives the session's slot back (idempotent; does not wait). */
+  releaseSlot(orgId: string, sessionId: string): void;
+  /** Forgets what no longer counts (now and then). */
+  sweep(): void;
+}
