@@ -63,8 +63,6 @@ export interface CaptureOptions {
 export interface CaptureEvents {
   data: Buffer;
   error: Error;
-  /** The recorder process ended (after stop, or on its own). */
-  exit: { code: number | null; signal: NodeJS.Signals | null };
 }
 
 /**
@@ -133,7 +131,6 @@ export class MicrophoneCapture {
         } else if (!this.stopping && signal) {
           this.emitter.emit('error', new RecorderError(`the recorder ${this.recorder} was killed by ${signal}`, this.recorder, null));
         }
-        this.emitter.emit('exit', { code, signal });
         resolve();
       });
     });

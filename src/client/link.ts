@@ -155,7 +155,7 @@ export class ServiceLink {
     if (!next || this.serverErrorsInARow > this.o.maxAttempts) return false;
     // Errors the run goes on after are reported too; a lost connection and a refused resume are not errors of the service.
     if (cause.code !== 'NETWORK_ERROR' && cause.code !== 'TIMEOUT' && cause.code !== 'CONFIG_ERROR') this.host.emit('error', cause);
-    this.logger.warn(`${what} failed (${cause.code}: ${cause.message}); retrying in ${next.delayMs} ms (attempt ${next.attempt}/${this.o.maxAttempts})`);
+    this.logger.warn(`${what} failed (${cause.code}: ${cause.message}); ${what === 'connection' ? 'reconnecting' : 'retrying'} in ${next.delayMs} ms (attempt ${next.attempt}/${this.o.maxAttempts})`);
     if (what === 'connection') this.host.reconnecting();
     this.host.emit('reconnecting', { attempt: next.attempt, maxAttempts: this.o.maxAttempts, delayMs: next.delayMs, reason: `${cause.code}: ${cause.message}` });
     this.retryTimer = setTimeout(() => {

@@ -14,9 +14,6 @@ export const API_KEY_ENV = 'DICTEE_API_KEY';
  * messages. Follows changes made in other windows through `secrets.onDidChange`.
  */
 export class ApiKeyStore implements vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<boolean>();
-  /** Fires with whether a key is now stored, when it is set or cleared (here or in another window). */
-  readonly onDidChange = this.emitter.event;
   private readonly listener: vscode.Disposable;
   /** Settles once a key from the environment (if any) has been imported. */
   private readonly ready: Promise<void>;
@@ -32,7 +29,6 @@ export class ApiKeyStore implements vscode.Disposable {
       void this.get().then((k) => {
         this.log.info(k ? `API key changed (${redactKey(k)})` : 'API key cleared');
         void vscode.commands.executeCommand('setContext', 'dictee.hasApiKey', k !== undefined);
-        this.emitter.fire(k !== undefined);
       });
     });
     void this.get().then((k) => vscode.commands.executeCommand('setContext', 'dictee.hasApiKey', k !== undefined));
@@ -138,6 +134,5 @@ export class ApiKeyStore implements vscode.Disposable {
 
   dispose(): void {
     this.listener.dispose();
-    this.emitter.dispose();
   }
 }

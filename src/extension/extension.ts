@@ -22,7 +22,6 @@ export function activate(context: vscode.ExtensionContext): void {
 
   context.subscriptions.push(
     log,
-    settings,
     keys,
     status,
     dictation,

@@ -28,22 +28,6 @@ export class Log implements Logger, vscode.Disposable {
     this.channel.error(message, ...args);
   }
 
-  /** A logger that prefixes every line with the session id (`[session_id=…]`). */
-  forSession(sessionId: () => string | undefined): Logger {
-    const p = (m: string | Error): string => {
-      const id = sessionId();
-      const text = m instanceof Error ? m.message : m;
-      return id ? `[session_id=${id}] ${text}` : text;
-    };
-    return {
-      trace: (m, ...a) => this.trace(p(m), ...a),
-      debug: (m, ...a) => this.debug(p(m), ...a),
-      info: (m, ...a) => this.info(p(m), ...a),
-      warn: (m, ...a) => this.warn(p(m), ...a),
-      error: (m, ...a) => this.error(p(m), ...a),
-    };
-  }
-
   show(): void {
     this.channel.show(true);
   }

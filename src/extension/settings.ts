@@ -1,19 +1,8 @@
 import * as vscode from 'vscode';
 import { ADVANCED_FIELDS, type DicteeSettings, normaliseSettings } from './settingsMap';
 
-/** The one typed reader of the `dictee.*` settings. */
-export class Settings implements vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<DicteeSettings>();
-  /** Fires with the new settings whenever a `dictee.*` setting changes. */
-  readonly onDidChange = this.emitter.event;
-  private readonly listener: vscode.Disposable;
-
-  constructor() {
-    this.listener = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('dictee')) this.emitter.fire(this.read());
-    });
-  }
-
+/** The one typed reader of the `dictee.*` settings (read afresh at every start of dictation). */
+export class Settings {
   read(): DicteeSettings {
     const c = vscode.workspace.getConfiguration('dictee');
     const raw: Record<string, unknown> = {
@@ -32,10 +21,5 @@ export class Settings implements vscode.Disposable {
       if (v !== undefined && v !== null) raw[`advanced.${key}`] = v;
     }
     return normaliseSettings(raw);
-  }
-
-  dispose(): void {
-    this.listener.dispose();
-    this.emitter.dispose();
   }
 }

@@ -1,0 +1,260 @@
+/**
+ * One dictation run: its service session, its microphone capture, its transcript model and document
+ * writer, the events between them, and its end — the last words written, the provisional text hidden,
+ * and everything dictated opened in a new document if it could not stay in its own. The controller
+ * (dictationController.ts) owns the state machine and the commands; a run tells it what happens.
+ */
+import * as vscode from 'vscode';
+import { MicrophoneCapture } from '../audio/capture';
+import { SilenceDetector } from '../audio/silence';
+import type { DictationError } from '../client/errors';
+import { DictationSession, sessionLogPrefix, type SessionState, type StopResult } from '../client/session';
+import { TranscriptModel, type TranscriptOp } from '../client/transcript';
+import { DEFAULTS } from '../protocol/config';
+import { errorMessage } from '../shared/errors';
+import { rewritingLogger, type Logger } from '../shared/logger';
+import { DocumentWriter } from './documentWriter';
+import type { Notifications } from './notifications';
+import type { ProvisionalDecoration } from './provisionalDecoration';
+import { configFromSettings, type DicteeSettings } from './settingsMap';
+import type { StatusBar } from './statusBar';
+import type { DictationTarget } from './target';
+
+/** Seconds of all-zero audio before the muted-microphone warning. */
+const MUTED_AFTER_S = 3;
+/** Seconds a stop may take beyond `stop_delay` (including reconnecting to send it) before giving up. */
+const STOP_EXTRA_S = 30;
+
+/** How a run ended: the error the user is told about, if any. */
+export interface RunOutcome {
+  fatal?: DictationError;
+  recorderFailed?: Error;
+}
+
+/** What a run tells its controller. */
+export interface RunHost {
+  readonly status: StatusBar;
+  readonly notifications: Notifications;
+  /** The run's session changed state (the controller maps it to its own). */
+  sessionState(run: DictationRun, state: SessionState): void;
+  /** The run has begun to end (whatever the reason). */
+  ending(run: DictationRun): void;
+  /** The run is over; everything it held is released. */
+  ended(run: DictationRun, outcome: RunOutcome): void;
+}
+
+export class DictationRun {
+  readonly session: DictationSession;
+  /** Every line about the run, prefixed with its session id. */
+  readonly log: Logger;
+  private readonly capture: MicrophoneCapture;
+  private readonly model: TranscriptModel;
+  private readonly writer: DocumentWriter;
+  private readonly silence: SilenceDetector;
+  private readonly disposables: vscode.Disposable[] = [];
+  private endingPromise: Promise<void> | undefined;
+  private targetClosed = false;
+  private mutedWarned = false;
+  private fatal: DictationError | undefined;
+  private recorderFailed: Error | undefined;
+
+  /** Throws a DictationError (CONFIG_ERROR) when the server URL of the settings is not usable. */
+  constructor(
+    readonly id: number,
+    readonly settings: DicteeSettings,
+    readonly key: string,
+    target: DictationTarget,
+    baseLog: Logger,
+    decoration: ProvisionalDecoration,
+    private readonly host: RunHost,
+  ) {
+    this.session = new DictationSession({ serverUrl: settings.serverUrl, apiKey: key, config: configFromSettings(settings), logger: baseLog });
+    this.log = rewritingLogger(baseLog, (m) => `${sessionLogPrefix(this.session.sessionId)} ${m}`);
+    this.model = new TranscriptModel({ onIgnored: (i) => this.log.debug(`transcript: ignored a message (${i.reason})`) });
+    this.writer = new DocumentWriter(target.doc, target.anchor, target.selectionLength, this.log, decoration);
+    this.capture = new MicrophoneCapture({ recorder: settings.recorder, device: settings.device, sampleRate: settings.sampleRate, logger: this.log });
+    this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
+    this.disposables.push(this.writer, ...this.wireSession(), ...this.wireCapture());
+    this.disposables.push(
+      this.writer.onDidCloseTarget(() => {
+        this.targetClosed = true;
+        void this.end('the target document was closed');
+      }),
+    );
+  }
+
+  /** Whether the end of the run has begun (stop, failure, closed document). */
+  get isEnding(): boolean {
+    return this.endingPromise !== undefined;
+  }
+
+  /** The microphone first (a missing recorder is reported before anything goes over the network), then the service. */
+  async start(): Promise<void> {
+    if (!this.startCapture()) {
+      await this.end('the recorder could not be started');
+      return;
+    }
+    this.session.start().catch(() => {
+      /* reported through the session's `error` event and its `failed` state */
+    });
+  }
+
+  /** The microphone is off while paused; what the recorder delivers before it exits is sent before `control pause`. */
+  async pause(): Promise<void> {
+    await this.capture.stop();
+    this.session.pause();
+    this.silence.reset();
+  }
+
+  /** The session first, so that the first audio of the restarted recorder is not taken for paused audio. False when the recorder could not restart. */
+  async resume(): Promise<boolean> {
+    this.session.resume();
+    if (this.startCapture()) return true;
+    await this.end('the recorder could not be restarted');
+    return false;
+  }
+
+  /**
+   * Ends the run, whatever the reason: the recorder is stopped, the session stopped (the last words are
+   * written, bounded in time), the provisional text hidden; if the document was closed or an edit could
+   * not be made, everything dictated in the run is opened in a new untitled document.
+   */
+  end(reason: string): Promise<void> {
+    this.endingPromise ??= this.finish(reason);
+    return this.endingPromise;
+  }
+
+  /** Deactivation: the recorder stopped, a short chance for the service to finish, then the connection closed. */
+  async shutdown(graceMs: number): Promise<void> {
+    await this.capture.stop().catch(() => undefined);
+    await Promise.race([this.end('VS Code is shutting down'), new Promise((r) => setTimeout(r, graceMs))]);
+    this.session.dispose();
+  }
+
+  /** Now, without waiting for the service (disposal). */
+  dispose(): void {
+    void this.capture.stop();
+    this.session.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+
+  private async finish(reason: string): Promise<void> {
+    this.log.info(`run ${this.id}: ending (${reason})`);
+    this.host.ending(this);
+    await this.capture.stop().catch((e: unknown) => this.log.error(`could not stop the recorder: ${errorMessage(e)}`));
+    // Bounded: a service that never comes back must not keep the run in "stopping" for ever.
+    const stopLimitMs = ((configFromSettings(this.settings).stop_delay ?? DEFAULTS.stop_delay) + STOP_EXTRA_S) * 1000;
+    let timer: NodeJS.Timeout | undefined;
+    const result = await Promise.race([
+      this.session.stop(),
+      new Promise<StopResult>((resolve) => {
+        timer = setTimeout(() => resolve({ reason: 'timeout', sessionId: this.session.sessionId }), stopLimitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (result.reason === 'timeout') {
+      const lost = this.session.audioStats.queuedBytes;
+      this.log.warn(`run ${this.id}: the service did not finish within ${stopLimitMs / 1000} s${lost ? `; ${lost} bytes of audio were never transcribed` : ''}`);
+    }
+    this.log.info(`run ${this.id}: session ended (${result.reason})${result.metrics ? `, ${result.metrics.total_chunks} chunks, ${result.metrics.session_duration} s` : ''}`);
+    await this.writer.flush();
+    this.writer.clearProvisional();
+    const stats = this.writer.stats;
+    this.log.info(`run ${this.id}: ${stats.commits} chunks committed, ${stats.replaces} rewritten, ${stats.conflicts} conflicts kept, ${stats.failed} failed`);
+    const leftover = this.model.provisionalText();
+    if (this.targetClosed || stats.failed > 0) await this.rescue(leftover);
+    const fatal = this.fatal ?? result.error;
+    this.session.dispose();
+    for (const d of this.disposables) d.dispose();
+    this.host.ended(this, { fatal, recorderFailed: this.recorderFailed });
+  }
+
+  /** Opens everything dictated in the run in a new untitled document: nothing is lost. */
+  private async rescue(leftover: string): Promise<void> {
+    const text = [this.model.committedText(), leftover].filter((t) => t.trim() !== '').join(' ');
+    const why = this.targetClosed ? 'the document was closed during dictation' : 'some text could not be written into the document';
+    this.log.warn(`run ${this.id}: ${why}; opening the run's text (${text.length} characters) in a new document`);
+    if (text === '') return;
+    try {
+      const doc = await vscode.workspace.openTextDocument({ content: text, language: this.writer.doc.languageId || 'plaintext' });
+      await vscode.window.showTextDocument(doc, { preview: false });
+      this.host.notifications.rescued(why);
+    } catch (e) {
+      this.log.error(`could not open a new document for the run's text: ${errorMessage(e)}`);
+      this.host.notifications.rescueFailed(why);
+      this.log.error(`text of run ${this.id}: ${text}`);
+    }
+  }
+
+  private startCapture(): boolean {
+    try {
+      this.capture.start();
+      return true;
+    } catch (e) {
+      this.recorderFailed = e instanceof Error ? e : new Error(errorMessage(e));
+      this.log.error(`recorder: ${this.recorderFailed.message}`);
+      this.host.notifications.recorderFailed(this.recorderFailed, this.settings.recorder);
+      return false;
+    }
+  }
+
+  private wireSession(): vscode.Disposable[] {
+    const { session, model, writer, host } = this;
+    const apply = (ops: TranscriptOp[]): void => void writer.write(ops);
+    return [
+      session.on('message', (m) => apply(model.apply(m))),
+      session.on('generation', () => apply(model.beginGeneration())),
+      session.on('configured', (c) => {
+        if (c.resumed) apply(model.dropProvisional());
+        host.status.update({ reconnecting: false, retryInS: undefined });
+      }),
+      session.on('reconnecting', (r) => {
+        apply(model.dropProvisional());
+        const rateLimited = r.reason.startsWith('RATE_LIMITED');
+        host.status.update({ reconnecting: true, retryInS: rateLimited ? Math.ceil(r.delayMs / 1000) : undefined });
+        if (rateLimited) host.notifications.rateLimited(r.delayMs, (done) => session.on('state', done));
+      }),
+      // Logged by the session, once, with its id.
+      session.on('warning', (w) => host.notifications.warning(w)),
+      session.on('error', (e) => {
+        if (e.fatal) this.fatal = e; // shown once the run has ended
+      }),
+      session.on('state', (s) => {
+        this.log.info(`session state: ${s}`);
+        if (s === 'recording') host.status.update({ reconnecting: false, retryInS: undefined });
+        else if (s === 'reconnecting') host.status.update({ reconnecting: true });
+        host.sessionState(this, s);
+        if (s === 'stopped' || s === 'failed') void this.end(s === 'failed' ? 'the session failed' : 'the session stopped');
+      }),
+    ];
+  }
+
+  private wireCapture(): vscode.Disposable[] {
+    const { capture, session, silence, host } = this;
+    return [
+      capture.on('data', (pcm) => {
+        session.sendAudio(pcm);
+        for (const ev of silence.push(pcm)) {
+          if (ev.kind === 'muted') {
+            host.status.update({ muted: true });
+            this.log.warn(`the microphone has sent only silence for ${Math.round(ev.silentMs / 1000)} s`);
+            if (!this.mutedWarned) {
+              this.mutedWarned = true;
+              host.notifications.microphoneMuted();
+            }
+          } else {
+            host.status.update({ muted: false });
+            this.log.info('the microphone sends sound again');
+          }
+        }
+      }),
+      capture.on('error', (e) => {
+        if (this.isEnding) return;
+        this.recorderFailed = e;
+        this.log.error(`recorder: ${e.message}`);
+        host.notifications.recorderFailed(e, this.settings.recorder);
+        void this.end('the recorder failed');
+      }),
+    ];
+  }
+}
