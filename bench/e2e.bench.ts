@@ -25,7 +25,8 @@ import WebSocket from 'ws';
 import { startServer } from '../test/helpers/server';
 import { silence, tone } from '../test/helpers/speech';
 import { startCodeServer } from '../test/e2e/lib/codeServer';
-import { killOnExit, sleep, stopAll, until } from '../test/e2e/lib/procs';
+import { killOnExit, stopAll } from '../test/e2e/lib/procs';
+import { sleep, waitFor } from '../test/helpers/wait';
 import { startVirtualMic } from '../test/e2e/lib/pulse';
 import { now, startTap } from '../test/e2e/lib/tap';
 import { launchBrowser, Workbench } from '../test/e2e/lib/workbench';
@@ -167,7 +168,7 @@ export async function run(): Promise<BenchSection> {
 
     const pcm = Buffer.concat([silence(200), ...Array.from({ length: CHUNKS + 2 }, () => Buffer.concat([tone(TONE_MS, 16000, 220, 8000), silence(GAP_MS)])), silence(500)]);
     await wb.runCommand('Dictée: Start Dictation');
-    await until(async () => /recording/i.test((await wb.statusItem().first().locator('[aria-label]').first().getAttribute('aria-label').catch(() => '')) ?? ''), 20_000, 'recording');
+    await waitFor(async () => /recording/i.test((await wb.statusItem().first().locator('[aria-label]').first().getAttribute('aria-label').catch(() => '')) ?? ''), 20_000, 'recording');
     await sleep(2500); // the recorder's stream is set up (see docs/testing.md)
     const startedAt = Date.now();
     const [baseline] = await Promise.all([baselineClient(tap.url.replace('http', 'ws') + '/api/v1/audio/live', key, pcm), mic.playPcm(pcm)]);
@@ -175,7 +176,7 @@ export async function run(): Promise<BenchSection> {
     await sleep(CONFIG.silence_threshold * 1000 + 1000);
     const vscodeFinals = () => tap.finals.filter((f) => f.conn === 'client');
     // Wait until every final the extension was sent is rendered (or 20 s).
-    await until(
+    await waitFor(
       async () => {
         const seen = (await wb.page.evaluate('window.__seen')) as Record<string, number>;
         return vscodeFinals().every((f) => f.text.split(/\s+/).pop()! in seen) ? seen : undefined;

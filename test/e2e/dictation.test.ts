@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { speechPcm, silence } from '../helpers/speech';
 import { assertScriptPrefix, between } from './lib/checks';
-import { sleep, until } from './lib/procs';
+import { sleep, waitFor } from '../helpers/wait';
 import { firstPassWords, getWorld, REPORT_INITIAL, SCRIPT, useWorld, type World } from './lib/world';
 import { OUTPUT_DIR, type Workbench } from './lib/workbench';
 
@@ -49,7 +49,7 @@ async function statusLabel(wb: Workbench): Promise<string> {
 
 /** Waits until the status item's accessible label (which names the state) matches. */
 async function waitForState(wb: Workbench, re: RegExp, timeoutMs = 20_000): Promise<string> {
-  return until(async () => {
+  return waitFor(async () => {
     const l = `${await statusLabel(wb)} ${await statusText(wb)}`;
     return re.test(l) ? l : '';
   }, timeoutMs, `the Dictée status item to match ${re}`);
@@ -61,9 +61,9 @@ async function openReportAtFindings(w: World, content = REPORT_INITIAL): Promise
   await wb.closeAllEditorsDiscarding();
   w.resetReport(content);
   await wb.openFile('report.md');
-  await until(async () => (await wb.editorLines()).join('\n').startsWith(content.trimEnd().split('\n')[0]!), 10_000, 'report.md to show its content');
+  await waitFor(async () => (await wb.editorLines()).join('\n').startsWith(content.trimEnd().split('\n')[0]!), 10_000, 'report.md to show its content');
   await wb.gotoLineEnd(FINDINGS_LINE);
-  await until(async () => (await wb.cursorPosition()).line === FINDINGS_LINE, 5_000, `the cursor on line ${FINDINGS_LINE}`);
+  await waitFor(async () => (await wb.cursorPosition()).line === FINDINGS_LINE, 5_000, `the cursor on line ${FINDINGS_LINE}`);
 }
 
 /** Speech of `text` with a pause after each sentence long enough to end it. */
@@ -85,18 +85,41 @@ async function ensureKey(w: World, key = w.apiKey): Promise<void> {
   await w.wb.clearNotifications();
 }
 
-/**
- * How long the recorder may take to deliver its first audio after it is started: speech played before
- * sox's PulseAudio stream is set up is not captured, so, like a person, the tests start speaking a
- * moment after the status bar says "recording".
- */
-const RECORDER_WARMUP_MS = 2500;
+/** The id of the last session the service configured (from its JSON log), after the first `mark` characters of the log. */
+function lastConfiguredSession(w: World, mark: number): string | undefined {
+  let id: string | undefined;
+  for (const line of w.service.logs().slice(mark).split('\n')) {
+    if (!line.startsWith('{"')) continue;
+    try {
+      const j = JSON.parse(line) as { msg?: unknown; session_id?: unknown };
+      if (j.msg === 'session configured' && typeof j.session_id === 'string') id = j.session_id;
+    } catch {
+      /* a line still being written */
+    }
+  }
+  return id;
+}
 
-async function startDictation(wb: Workbench, how: 'palette' | 'status' = 'palette'): Promise<void> {
+/** The frames of audio the service has received in a session (its metrics, read with the master key). */
+async function framesAtService(w: World, sessionId: string): Promise<number> {
+  const s = await w.service.session(sessionId);
+  return (s.metrics as { total_chunks?: number } | undefined)?.total_chunks ?? 0;
+}
+
+/**
+ * Starts dictation and returns the service session's id once the recorder's audio reaches the service:
+ * speech played before sox's PulseAudio stream is set up would not be captured, so, like a person, the
+ * tests start speaking once the microphone is really on.
+ */
+async function startDictation(w: World, how: 'palette' | 'status' = 'palette'): Promise<string> {
+  const { wb } = w;
+  const mark = w.service.logs().length;
   if (how === 'palette') await wb.runCommand('Dictée: Start Dictation');
   else await wb.statusItem().first().click();
   await waitForState(wb, /recording/i);
-  await sleep(RECORDER_WARMUP_MS);
+  const id = await waitFor(() => lastConfiguredSession(w, mark), 10_000, 'the service to configure the session');
+  await waitFor(async () => (await framesAtService(w, id)) > 0, 15_000, "the recorder's audio to reach the service", 100);
+  return id;
 }
 
 /** Waits until `read()` returns the same value for `quietMs` in a row; returns it. */
@@ -146,7 +169,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
       copyExtensionLogs(w, `FAILED-${this.currentTest.title.slice(0, 2)}`);
       // Leave no run going into the next test.
       await w.wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
-      await sleep(1500);
+      await waitForState(w.wb, /ready|error/i, 30_000).catch(() => undefined);
     }
   });
 
@@ -172,7 +195,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
   it('2. dictates into report.md at the cursor: provisional text while speaking, committed text, saved file intact', async () => {
     const { wb, mic } = w;
     await openReportAtFindings(w);
-    await startDictation(wb);
+    await startDictation(w);
     const speech = await sentences(SCRIPT.split('. ').slice(0, 3).join('. ') + '.');
     let sawProvisional = '';
     let sawCommitted = '';
@@ -202,7 +225,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assert.ok(sawProvisional, 'provisional text was shown as a decoration while speech played');
     assert.ok(firstPassWords(sawProvisional).every((x) => firstPassWords(SCRIPT).includes(x)), `provisional text has words of the speech: ${sawProvisional}`);
     // Committed text appears in the document while the run goes on.
-    await until(async () => (await findingsLine(wb)).trim() !== 'Findings:', 15_000, 'committed text in the document');
+    await waitFor(async () => (await findingsLine(wb)).trim() !== 'Findings:', 15_000, 'committed text in the document');
     await wb.screenshot('2-dictation-in-progress');
     const doc = await stopAndSave(w);
     const dictated = between(doc, BEFORE, AFTER);
@@ -217,13 +240,13 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     await waitForState(wb, /ready/i);
     assert.match(await wb.tooltipOf(wb.statusItem().first()), /ready/i);
     // Click: start.
-    await startDictation(wb, 'status');
+    const sessionId = await startDictation(w, 'status');
     assert.match(await statusText(wb), /\d:\d\d/, 'recording shows the elapsed time');
     const recTip = await wb.tooltipOf(wb.statusItem().first());
     assert.match(recTip, /recording/i);
     assert.match(recTip, /report\.md/);
     await mic.playPcm(await sentences(FIRST_SENTENCE));
-    await until(async () => (await findingsLine(wb)).trim() !== 'Findings:', 15_000, 'committed text');
+    await waitFor(async () => (await findingsLine(wb)).trim() !== 'Findings:', 15_000, 'committed text');
     await wb.screenshot('3-status-recording');
     // Pause from the tooltip's link.
     await wb.statusItem().first().hover();
@@ -232,10 +255,12 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assert.match(await statusText(wb), /Paused/);
     assert.match(await wb.tooltipOf(wb.statusItem().first()), /paused/i);
     await wb.screenshot('3-status-paused');
-    // What was said before the pause may still arrive; then nothing more while paused, whatever is said.
+    // What was said before the pause may still arrive; then nothing more while paused, whatever is said:
+    // the microphone is off, so not one frame reaches the service while the speech plays.
     const frozen = await settled(() => findingsLine(wb));
+    const framesBefore = await framesAtService(w, sessionId);
     await mic.playPcm(await speechPcm('this must not be written'));
-    await sleep(3000);
+    assert.equal(await framesAtService(w, sessionId), framesBefore, 'no audio reaches the service while paused');
     assert.equal(await findingsLine(wb), frozen, 'nothing is written while paused');
     assert.deepEqual(await wb.afterDecorations(), [], 'nothing is shown as provisional while paused');
     // Resume from the tooltip's link.
@@ -250,14 +275,14 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     await wb.focusEditor();
     await wb.save();
     const dictated = between(readFileSync(w.reportPath, 'utf8'), BEFORE, AFTER);
-    assert.ok(!/must not be written/i.test(dictated), 'speech during the pause is not in the document');
     assertScriptPrefix(dictated, SCRIPT, 3);
   });
 
   it('4. batch.replace rewrites the committed words in place (capitalised, punctuated)', async () => {
     const { wb, mic } = w;
     await openReportAtFindings(w);
-    await startDictation(wb);
+    const logMark = extensionLog(w).length;
+    await startDictation(w);
     // What the user sees of the first sentence, sampled while it is dictated and proofread.
     const seen: string[] = [];
     const sample = async () => {
@@ -274,7 +299,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
       await sleep(30);
     }
     await playing;
-    await until(async () => {
+    await waitFor(async () => {
       await sample();
       return (await findingsLine(wb)).includes(FIRST_SENTENCE);
     }, 20_000, `the first sentence rewritten as "${FIRST_SENTENCE}"`);
@@ -291,21 +316,21 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assert.ok(n >= 5, `at least the first sentence was dictated: "${dictated}"`);
     assert.equal(dictated, tokens.slice(0, n).join(' '), 'the dictated text is the proofread script, word for word');
     // The rewrite replaced committed text (the extension's log, as "Dictée: Show Log" shows it).
-    assert.match(extensionLog(w), /replaced chunks/, 'a batch.replace rewrote committed chunks');
+    assert.match(extensionLog(w).slice(logMark), /replaced chunks/, 'a batch.replace rewrote committed chunks');
   });
 
   it('5. typing elsewhere in the document while dictating keeps both texts', async () => {
     const { wb, mic } = w;
     await openReportAtFindings(w);
-    await startDictation(wb);
+    await startDictation(w);
     const playing = mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.'));
-    await until(async () => (await findingsLine(wb)).trim() !== 'Findings:', 20_000, 'the first committed words');
+    await waitFor(async () => (await findingsLine(wb)).trim() !== 'Findings:', 20_000, 'the first committed words');
     // The user moves to the "Patient:" line (above the dictation) and types.
     await wb.gotoLineEnd(3);
     await wb.typeText(' Allergies: none known.');
     await wb.screenshot('5-typing-while-dictating');
     await playing;
-    await sleep(2000);
+    await waitFor(async () => firstPassWords((await findingsLine(wb)).replace(/^Findings:/, '')).length >= 5, 20_000, 'five committed words');
     const doc = await stopAndSave(w);
     const before = BEFORE.replace('Patient: Jane Doe, 52.', 'Patient: Jane Doe, 52. Allergies: none known.');
     const dictated = between(doc, before, AFTER);
@@ -349,9 +374,10 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     const { wb, mic, service } = w;
     const scriptFile = path.join(w.tmp, 'script.txt');
     await openReportAtFindings(w);
-    await startDictation(wb);
+    const logMark = extensionLog(w).length;
+    await startDictation(w);
     await mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.', 1500));
-    await until(async () => firstPassWords(await findingsLine(wb)).length >= 4, 20_000, 'committed words before the crash');
+    await waitFor(async () => firstPassWords(await findingsLine(wb)).length >= 4, 20_000, 'committed words before the crash');
     const beforeCrash = (await findingsLine(wb)).trim();
     // The restarted service speaks other words, so that what each run wrote can be told apart.
     writeFileSync(scriptFile, SECOND_SCRIPT);
@@ -359,7 +385,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     await wb.screenshot('7-after-restart');
     await mic.playPcm(await sentences(SECOND_SCRIPT, 1500));
     const second = firstPassWords(SECOND_SCRIPT);
-    await until(async () => firstPassWords(await findingsLine(wb)).some((x) => second.includes(x)), 45_000, 'text from the restarted service');
+    await waitFor(async () => firstPassWords(await findingsLine(wb)).some((x) => second.includes(x)), 45_000, 'text from the restarted service');
     await waitForState(wb, /recording/i, 30_000);
     await wb.screenshot('7-recovered');
     const doc = await stopAndSave(w);
@@ -377,7 +403,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     const k = second.indexOf(rest[0]!);
     assert.deepEqual(rest, second.slice(k, k + rest.length), `the restarted service's words, in order, each once: ${rest.join(' ')}`);
     assert.ok(rest.length >= 3, `words were dictated after the restart: ${rest.join(' ')}`);
-    assert.match(extensionLog(w), /reconnect/i, 'the extension reconnected by itself');
+    assert.match(extensionLog(w).slice(logMark), /reconnect/i, 'the extension reconnected by itself');
     await service.restart(); // leave a fresh service with the original script for the next tests
   });
 });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { startCodeServer, pathWithout, type CodeServer } from './lib/codeServer';
-import { sleep } from './lib/procs';
+import { waitFor } from '../helpers/wait';
 import { dicteeSettings, getWorld, useWorld } from './lib/world';
 import { Workbench } from './lib/workbench';
 
@@ -36,24 +36,23 @@ describe('Dictée without a recorder installed', function () {
       settings: dicteeSettings(w.service.url),
       env: { ...w.mic.env, PATH: p.PATH, VSCODE_CLI: '1' },
     });
-    wb = await Workbench.open(w.browser, cs.folderUrl);
+    const page = await Workbench.open(w.browser, cs.folderUrl);
+    wb = page;
     w.resetReport();
     await wb.openFile('report.md');
     await wb.gotoLineEnd(5);
     await wb.runCommand('Dictée: Start Dictation');
     // This browser has no key stored yet: starting asks for one first.
-    const deadline = Date.now() + 30_000;
-    let message = '';
-    while (Date.now() < deadline && !message) {
-      if (await wb.quickInputVisible()) {
-        await wb.typeIntoInputBox(w.apiKey);
-      }
-      const n = (await wb.notifications()).find((x) => /\b(sox|recorder)\b/i.test(x.message));
-      if (n) message = n.message;
-      await sleep(200);
-    }
+    const message = await waitFor(
+      async () => {
+        if (await page.quickInputVisible()) await page.typeIntoInputBox(w.apiKey);
+        return (await page.notifications()).find((x) => /\b(sox|recorder)\b/i.test(x.message))?.message;
+      },
+      30_000,
+      'a message about the missing recorder',
+      200,
+    );
     await wb.screenshot('8-no-recorder');
-    assert.ok(message, 'a message about the missing recorder is shown');
     assert.match(message, /sox/i, 'the message names the program');
     assert.match(message, /apt-get install sox|apt install sox|install sox/i, 'the message says how to install it');
   });

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import type { CreateKeyRequest, CreateKeyResponse } from '../../src/protocol';
+import { sleep } from './wait';
 
 export const SERVER_JS = path.resolve(__dirname, '..', '..', 'dist', 'server.js');
 
@@ -33,6 +34,8 @@ export interface TestServer {
   dataDir: string;
   createKey(body?: Partial<CreateKeyRequest>): Promise<CreateKeyResponse>;
   revokeKey(keyOrId: string): Promise<void>;
+  /** `GET /v1/sessions/{id}` with the master key: the session's record and, while it is live, its metrics. */
+  session(id: string): Promise<Record<string, unknown>>;
   /** SIGTERM, waits for exit; resolves with the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL, waits for exit. */
@@ -92,10 +95,6 @@ function waitExit(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-async function delay(ms: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, ms));
-}
-
 export async function startServer(opts: StartServerOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'dictee-test-'));
   const masterKey = opts.env?.DICTEE_MASTER_KEY ?? `master_${randomBytes(24).toString('base64url')}`;
@@ -137,6 +136,12 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
       });
       if (res.status !== 200) throw new Error(`revokeKey: HTTP ${res.status} ${await res.text()}`);
     },
+    async session(id) {
+      const res = await fetch(`${url()}/v1/sessions/${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${masterKey}` } });
+      const json = (await res.json()) as { session?: Record<string, unknown> };
+      if (res.status !== 200 || !json.session) throw new Error(`session ${id}: HTTP ${res.status} ${JSON.stringify(json)}`);
+      return json.session;
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill('SIGTERM');
@@ -161,7 +166,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
           return;
         } catch (e) {
           lastErr = e;
-          await delay(100);
+          await sleep(100);
         }
       }
       throw lastErr;
@@ -175,10 +180,12 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
 // ------------------------------------------------------------------ a raw WebSocket probe for tests
 
 
-/** A raw `ws` client that records every message and the close, for protocol tests. */
+/** A raw `ws` client that records every message, every ping and the close, for protocol tests. */
 export class WsProbe {
   readonly ws: WebSocket;
   readonly messages: Array<Record<string, unknown>> = [];
+  /** When each ping of the service arrived (ms since epoch). */
+  readonly pings: number[] = [];
   readonly opened: Promise<void>;
   readonly closed: Promise<{ code: number; reason: string }>;
   private waiters: Array<() => void> = [];
@@ -200,6 +207,7 @@ export class WsProbe {
       });
     });
     this.ws.on('error', () => undefined);
+    this.ws.on('ping', () => this.pings.push(Date.now()));
     this.ws.on('message', (data, isBinary) => {
       if (isBinary) return;
       this.messages.push(JSON.parse(String(data)) as Record<string, unknown>);
@@ -234,6 +242,21 @@ export class WsProbe {
 
   waitType(type: string, timeoutMs?: number): Promise<Record<string, unknown>> {
     return this.waitFor((m) => m.type === type, timeoutMs, `a "${type}" message`);
+  }
+
+  /**
+   * A ping and its pong: the service handles a connection's frames in order, so once the pong is back,
+   * every frame sent before has been handled and whatever it made the service send has arrived.
+   */
+  roundTrip(timeoutMs = 5000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no pong within ${timeoutMs} ms`)), timeoutMs);
+      this.ws.once('pong', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      this.ws.ping();
+    });
   }
 
   send(obj: unknown): void {

@@ -11,6 +11,7 @@ import { isProcessAlive, which } from '../../src/audio/spawn';
 import { mkdtempSync as mkdtemp, writeFileSync } from 'node:fs';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
+import { waitFor } from '../helpers/wait';
 import { startVirtualMic, type VirtualMic } from '../e2e/lib/pulse';
 import { startServer } from '../helpers/server';
 import { silence, speechPcm } from '../helpers/speech';
@@ -27,12 +28,11 @@ function rms(pcm: Buffer): number {
   return n ? Math.sqrt(sum / n) : 0;
 }
 
-async function waitUntil(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** The loudest 100 ms window of 16 kHz PCM. */
+function peakRms(pcm: Buffer): number {
+  let peak = 0;
+  for (let o = 0; o + 3200 <= pcm.length; o += 3200) peak = Math.max(peak, rms(pcm.subarray(o, o + 3200)));
+  return peak;
 }
 
 describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)', function () {
@@ -65,12 +65,14 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
     const pid = cap.pid;
     assert.ok(pid && isProcessAlive(pid), 'the recorder runs');
     // Let the recorder open the device, then play, then record a little tail.
-    await waitUntil(() => chunks.length > 0, 5000, 'first audio from the recorder');
+    await waitFor(() => chunks.length > 0, 5000, 'first audio from the recorder');
     const before = Buffer.concat(chunks).length;
     const t0 = Date.now();
-    await playToVirtualMic(Buffer.concat([speech, silence(300)]));
+    const played = Buffer.concat([speech, silence(300)]);
+    await playToVirtualMic(played);
     const elapsed = Date.now() - t0;
-    await new Promise((r) => setTimeout(r, 300));
+    // The recorder delivers with its own latency: wait until it has given as much audio as was played.
+    await waitFor(() => Buffer.concat(chunks).length - before >= played.length, 5000, 'the recorder to deliver what was played');
     await cap.stop();
     assert.equal(cap.running, false);
     assert.equal(isProcessAlive(pid), false, 'the recorder process is gone after stop');
@@ -85,8 +87,7 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
     assert.ok(capturedMs <= elapsed + 1500, `captured ${capturedMs.toFixed(0)} ms in ${elapsed} ms of playback`);
     assert.ok(rms(during) > 300, `speech is audible in the capture (rms ${rms(during).toFixed(0)})`);
     // The loudest 100 ms window is clearly speech, not noise.
-    let peak = 0;
-    for (let o = 0; o + 3200 <= during.length; o += 3200) peak = Math.max(peak, rms(during.subarray(o, o + 3200)));
+    const peak = peakRms(during);
     assert.ok(peak > 1000, `peak 100 ms rms ${peak.toFixed(0)}`);
   });
 
@@ -95,15 +96,14 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
     const chunks: Buffer[] = [];
     cap.on('data', (b) => chunks.push(b));
     cap.start();
-    await waitUntil(() => chunks.length > 0, 5000, 'audio from the named device');
+    await waitFor(() => chunks.length > 0, 5000, 'audio from the named device');
     const pid = cap.pid!;
     await playToVirtualMic(Buffer.concat([await speechPcm('Testing the named device.'), silence(300)]));
-    await new Promise((r) => setTimeout(r, 500)); // the recorder's own latency
+    // The recorder delivers with its own latency: wait for the speech itself.
+    await waitFor(() => peakRms(Buffer.concat(chunks)) > 1000, 5000, 'speech captured from the named device');
     await cap.stop();
     assert.equal(isProcessAlive(pid), false);
-    const all = Buffer.concat(chunks);
-    let peak = 0;
-    for (let o = 0; o + 3200 <= all.length; o += 3200) peak = Math.max(peak, rms(all.subarray(o, o + 3200)));
+    const peak = peakRms(Buffer.concat(chunks));
     assert.ok(peak > 1000, `speech captured from the named device (peak 100 ms rms ${peak.toFixed(0)})`);
   });
 
@@ -121,7 +121,7 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
     const errors: Error[] = [];
     cap.on('error', (e) => errors.push(e));
     cap.start();
-    await waitUntil(() => !cap.running, 10_000, 'the recorder to exit on its own');
+    await waitFor(() => !cap.running, 10_000, 'the recorder to exit on its own');
     assert.equal(errors.length, 1);
     assert.match(errors[0]!.message, /the recorder sox exited with code \d+/);
     assert.equal(cap.running, false);

@@ -11,6 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { DictationError } from '../../src/client/errors';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
+import { waitFor } from '../helpers/wait';
 
 const KEY = `svc_test_${'k'.repeat(40)}`;
 
@@ -89,6 +90,10 @@ async function fakeService(): Promise<{ url: string; connections: Conn[]; nextCo
   };
 }
 
+function audioBytes(conn: Conn): number {
+  return conn.audio.reduce((n, b) => n + b.length, 0);
+}
+
 function frames(n: number, fill: number): Buffer {
   return Buffer.alloc(3200 * n, fill);
 }
@@ -112,10 +117,10 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
       await started;
       await conn.nextText('control', 'start');
       session.sendAudio(frames(3, 1));
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => audioBytes(conn) >= 9600, 5000, 'the three frames');
       assert.equal(Buffer.concat(conn.audio).length, 9600);
       conn.send({ type: 'transcript', status: 'final', id: 'a', index: 0, seq: 1, text: 'one' });
-      await new Promise((r) => setTimeout(r, 20));
+      await waitFor(() => model.committedText() === 'one', 5000, 'the final "one"');
 
       // PROTOCOL_ERROR, then the close that follows it.
       c = svc.nextConnection();
@@ -127,19 +132,19 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
       // The service has the first frame only: the client sends the two others again.
       conn.send({ type: 'configured', session_id: 's1', resumed: true, last_seq: 1, resume_audio_offset: 3200 });
       await conn.nextText('control', 'start');
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => audioBytes(conn) >= 6400, 5000, 'the two frames sent again');
       assert.deepEqual(Buffer.concat(conn.audio), frames(2, 1));
 
       // INTERNAL_ERROR (1011), offset in the middle of a frame.
       c = svc.nextConnection();
       session.sendAudio(frames(1, 2));
-      await new Promise((r) => setTimeout(r, 20));
+      await waitFor(() => audioBytes(conn) >= 9600, 5000, 'the new frame');
       conn.send({ type: 'error', code: 'INTERNAL_ERROR', message: 'boom', retry_after_ms: 0, session_id: 's1' });
       conn.ws.close(1011);
       conn = await c;
       conn.send({ type: 'configured', session_id: 's1', resumed: true, last_seq: 1, resume_audio_offset: 9600 + 1600 });
       await conn.nextText('control', 'start');
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => audioBytes(conn) >= 1600, 5000, 'the half frame sent again');
       assert.deepEqual(Buffer.concat(conn.audio), Buffer.alloc(1600, 2), 'from the middle of the frame on');
 
       assert.throws(() => session.sendAudio('not audio' as unknown as Buffer), /sendAudio expects PCM bytes \(a Buffer or Uint8Array\), got string/);
@@ -225,7 +230,7 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
       conn = await c;
       assert.equal(((await conn.configure).config as { resume?: unknown }).resume, undefined, 'a new session, no resume');
       conn.send({ type: 'configured', session_id: 's2' });
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => session.state === 'recording', 5000, 'recording again');
       assert.deepEqual(gens, [1]);
       assert.equal(session.state, 'recording');
       assert.equal(session.sessionId, 's2');
@@ -241,9 +246,11 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
     const errors: DictationError[] = [];
     const warnings: string[] = [];
     const gens: number[] = [];
+    let messages = 0;
     session.on('error', (e) => errors.push(e));
     session.on('warning', (w) => warnings.push(w));
     session.on('generation', (g) => gens.push(g.generation));
+    session.on('message', () => messages++);
     try {
       let c = svc.nextConnection();
       const started = session.start();
@@ -252,9 +259,9 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
       conn.send({ type: 'configured', session_id: 's1' });
       await started;
       conn.send({ type: 'transcript', status: 'final', id: 'a', index: 0, seq: 1, text: 'one' });
-      await new Promise((r) => setTimeout(r, 30));
+      await waitFor(() => messages === 1, 5000, 'the final');
       session.sendAudio(frames(2, 1)); // after the last final
-      await new Promise((r) => setTimeout(r, 30));
+      await waitFor(() => audioBytes(conn) >= 6400, 5000, 'the two frames');
       c = svc.nextConnection();
       conn.ws.terminate();
       conn = await c;
@@ -265,7 +272,7 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
       conn = await c;
       assert.equal(((await conn.configure).config as { resume?: unknown }).resume, undefined);
       conn.send({ type: 'configured', session_id: 's2' });
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => session.state === 'recording' && audioBytes(conn) >= 6400, 5000, 'recording on the new session, the audio sent again');
       assert.deepEqual(gens, [1]);
       assert.deepEqual(errors, []);
       assert.equal(warnings.length, 1);
@@ -293,7 +300,7 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
       await started;
       // 70 s of audio sent: the retained window keeps the last 60 s.
       for (let i = 0; i < 700; i++) session.sendAudio(frames(1, 7));
-      for (let i = 0; i < 100 && conn.audio.length < 700; i++) await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => conn.audio.length >= 700, 10_000, 'the 700 frames');
       assert.equal(Buffer.concat(conn.audio).length, 700 * 3200);
 
       // Drop; the next connection is not answered at once, so audio queues (bound: 1 s = 10 frames).
@@ -307,9 +314,10 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
       assert.equal(session.audioStats.droppedBytes, 5 * 3200);
       // The service says it has nothing of this session's audio: 10 s of it are gone from the window.
       conn.send({ type: 'configured', session_id: 's1', resumed: true, last_seq: 0, resume_audio_offset: 0 });
-      const received = (): number => conn.audio.reduce((n, b) => n + b.length, 0);
-      for (let i = 0; i < 100 && received() < 610 * 3200; i++) await new Promise((r) => setTimeout(r, 50));
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => audioBytes(conn) >= 610 * 3200, 10_000, 'the retained window and the queue');
+      // A pause goes out after everything queued: once it is here, nothing more is on its way.
+      session.pause();
+      await conn.nextText('control', 'pause');
       const got = Buffer.concat(conn.audio);
       assert.equal(got.length, 600 * 3200 + 10 * 3200, 'the retained 60 s, then the 10 queued frames');
       assert.ok(got.subarray(0, 600 * 3200).every((b) => b === 7));

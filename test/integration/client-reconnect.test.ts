@@ -17,6 +17,7 @@ import { DictationSession, type ConfiguredInfo } from '../../src/client/session'
 import { TranscriptModel } from '../../src/client/transcript';
 import { startServer, type TestServer } from '../helpers/server';
 import { silence, tone } from '../helpers/speech';
+import { sleep, waitFor } from '../helpers/wait';
 
 const WORDS = Array.from({ length: 80 }, (_, i) => `w${i + 1}`);
 const SCRIPT = WORDS.join(' ');
@@ -63,7 +64,7 @@ async function streamWith(session: DictationSession, pcm: Buffer, during: (frame
   for (let off = 0; off < pcm.length; off += 3200, n++) {
     await during(n);
     session.sendAudio(pcm.subarray(off, off + 3200));
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
 }
 
@@ -179,7 +180,10 @@ describe('client: recovery when the service goes away mid-run', function () {
       });
       const stopping = h.session.stop();
       assert.equal(h.session.state, 'stopping');
-      await new Promise((r) => setTimeout(r, 300));
+      // The stop waits for the service: a reconnection attempt fails while it is down.
+      const attempts = h.reconnects;
+      await waitFor(() => h.reconnects > attempts, 10_000, 'a reconnection attempt while the service is down');
+      assert.equal(h.session.state, 'stopping');
       await server.restart();
       const result = await stopping;
       assert.equal(result.reason, 'stopped');

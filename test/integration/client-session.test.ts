@@ -3,6 +3,7 @@
  * resume, stop metrics, every fatal error, the rate limit, and the HTTP functions (session init, key check, URLs).
  */
 import assert from 'node:assert/strict';
+import { Socket } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { TranscriptModel } from '../../src/client/transcript';
 import type { Logger } from '../../src/shared/logger';
 import { startServer, type TestServer } from '../helpers/server';
 import { silence, speechPcm, tone } from '../helpers/speech';
+import { sleep, waitFor } from '../helpers/wait';
 
 function scriptFile(text: string): string {
   const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-client-')), 'script.txt');
@@ -53,7 +55,7 @@ function newRun(opts: DictationSessionOptions): Run {
 async function stream(session: DictationSession, pcm: Buffer, paceMs = 100): Promise<void> {
   for (let off = 0; off < pcm.length; off += 3200) {
     session.sendAudio(pcm.subarray(off, off + 3200));
-    if (paceMs > 0) await new Promise((r) => setTimeout(r, paceMs));
+    if (paceMs > 0) await sleep(paceMs);
   }
 }
 
@@ -165,7 +167,7 @@ describe('client: DictationSession against the real service', function () {
     const run = newRun({ serverUrl: server.url, apiKey: own, config: { language: 'en', enable_final_proofreading: false, silence_threshold: 1, engine_endpointing: 0.3 } });
     await run.session.start();
     await stream(run.session, Buffer.concat([tone(650), silence(1500)]), 5);
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => run.model.committedText() === 'the heart', 5000, 'the first words to be final');
     const failed = new Promise<DictationError>((resolve) => run.session.on('error', (e) => e.fatal && resolve(e)));
     await server.revokeKey(own);
     const err = await failed;
@@ -213,10 +215,13 @@ describe('client: DictationSession against the real service', function () {
   });
 
   it('dispose() at any moment leaves no socket or timer behind', async () => {
-    const count = (kind: string): number => process.getActiveResourcesInfo().filter((r) => r === kind).length;
-    await new Promise((r) => setTimeout(r, 300)); // earlier tests' sockets finish closing
-    const sockets = count('TCPSocketWrap');
-    const timers = count('Timeout');
+    // Sockets are told apart by identity (those open before the test may close meanwhile); timers by count,
+    // once a request has woken the HTTP client's own timer (it outlives its requests by seconds).
+    await (await fetch(`${server.url}/healthz`)).text();
+    const sockets = (): Socket[] => (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().filter((h): h is Socket => h instanceof Socket);
+    const before = new Set(sockets());
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const timersBefore = timers();
     const run = newRun({ serverUrl: server.url, apiKey: key });
     const started = run.session.start();
     run.session.dispose();
@@ -228,10 +233,9 @@ describe('client: DictationSession against the real service', function () {
     run2.session.dispose();
     assert.equal(run2.session.state, 'stopped');
     assert.equal((await run2.session.stop()).reason, 'error');
-    await new Promise((r) => setTimeout(r, 200));
-    // Not more than before (keep-alive sockets of earlier HTTP calls may close meanwhile).
-    assert.ok(count('TCPSocketWrap') <= sockets, `no socket left open (${count('TCPSocketWrap')} > ${sockets})`);
-    assert.ok(count('Timeout') <= timers, `no timer left running (${count('Timeout')} > ${timers})`);
+    // The WebSockets close at once; an idle keep-alive socket of the session init's HTTP pool lives up to 4 s.
+    await waitFor(() => sockets().every((s) => before.has(s)), 8000, 'every socket the runs opened to be closed');
+    await waitFor(() => timers() <= timersBefore, 8000, `no timer left running (${timers()} > ${timersBefore})`);
   });
 });
 

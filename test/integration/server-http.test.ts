@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KEY_PATTERN } from '../../src/protocol';
 import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 
 interface Reply {
   status: number;
@@ -225,8 +226,12 @@ describe('server limits (built service)', function () {
       assert.ok(Number(err.retry_after_ms) > 0 && Number(err.retry_after_ms) <= 2000);
       assert.equal((await w.closed).code, 4029);
       assert.equal((await init(other.key)).status, 200, 'another key is not limited');
-      await new Promise((res) => setTimeout(res, Number(err.retry_after_ms) + 50));
-      assert.equal((await init(k.key)).status, 200, 'allowed again after retry_after_ms');
+      // Allowed again once retry_after_ms has passed, not before (refused requests are not counted).
+      const refusedAt = Date.now();
+      const waitMs = Number(err.retry_after_ms);
+      await waitFor(async () => (await init(k.key)).status === 200, waitMs + 2000, 'the key to be allowed again', 50);
+      const waited = Date.now() - refusedAt;
+      assert.ok(waited >= waitMs - 100, `allowed after ${waited} ms, retry_after_ms was ${waitMs}`);
       ws.close();
     } finally {
       await server.stop();
@@ -254,22 +259,34 @@ describe('server limits (built service)', function () {
       await b.closed;
       const d = new WsProbe(server.wsUrl, { header: k2.key });
       await d.configure();
-      // At the limit again; k1's socket `a` has been silent ≥ 1500 ms: a new session of k1 replaces it.
-      // (Its one pong, answering the first ping, is at most 1 s old.)
-      await new Promise((res) => setTimeout(res, 2600));
-      const e = new WsProbe(server.wsUrl, { header: k1.key });
-      await e.configure();
+      // At the limit again: a new session of k1 is refused while k1's socket `a` has spoken within 1500 ms,
+      // and replaces `a` once `a` has been silent that long. (`a` answers the one ping it gets, about 1 s in.)
+      let e: WsProbe | undefined;
+      const replaced = await waitFor(
+        async () => {
+          e = new WsProbe(server.wsUrl, { header: k1.key });
+          await e.opened;
+          e.send({ type: 'configure', config: {} });
+          const first = await e.waitFor((m) => m.type === 'configured' || m.type === 'error');
+          if (first.type === 'error') assert.equal(first.code, 'CONCURRENCY_LIMIT_EXCEEDED');
+          return first.type === 'configured';
+        },
+        6000,
+        "a's silent socket to be replaced",
+        100,
+      );
+      assert.ok(replaced);
       await a.closed;
       // A socket that has spoken recently is not replaced: k2's `d` sends a control first.
       d.send({ type: 'control', action: 'pause' });
-      await new Promise((res) => setTimeout(res, 100));
+      await d.roundTrip(); // the service has handled it
       const f = new WsProbe(server.wsUrl, { header: k2.key });
       await f.opened;
       f.send({ type: 'configure', config: {} });
       const err2 = await f.waitType('error');
       assert.equal(err2.code, 'CONCURRENCY_LIMIT_EXCEEDED');
       d.close();
-      e.close();
+      e?.close();
     } finally {
       await server.stop();
     }

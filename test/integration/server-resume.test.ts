@@ -9,11 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { type TestServer, WsProbe, startServer } from '../helpers/server';
 import { framesOf, silence, speechPcm } from '../helpers/speech';
+import { waitFor } from '../helpers/wait';
 
 const SCRIPT =
   'Findings: no focal consolidation. No pleural effusion. The heart size is normal. Impression: no acute disease, follow up as needed with the referring physician next month. ' +
   'Technique: frontal and lateral views of the chest were obtained in the upright position. Comparison is made with the prior study from last year, which showed similar appearances. ' +
   'The bones and soft tissues are unremarkable for age. Dictated and reviewed by the attending radiologist.';
+const STOPPED_TTL_MS = 1000;
 const CONFIG = { language: 'en', silence_threshold: 1, engine_endpointing: 0.3, flush_timeout: 30, max_buffer_size: 2 };
 
 /** A client-side transcript: the rules of the spec (seq, ids, batch.replace), provisional dropped on reconnect. */
@@ -60,14 +62,6 @@ function applyAll(doc: Doc, p: WsProbe, from = 0): number {
   return p.messages.length;
 }
 
-async function waitQuiet(p: WsProbe, ms = 400): Promise<void> {
-  let n = -1;
-  while (n !== p.messages.length) {
-    n = p.messages.length;
-    await new Promise((r) => setTimeout(r, ms));
-  }
-}
-
 describe('server resume (built service)', function () {
   this.timeout(60000);
   let scriptPath: string;
@@ -88,7 +82,7 @@ describe('server resume (built service)', function () {
       const p = new WsProbe(server.wsUrl, { header: key });
       await p.configure(CONFIG);
       for (const f of framesOf(audio)) p.sendAudio(f);
-      await waitQuiet(p);
+      await p.roundTrip(); // every frame handled, its events arrived
       p.send({ type: 'control', action: 'stop' });
       await p.closed;
       const doc = new Doc();
@@ -112,7 +106,7 @@ describe('server resume (built service)', function () {
     const p = new WsProbe(server.wsUrl, { header: key });
     const c = await p.configure(CONFIG);
     for (const f of framesOf(audio.subarray(0, cutAt))) p.sendAudio(f);
-    await waitQuiet(p);
+    await p.roundTrip(); // every frame handled, its events arrived
     applyAll(doc, p);
     assert.ok(p.ofType('transcript').some((m) => m.status === 'final'), 'some text is final before the cut');
     assert.ok(p.ofType('transcript').some((m) => m.status !== 'final'), 'some text is provisional at the cut');
@@ -128,7 +122,7 @@ describe('server resume (built service)', function () {
     assert.ok(offset > 0 && offset <= cutAt, `resume_audio_offset ${offset} (cut at ${cutAt})`);
     assert.equal(offset % 2, 0);
     for (const f of framesOf(audio.subarray(offset))) q.sendAudio(f);
-    await waitQuiet(q);
+    await q.roundTrip();
     q.send({ type: 'control', action: 'stop' });
     await q.closed;
     applyAll(doc, q);
@@ -159,12 +153,13 @@ describe('server resume (built service)', function () {
     const server = await startServer({ script: scriptPath, args: ['--concurrency-limit', '1'] });
     try {
       const { key } = await server.createKey();
+      const mark = server.logs().length;
       const cut = Math.floor((audio.length * 0.6) / 3200) * 3200;
       const r = await interrupted(server, key, cut, async () => {
         // The old socket stays open (a half-dead connection); the new one must take its slot.
       });
       assert.deepEqual(r.words, reference);
-      assert.match(server.logs(), /connection replaced by a resuming one/);
+      assert.match(server.logs().slice(mark), /connection replaced by a resuming one/);
     } finally {
       await server.stop();
     }
@@ -210,7 +205,7 @@ describe('server resume (built service)', function () {
   });
 
   it('another key, an unknown session, or an expired one → configured with resumed: false and a new session_id', async () => {
-    const server = await startServer({ script: scriptPath, env: { DICTEE_STOPPED_TTL_MS: '1000' } });
+    const server = await startServer({ script: scriptPath, env: { DICTEE_STOPPED_TTL_MS: String(STOPPED_TTL_MS) } });
     try {
       const a = await server.createKey();
       const b = await server.createKey();
@@ -231,7 +226,8 @@ describe('server resume (built service)', function () {
       const s = new WsProbe(server.wsUrl, { header: a.key });
       const sc = await s.configure(CONFIG);
       for (const f of framesOf(audio.subarray(0, 32000 * 4))) s.sendAudio(f);
-      await waitQuiet(s);
+      await s.roundTrip();
+      const stoppedAt = Date.now(); // no later than the service's stop
       s.send({ type: 'control', action: 'stop' });
       await s.closed;
       const finals = s.messages.filter((m) => m.type === 'batch.replace' || (m.type === 'transcript' && m.status === 'final'));
@@ -243,11 +239,19 @@ describe('server resume (built service)', function () {
       const replay = again.messages.filter((m) => m.type === 'batch.replace' || m.type === 'transcript');
       assert.deepEqual(replay, finals, 'the durable events are replayed as sent');
       assert.equal(again.messages[again.messages.length - 1]!.state, 'stopped');
-      await new Promise((r) => setTimeout(r, 2500));
-      const late = new WsProbe(server.wsUrl, { header: a.key });
-      const rl = await late.configure({ resume: { session_id: sc.session_id, last_seq: 0 } });
-      assert.equal(rl.resumed, false, 'expired after the stopped TTL');
-      late.close();
+      // Until its stopped TTL has passed it is replayed; then a resume of it starts a new session.
+      await waitFor(
+        async () => {
+          const late = new WsProbe(server.wsUrl, { header: a.key });
+          const rl = await late.configure({ resume: { session_id: sc.session_id, last_seq: 0 } });
+          late.close();
+          return rl.resumed === false;
+        },
+        15_000,
+        'the stopped session to expire',
+        200,
+      );
+      assert.ok(Date.now() - stoppedAt >= STOPPED_TTL_MS, `expired after the stopped TTL (${STOPPED_TTL_MS} ms), not before`);
     } finally {
       await server.stop();
     }

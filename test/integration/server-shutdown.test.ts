@@ -16,7 +16,7 @@ describe('server shutdown drain (built service)', function () {
       await idle.opened;
       for (const f of framesOf(Buffer.concat([await speechPcm('Testing the drain of the service.'), silence(300)]))) p.sendAudio(f);
       await p.waitFor((m) => m.type === 'transcript');
-      await new Promise((r) => setTimeout(r, 200));
+      await p.roundTrip(); // every frame handled
       assert.equal(p.ofType('transcript').filter((m) => m.status === 'final').length, 0, 'nothing final yet');
       const exited = new Promise<number | null>((resolve) => server.process().once('exit', (code) => resolve(code)));
       server.process().kill(signal);

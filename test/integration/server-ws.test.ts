@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { type TestServer, WsProbe, startServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 import { framesOf, silence, speechPcm } from '../helpers/speech';
 
 const SCRIPT = 'Good morning, Doctor Smith. All clear.';
@@ -133,7 +134,7 @@ describe('server WebSocket (built service, real sockets)', function () {
       p.send({ type: 'control', action: 'pause' }); // no-op
       const frames = framesOf(await speech());
       for (const f of frames) p.sendAudio(f);
-      await new Promise((r) => setTimeout(r, 300));
+      await p.roundTrip(); // every frame handled, and whatever it caused has arrived
       assert.equal(p.ofType('transcript').length, 0, 'no transcript while paused');
       p.send({ type: 'control', action: 'resume' });
       p.send({ type: 'control', action: 'resume' }); // no-op
@@ -319,30 +320,52 @@ describe('server WebSocket (built service, real sockets)', function () {
   });
 
   describe('keep-alive', () => {
+    const PONG_TIMEOUT_MS = 2000;
+
     it('a peer that never answers pings is dropped and its slot freed', async () => {
+      const mark = server.logs().length;
       const p = new WsProbe(server.wsUrl, { header: key, autoPong: false });
-      await p.configure();
+      const conf = await p.configure();
       const t0 = Date.now();
       const c = await p.closed;
       const took = Date.now() - t0;
       assert.equal(c.code, 1006, 'terminated without a close frame');
-      assert.ok(took >= 1500 && took < 6000, `dropped after ${took} ms (pong timeout 2000 ms)`);
-      assert.match(server.logs(), /peer silent: connection dropped/);
+      assert.ok(took >= 1500 && took < 6000, `dropped after ${took} ms (pong timeout ${PONG_TIMEOUT_MS} ms)`);
+      assert.ok(p.pings.length >= 2, `the service pinged it (${p.pings.length} pings) before giving up`);
+      assert.match(server.logs().slice(mark), new RegExp(`"msg":"peer silent: connection dropped".*"session_id":"${String(conf.session_id)}"`));
+      // Its slot is free: the session is detached, resumable.
+      await waitFor(async () => (await server.session(String(conf.session_id))).connected === false, 5000, 'the session to be detached');
     });
 
-    it('a peer that answers pings stays', async () => {
+    it('a peer that answers pings stays: pinged again and again past the pong timeout', async () => {
       const p = new WsProbe(server.wsUrl, { header: key });
       await p.configure();
-      await new Promise((r) => setTimeout(r, 3000));
+      const t0 = Date.now();
+      // A ping that comes after the pong timeout has passed: the service still counts the peer as alive.
+      await waitFor(() => p.pings.some((t) => t - t0 > PONG_TIMEOUT_MS), 3 * PONG_TIMEOUT_MS, 'a ping after the pong timeout');
+      assert.ok(p.pings.length >= 3, `pinged every 300 ms (${p.pings.length} pings)`);
       assert.equal(p.ws.readyState, WebSocket.OPEN);
       p.close();
     });
   });
 
   describe('logs', () => {
-    it('never contain a key or a token= value', () => {
+    it('never contain a key or a token= value', async () => {
+      const mark = server.logs().length;
+      // Traffic of its own: a key in the header, a key in ?token=, an unknown key in ?token=, a whole session.
+      const inQuery = new WsProbe(server.wsUrl, { token: key });
+      await inQuery.configure({ language: 'en', ...FAST });
+      inQuery.close();
+      await expectError(new WsProbe(server.wsUrl, { token: `svc_live_${'Q'.repeat(43)}` }), 'AUTH_ERROR', 4001);
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await p.configure({ language: 'en', ...FAST });
+      for (const f of framesOf(await speech())) p.sendAudio(f);
+      p.send({ type: 'control', action: 'stop' });
+      await p.closed;
+      const own = server.logs().slice(mark);
+      for (const expected of [/"token_in":"query"/, /"token_in":"header"/, /"msg":"session stopped"/, /"reason":"unknown"/]) assert.match(own, expected);
+      assert.ok(!own.includes(`svc_live_${'Q'.repeat(43)}`), 'nor an unknown key');
       const logs = server.logs();
-      assert.ok(logs.length > 1000);
       assert.ok(!logs.includes(key), 'the key is not in the logs');
       assert.ok(!/svc_(live|test|proj)_[A-Za-z0-9_-]{20,}/.test(logs), 'no key-shaped string');
       assert.ok(!/token=(?!\[redacted\])/.test(logs), 'every token= is redacted');

@@ -145,24 +145,3 @@ export function start(name: string, cmd: string, args: string[], opts: SpawnOpti
 export async function stopAll(): Promise<void> {
   for (const p of [...live].reverse()) await p.stop(3000);
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `fn` until it returns a truthy value or `timeoutMs` passes; returns the last value. */
-export async function until<T>(fn: () => Promise<T> | T, timeoutMs: number, what: string, intervalMs = 100): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  let lastErr: unknown;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last as NonNullable<T>;
-    } catch (e) {
-      lastErr = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? ` (last error: ${String(lastErr)})` : ''}; last value: ${JSON.stringify(last)}`);
-    }
-    await sleep(intervalMs);
-  }
-}

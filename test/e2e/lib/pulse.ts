@@ -9,7 +9,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { start, until, type Proc } from './procs';
+import { start, type Proc } from './procs';
+import { waitFor } from '../../helpers/wait';
 
 export interface VirtualMic {
   /** Environment a PulseAudio client (sox, paplay, code-server's extension host) needs to use it. */
@@ -39,7 +40,7 @@ export async function startVirtualMic(): Promise<VirtualMic> {
     { env: { ...process.env, ...env, HOME: runtimeDir } },
   );
   const pactl = (...args: string[]) => spawnSync('pactl', args, { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 5000 });
-  await until(() => pactl('info').status === 0, 15_000, `PulseAudio to answer on ${socket}: ${daemon.output().slice(-500)}`, 100);
+  await waitFor(() => pactl('info').status === 0, 15_000, `PulseAudio to answer on ${socket}: ${daemon.output().slice(-500)}`, 100);
   const r = pactl('set-default-source', 'virtmic.monitor');
   if (r.status !== 0) throw new Error(`pactl set-default-source virtmic.monitor failed: ${r.stderr}`);
   return {

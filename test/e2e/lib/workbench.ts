@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { sleep, until } from './procs';
+import { waitFor } from '../../helpers/wait';
 
 export const CHROMIUM = process.env.DICTEE_E2E_CHROMIUM ?? '/usr/bin/chromium';
 export const OUTPUT_DIR = path.resolve(__dirname, '..', '..', '..', 'test-output', 'e2e');
@@ -98,7 +98,7 @@ export class Workbench {
       }
     }
     // The first row must be the one we want: the palette runs the focused row.
-    await until(
+    await waitFor(
       async () => ((await this.quickInput.locator('.monaco-list-row.focused').first().innerText().catch(() => '')) ?? '').includes(label.split(': ').pop()!),
       10_000,
       `"${label}" to be the focused row of the command palette`,
@@ -106,30 +106,19 @@ export class Workbench {
     await this.page.keyboard.press('Enter');
   }
 
-  /** The labels of the commands the palette lists for `filter` (enabled ones only are listed). */
-  async paletteCommands(filter: string): Promise<string[]> {
-    await this.escapeQuickInput();
-    await this.page.keyboard.press('F1');
-    await this.quickInput.waitFor({ state: 'visible', timeout: 10_000 });
-    await this.page.keyboard.type(filter);
-    await sleep(700);
-    const rows = await this.quickInput.locator('.monaco-list-row .label-name').allInnerTexts();
-    await this.page.keyboard.press('Escape');
-    return rows.map((r) => r.replace(/\s+/g, ' ').trim());
-  }
-
   /** Closes every editor, discarding unsaved changes. */
   async closeAllEditorsDiscarding(): Promise<void> {
     await this.runCommand('View: Close All Editors');
     const dialog = this.page.locator('.monaco-dialog-box');
-    for (let i = 0; i < 20; i++) {
-      if (await dialog.isVisible()) {
-        await dialog.locator('.monaco-button', { hasText: "Don't Save" }).first().click();
-      } else if (!(await this.page.locator('.editor-group-container .tab').count())) {
-        return;
-      }
-      await sleep(150);
-    }
+    await waitFor(
+      async () => {
+        if (await dialog.isVisible()) await dialog.locator('.monaco-button', { hasText: "Don't Save" }).first().click();
+        return (await this.page.locator('.editor-group-container .tab').count()) === 0;
+      },
+      10_000,
+      'every editor to be closed',
+      150,
+    );
   }
 
   async escapeQuickInput(): Promise<void> {
@@ -166,7 +155,7 @@ export class Workbench {
     await this.page.keyboard.type(name);
     await this.quickInput.locator('.monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 15_000 });
     await this.page.keyboard.press('Enter');
-    await until(async () => (await this.activeTabName()) === name, 15_000, `the editor tab ${name}`);
+    await waitFor(async () => (await this.activeTabName()) === name, 15_000, `the editor tab ${name}`);
     await this.page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor({ state: 'visible' });
   }
 
@@ -207,7 +196,7 @@ export class Workbench {
 
   async save(): Promise<void> {
     await this.page.keyboard.press('Control+S');
-    await until(async () => !(await this.page.locator('.editor-group-container.active .tab.active.dirty').count()), 10_000, 'the editor to be saved');
+    await waitFor(async () => !(await this.page.locator('.editor-group-container.active .tab.active.dirty').count()), 10_000, 'the editor to be saved');
   }
 
   /**
@@ -264,10 +253,12 @@ export class Workbench {
 
   /** Hovers an element and returns the text of the hover (tooltip) it shows. */
   async tooltipOf(el: Locator): Promise<string> {
+    const hovers = this.page.locator('.workbench-hover, .monaco-hover').filter({ hasNotText: /^$/ });
+    // The hover of an earlier element closes first, so that the one read is this element's.
     await this.page.mouse.move(0, 0);
-    await sleep(200);
+    await waitFor(async () => (await hovers.count()) === 0 || !(await hovers.last().isVisible()), 5_000, 'the previous hover to close', 50);
     await el.hover();
-    const hover = this.page.locator('.workbench-hover, .monaco-hover').filter({ hasNotText: /^$/ }).last();
+    const hover = hovers.last();
     await hover.waitFor({ state: 'visible', timeout: 5_000 });
     const text = (await hover.innerText()).trim();
     await this.page.mouse.move(0, 0);
@@ -285,7 +276,7 @@ export class Workbench {
   }
 
   async waitForNotification(re: RegExp, timeoutMs = 20_000): Promise<Notification> {
-    return until(async () => (await this.notifications()).find((n) => re.test(n.message)), timeoutMs, `a notification matching ${re}`, 200);
+    return waitFor(async () => (await this.notifications()).find((n) => re.test(n.message)), timeoutMs, `a notification matching ${re}`, 200);
   }
 
   async clickNotificationButton(messageRe: RegExp, button: string): Promise<void> {
