@@ -31,22 +31,7 @@ export const CLOSE_CODES = {
 
 /** The close code that follows an `error` message of the given code. */
 export function closeCodeFor(code: ErrorCode): number {
-  switch (code) {
-    case 'PROTOCOL_ERROR':
-      return CLOSE_CODES.PROTOCOL_ERROR;
-    case 'AUTH_ERROR':
-      return CLOSE_CODES.AUTH_ERROR;
-    case 'CONFIG_ERROR':
-      return CLOSE_CODES.CONFIG_ERROR;
-    case 'INIT_ERROR':
-      return CLOSE_CODES.INIT_ERROR;
-    case 'RATE_LIMITED':
-      return CLOSE_CODES.RATE_LIMITED;
-    case 'CONCURRENCY_LIMIT_EXCEEDED':
-      return CLOSE_CODES.CONCURRENCY_LIMIT_EXCEEDED;
-    case 'INTERNAL_ERROR':
-      return CLOSE_CODES.INTERNAL_ERROR;
-  }
+  return CLOSE_CODES[code];
 }
 
 /** The error code a close code stands for, if any (used by clients when a close arrives without an `error`). */

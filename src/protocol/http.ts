@@ -65,9 +65,9 @@ export const CreateKeyRequestSchema = z.strictObject(
 );
 export type CreateKeyRequest = z.infer<typeof CreateKeyRequestSchema>;
 
-export interface CreateKeyResponse {
+/** What the service says of a key (never its value but at creation). */
+interface KeyFields {
   id: string;
-  key: string;
   name: string;
   type: KeyType;
   project_id: string | null;
@@ -77,15 +77,12 @@ export interface CreateKeyResponse {
   created_at: string;
 }
 
-export interface KeyListing {
-  id: string;
-  name: string;
-  type: KeyType;
-  project_id: string | null;
-  permissions: Permission[];
-  environment: 'live' | 'test';
-  org_id: string;
-  created_at: string;
+/** The answer to a key creation: the only time the key itself is shown. */
+export interface CreateKeyResponse extends KeyFields {
+  key: string;
+}
+
+export interface KeyListing extends KeyFields {
   revoked_at: string | null;
   /** Prefix and last four characters only. */
   hint: string;
