@@ -77,7 +77,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
 
 function stderrLogger(verbose: boolean): Logger {
   const line = (level: string) => (message: string | Error, ...args: unknown[]) => {
-    const text = message instanceof Error ? message.message : message;
+    const text = errorMessage(message);
     process.stderr.write(`${new Date().toISOString()} ${level} ${text}${args.length ? ` ${args.map(String).join(' ')}` : ''}\n`);
   };
   const quiet = (): void => {};

@@ -3,6 +3,7 @@
  * Never pass a key, a header or an unredacted URL to these functions (use `redactUrl`/`redactKey`).
  */
 import type { Logger } from '../shared/logger';
+import { errorMessage } from '../shared/errors';
 
 export const LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -31,7 +32,7 @@ export function createLogger(opts: { level?: Level; write?: (line: string) => vo
     write(JSON.stringify(entry) + '\n');
   };
   const withArgs = (level: Level) => (message: string | Error, ...args: unknown[]) => {
-    const msg = message instanceof Error ? message.message : message;
+    const msg = errorMessage(message);
     const fields: Fields = {};
     if (message instanceof Error) fields.error = render(message);
     args.forEach((a, i) => {

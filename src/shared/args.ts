@@ -4,6 +4,7 @@
  * the checks both need of a value (a whole number in a range, one of a list).
  */
 import { parseArgs } from 'node:util';
+import { errorMessage } from './errors';
 
 /** A command line that cannot be used: the message says what is wrong; the caller prints it with the usage. */
 export class UsageError extends Error {
@@ -37,7 +38,7 @@ export function parseCommandLine<O extends Record<string, OptionSpec>>(argv: str
 /** `util.parseArgs`'s error, said for this command line. */
 function describe(e: unknown): string {
   const code = (e as { code?: unknown }).code;
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorMessage(e);
   const quoted = /'([^']*)'/.exec(message)?.[1] ?? '';
   const flag = /--[\w-]+/.exec(quoted)?.[0] ?? quoted;
   switch (code) {

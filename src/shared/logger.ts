@@ -2,6 +2,8 @@
  * The logging interface every layer writes to. Its shape is that of VS Code's `LogOutputChannel`,
  * so the extension passes its channel straight in; the service writes JSON lines.
  */
+import { errorMessage } from './errors';
+
 export interface Logger {
   trace(message: string, ...args: unknown[]): void;
   debug(message: string, ...args: unknown[]): void;
@@ -21,7 +23,7 @@ export const silentLogger: Logger = {
 
 /** A logger that writes every line to `logger` as `line(message)` gives it (a prefix, a redaction…). */
 export function rewritingLogger(logger: Logger, line: (message: string) => string): Logger {
-  const text = (message: string | Error): string => line(message instanceof Error ? message.message : message);
+  const text = (message: string | Error): string => line(errorMessage(message));
   return {
     trace: (m, ...a) => logger.trace(text(m), ...a),
     debug: (m, ...a) => logger.debug(text(m), ...a),
