@@ -1,0 +1,110 @@
+/**
+ * Whole-utterance commands (a command only when said alone, as in Dragon; inside a sentence the same
+ * words are dictation), the words to hold back at the end of a chunk because they may begin a command,
+ * and the list of spoken commands of a language ("What Can I Say?", docs/dictation.md).
+ */
+import type { LanguageTable } from './lang/table';
+import { inlinePhrases } from './phrases';
+import { findTemplate } from './templates';
+import { fold } from './text';
+import type { Token } from './tokenizer';
+import type { CommandRule, DictationAction, Template } from './types';
+
+/** The action an utterance said alone asks for, or null when it is dictation. */
+export function matchCommand(text: string, table: LanguageTable, templates: readonly Template[]): DictationAction | null {
+  const said = fold(text);
+  if (said === '') return null;
+  for (const c of table.commands) {
+    for (const form of c.say) {
+      const f = fold(form.replace('{name}', '\u0000'));
+      if (!form.includes('{name}')) {
+        if (f === said) return { kind: c.kind } as DictationAction;
+        continue;
+      }
+      const [pre, post] = f.split('\u0000').map((s) => s.trim()) as [string, string];
+      const re = new RegExp(`^${pre ? `${escape(pre)} ` : ''}(.+?)${post ? ` ${escape(post)}` : ''}$`, 'u');
+      const m = re.exec(said);
+      if (!m) continue;
+      const spokenName = m[1]!;
+      const template = findTemplate(templates, spokenName, table.code);
+      if (c.kind === 'insertAutoText') {
+        if (template) return { kind: 'insertAutoText', spokenName, template };
+        continue;
+      }
+      if (c.kind === 'insertTemplate') return { kind: 'insertTemplate', spokenName, template };
+    }
+  }
+  return null;
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+}
+
+/**
+ * How many tokens at the end of an utterance to hold back: the longest tail that is the beginning
+ * (not the whole) of a spoken phrase ("point d'", "new", "nouveau"), or the whole utterance when it
+ * is the beginning of a whole-utterance command ("efface", "insérer modèle").
+ */
+export function heldTail(tokens: readonly Token[], table: LanguageTable): number {
+  let end = tokens.length;
+  while (end > 0 && tokens[end - 1]!.kind === 'punct' && tokens[end - 1]!.pos !== 'lead') end--;
+  if (end === 0) return 0;
+  const words = tokens.slice(0, end).map((t) => t.norm);
+  // The whole utterance as the beginning of a command said alone.
+  const said = fold(tokens.slice(0, end).map((t) => t.text).join(' '));
+  for (const c of table.commands) {
+    for (const form of c.say) {
+      const f = fold(form.replace('{name}', '\u0000')).split(' ');
+      const fixed = f.indexOf('\u0000') < 0 ? f : f.slice(0, f.indexOf('\u0000'));
+      const s = said.split(' ');
+      const isPrefix = s.length <= fixed.length && s.every((x, k) => x === fixed[k]);
+      const longer = s.length < f.length;
+      if (isPrefix && longer && !matchCommandWords(said, table)) return tokens.length;
+    }
+  }
+  // A tail that begins a phrase said inside a sentence.
+  let best = 0;
+  for (const p of inlinePhrases(table)) {
+    for (let k = Math.min(p.norms.length - 1, words.length); k > best; k--) {
+      const tail = words.slice(words.length - k);
+      if (tail.every((x, q) => x === p.norms[q]) && !completePhrase(tail, table)) {
+        best = k;
+        break;
+      }
+    }
+  }
+  return best > 0 ? best + (tokens.length - end) : 0;
+}
+
+function matchCommandWords(said: string, table: LanguageTable): boolean {
+  return table.commands.some((c) => c.say.some((f) => !f.includes('{name}') && fold(f) === said));
+}
+
+function completePhrase(norms: string[], table: LanguageTable): boolean {
+  return inlinePhrases(table).some((p) => p.norms.length === norms.length && p.norms.every((x, q) => x === norms[q]));
+}
+
+export interface SpokenGroup {
+  /** "Commands", "Structure", "Punctuation". */
+  title: string;
+  entries: Array<{ say: string[]; does: string; note?: string }>;
+}
+
+/** The spoken commands of a language, from the same tables the grammar uses. */
+export function spokenCommands(table: LanguageTable): SpokenGroup[] {
+  const cmd = (c: CommandRule): SpokenGroup['entries'][number] => ({
+    say: c.say.map((s) => s.replace('{name}', '‹name›')),
+    does: c.doc,
+    ...(c.editorOnly ? { note: 'editor only' } : {}),
+  });
+  return [
+    { title: 'Commands (said alone)', entries: table.commands.map(cmd) },
+    { title: 'Structure', entries: table.structure.map((r) => ({ say: r.say, does: r.doc })) },
+    {
+      title: 'Punctuation',
+      entries: table.punctuation.map((r) => ({ say: r.say, does: r.doc, ...(r.specialties ? { note: `only in: ${r.specialties.join(', ')}` } : {}) })),
+    },
+    { title: 'Literal (the next word as said)', entries: [{ say: table.literal.map((l) => `${l} ‹word›`), does: 'writes the next word without any rule' }] },
+  ];
+}
