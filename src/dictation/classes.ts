@@ -74,7 +74,7 @@ export function legalAt(ctx: Ctx, i: number): Claim | null {
       j++;
       if (ctx.tokens[j]?.text === '.') j++;
     }
-    const first = intAt(ctx, j);
+    const first = pairedAt(ctx, j);
     if (!first) return null;
     let ref = String(first.value);
     j = first.end;
@@ -231,16 +231,21 @@ function skipJoiners(ctx: Ctx, j: number): number {
   return j;
 }
 
-/** A year after a month: 1000–2999, or English "twenty twenty four" / "nineteen eighty". */
-function yearAt(ctx: Ctx, j: number): { y: number; end: number } | null {
+/** An integer, or in English "nineteen eighty-three" (two two-digit numbers) as one. */
+function pairedAt(ctx: Ctx, j: number): ParsedNumber | null {
   const a = intAt(ctx, j);
   if (!a) return null;
-  if (a.value >= 1000 && a.value <= 2999) return { y: a.value, end: a.end };
-  if (ctx.table.code === 'en' && a.fromWords && a.value >= 11 && a.value <= 20) {
+  if (ctx.table.numbers.pairedHundreds && a.fromWords && a.value >= 11 && a.value <= 99) {
     const b = intAt(ctx, a.end);
-    if (b && b.fromWords && b.value >= 10 && b.value <= 99) return { y: a.value * 100 + b.value, end: b.end };
+    if (b && b.fromWords && b.value >= 10 && b.value <= 99) return { ...a, value: a.value * 100 + b.value, digits: String(a.value * 100 + b.value), end: b.end };
   }
-  return null;
+  return a;
+}
+
+/** A year after a month: 1000–2999 ("deux mille vingt-quatre", English "twenty twenty-four"). */
+function yearAt(ctx: Ctx, j: number): { y: number; end: number } | null {
+  const a = pairedAt(ctx, j);
+  return a && a.value >= 1000 && a.value <= 2999 ? { y: a.value, end: a.end } : null;
 }
 
 function dayText(ctx: Ctx, d: ParsedNumber): string {

@@ -46,14 +46,14 @@ function escape(s: string): string {
  * (not the whole) of a spoken phrase ("point d'", "new", "nouveau"), or the whole utterance when it
  * is the beginning of a whole-utterance command ("efface", "insérer modèle").
  */
-export function heldTail(tokens: readonly Token[], table: LanguageTable): number {
+export function heldTail(tokens: readonly Token[], table: LanguageTable, alone: boolean): number {
   let end = tokens.length;
   while (end > 0 && tokens[end - 1]!.kind === 'punct' && tokens[end - 1]!.pos !== 'lead') end--;
   if (end === 0) return 0;
   const words = tokens.slice(0, end).map((t) => t.norm);
   // The whole utterance as the beginning of a command said alone.
   const said = fold(tokens.slice(0, end).map((t) => t.text).join(' '));
-  for (const c of table.commands) {
+  for (const c of alone ? table.commands : []) {
     for (const form of c.say) {
       const f = fold(form.replace('{name}', '\u0000')).split(' ');
       const fixed = f.indexOf('\u0000') < 0 ? f : f.slice(0, f.indexOf('\u0000'));

@@ -65,7 +65,8 @@ function wordNumberAt(ctx: Ctx, i: number): boolean {
   return !!n && n.fromWords;
 }
 
-export function applyGrammar(tokens: Token[], o: GrammarOptions): Item[] {
+/** `starts`, when given, receives the token index where each rule or word began. */
+export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number[]): Item[] {
   const table = o.table;
   const ctx: Ctx = {
     table,
@@ -78,6 +79,7 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions): Item[] {
   let prevNumberWordsEnd = -1;
   while (i < tokens.length) {
     const t = tokens[i]!;
+    starts?.push(i);
     // 1. Literal escape: the next token as it is.
     if (t.kind === 'word' && table.literal.includes(t.norm) && tokens[i + 1]) {
       const next = tokens[i + 1]!;

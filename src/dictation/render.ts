@@ -108,6 +108,8 @@ export function render(items: readonly Item[], table: LanguageTable, ctx: Render
           capNext = true;
           sentencePending = true;
           sentenceStart = -1;
+        } else if (it.ch !== '…') {
+          capNext = false;
         }
         prevWord = '';
         break;

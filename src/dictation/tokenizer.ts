@@ -105,6 +105,11 @@ export function tokenize(input: string): Token[] {
         out.push(tok(p, 'punct', g, 'lead'));
         g = '';
       }
+      // An elided word keeps its apostrophe ("d'" of a command split across chunks).
+      if (/^['’]/u.test(trail)) {
+        core += trail.charAt(0);
+        trail = trail.slice(1);
+      }
       // "z.B." / "e.g." / "Abs." keep inner periods; a trailing period is punctuation.
       if (/^\p{L}(?:\.\p{L})+$/u.test(core) && trail.startsWith('.')) {
         core += '.';
@@ -114,5 +119,19 @@ export function tokenize(input: string): Token[] {
       for (const p of trail.match(/\.\.\.|./gu) ?? []) out.push(tok(p, 'punct', '', 'trail'));
     }
   });
+  return out;
+}
+
+/** Text of tokens, joined as they were attached (no-break spaces become spaces). */
+export function detokenize(tokens: readonly Token[]): string {
+  let out = '';
+  for (const t of tokens) {
+    if (t.kind === 'break') {
+      out += t.n === 2 ? '\n\n' : '\n';
+      continue;
+    }
+    const sep = out === '' || out.endsWith('\n') ? '' : t.glue === '-' ? '-' : t.glue === '' ? '' : ' ';
+    out += sep + t.text;
+  }
   return out;
 }

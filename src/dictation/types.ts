@@ -56,7 +56,12 @@ export interface Template {
 }
 
 export type DictationAction =
-  | { kind: 'deleteLastUtterance' | 'undo' | 'nextField' | 'previousField' | 'acceptDefaults' | 'stopDictation' | 'whatCanISay' }
+  | { kind: 'undo' | 'nextField' | 'previousField' | 'acceptDefaults' | 'stopDictation' | 'whatCanISay' }
+  | {
+      kind: 'deleteLastUtterance';
+      /** The chunk whose text to remove (set by `DictationFormatter`: the last one that wrote text). */
+      targetId?: string;
+    }
   | {
       kind: 'insertTemplate' | 'insertAutoText';
       /** The name as spoken. */
@@ -86,7 +91,7 @@ export interface CommandRule {
   kind: ActionKind;
   say: string[];
   doc: string;
-  /** Editor-only: a document without an editor (the command line) ignores it. */
+  /** Needs an editor's user interface (stop, the command list): the command line ignores it. */
   editorOnly: boolean;
 }
 

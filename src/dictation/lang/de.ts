@@ -110,8 +110,8 @@ export const de: LanguageTable = {
   commands: [
     { kind: 'deleteLastUtterance', say: ['lösch das', 'lösche das', 'streich das'], doc: 'delete what was dictated last', editorOnly: false },
     { kind: 'undo', say: ['rückgängig', 'rückgängig machen'], doc: 'undo the last change', editorOnly: false },
-    { kind: 'nextField', say: ['nächstes Feld', 'nächste Variable'], doc: 'select the next template field', editorOnly: true },
-    { kind: 'previousField', say: ['vorheriges Feld', 'voriges Feld', 'vorige Variable'], doc: 'select the previous template field', editorOnly: true },
+    { kind: 'nextField', say: ['nächstes Feld', 'nächste Variable'], doc: 'select the next template field', editorOnly: false },
+    { kind: 'previousField', say: ['vorheriges Feld', 'voriges Feld', 'vorige Variable'], doc: 'select the previous template field', editorOnly: false },
     { kind: 'acceptDefaults', say: ['Standardwerte übernehmen', 'Variable komplett'], doc: 'every remaining field takes its default', editorOnly: false },
     { kind: 'stopDictation', say: ['Diktat beenden', 'Diktat stoppen'], doc: 'stop dictation', editorOnly: true },
     { kind: 'whatCanISay', say: ['was kann ich sagen'], doc: 'list these commands', editorOnly: true },

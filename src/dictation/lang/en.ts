@@ -28,7 +28,7 @@ delete words.oh;
 export const en: LanguageTable = {
   code: 'en',
   name: 'English',
-  numbers: { words, connectors: { and: ['h', 'm'] }, teenAfterTens: [], compound: false },
+  numbers: { words, connectors: { and: ['h', 'm'] }, teenAfterTens: [], compound: false, pairedHundreds: true },
   decimalWords: ['point'],
   decimalSeparator: '.',
   groupSeparator: ',',
@@ -112,8 +112,8 @@ export const en: LanguageTable = {
   commands: [
     { kind: 'deleteLastUtterance', say: ['scratch that', 'delete that'], doc: 'delete what was dictated last', editorOnly: false },
     { kind: 'undo', say: ['undo that', 'undo'], doc: 'undo the last change', editorOnly: false },
-    { kind: 'nextField', say: ['next field', 'go to next field'], doc: 'select the next template field', editorOnly: true },
-    { kind: 'previousField', say: ['previous field', 'go to previous field'], doc: 'select the previous template field', editorOnly: true },
+    { kind: 'nextField', say: ['next field', 'go to next field'], doc: 'select the next template field', editorOnly: false },
+    { kind: 'previousField', say: ['previous field', 'go to previous field'], doc: 'select the previous template field', editorOnly: false },
     { kind: 'acceptDefaults', say: ['accept defaults', 'field complete'], doc: 'every remaining field takes its default', editorOnly: false },
     { kind: 'stopDictation', say: ['stop dictation', 'stop dictating'], doc: 'stop dictation', editorOnly: true },
     { kind: 'whatCanISay', say: ['what can i say'], doc: 'list these commands', editorOnly: true },

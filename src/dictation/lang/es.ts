@@ -110,8 +110,8 @@ export const es: LanguageTable = {
   commands: [
     { kind: 'deleteLastUtterance', say: ['borra eso', 'borrar eso', 'elimina eso'], doc: 'delete what was dictated last', editorOnly: false },
     { kind: 'undo', say: ['deshacer', 'deshaz eso'], doc: 'undo the last change', editorOnly: false },
-    { kind: 'nextField', say: ['campo siguiente', 'siguiente campo'], doc: 'select the next template field', editorOnly: true },
-    { kind: 'previousField', say: ['campo anterior', 'campo previo'], doc: 'select the previous template field', editorOnly: true },
+    { kind: 'nextField', say: ['campo siguiente', 'siguiente campo'], doc: 'select the next template field', editorOnly: false },
+    { kind: 'previousField', say: ['campo anterior', 'campo previo'], doc: 'select the previous template field', editorOnly: false },
     { kind: 'acceptDefaults', say: ['aceptar valores predeterminados', 'aceptar valores por defecto'], doc: 'every remaining field takes its default', editorOnly: false },
     { kind: 'stopDictation', say: ['detener dictado', 'terminar dictado'], doc: 'stop dictation', editorOnly: true },
     { kind: 'whatCanISay', say: ['qué puedo decir'], doc: 'list these commands', editorOnly: true },

@@ -125,8 +125,8 @@ export const fr: LanguageTable = {
   commands: [
     { kind: 'deleteLastUtterance', say: ['efface ça', 'effacer ça', 'supprime ça'], doc: 'delete what was dictated last', editorOnly: false },
     { kind: 'undo', say: ['annule ça', 'annuler', 'annule'], doc: 'undo the last change', editorOnly: false },
-    { kind: 'nextField', say: ['champ suivant', 'variable suivante'], doc: 'select the next template field', editorOnly: true },
-    { kind: 'previousField', say: ['champ précédent', 'variable précédente'], doc: 'select the previous template field', editorOnly: true },
+    { kind: 'nextField', say: ['champ suivant', 'variable suivante'], doc: 'select the next template field', editorOnly: false },
+    { kind: 'previousField', say: ['champ précédent', 'variable précédente'], doc: 'select the previous template field', editorOnly: false },
     { kind: 'acceptDefaults', say: ['accepter les valeurs par défaut', 'valeurs par défaut', 'variable complète'], doc: 'every remaining field takes its default', editorOnly: false },
     { kind: 'stopDictation', say: ['arrête la dictée', 'arrêter la dictée', 'fin de la dictée'], doc: 'stop dictation', editorOnly: true },
     { kind: 'whatCanISay', say: ['que puis-je dire', "qu'est-ce que je peux dire"], doc: 'list these commands', editorOnly: true },

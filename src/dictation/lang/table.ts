@@ -14,6 +14,8 @@ export interface NumberTable {
   teenAfterTens: number[];
   /** Number words may be written as one word of parts ("dreiundzwanzig"): split them. */
   compound: boolean;
+  /** English "nineteen eighty-three": two numbers of two digits make one (years, section numbers). */
+  pairedHundreds?: boolean;
   /** German-style ordinal endings stripped before a lookup ("dritten" → "dritte"). */
   ordinalEndings?: string[];
 }
