@@ -47,7 +47,7 @@ export function unitAt(ctx: Ctx, i: number): { out: string; end: number; percent
   let list = unitCache.get(ctx.table);
   if (!list) {
     list = [
-      ...ctx.table.units.flatMap((u) => u.say.map((s) => ({ norms: phraseNorms(s), out: u.out }))),
+      ...ctx.table.units.flatMap((u) => [...u.say, u.out].map((s) => ({ norms: phraseNorms(s), out: u.out }))),
       ...ctx.table.percent.map((s) => ({ norms: phraseNorms(s), out: '%' })),
     ].sort((a, b) => b.norms.length - a.norms.length);
     unitCache.set(ctx.table, list);
@@ -198,6 +198,7 @@ export function bloodPressureAt(ctx: Ctx, i: number): Claim | null {
   if (!b) return null;
   const unit = unitAt(ctx, b.end);
   const mmHg = unit?.out === 'mmHg';
+  if (unit && !mmHg) return null; // the number belongs to its unit
   const triggered = bpTriggered(ctx, i);
   const [s, d] = [a.value, b.value];
   const plausible = (s <= 30 && d <= 20 && s > d && (bp.bareInCmHg || hasOver)) || (s >= 50 && s <= 300 && d >= 20 && d < s);

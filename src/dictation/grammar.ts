@@ -59,12 +59,6 @@ export interface GrammarOptions {
 
 const CLASSES: Array<(ctx: Ctx, i: number) => Claim | null> = [legalAt, vertebraAt, bloodPressureAt, dateAt, dimensionsAt, measureAt, ordinalAt];
 
-/** Whether a number said in words begins at token i. */
-function wordNumberAt(ctx: Ctx, i: number): boolean {
-  const n = numberAt(ctx, i);
-  return !!n && n.fromWords;
-}
-
 /** `starts`, when given, receives the token index where each rule or word began. */
 export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number[]): Item[] {
   const table = o.table;
@@ -77,6 +71,7 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
   const items: Item[] = [];
   let i = 0;
   let prevNumberWordsEnd = -1;
+  let plainEnd = 0;
   while (i < tokens.length) {
     const t = tokens[i]!;
     starts?.push(i);
@@ -89,7 +84,9 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
     }
     if (t.kind === 'word' || t.kind === 'num' || t.kind === 'punct') {
       // 2. Structure, 3. number classes, 4. punctuation.
-      const s = t.kind === 'word' ? matchPhrase(table.structure, tokens, i, o.specialty) : null;
+      // Guards read the word before only when it was written as a word (not part of a number or a class).
+      const prev = plainEnd === i ? (tokens[i - 1] ?? null) : null;
+      const s = t.kind === 'word' ? matchPhrase(table.structure, tokens, i, o.specialty, prev) : null;
       if (s) {
         items.push(...s.items);
         i = s.end;
@@ -103,7 +100,7 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
         i = claim.end;
         continue;
       }
-      const p = t.kind === 'word' ? matchPhrase(table.punctuation, tokens, i, o.specialty) : null;
+      const p = t.kind === 'word' ? matchPhrase(table.punctuation, tokens, i, o.specialty, prev) : null;
       if (p) {
         items.push(...p.items);
         i = p.end;
@@ -112,7 +109,8 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
       // 5. Leftover numbers in words: digits from 10; below 10, or next to another number, the words stay.
       const n = t.kind === 'word' ? numberAt(ctx, i) : null;
       if (n && n.fromWords) {
-        const besideNumber = prevNumberWordsEnd === i || wordNumberAt(ctx, n.end);
+        const besideNumber =
+          prevNumberWordsEnd === i || /\d$/u.test(tokens[i - 1]?.text ?? '') || /^\d/u.test(tokens[n.end]?.text ?? '') || numberAt(ctx, n.end) !== null;
         prevNumberWordsEnd = n.end;
         if (!besideNumber && (n.decimal || (!n.ord && n.value >= 10))) {
           items.push({ k: 'w', text: digitsOf(ctx, n), glue: t.glue });
@@ -121,11 +119,13 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
         }
         for (let k = i; k < n.end; k++) items.push(passthrough(table, tokens[k]!));
         i = n.end;
+        plainEnd = i;
         continue;
       }
     }
     items.push(passthrough(table, t));
     i++;
+    plainEnd = i;
   }
   return reconcile(items, table);
 }

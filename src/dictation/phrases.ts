@@ -43,12 +43,11 @@ export interface PhraseMatch {
 }
 
 /** The longest phrase of `rules` at token i whose guards allow it. */
-export function matchPhrase(rules: PhraseRule[], tokens: readonly Token[], i: number, specialty: Specialty): PhraseMatch | null {
+export function matchPhrase(rules: PhraseRule[], tokens: readonly Token[], i: number, specialty: Specialty, prev: Token | null = tokens[i - 1] ?? null): PhraseMatch | null {
   for (const p of compile(rules)) {
     if (!matchesAt(tokens, i, p.norms)) continue;
     const r = p.rule;
     if (r.specialties && !r.specialties.includes(specialty)) continue;
-    const prev = tokens[i - 1];
     if (r.notAfter && prev && prev.kind === 'word' && r.notAfter.includes(prev.norm)) continue;
     const next = tokens[i + p.norms.length];
     if (r.notBefore && next && next.kind === 'word' && r.notBefore.includes(next.norm)) continue;
