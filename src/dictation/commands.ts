@@ -10,18 +10,21 @@ import { fold } from './text';
 import type { Token } from './tokenizer';
 import type { CommandRule, DictationAction, Template } from './types';
 
+/** Stands for `{name}` while spoken forms are folded (a word, so folding keeps it). */
+const SLOT = 'zzslotzz';
+
 /** The action an utterance said alone asks for, or null when it is dictation. */
 export function matchCommand(text: string, table: LanguageTable, templates: readonly Template[]): DictationAction | null {
   const said = fold(text);
   if (said === '') return null;
   for (const c of table.commands) {
     for (const form of c.say) {
-      const f = fold(form.replace('{name}', '\u0000'));
+      const f = fold(form.replace('{name}', SLOT));
       if (!form.includes('{name}')) {
         if (f === said) return { kind: c.kind } as DictationAction;
         continue;
       }
-      const [pre, post] = f.split('\u0000').map((s) => s.trim()) as [string, string];
+      const [pre, post] = f.split(SLOT).map((s) => s.trim()) as [string, string];
       const re = new RegExp(`^${pre ? `${escape(pre)} ` : ''}(.+?)${post ? ` ${escape(post)}` : ''}$`, 'u');
       const m = re.exec(said);
       if (!m) continue;
@@ -55,8 +58,8 @@ export function heldTail(tokens: readonly Token[], table: LanguageTable, alone: 
   const said = fold(tokens.slice(0, end).map((t) => t.text).join(' '));
   for (const c of alone ? table.commands : []) {
     for (const form of c.say) {
-      const f = fold(form.replace('{name}', '\u0000')).split(' ');
-      const fixed = f.indexOf('\u0000') < 0 ? f : f.slice(0, f.indexOf('\u0000'));
+      const f = fold(form.replace('{name}', SLOT)).split(' ');
+      const fixed = f.indexOf(SLOT) < 0 ? f : f.slice(0, f.indexOf(SLOT));
       const s = said.split(' ');
       const isPrefix = s.length <= fixed.length && s.every((x, k) => x === fixed[k]);
       const longer = s.length < f.length;

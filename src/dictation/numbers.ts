@@ -140,7 +140,7 @@ class Cardinal {
         this.zero = true;
         break;
       case 'u':
-        if (this.u) return false;
+        if (this.u || (this.t && !this.table.unitsAfterTens)) return false;
         this.group += a.value;
         this.u = true;
         break;
@@ -194,6 +194,8 @@ export function parseWords(table: NumberTable, tokens: readonly Token[], i: numb
   let pendingConn: Atom | null = null;
   let pendingConnPos = i;
   outer: while (pos < tokens.length) {
+    // Where numbers are written as one word (German), a separate "ein" after a number is an article.
+    if (table.compound && c.count > 0 && !pendingConn && table.articles?.includes(tokens[pos]!.norm)) break;
     const got = atomsAt(table, tokens, pos);
     if (!got) break;
     // A compound must be taken whole; a separate word may end the number.
@@ -234,7 +236,7 @@ export function parseWords(table: NumberTable, tokens: readonly Token[], i: numb
 
 /** The value of a single digit word ("zéro", "deux"), or null. */
 function digitWord(table: NumberTable, t: Token | undefined): number | null {
-  if (!t || t.kind !== 'word') return null;
+  if (!t || t.kind !== 'word' || table.articles?.includes(t.norm)) return null;
   const e = table.words[t.norm];
   if (!e || e.ord) return null;
   if (e.kind === 'zero') return 0;

@@ -49,8 +49,12 @@ export function matchPhrase(rules: PhraseRule[], tokens: readonly Token[], i: nu
     const r = p.rule;
     if (r.specialties && !r.specialties.includes(specialty)) continue;
     if (r.notAfter && prev && prev.kind === 'word' && r.notAfter.includes(prev.norm)) continue;
+    if (r.notAfterAdjective && r.notAfter && prev && prev.kind === 'word' && prev.text === prev.norm) {
+      const before = tokens[i - 2];
+      if (before && r.notAfter.includes(before.norm) && r.notAfterAdjective.some((e) => prev.norm.endsWith(e))) continue;
+    }
     const next = tokens[i + p.norms.length];
-    if (r.notBefore && next && next.kind === 'word' && r.notBefore.includes(next.norm)) continue;
+    if (r.notBefore && next && ((next.kind === 'word' && r.notBefore.includes(next.norm)) || (next.kind === 'num' && r.notBefore.includes('#number')))) continue;
     return { items: r.out.map((x) => ({ ...x })), end: i + p.norms.length, rule: r };
   }
   return null;

@@ -22,8 +22,6 @@ export interface Token {
 }
 
 const DIGITS = /^\d+(?:[.,:]\d+)*$/u;
-/** Digit groups of three after a no-break space ("10 000") belong to the number before them. */
-const GROUP = /^\d{3}(?:[.,]\d+)?$/u;
 
 function tok(text: string, kind: TokenKind, glue: Token['glue'], pos?: Token['pos']): Token {
   const t: Token = { text, norm: norm(text), kind, glue };
@@ -84,10 +82,12 @@ export function tokenize(input: string): Token[] {
       first = false;
       // "10 000": a group of three digits after a no-break space continues the number.
       const prev = out[out.length - 1];
-      if (nbGlue && prev?.kind === 'num' && GROUP.test(raw) && /^\d{1,3}$/u.test(prev.text.split(/[\u00A0\u202F\u2009]/u).pop() ?? '')) {
-        prev.text += '\u202F' + raw;
+      const group = /^(\d{3}(?:[.,]\d+)?)([^\p{L}\p{N}]*)$/u.exec(raw);
+      if (nbGlue && group && prev?.kind === 'num' && /^\d{1,3}$/u.test(prev.text.split(/[\u00A0\u202F\u2009]/u).pop() ?? '')) {
+        prev.text += '\u202F' + group[1]!;
         prev.norm = prev.text;
         nbGlue = false;
+        for (const p of group[2]!.match(/\.\.\.|./gu) ?? []) out.push(tok(p, 'punct', '', 'trail'));
         continue;
       }
       nbGlue = false;

@@ -78,10 +78,15 @@ export interface PhraseRule {
   out: Item[];
   /** Not a command after one of these words (lower case). */
   notAfter?: string[];
-  /** Not a command before one of these words. */
+  /** Not a command before one of these words (`#number`: before digits). */
   notBefore?: string[];
   /** Only for these specialties. */
   specialties?: Specialty[];
+  /**
+   * Not a command after an inflected adjective that follows a determiner (German "ein wichtiger Punkt":
+   * the adjective is lower case and ends with one of these endings, the word before it is in `notAfter`).
+   */
+  notAfterAdjective?: string[];
   /** Description for the documentation ("period", "new paragraph"). */
   doc: string;
 }

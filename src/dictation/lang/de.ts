@@ -31,7 +31,7 @@ for (const [w, kind, value, ord] of base) {
 export const de: LanguageTable = {
   code: 'de',
   name: 'Deutsch',
-  numbers: { words, connectors: { und: ['u'] }, teenAfterTens: [], compound: true, ordinalEndings: ['r', 'n', 's', 'm'] },
+  numbers: { words, connectors: { und: ['u'] }, articles: ['ein', 'eine'], unitsAfterTens: false, teenAfterTens: [], compound: true, ordinalEndings: ['r', 'n', 's', 'm'] },
   decimalWords: ['komma'],
   decimalSeparator: ',',
   groupSeparator: NNBSP,
@@ -78,7 +78,7 @@ export const de: LanguageTable = {
   },
   ordinals: {
     format: { m: '{n}.', f: '{n}.', n: '{n}.', apoc: '{n}.' },
-    nouns: ['rippe', 'rippen', 'ick', 'interkostalraum', 'ventrikel', 'wirbel', 'wirbelkörper', 'finger', 'zehe', 'woche', 'schwangerschaftswoche', 'ssw', 'trimenon', 'grades', 'grad', 'zyklus', 'segment', 'tag', 'lebenstag', 'lebensjahr', 'strahl', 'mittelhandknochen', 'halbjahr', 'quartal', 'instanz', 'kammer', 'senat', 'jahrhundert'],
+    nouns: ['rippe', 'rippen', 'ick', 'interkostalraum', 'ventrikel', 'wirbel', 'wirbelkörper', 'finger', 'zehe', 'woche', 'schwangerschaftswoche', 'ssw', 'trimenon', 'grades', 'grad', 'zyklus', 'segment', 'lebenstag', 'lebensjahr', 'strahl', 'mittelhandknochen', 'halbjahr', 'quartal', 'instanz', 'kammer', 'senat', 'jahrhundert'],
   },
   literal: ['wörtlich'],
   structure: [
@@ -95,7 +95,11 @@ export const de: LanguageTable = {
     rule('`…`', ['Auslassungspunkte'], [mark('…')], { notAfter: DET }),
     rule('`;`', ['Semikolon', 'Strichpunkt'], [mark(';')], { notAfter: DET }),
     rule('`:`', ['Doppelpunkt'], [mark(':')], { notAfter: DET }),
-    rule('`.` (a noun after an article: "der Punkt", "auf den Punkt")', ['Punkt'], [mark('.')], { notAfter: [...DET, 'auf', 'springende', 'springenden', 'wunder', 'wunden'], notBefore: ['für', 'genau', 'eins', 'zwei', 'drei'] }),
+    rule('`.` (a noun after an article: "der Punkt", "auf den Punkt")', ['Punkt'], [mark('.')], {
+      notAfter: [...DET, 'auf', 'für', 'springende', 'springenden', 'wunder', 'wunden'],
+      notBefore: ['für', 'genau', 'eins', 'zwei', 'drei', 'vier', 'fünf', 'sechs', 'sieben', 'acht', 'neun', '#number'],
+      notAfterAdjective: ['e', 'er', 'en', 'es', 'em'],
+    }),
     rule('`,`', ['Komma'], [mark(',')], { notAfter: DET }),
     rule('`[`', ['eckige Klammer auf'], [open('[')]),
     rule('`]`', ['eckige Klammer zu'], [close(']')]),

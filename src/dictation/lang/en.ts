@@ -28,7 +28,7 @@ delete words.oh;
 export const en: LanguageTable = {
   code: 'en',
   name: 'English',
-  numbers: { words, connectors: { and: ['h', 'm'] }, teenAfterTens: [], compound: false, pairedHundreds: true },
+  numbers: { words, connectors: { and: ['h', 'm'] }, unitsAfterTens: true, teenAfterTens: [], compound: false, pairedHundreds: true },
   decimalWords: ['point'],
   decimalSeparator: '.',
   groupSeparator: ',',
@@ -74,7 +74,7 @@ export const en: LanguageTable = {
   ordinals: {
     format: { m: '{n}th', f: '{n}th', n: '{n}th', apoc: '{n}th' },
     englishSuffix: true,
-    nouns: ['rib', 'ribs', 'intercostal', 'ventricle', 'vertebra', 'vertebral', 'finger', 'toe', 'metacarpal', 'metatarsal', 'trimester', 'week', 'degree', 'cycle', 'segment', 'day', 'line', 'cranial', 'branchial', 'heart', 'sound', 'centile', 'percentile', 'century'],
+    nouns: ['rib', 'ribs', 'intercostal', 'ventricle', 'vertebra', 'vertebral', 'finger', 'toe', 'metacarpal', 'metatarsal', 'trimester', 'week', 'degree', 'cycle', 'segment', 'line', 'cranial', 'branchial', 'heart', 'sound', 'centile', 'percentile', 'century'],
   },
   literal: ['literal', 'literally'],
   structure: [

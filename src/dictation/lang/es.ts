@@ -32,7 +32,7 @@ const words: Record<string, NumberWord> = {
 export const es: LanguageTable = {
   code: 'es',
   name: 'Español',
-  numbers: { words, connectors: { y: ['t'] }, teenAfterTens: [], compound: false },
+  numbers: { words, connectors: { y: ['t'] }, articles: ['un', 'una'], unitsAfterTens: true, teenAfterTens: [], compound: false },
   decimalWords: ['coma'],
   decimalSeparator: ',',
   groupSeparator: '\u202F',
@@ -76,7 +76,7 @@ export const es: LanguageTable = {
   },
   ordinals: {
     format: { m: '{n}.º', f: '{n}.ª', n: '{n}.º', apoc: '{n}.er' },
-    nouns: ['costilla', 'costillas', 'espacio', 'espacios', 'vértebra', 'ventrículo', 'dedo', 'semana', 'trimestre', 'grado', 'ciclo', 'segmento', 'día', 'metacarpiano', 'metatarsiano', 'arco', 'par', 'piso', 'nivel'],
+    nouns: ['costilla', 'costillas', 'espacio', 'espacios', 'vértebra', 'ventrículo', 'dedo', 'semana', 'trimestre', 'grado', 'ciclo', 'segmento', 'metacarpiano', 'metatarsiano', 'arco', 'par', 'piso', 'nivel'],
   },
   literal: ['literal', 'literalmente'],
   structure: [

@@ -33,7 +33,7 @@ const words: Record<string, NumberWord> = {
 export const fr: LanguageTable = {
   code: 'fr',
   name: 'Français',
-  numbers: { words, connectors: { et: ['t'] }, teenAfterTens: [60, 80], compound: false },
+  numbers: { words, connectors: { et: ['t'] }, articles: ['une'], unitsAfterTens: true, teenAfterTens: [60, 80], compound: false },
   decimalWords: ['virgule'],
   decimalSeparator: ',',
   groupSeparator: NNBSP,
@@ -88,7 +88,7 @@ export const fr: LanguageTable = {
   ordinals: {
     format: { m: '{n}e', f: '{n}e', n: '{n}e', apoc: '{n}e' },
     special: { '1m': '1er', '1f': '1re' },
-    nouns: ['côte', 'côtes', 'espace', 'espaces', 'vertèbre', 'vertèbres', 'ventricule', 'arc', 'doigt', 'orteil', 'rayon', 'semaine', 'semaines', 'trimestre', 'degré', 'étage', 'jour', 'mois', 'alinéa', 'phalange', 'métacarpien', 'métatarsien', 'segment', 'cycle', 'cure', 'ligne', 'chambre', 'siècle'],
+    nouns: ['côte', 'côtes', 'espace', 'espaces', 'vertèbre', 'vertèbres', 'ventricule', 'arc', 'doigt', 'orteil', 'rayon', 'semaine', 'semaines', 'trimestre', 'degré', 'étage', 'alinéa', 'phalange', 'métacarpien', 'métatarsien', 'segment', 'cycle', 'cure', 'ligne', 'chambre', 'siècle'],
   },
   literal: ['littéral', 'littéralement'],
   structure: [

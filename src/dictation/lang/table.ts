@@ -10,6 +10,10 @@ export interface NumberTable {
    * (German).
    */
   connectors: Record<string, Array<'t' | 'h' | 'u' | 'm'>>;
+  /** Forms of "one" that are articles: never read as a digit of a fraction ("zwölf Komma fünf ein …"). */
+  articles?: string[];
+  /** Units may follow tens ("vingt-deux", "twenty two"); German says units first ("zweiundzwanzig"). */
+  unitsAfterTens: boolean;
   /** Tens values a teen may follow (French "soixante-dix", "quatre-vingt-onze"). */
   teenAfterTens: number[];
   /** Number words may be written as one word of parts ("dreiundzwanzig"): split them. */
