@@ -29,6 +29,14 @@ const words: Record<string, NumberWord> = {
   undécimo: n('tu', 11, 'm'), undécima: n('tu', 11, 'f'), duodécimo: n('tu', 12, 'm'), duodécima: n('tu', 12, 'f'),
 };
 
+// "décimo primero" … "décimo noveno" (and one word: "decimoprimero"), masculine and feminine.
+(['primer', 'segund', 'tercer', 'cuart', 'quint', 'sext', 'séptim', 'octav', 'noven'] as const).forEach((stem, k) => {
+  for (const [g, end] of [['m', 'o'], ['f', 'a']] as const) {
+    words[`décim${end} ${stem}${end}`] = n('tu', 11 + k, g);
+    words[`decim${end}${stem}${end}`] = n('tu', 11 + k, g);
+  }
+});
+
 export const es: LanguageTable = {
   code: 'es',
   name: 'Español',
