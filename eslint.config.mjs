@@ -21,4 +21,17 @@ export default tseslint.config(
     files: ['src/protocol/**/*.ts', 'src/server/**/*.ts', 'src/client/**/*.ts', 'src/audio/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'Only src/extension/ may import vscode.' }] }] },
   },
+  {
+    // The dictation grammar is pure: no vscode, no other layer of src/.
+    files: ['src/dictation/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'src/dictation/ is pure: no vscode.' }],
+          patterns: [{ group: ['../*', '!../types', '!../text', '!../lang', '!../lang/*'], message: 'src/dictation/ imports nothing from the other layers of src/.' }],
+        },
+      ],
+    },
+  },
 );

@@ -134,7 +134,9 @@ export class DictationDocument {
         this.snapshot();
         const at = this.selection.start;
         const body = a.template.content;
-        const sep = at > 0 && !this.text.slice(0, at).endsWith('\n') && a.kind === 'insertTemplate' ? '\n\n' : '';
+        const before = this.text.slice(0, at);
+        // A template starts a block of its own; an auto-text joins the text like a word.
+        const sep = at === 0 || /\s$/u.test(before) || /^\s/u.test(body) ? '' : a.kind === 'insertTemplate' ? '\n\n' : ' ';
         this.edit(at, this.selection.end, sep + body);
         const start = at + sep.length;
         const first = parseFields(body)[0];
