@@ -15,6 +15,8 @@ export interface Ctx {
   tokens: Token[];
   specialty: Specialty;
   nopt: NumberOptions;
+  /** Numbers already parsed, by token index (every rule asks for the same ones). */
+  numbers: Map<number, ParsedNumber | null>;
 }
 
 export interface Claim {
@@ -25,7 +27,12 @@ export interface Claim {
 const w = (text: string, glue: Glue = ' '): Item => ({ k: 'w', text, glue });
 
 export function numberAt(ctx: Ctx, i: number): ParsedNumber | null {
-  return parseNumber(ctx.nopt, ctx.tokens, i);
+  let n = ctx.numbers.get(i);
+  if (n === undefined) {
+    n = parseNumber(ctx.nopt, ctx.tokens, i);
+    ctx.numbers.set(i, n);
+  }
+  return n;
 }
 
 /** An integer (no decimal, no ordinal) at i. */
@@ -60,12 +67,19 @@ function unitItems(ctx: Ctx, u: { out: string; percent: boolean }): Item[] {
   return [w(u.out, u.percent && !ctx.table.typography.percentSpace ? '' : 'nb')];
 }
 
+const legalWords = new WeakMap<LanguageTable, Set<string>[]>();
+
 /** "article L. 1232-1", "§ 823 Abs. 1 S. 2 BGB", "artículo 1902". */
 export function legalAt(ctx: Ctx, i: number): Claim | null {
   const t = ctx.tokens[i]!;
-  for (const rule of ctx.table.legal) {
+  let words = legalWords.get(ctx.table);
+  if (!words) {
+    words = ctx.table.legal.map((r) => new Set(r.say.map((s) => phraseNorms(s)[0]!)));
+    legalWords.set(ctx.table, words);
+  }
+  for (const [k, rule] of ctx.table.legal.entries()) {
     if (rule.specialties && !rule.specialties.includes(ctx.specialty)) continue;
-    if (!rule.say.some((s) => phraseNorms(s)[0] === t.norm)) continue;
+    if (!words[k]!.has(t.norm)) continue;
     let j = i + 1;
     const items: Item[] = [w(rule.out === t.norm || rule.out === t.norm.replace(/s$/u, '') ? t.text : rule.out, ' ')];
     const letter = ctx.tokens[j];

@@ -13,35 +13,60 @@ import type { CommandRule, DictationAction, Template } from './types';
 /** Stands for `{name}` while spoken forms are folded (a word, so folding keeps it). */
 const SLOT = 'zzslotzz';
 
+interface CompiledCommand {
+  kind: CommandRule['kind'];
+  /** Folded spoken form without a name, or a pattern whose group 1 is the name. */
+  exact?: string;
+  pattern?: RegExp;
+  /** Folded words before the name (or all of them), for hold-back. */
+  fixed: string[];
+  words: number;
+}
+
+const compiledCommands = new WeakMap<LanguageTable, CompiledCommand[]>();
+
+function commandsOf(table: LanguageTable): CompiledCommand[] {
+  let c = compiledCommands.get(table);
+  if (!c) {
+    c = table.commands.flatMap((cmd) =>
+      cmd.say.map((form): CompiledCommand => {
+        const f = fold(form.replace('{name}', SLOT));
+        const words = f.split(' ');
+        if (!form.includes('{name}')) return { kind: cmd.kind, exact: f, fixed: words, words: words.length };
+        const [pre, post] = f.split(SLOT).map((x) => x.trim()) as [string, string];
+        const pattern = new RegExp(`^${pre ? `${escapeRegExp(pre)} ` : ''}(.+?)${post ? ` ${escapeRegExp(post)}` : ''}$`, 'u');
+        return { kind: cmd.kind, pattern, fixed: words.slice(0, words.indexOf(SLOT)), words: words.length };
+      }),
+    );
+    compiledCommands.set(table, c);
+  }
+  return c;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+}
+
 /** The action an utterance said alone asks for, or null when it is dictation. */
 export function matchCommand(text: string, table: LanguageTable, templates: readonly Template[]): DictationAction | null {
   const said = fold(text);
   if (said === '') return null;
-  for (const c of table.commands) {
-    for (const form of c.say) {
-      const f = fold(form.replace('{name}', SLOT));
-      if (!form.includes('{name}')) {
-        if (f === said) return { kind: c.kind } as DictationAction;
-        continue;
-      }
-      const [pre, post] = f.split(SLOT).map((s) => s.trim()) as [string, string];
-      const re = new RegExp(`^${pre ? `${escape(pre)} ` : ''}(.+?)${post ? ` ${escape(post)}` : ''}$`, 'u');
-      const m = re.exec(said);
-      if (!m) continue;
-      const spokenName = m[1]!;
-      const template = findTemplate(templates, spokenName, table.code);
-      if (c.kind === 'insertAutoText') {
-        if (template) return { kind: 'insertAutoText', spokenName, template };
-        continue;
-      }
-      if (c.kind === 'insertTemplate') return { kind: 'insertTemplate', spokenName, template };
+  for (const c of commandsOf(table)) {
+    if (c.exact !== undefined) {
+      if (c.exact === said) return { kind: c.kind } as DictationAction;
+      continue;
     }
+    const m = c.pattern!.exec(said);
+    if (!m) continue;
+    const spokenName = m[1]!;
+    const template = findTemplate(templates, spokenName, table.code);
+    if (c.kind === 'insertAutoText') {
+      if (template) return { kind: 'insertAutoText', spokenName, template };
+      continue;
+    }
+    if (c.kind === 'insertTemplate') return { kind: 'insertTemplate', spokenName, template };
   }
   return null;
-}
-
-function escape(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 }
 
 /**
@@ -55,15 +80,11 @@ export function heldTail(tokens: readonly Token[], table: LanguageTable, alone: 
   if (end === 0) return 0;
   const words = tokens.slice(0, end).map((t) => t.norm);
   // The whole utterance as the beginning of a command said alone.
-  const said = fold(tokens.slice(0, end).map((t) => t.text).join(' '));
-  for (const c of alone ? table.commands : []) {
-    for (const form of c.say) {
-      const f = fold(form.replace('{name}', SLOT)).split(' ');
-      const fixed = f.indexOf(SLOT) < 0 ? f : f.slice(0, f.indexOf(SLOT));
-      const s = said.split(' ');
-      const isPrefix = s.length <= fixed.length && s.every((x, k) => x === fixed[k]);
-      const longer = s.length < f.length;
-      if (isPrefix && longer && !matchCommandWords(said, table)) return tokens.length;
+  if (alone) {
+    const said = fold(tokens.slice(0, end).map((t) => t.text).join(' ')).split(' ');
+    for (const c of commandsOf(table)) {
+      const isPrefix = said.length <= c.fixed.length && said.every((x, k) => x === c.fixed[k]);
+      if (isPrefix && said.length < c.words && !matchCommandWords(said.join(' '), table)) return tokens.length;
     }
   }
   // A tail that begins a phrase said inside a sentence.
@@ -81,7 +102,7 @@ export function heldTail(tokens: readonly Token[], table: LanguageTable, alone: 
 }
 
 function matchCommandWords(said: string, table: LanguageTable): boolean {
-  return table.commands.some((c) => c.say.some((f) => !f.includes('{name}') && fold(f) === said));
+  return commandsOf(table).some((c) => c.exact === said);
 }
 
 function completePhrase(norms: string[], table: LanguageTable): boolean {
@@ -99,7 +120,7 @@ export function spokenCommands(table: LanguageTable): SpokenGroup[] {
   const cmd = (c: CommandRule): SpokenGroup['entries'][number] => ({
     say: c.say.map((s) => s.replace('{name}', '‹name›')),
     does: c.doc,
-    ...(c.editorOnly ? { note: 'editor only' } : {}),
+    ...(c.editorOnly ? { note: 'in the editor; dist/format.js ignores it' } : {}),
   });
   return [
     { title: 'Commands (said alone)', entries: table.commands.map(cmd) },

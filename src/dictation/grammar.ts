@@ -67,6 +67,7 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
     tokens,
     specialty: o.specialty,
     nopt: { table: table.numbers, decimalWords: table.decimalWords, decimalSeparator: o.decimalSeparator ?? table.decimalSeparator },
+    numbers: new Map(),
   };
   const items: Item[] = [];
   let i = 0;

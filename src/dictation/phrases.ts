@@ -14,6 +14,22 @@ export function phraseNorms(say: string): string[] {
 }
 
 const compiled = new WeakMap<PhraseRule[], CompiledPhrase[]>();
+const byFirst = new WeakMap<PhraseRule[], Map<string, CompiledPhrase[]>>();
+
+/** The phrases of a rule list that start with `norm`, longest first. */
+function startingWith(rules: PhraseRule[], norm: string): CompiledPhrase[] {
+  let m = byFirst.get(rules);
+  if (!m) {
+    m = new Map();
+    for (const p of compile(rules)) {
+      const list = m.get(p.norms[0]!) ?? [];
+      list.push(p);
+      m.set(p.norms[0]!, list);
+    }
+    byFirst.set(rules, m);
+  }
+  return m.get(norm) ?? [];
+}
 
 /** The phrases of a rule list, longest first (so "point d'interrogation" is tried before "point"). */
 export function compile(rules: PhraseRule[]): CompiledPhrase[] {
@@ -44,7 +60,9 @@ export interface PhraseMatch {
 
 /** The longest phrase of `rules` at token i whose guards allow it. */
 export function matchPhrase(rules: PhraseRule[], tokens: readonly Token[], i: number, specialty: Specialty, prev: Token | null = tokens[i - 1] ?? null): PhraseMatch | null {
-  for (const p of compile(rules)) {
+  const t = tokens[i];
+  if (!t) return null;
+  for (const p of startingWith(rules, t.norm)) {
     if (!matchesAt(tokens, i, p.norms)) continue;
     const r = p.rule;
     if (r.specialties && !r.specialties.includes(specialty)) continue;
@@ -60,7 +78,14 @@ export function matchPhrase(rules: PhraseRule[], tokens: readonly Token[], i: nu
   return null;
 }
 
-/** Every phrase list of a language that works inside a sentence (for hold-back). */
+const inline = new WeakMap<LanguageTable, CompiledPhrase[]>();
+
+/** Every phrase of a language that works inside a sentence (for hold-back). */
 export function inlinePhrases(table: LanguageTable): CompiledPhrase[] {
-  return [...compile(table.structure), ...compile(table.punctuation)];
+  let c = inline.get(table);
+  if (!c) {
+    c = [...compile(table.structure), ...compile(table.punctuation)];
+    inline.set(table, c);
+  }
+  return c;
 }

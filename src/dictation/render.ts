@@ -14,7 +14,7 @@ const APOSTROPHES = new Set(["'", '’']);
 
 /** Whether text ending with `before` is at the start of a sentence (a capital comes next). */
 export function atSentenceStart(before: string, table: LanguageTable): boolean {
-  let t = before.replace(/[ \t\u00A0\u202F]+$/u, '');
+  let t = before.slice(-80).replace(/[ \t\u00A0\u202F]+$/u, '');
   // Opening brackets and quotes at a sentence start keep it one.
   while (t.length > 0 && OPENING.has(t.charAt(t.length - 1))) t = t.slice(0, -1).replace(/[ \t\u00A0\u202F]+$/u, '');
   if (t === '' || t.endsWith('\n')) return true;
@@ -59,7 +59,7 @@ export function render(items: readonly Item[], table: LanguageTable, ctx: Render
   /** Offset in `out` where the current sentence starts, -1 when it started before this text. */
   let sentenceStart = -1;
   let sentencePending = capNext;
-  let prevWord = /[\p{L}\p{N}.]*$/u.exec(ctx.before.replace(/\.$/u, ''))?.[0] ?? '';
+  let prevWord = /[\p{L}\p{N}.]*$/u.exec(ctx.before.slice(-40).replace(/\.$/u, ''))?.[0] ?? '';
   const tail = (): string => (out.length > 0 ? out : ctx.before);
   const full = (): string => ctx.before.slice(-8) + out;
   const docStart = (): boolean => ctx.before.trim() === '' && out.trim() === '';

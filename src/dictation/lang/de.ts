@@ -117,7 +117,7 @@ export const de: LanguageTable = {
     { kind: 'nextField', say: ['nächstes Feld', 'nächste Variable'], doc: 'select the next template field', editorOnly: false },
     { kind: 'previousField', say: ['vorheriges Feld', 'voriges Feld', 'vorige Variable'], doc: 'select the previous template field', editorOnly: false },
     { kind: 'acceptDefaults', say: ['Standardwerte übernehmen', 'Variable komplett'], doc: 'every remaining field takes its default', editorOnly: false },
-    { kind: 'stopDictation', say: ['Diktat beenden', 'Diktat stoppen'], doc: 'stop dictation', editorOnly: true },
+    { kind: 'stopDictation', say: ['Diktat beenden', 'Diktat stoppen'], doc: 'stop dictation', editorOnly: false },
     { kind: 'whatCanISay', say: ['was kann ich sagen'], doc: 'list these commands', editorOnly: true },
     { kind: 'insertTemplate', say: ['Vorlage {name} einfügen', 'Vorlage einfügen {name}'], doc: 'insert the template of that name', editorOnly: false },
     { kind: 'insertAutoText', say: ['{name} einfügen'], doc: 'insert the auto-text of that name (only when one has that name)', editorOnly: false },

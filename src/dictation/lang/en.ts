@@ -115,7 +115,7 @@ export const en: LanguageTable = {
     { kind: 'nextField', say: ['next field', 'go to next field'], doc: 'select the next template field', editorOnly: false },
     { kind: 'previousField', say: ['previous field', 'go to previous field'], doc: 'select the previous template field', editorOnly: false },
     { kind: 'acceptDefaults', say: ['accept defaults', 'field complete'], doc: 'every remaining field takes its default', editorOnly: false },
-    { kind: 'stopDictation', say: ['stop dictation', 'stop dictating'], doc: 'stop dictation', editorOnly: true },
+    { kind: 'stopDictation', say: ['stop dictation', 'stop dictating'], doc: 'stop dictation', editorOnly: false },
     { kind: 'whatCanISay', say: ['what can i say'], doc: 'list these commands', editorOnly: true },
     { kind: 'insertTemplate', say: ['insert template {name}', 'insert the template {name}'], doc: 'insert the template of that name', editorOnly: false },
     { kind: 'insertAutoText', say: ['insert {name}'], doc: 'insert the auto-text of that name (only when one has that name)', editorOnly: false },

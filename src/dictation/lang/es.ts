@@ -121,7 +121,7 @@ export const es: LanguageTable = {
     { kind: 'nextField', say: ['campo siguiente', 'siguiente campo'], doc: 'select the next template field', editorOnly: false },
     { kind: 'previousField', say: ['campo anterior', 'campo previo'], doc: 'select the previous template field', editorOnly: false },
     { kind: 'acceptDefaults', say: ['aceptar valores predeterminados', 'aceptar valores por defecto'], doc: 'every remaining field takes its default', editorOnly: false },
-    { kind: 'stopDictation', say: ['detener dictado', 'terminar dictado'], doc: 'stop dictation', editorOnly: true },
+    { kind: 'stopDictation', say: ['detener dictado', 'terminar dictado'], doc: 'stop dictation', editorOnly: false },
     { kind: 'whatCanISay', say: ['qué puedo decir'], doc: 'list these commands', editorOnly: true },
     { kind: 'insertTemplate', say: ['insertar plantilla {name}', 'insertar la plantilla {name}', 'inserta la plantilla {name}'], doc: 'insert the template of that name', editorOnly: false },
     { kind: 'insertAutoText', say: ['insertar {name}', 'inserta {name}'], doc: 'insert the auto-text of that name (only when one has that name)', editorOnly: false },

@@ -128,7 +128,7 @@ export const fr: LanguageTable = {
     { kind: 'nextField', say: ['champ suivant', 'variable suivante'], doc: 'select the next template field', editorOnly: false },
     { kind: 'previousField', say: ['champ précédent', 'variable précédente'], doc: 'select the previous template field', editorOnly: false },
     { kind: 'acceptDefaults', say: ['accepter les valeurs par défaut', 'valeurs par défaut', 'variable complète'], doc: 'every remaining field takes its default', editorOnly: false },
-    { kind: 'stopDictation', say: ['arrête la dictée', 'arrêter la dictée', 'fin de la dictée'], doc: 'stop dictation', editorOnly: true },
+    { kind: 'stopDictation', say: ['arrête la dictée', 'arrêter la dictée', 'fin de la dictée'], doc: 'stop dictation', editorOnly: false },
     { kind: 'whatCanISay', say: ['que puis-je dire', "qu'est-ce que je peux dire"], doc: 'list these commands', editorOnly: true },
     { kind: 'insertTemplate', say: ['insérer modèle {name}', 'insérer le modèle {name}', 'insère le modèle {name}', 'insère modèle {name}'], doc: 'insert the template of that name', editorOnly: false },
     { kind: 'insertAutoText', say: ['insérer {name}', 'insère {name}'], doc: 'insert the auto-text of that name (only when one has that name)', editorOnly: false },
