@@ -190,16 +190,25 @@ function bpTriggered(ctx: Ctx, i: number): boolean {
   return false;
 }
 
-/** The systolic number, with English "one twenty" = 120 in a blood-pressure context. */
-function systolicAt(ctx: Ctx, i: number): ParsedNumber | null {
-  const a = intAt(ctx, i);
+/**
+ * An integer, or two numbers said as one in English: a first part in [lo, hi] then a two-digit number
+ * ("one twenty" = 120 for a blood pressure, "nineteen eighty-three" = 1983 for a year or a section).
+ */
+function hundredsAt(ctx: Ctx, j: number, enabled: boolean | undefined, lo: number, hi: number): ParsedNumber | null {
+  const a = intAt(ctx, j);
   if (!a) return null;
-  if (ctx.table.bloodPressure.shortHundreds && a.fromWords && a.value >= 1 && a.value <= 2) {
+  if (enabled && a.fromWords && a.value >= lo && a.value <= hi) {
     const b = intAt(ctx, a.end);
-    if (b && b.fromWords && b.value >= 10 && b.value <= 99) return { ...a, value: a.value * 100 + b.value, end: b.end };
+    if (b && b.fromWords && b.value >= 10 && b.value <= 99) {
+      const value = a.value * 100 + b.value;
+      return { ...a, value, digits: String(value), end: b.end };
+    }
   }
   return a;
 }
+
+const systolicAt = (ctx: Ctx, i: number): ParsedNumber | null => hundredsAt(ctx, i, ctx.table.bloodPressure.shortHundreds, 1, 2);
+const pairedAt = (ctx: Ctx, j: number): ParsedNumber | null => hundredsAt(ctx, j, ctx.table.numbers.pairedHundreds, 11, 99);
 
 /** "tension à douze huit" → "12/8" (cmHg, never 120/80); "cent vingt sur quatre-vingts millimètres de mercure" → "120/80 mmHg". */
 export function bloodPressureAt(ctx: Ctx, i: number): Claim | null {
@@ -244,17 +253,6 @@ function monthAt(ctx: Ctx, i: number): { index: number; text: string; end: numbe
 function skipJoiners(ctx: Ctx, j: number): number {
   while (ctx.tokens[j] && ctx.table.dates.joiners.includes(ctx.tokens[j]!.norm)) j++;
   return j;
-}
-
-/** An integer, or in English "nineteen eighty-three" (two two-digit numbers) as one. */
-function pairedAt(ctx: Ctx, j: number): ParsedNumber | null {
-  const a = intAt(ctx, j);
-  if (!a) return null;
-  if (ctx.table.numbers.pairedHundreds && a.fromWords && a.value >= 11 && a.value <= 99) {
-    const b = intAt(ctx, a.end);
-    if (b && b.fromWords && b.value >= 10 && b.value <= 99) return { ...a, value: a.value * 100 + b.value, digits: String(a.value * 100 + b.value), end: b.end };
-  }
-  return a;
 }
 
 /** A year after a month: 1000–2999 ("deux mille vingt-quatre", English "twenty twenty-four"). */
