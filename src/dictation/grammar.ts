@@ -96,7 +96,7 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
       let claim: Claim | null = null;
       for (const c of CLASSES) if ((claim = c(ctx, i))) break;
       if (claim && claim.items[0]?.k === 'w') {
-        claim.items[0] = { ...claim.items[0], glue: t.glue === '' ? '' : claim.items[0].glue };
+        claim.items[0] = { ...claim.items[0], glue: t.glue === '' || t.glue === '-' ? t.glue : claim.items[0].glue };
         items.push(...claim.items);
         i = claim.end;
         continue;

@@ -132,6 +132,7 @@ export function render(items: readonly Item[], table: LanguageTable, ctx: Render
         break;
       }
       case 'join':
+        if (docStart()) break;
         out = out.replace(/[ ]+$/u, '');
         out += it.ch;
         break;

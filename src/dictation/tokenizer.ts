@@ -74,7 +74,7 @@ export function tokenize(input: string): Token[] {
         first = false;
         continue;
       }
-      if (first && /^[-*+]$/u.test(raw) && raws.length > 1) {
+      if (first && /^[-*+]$/u.test(raw)) {
         out.push(tok(raw, 'bullet', ' '));
         first = false;
         continue;

@@ -96,7 +96,8 @@ export const en: LanguageTable = {
       notAfter: [...DET, 'sigmoid', 'transverse', 'ascending', 'descending', 'right', 'left', 'distal', 'proximal', 'spastic', 'irritable', 'redundant', 'entire', 'mid'],
     }),
     rule('`.`', ['full stop'], [mark('.')]),
-    rule('`.` (a word after a determiner: "the postoperative period")', ['period'], [mark('.')], {
+    rule('`.` (a word after a determiner or before "of": "the postoperative period", "period of time")', ['period'], [mark('.')], {
+      notBefore: ['of', 'during', 'was', 'is', 'lasted', 'between'],
       notAfter: [...DET, 'postoperative', 'perioperative', 'neonatal', 'refractory', 'incubation', 'waiting', 'washout', 'trial', 'grace', 'time', 'short', 'long', 'brief', 'prolonged', 'extended', 'menstrual', 'latent', 'observation', 'recovery'],
     }),
     rule('`,`', ['comma'], [mark(',')], { notAfter: ['a', 'the'] }),
