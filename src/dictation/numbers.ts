@@ -158,8 +158,8 @@ class Cardinal {
         this.t = this.u = true;
         break;
       case 'h':
-        if (this.h || (this.t && this.group % 100 >= 20 && !this.u) || this.group >= 100) return false;
-        if (this.t && this.group % 100 >= 20) return false;
+        // "deux cent", "nineteen hundred"; not after tens ("vingt cent") nor twice.
+        if (this.h || this.group >= 100 || (this.t && this.group % 100 >= 20)) return false;
         this.group = (this.group || 1) * a.value;
         this.h = true;
         this.t = this.u = false;
@@ -192,7 +192,6 @@ export function parseWords(table: NumberTable, tokens: readonly Token[], i: numb
   let pos = i;
   let end = i;
   let pendingConn: Atom | null = null;
-  let pendingConnPos = i;
   outer: while (pos < tokens.length) {
     // Where numbers are written as one word (German), a separate "ein" after a number is an article.
     if (table.compound && c.count > 0 && !pendingConn && table.articles?.includes(tokens[pos]!.norm)) break;
@@ -219,14 +218,12 @@ export function parseWords(table: NumberTable, tokens: readonly Token[], i: numb
     if (conn) {
       // A separate connector word: keep it only if a number continues after it.
       pendingConn = conn;
-      pendingConnPos = pos;
     } else {
       pendingConn = null;
       end = got.next;
     }
     pos = got.next;
   }
-  void pendingConnPos;
   if (c.count === 0) return null;
   const value = c.zero ? 0 : c.value();
   const r: ParsedNumber = { value, digits: String(value), start: i, end, fromWords: true, decimal: false };
