@@ -152,9 +152,14 @@ function main(): number {
     return 0;
   }
   const doc = new DictationDocument(options);
-  for (const line of lines) if (line.trim() !== '') doc.dictate(line);
+  const lineOf: number[] = [];
+  lines.forEach((line, k) => {
+    if (line.trim() === '') return;
+    lineOf.push(k + 1);
+    doc.dictate(line);
+  });
   doc.end();
-  for (const w of doc.warnings) process.stderr.write(`format: ${w}\n`);
+  for (const w of doc.warnings) process.stderr.write(`format: line ${lineOf[w.utterance - 1] ?? '?'}: ${w.message}\n`);
   process.stdout.write(doc.text.endsWith('\n') || doc.text === '' ? doc.text : `${doc.text}\n`);
   return 0;
 }

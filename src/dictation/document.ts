@@ -16,8 +16,11 @@ interface Range {
 export class DictationDocument {
   text = '';
   selection: Range = { start: 0, end: 0 };
-  /** Why something was not done (an unknown template, dictation after "stop"). */
-  readonly warnings: string[] = [];
+  /**
+   * Why something was not done (an unknown template, dictation after "stop"), by the number of the
+   * utterance (1 = the first `dictate`); never with the dictated words.
+   */
+  readonly warnings: Array<{ utterance: number; message: string }> = [];
   stopped = false;
   private readonly formatter: DictationFormatter;
   private readonly ranges = new Map<string, Range>();
@@ -32,11 +35,11 @@ export class DictationDocument {
 
   /** One utterance, as a final chunk of its own. */
   dictate(utterance: string): void {
+    const id = `u${this.next++}`;
     if (this.stopped) {
-      this.warnings.push(`dictation stopped: not written: ${utterance}`);
+      this.warn('not written: dictation was stopped before it');
       return;
     }
-    const id = `u${this.next++}`;
     this.apply(this.formatter.commit(id, utterance, this.context()));
   }
 
@@ -44,6 +47,10 @@ export class DictationDocument {
   end(): void {
     const r = this.formatter.flush(this.context());
     if (r) this.apply(r);
+  }
+
+  private warn(message: string): void {
+    this.warnings.push({ utterance: this.next, message });
   }
 
   private context(): { before: string; after: string } {
@@ -108,13 +115,13 @@ export class DictationDocument {
       case 'nextField': {
         const f = nextField(this.text, this.selection.end);
         if (f) this.selection = { start: f.start, end: f.end };
-        else this.warnings.push('no field after the cursor');
+        else this.warn('no field after the cursor');
         break;
       }
       case 'previousField': {
         const f = previousField(this.text, this.selection.start);
         if (f) this.selection = { start: f.start, end: f.end };
-        else this.warnings.push('no field before the cursor');
+        else this.warn('no field before the cursor');
         break;
       }
       case 'acceptDefaults': {
@@ -128,7 +135,7 @@ export class DictationDocument {
       case 'insertTemplate':
       case 'insertAutoText': {
         if (!a.template) {
-          this.warnings.push(`no template named "${a.spokenName}"`);
+          this.warn('no template has the name said');
           break;
         }
         this.snapshot();
