@@ -1,4 +1,4 @@
-// Bundles the extension, the service and the example client. Type-checking is `npm run typecheck`.
+// Bundles the extension, the service, the example client and the dictation formatter. Type-checking is `npm run typecheck`.
 import * as esbuild from 'esbuild';
 
 const production = process.argv.includes('--production');
@@ -52,6 +52,11 @@ const targets = [
     ...common,
     entryPoints: ['src/client/cli.ts'],
     outfile: 'dist/client-cli.js',
+  },
+  {
+    ...common,
+    entryPoints: ['src/dictation/cli.ts'],
+    outfile: 'dist/format.js',
   },
 ];
 
