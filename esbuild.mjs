@@ -33,6 +33,9 @@ const common = {
   plugins: [problemMatcher],
 };
 
+// The service's native modules stay in node_modules (devDependencies: they never ship in the .vsix).
+const serverNative = ['better-sqlite3', 'koffi', 'sherpa-onnx-node'];
+
 const targets = [
   {
     ...common,
@@ -45,8 +48,15 @@ const targets = [
     ...common,
     entryPoints: ['src/server/main.ts'],
     outfile: 'dist/server.js',
-    // Native module: loaded from node_modules at run time.
-    external: [...common.external, 'better-sqlite3'],
+    // Native modules: loaded from node_modules at run time.
+    external: [...common.external, ...serverNative],
+  },
+  {
+    ...common,
+    // The decoder worker threads' entry, started by dist/server.js from beside it.
+    entryPoints: ['src/server/engine/worker.ts'],
+    outfile: 'dist/engine-worker.js',
+    external: [...common.external, ...serverNative],
   },
   {
     ...common,

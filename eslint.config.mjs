@@ -10,6 +10,7 @@ const LAYERS = {
   audio: ['shared', 'protocol'],
   client: ['shared', 'protocol', 'audio'],
   server: ['shared', 'protocol'],
+  models: ['shared', 'protocol', 'server'],
   extension: ['shared', 'protocol', 'dictation', 'audio', 'client'],
 };
 

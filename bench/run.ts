@@ -5,7 +5,7 @@
  * A bench module exports `run(): Promise<BenchSection>`. Each compares against a baseline measured in
  * the same run and reports the ratio.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execSync } from 'node:child_process';
@@ -42,15 +42,26 @@ async function main(): Promise<void> {
     '# Benchmarks',
     '',
     'Written by `npm run bench`; do not edit by hand. Each section measures a baseline in the same run and',
-    'reports the ratio, so numbers from different machines can be compared by their ratios.',
+    'reports the ratio, so numbers from different machines can be compared by their ratios. `npm run bench -- NAME`',
+    'measures one section and keeps the others; each section says when it was measured.',
     '',
-    `- Date: ${new Date().toISOString()}`,
+    `- Date of the last run: ${new Date().toISOString()}`,
     `- Machine: ${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`,
     `- Node.js ${process.version}, commit ${commit}`,
     '',
   ];
-  const body = sections.map((s) => `## ${s.title}\n\n${s.markdown.trim()}\n`);
-  writeFileSync(path.join(dir, '..', 'docs', 'benchmarks.md'), [...header, ...body].join('\n'));
+  const stamp = `_Measured ${new Date().toISOString()}, commit ${commit}, load average ${os.loadavg()[0]!.toFixed(1)} at the end._`;
+  const fresh = new Map(sections.map((s) => [s.title, `## ${s.title}\n\n${stamp}\n\n${s.markdown.trim()}\n`]));
+  // A run of some benches (`npm run bench -- NAME`) keeps the other sections as they were measured.
+  const out = path.join(dir, '..', 'docs', 'benchmarks.md');
+  const kept: string[] = [];
+  if (only.length && existsSync(out)) {
+    for (const part of readFileSync(out, 'utf8').split(/^(?=## )/m).slice(1)) {
+      const title = /^## (.*)$/m.exec(part)?.[1];
+      if (title && !fresh.has(title)) kept.push(`${part.trim()}\n`);
+    }
+  }
+  writeFileSync(out, [...header, ...kept, ...fresh.values()].join('\n'));
   console.log('\nwrote docs/benchmarks.md');
 }
 

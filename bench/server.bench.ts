@@ -30,7 +30,7 @@ const WARMUP_MS = 1000;
 const P99_LIMIT_MS = 50;
 const CONFIG = { language: 'en' as const, engine_endpointing: 0.5, silence_threshold: 1, flush_timeout: 3 };
 
-interface StepResult {
+export interface StepResult {
   sessions: number;
   events: number;
   p50: number;
@@ -53,7 +53,7 @@ interface ClientJob {
   seconds: number;
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run e2e:setup`: installs, idempotently, everything the end-to-end tests in real VS Code need.
 //
-// - Debian packages: chromium, sox (+ formats), pulseaudio, pulseaudio-utils, espeak-ng, ripgrep and the
+// - Debian packages: chromium, sox (+ formats), pulseaudio, pulseaudio-utils, espeak-ng, ripgrep, the
+//   pocketsphinx engine (library, en-us model, the recorded test speech), bzip2 (model archives) and the
 //   headers code-server's native modules build against. As root it runs `apt-get update` + `apt-get install`;
 //   otherwise it prints the exact command and fails.
 // - code-server (pinned) into `.cache/code-server/` (gitignored), with its VS Code dependencies installed
@@ -35,6 +36,11 @@ export const APT_PACKAGES = [
   'pulseaudio-utils',
   'espeak-ng',
   'ripgrep',
+  'pocketsphinx',
+  'libpocketsphinx3',
+  'pocketsphinx-en-us',
+  'pocketsphinx-testdata',
+  'bzip2',
   'libkrb5-dev',
   'libx11-dev',
   'libxkbfile-dev',

@@ -3,7 +3,8 @@
 //
 // 1. installs what is missing: `npm ci` (no node_modules), code-server (`npm run e2e:setup -- --code-server`),
 //    then builds (`npm run build`) and packages the extension (`npm run package`);
-// 2. starts the Live Transcription Service (simulated engine) on 127.0.0.1:8787 (DICTEE_PORT; a free port if
+// 2. starts the Live Transcription Service on 127.0.0.1:8787 with the simulated engine, or the one named by
+//    `npm start -- --engine pocketsphinx` (real English recognition; `--model DIR` is passed on too), (DICTEE_PORT; a free port if
 //    taken) with its data in .dictee-data/; the master key comes from DICTEE_MASTER_KEY or is generated once and
 //    kept in .dictee-data/dev/master-key (mode 600); a development key (svc_test_…) is created through the
 //    HTTP API once and kept in .dictee-data/dev/api-key (mode 600), checked and reused on later starts;
@@ -26,6 +27,31 @@ const devDir = path.join(dataDir, 'dev');
 const startDir = path.join(root, '.cache', 'start');
 const codeServerEntry = path.join(root, '.cache', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 const children = [];
+
+/** `npm start -- --engine NAME [--model DIR]`: the service's engine (default simulated). */
+function engineArgs(argv) {
+  const out = { engine: 'simulated', model: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s);
+    if (flag !== '--engine' && flag !== '--model') {
+      console.error(`[dictee] unknown option ${argv[i]}: npm start takes --engine NAME and --model DIR`);
+      process.exit(2);
+    }
+    const value = inline ?? argv[++i];
+    if (!value) {
+      console.error(`[dictee] ${flag} needs a value`);
+      process.exit(2);
+    }
+    out[flag.slice(2)] = value;
+  }
+  return out;
+}
+const chosen = engineArgs(process.argv.slice(2));
+const ENGINE_NOTES = {
+  simulated: "simulated engine: it writes a sample report's words, one per 300 ms of speech, without recognising speech",
+  pocketsphinx: 'pocketsphinx engine: English speech recognition on this machine (dictionary words, no punctuation until a sentence is proofread)',
+  'sherpa-onnx': 'sherpa-onnx engine: the neural model given with --model',
+};
 
 const say = (msg) => console.log(`[dictee] ${msg}`);
 
@@ -197,12 +223,12 @@ async function main() {
   const { match: listen } = await startChild(
     'service',
     process.execPath,
-    ['dist/server.js', '--host', '127.0.0.1', '--port', String(servicePort), '--data-dir', dataDir, '--engine', 'simulated'],
+    ['dist/server.js', '--host', '127.0.0.1', '--port', String(servicePort), '--data-dir', dataDir, '--engine', chosen.engine, ...(chosen.model ? ['--model', chosen.model] : [])],
     { DICTEE_MASTER_KEY: masterKey },
     /listening on (http:\/\/[^\s]+)/,
   );
   const serviceUrl = listen[1];
-  say(`service: ${serviceUrl} (simulated engine: it writes a sample report's words, one per 300 ms of speech, without recognising speech)`);
+  say(`service: ${serviceUrl} (${ENGINE_NOTES[chosen.engine] ?? `${chosen.engine} engine`})`);
   const apiKey = await devKey(serviceUrl, masterKey);
 
   // 3. code-server with the extension.
@@ -273,7 +299,7 @@ async function main() {
 Dictée is running.
 
   Open        ${url}
-  Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/, simulated engine)
+  Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/, ${chosen.engine} engine${chosen.engine === 'simulated' ? ': npm start -- --engine pocketsphinx recognises real English' : ''})
   API key     a development key (svc_test_…), kept in ${keyFile} (mode 600), is handed to the
               extension through DICTEE_API_KEY; it stores it in VS Code's secret storage.
   Document    report.md opens with the cursor after "Findings:": run "Dictée: Start Dictation"

@@ -22,6 +22,9 @@ import type { KeyStore, Limits, SessionStore } from './stores';
 
 export { DEFAULT_TIMING, type Timing } from './registry';
 
+/** How long a shutdown waits for sessions to be finalised (decoders in workers decode what they have). */
+const SHUTDOWN_DRAIN_MS = 30_000;
+
 export interface ServiceOptions {
   dataDir: string;
   engine: Engine;
@@ -54,7 +57,7 @@ export class Service {
     this.keys = new SqliteKeyStore(sqlite, opts.dataDir, opts.masterKey, opts.announceMasterKey);
     this.limits = new InProcessLimits(opts.rateLimit, opts.rateWindowMs, opts.concurrencyLimit);
     this.registry = new SessionRegistry({ engine: opts.engine, store: this.store, limits: this.limits, log: this.log, timing: opts.timing });
-    this.api = { keys: this.keys, store: this.store, limits: this.limits, registry: this.registry, log: this.log, engineName: opts.engine.name, draining: () => this.draining };
+    this.api = { keys: this.keys, store: this.store, limits: this.limits, registry: this.registry, log: this.log, engine: opts.engine, draining: () => this.draining };
     this.server = http.createServer((req, res) => {
       route(this.api, req, res).catch((e: unknown) => httpFailure(this.api, req, res, e));
     });
@@ -128,10 +131,12 @@ export class Service {
     this.log.info('shutting down: draining sessions', { sessions: this.registry.sessionCount, connections: this.registry.connectionCount });
     for (const t of this.timers) clearInterval(t);
     const serverClosed = new Promise<void>((r) => this.server.close(() => r()));
-    this.registry.drain();
+    await this.registry.drain(SHUTDOWN_DRAIN_MS);
     const deadline = Date.now() + 3000;
     while (this.registry.connectionCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     this.registry.terminateAll();
+    // Decoders in workers hand in their last finals before storage closes.
+    await this.registry.settled(3000);
     this.server.closeAllConnections();
     await Promise.race([serverClosed, new Promise((r) => setTimeout(r, 1000))]);
     await this.store.close();

@@ -74,27 +74,46 @@ export class Connection implements SessionPeer {
     this.ws.send(JSON.stringify(message));
   }
 
-  /** Sends `error` and closes with the code's close code. Pending text is flushed first (not lost). */
+  /**
+   * Sends `error` and closes with the code's close code. Pending text is flushed first (not lost);
+   * with a decoder in a worker, the error follows once the flushed events were sent.
+   */
   fail(code: ErrorCode, message: string, opts: { retryAfterMs?: number; flush?: boolean } = {}): void {
     if (this.closing) return;
     const s = this.session;
+    const finish = (): void => {
+      const err: OutgoingError = { type: 'error', code, message, retry_after_ms: Math.max(0, Math.round(opts.retryAfterMs ?? 0)) };
+      if (s) err.session_id = s.id;
+      this.log.info('error sent', { code, message });
+      this.send(err);
+      this.closeNow(closeCodeFor(code), code);
+    };
+    let flushed: Promise<void> | undefined;
     if (s && opts.flush !== false && s.isLive && s.peer === this) {
       try {
-        s.flush({ proofread: false });
+        flushed = s.flush({ proofread: false });
       } catch (e) {
         this.log.error('flush before error failed', { error: e });
       }
     }
-    const err: OutgoingError = { type: 'error', code, message, retry_after_ms: Math.max(0, Math.round(opts.retryAfterMs ?? 0)) };
-    if (s) err.session_id = s.id;
-    this.log.info('error sent', { code, message });
-    this.send(err);
-    this.close(closeCodeFor(code), code);
+    this.closing = true; // nothing more is taken from this peer
+    if (!flushed) {
+      finish();
+      return;
+    }
+    flushed.then(finish, (e: unknown) => {
+      this.log.error('flush before error failed', { error: e });
+      finish();
+    });
   }
 
   close(code: number, reason = ''): void {
     if (this.closing) return;
     this.closing = true;
+    this.closeNow(code, reason);
+  }
+
+  private closeNow(code: number, reason: string): void {
     this.clearTimer();
     this.ws.close(code, reason.slice(0, 120));
     // A peer that never answers the close handshake is cut off.
@@ -194,9 +213,10 @@ export class Connection implements SessionPeer {
       return;
     }
     if (msg.action === 'stop') {
-      const metrics = s.stop({ reason: 'client stop' });
-      if (metrics) this.close(1000, 'stopped');
-      else this.log.debug('stop ignored: already stopping or stopped');
+      void s.stop({ reason: 'client stop' }).then((metrics) => {
+        if (metrics) this.close(1000, 'stopped');
+        else this.log.debug('stop ignored: already stopping or stopped');
+      });
       return;
     }
     s.control(msg.action);

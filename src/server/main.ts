@@ -1,6 +1,6 @@
 /**
- * `node dist/server.js [--host H] [--port P] [--data-dir DIR] [--engine simulated] [--script FILE]
- *  [--concurrency-limit N] [--rate-limit N] [--rate-window S]`
+ * `node dist/server.js [--host H] [--port P] [--data-dir DIR] [--engine NAME] [--model DIR]
+ *  [--script FILE] [--workers N] [--concurrency-limit N] [--rate-limit N] [--rate-window S]`
  *
  * stdout carries only the `listening on http://HOST:PORT` line and, at a first start without
  * DICTEE_MASTER_KEY, the one-time master key notice. Logs are JSON lines on stderr.
@@ -9,10 +9,13 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../protocol/http';
 import { DEFAULT_TIMING, Service, type Timing } from './app';
-import { SimulatedEngine } from './engine/simulated';
+import { EngineUnavailableError } from './engine/pocketsphinx/ffi';
+import { ENGINE_NAMES, type EngineName, openEngine } from './engine/pooled';
+import type { Engine } from './engine/recognizer';
 import { LEVELS, type Level, createLogger } from './log';
 import { errorMessage } from '../shared/errors';
 import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
+import { takeLoopDelay } from './loopDelay';
 
 export const USAGE = `Usage: node dist/server.js [options]     (or: npm run server -- [options])
 
@@ -22,8 +25,14 @@ Options:
   --host H               interface to listen on (default ${DEFAULT_HOST})
   --port P               port (default ${DEFAULT_PORT}; 0 picks a free port)
   --data-dir DIR         where keys, sessions and resume data are kept (default ./.dictee-data)
-  --engine NAME          transcription engine (default and only choice: simulated — it produces
-                         text without recognising speech)
+  --engine NAME          transcription engine:
+                           simulated     (default) releases a script: text without recognising speech
+                           pocketsphinx  English speech recognition (Debian: libpocketsphinx3
+                                         pocketsphinx-en-us)
+                           sherpa-onnx   streaming neural model installed with npm run models
+  --model DIR            model directory (pocketsphinx: default /usr/share/pocketsphinx/model/en-us;
+                         sherpa-onnx: required)
+  --workers N            decoder worker threads (default: one per core; not for simulated)
   --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
   --concurrency-limit N  live sessions per organisation (default 10)
   --rate-limit N         session inits + WebSocket connections per key per window (default 120)
@@ -42,7 +51,9 @@ export interface CliOptions {
   host: string;
   port: number;
   dataDir: string;
-  engine: 'simulated';
+  engine: EngineName;
+  model?: string;
+  workers?: number;
   script?: string;
   concurrencyLimit: number;
   rateLimit: number;
@@ -55,6 +66,8 @@ const OPTIONS = {
   port: { type: 'string' },
   'data-dir': { type: 'string' },
   engine: { type: 'string' },
+  model: { type: 'string' },
+  workers: { type: 'string' },
   script: { type: 'string' },
   'concurrency-limit': { type: 'string' },
   'rate-limit': { type: 'string' },
@@ -74,8 +87,18 @@ export function parseArgs(argv: string[]): CliOptions {
     rateWindowS: v['rate-window'] === undefined ? 60 : wholeNumber('--rate-window', v['rate-window'], 1, 86400),
     help: v.help === true,
   };
-  if (v.engine !== undefined && v.engine !== 'simulated') throw new UsageError(`unknown engine ${JSON.stringify(v.engine)}; the only engine is "simulated"`);
+  if (v.engine !== undefined) {
+    if (!(ENGINE_NAMES as readonly string[]).includes(v.engine)) {
+      throw new UsageError(`unknown engine ${JSON.stringify(v.engine)}; choose one of ${ENGINE_NAMES.join(', ')}`);
+    }
+    o.engine = v.engine as EngineName;
+  }
+  if (v.model !== undefined) o.model = nonEmpty('--model', v.model);
+  if (v.workers !== undefined) o.workers = wholeNumber('--workers', v.workers, 1, 256);
   if (v.script !== undefined) o.script = v.script;
+  if (o.engine === 'sherpa-onnx' && !o.model) throw new UsageError('--engine sherpa-onnx needs --model DIR');
+  if (o.engine === 'simulated' && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines');
+  if (o.engine !== 'simulated' && o.script) throw new UsageError('--script is for the simulated engine');
   return o;
 }
 
@@ -155,12 +178,21 @@ async function main(): Promise<void> {
     process.stderr.write(`error: cannot create the data dir ${dataDir}: ${errorMessage(e)}\n`);
     process.exit(1);
   }
+  let engine: Engine;
+  try {
+    engine = await openEngine({ engine: opts.engine, ...(opts.model ? { model: opts.model } : {}), ...(script ? { script } : {}), ...(opts.workers ? { workers: opts.workers } : {}), log });
+  } catch (e) {
+    const why = e instanceof EngineUnavailableError ? e.message : errorMessage(e);
+    process.stderr.write(`error: the ${opts.engine} engine cannot start: ${why}\n`);
+    process.exit(1);
+  }
+  takeLoopDelay(); // starts the event-loop delay monitor (GET /healthz reports it)
   const masterKey = process.env.DICTEE_MASTER_KEY || undefined;
   let service: Service;
   try {
     service = new Service({
       dataDir,
-      engine: new SimulatedEngine(script),
+      engine,
       log,
       masterKey,
       announceMasterKey: (key) => process.stdout.write(`master key (shown once): ${key}\n`),
@@ -171,6 +203,7 @@ async function main(): Promise<void> {
     });
   } catch (e) {
     process.stderr.write(`error: cannot open the data dir ${dataDir}: ${errorMessage(e)}\n`);
+    await engine.close?.();
     process.exit(1);
   }
   let port: number;
@@ -179,15 +212,17 @@ async function main(): Promise<void> {
   } catch (e) {
     process.stderr.write(`error: cannot listen on ${opts.host}:${opts.port}: ${errorMessage(e)}\n`);
     await service.store.close();
+    await engine.close?.();
     process.exit(1);
   }
   log.info('service started', {
     host: opts.host,
     port,
     data_dir: dataDir,
-    engine: 'simulated',
-    engine_note: 'the simulated engine produces text without recognising speech',
-    script: opts.script ? 'custom' : 'built-in',
+    engine: engine.name,
+    languages: engine.languages,
+    engine_note: engine.name === 'simulated' ? 'the simulated engine produces text without recognising speech' : undefined,
+    script: engine.name === 'simulated' ? (opts.script ? 'custom' : 'built-in') : undefined,
     concurrency_limit: opts.concurrencyLimit,
     rate_limit: opts.rateLimit,
     rate_window_s: opts.rateWindowS,
@@ -197,7 +232,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info('signal received', { signal: sig });
-    service.shutdown().then(
+    service
+      .shutdown()
+      .then(() => engine.close?.())
+      .then(
       () => process.exit(0),
       (e: unknown) => {
         log.error('shutdown failed', { error: e });

@@ -49,9 +49,15 @@ export interface RegistryOptions {
 /** Reads of a replay that may lag behind the session's own writes (a networked store) are retried this often at most. */
 const REPLAY_READS = 5;
 
-/** The one `configured` builder: with the resume fields when the `configure` asked to resume. */
-function configured(sessionId: string, engine: string, resume?: { resumed: boolean; lastSeq: number; offset: number }): object {
-  return { type: 'configured', session_id: sessionId, engine, ...(resume ? { resumed: resume.resumed, last_seq: resume.lastSeq, resume_audio_offset: resume.offset } : {}) };
+/** The one `configured` builder: the engine and its languages, the resume fields when the `configure` asked to resume. */
+function configured(sessionId: string, engine: Engine, resume?: { resumed: boolean; lastSeq: number; offset: number }): object {
+  return {
+    type: 'configured',
+    session_id: sessionId,
+    engine: engine.name,
+    languages: engine.languages,
+    ...(resume ? { resumed: resume.resumed, last_seq: resume.lastSeq, resume_audio_offset: resume.offset } : {}),
+  };
 }
 
 export class SessionRegistry implements ConnectionHost {
@@ -113,6 +119,13 @@ export class SessionRegistry implements ConnectionHost {
     }
     const resume = config.resume;
     if (resume && (await this.resume(conn, resume.session_id, resume.last_seq))) return;
+    // A new session needs decoders that keep up with real time, and a slot.
+    const busy = this.o.engine.busy?.();
+    if (busy) {
+      this.log.info('new session refused: decoding behind real time', { retry_after_ms: busy.retryAfterMs });
+      conn.fail('CONCURRENCY_LIMIT_EXCEEDED', busy.message, { retryAfterMs: busy.retryAfterMs });
+      return;
+    }
     const key = conn.key;
     const id = this.httpInits.adopt(key.id, (i) => this.sessions.has(i)) ?? randomUUID();
     if (!(await this.admit(conn, id))) {
@@ -140,7 +153,7 @@ export class SessionRegistry implements ConnectionHost {
       preset: effective.preset,
       resume_requested: resume ? resume.session_id : undefined,
     });
-    conn.send(configured(id, this.o.engine.name, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
+    conn.send(configured(id, this.o.engine, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
   }
 
   /** Revocation: every connection of the key gets AUTH_ERROR (its pending text flushed first); its sessions end for good. */
@@ -151,7 +164,7 @@ export class SessionRegistry implements ConnectionHost {
     for (const s of [...this.sessions.values()]) {
       if (s.keyId !== keyId) continue;
       if (s.isLive) {
-        s.flush({ proofread: false });
+        void s.flush({ proofread: false });
         s.recordEnd('key revoked');
       }
       this.forget(s);
@@ -190,7 +203,7 @@ export class SessionRegistry implements ConnectionHost {
       const expired = s.isLive ? !s.peer && s.detachedAt !== undefined && now - s.detachedAt >= t.resumeTtlMs : now - (s.stoppedAt ?? now) >= t.stoppedTtlMs;
       if (!expired || s.peer) continue;
       if (s.isLive) {
-        s.flush({ proofread: true });
+        void s.flush({ proofread: true });
         s.recordEnd('dropped and not resumed');
         s.log.info('dropped session expired');
       }
@@ -207,22 +220,30 @@ export class SessionRegistry implements ConnectionHost {
 
   /**
    * Shutdown: every live session with a connection gets `status stopping` / `stopped` (everything final and
-   * persisted, still resumable after a restart) and a 1000 close; other connections a 1001 close.
+   * persisted, still resumable after a restart) and a 1000 close; other connections a 1001 close. A
+   * decoder in a worker first decodes the audio it has: this waits for that, at most `maxMs`, then
+   * frees every session.
    */
-  drain(): void {
+  async drain(maxMs: number): Promise<void> {
+    const drains: Array<Promise<unknown>> = [];
     for (const conn of [...this.connections]) {
       const s = conn.session;
       if (s && s.peer === conn && s.isLive) {
-        s.stop({ reason: 'service shutdown', resumable: true });
-        conn.close(1000, 'stopped');
+        drains.push(s.stop({ reason: 'service shutdown', resumable: true }).then(() => conn.close(1000, 'stopped')));
       } else {
         conn.close(1001, 'service shutting down');
       }
     }
     for (const s of this.sessions.values()) {
-      if (s.isLive && !s.peer) s.flush({ proofread: true });
-      s.dispose();
+      if (s.isLive && !s.peer) drains.push(Promise.resolve(s.flush({ proofread: true })));
     }
+    await within(Promise.all(drains), maxMs);
+    for (const s of this.sessions.values()) s.dispose();
+  }
+
+  /** Resolves when no session waits for a decoder any more (at most `maxMs`): before storage closes. */
+  settled(maxMs: number): Promise<void> {
+    return within(Promise.all([...this.sessions.values()].map((s) => s.settled())), maxMs);
   }
 
   /** Cuts the connections still open (after the drain's grace time). */
@@ -288,7 +309,7 @@ export class SessionRegistry implements ConnectionHost {
     const events = await this.unseenEvents(session, lastSeq);
     if (!this.attach(session, conn)) return true;
     const issued = session.lastSeq;
-    conn.send(configured(session.id, session.engineName, { resumed: true, lastSeq: issued, offset: session.audioOffset }));
+    conn.send(configured(session.id, this.o.engine, { resumed: true, lastSeq: issued, offset: session.audioOffset }));
     const replayed = session.replay(events);
     session.log.info('session resumed', { client_last_seq: lastSeq, last_seq: issued, replayed, resume_audio_offset: session.audioOffset });
     return true;
@@ -305,7 +326,7 @@ export class SessionRegistry implements ConnectionHost {
 
   private async replayStopped(conn: Connection, id: string, lastSeq: number, issued: number, offset: number, metrics: object): Promise<void> {
     const events = await this.o.store.eventsAfter(id, lastSeq);
-    conn.send(configured(id, this.o.engine.name, { resumed: true, lastSeq: issued, offset }));
+    conn.send(configured(id, this.o.engine, { resumed: true, lastSeq: issued, offset }));
     for (const row of events) conn.send(JSON.parse(row.json) as object);
     conn.send({ type: 'status', state: 'stopped', message: 'session already stopped (replayed)', metrics });
     this.log.info('stopped session replayed', { session_id: id, replayed: events.length });
@@ -323,7 +344,7 @@ export class SessionRegistry implements ConnectionHost {
     if (stale && stale.peer instanceof Connection) {
       const old = stale.peer;
       stale.log.info('silent socket cleaned up to free a slot', { silent_ms: now - old.lastSeen });
-      stale.flush({ proofread: false });
+      void stale.flush({ proofread: false });
       old.terminate();
       this.connections.delete(old);
       this.detach(stale);
@@ -372,4 +393,11 @@ export class SessionRegistry implements ConnectionHost {
     this.sessions.delete(session.id);
     this.o.limits.releaseSlot(session.orgId, session.id);
   }
+}
+
+/** Waits for `p`, at most `ms`. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }

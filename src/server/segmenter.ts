@@ -4,7 +4,8 @@
  * says so, get events back. Time is audio time (20 ms VAD windows), so a given PCM always gives the
  * same events.
  *
- * - Words from the engine go into the current chunk (`streaming`, one event per word).
+ * - Words from the engine go into the current chunk (`streaming`, one event each time the engine's
+ *   open utterance changes: a decoder may revise words it gave before).
  * - A pause ≥ `engine_endpointing` turns the current chunk `interim`; the next word starts a new chunk.
  * - A chunk never holds more than `audio_duration_threshold` of audio: it is turned `interim` and the
  *   next word starts a new chunk.
@@ -14,6 +15,8 @@
  *   proofread sentence.
  * - At most `max_buffer_size` chunks are pending (not final); beyond, the oldest become `final`.
  * - A sentence that reaches 16 final chunks without a long pause is closed (proofread) there.
+ * - Closing the current chunk ends the engine's utterance; the utterance's final words replace the
+ *   chunk's (its `interim` or `final` event carries them).
  * - `flush()` (flush timeout, stop, shutdown, errors) finalises every pending chunk.
  *
  * Events that are `final` or `batch.replace` are durable and carry a checkpoint: the state from which
@@ -21,7 +24,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChunkStatus, EffectiveConfig } from '../protocol';
-import type { RecognizedWord, Recognizer } from './engine/recognizer';
+import { type RecognizedWord, type Recognizer, sentenceCase } from './engine/recognizer';
 import { VAD_WINDOW_MS, Vad, type VadState } from './vad';
 
 /** A sentence is closed (finals proofread) after this many final chunks even without a long pause. */
@@ -85,8 +88,20 @@ export type SegmenterConfig = Pick<
   'sample_rate' | 'engine_endpointing' | 'silence_threshold' | 'audio_duration_threshold' | 'max_buffer_size' | 'enable_final_proofreading'
 >;
 
+export interface SegmenterOptions {
+  restore?: SegmenterCheckpoint;
+  newId?: () => string;
+  /**
+   * Receives the `batch.replace` of a sentence whose proofreading the engine finishes later (its
+   * `endSentence` returned a promise). Required for such engines.
+   */
+  onLateEvents?: (events: SegmentEvent[]) => void;
+}
+
 export class Segmenter {
   private readonly vad: Vad;
+  /** State before the first window of the engine's open utterance (undefined: none open). */
+  private utteranceStart: WordMark | undefined;
   private readonly windowBytes: number;
   private remainder: Buffer = Buffer.alloc(0);
   private processed = 0;
@@ -102,9 +117,10 @@ export class Segmenter {
   constructor(
     private readonly config: SegmenterConfig,
     private readonly recognizer: Recognizer,
-    opts: { restore?: SegmenterCheckpoint; newId?: () => string } = {},
+    opts: SegmenterOptions = {},
   ) {
     this.newId = opts.newId ?? randomUUID;
+    this.onLateEvents = opts.onLateEvents;
     this.windowBytes = Vad.windowBytes(config.sample_rate);
     const r = opts.restore;
     this.vad = new Vad(r?.vad);
@@ -119,6 +135,9 @@ export class Segmenter {
   }
 
   private readonly newId: () => string;
+  private readonly onLateEvents: ((events: SegmentEvent[]) => void) | undefined;
+  /** Proofreadings the engine has not finished. */
+  private readonly proofreading = new Set<Promise<void>>();
 
   /** Bytes of audio received (processed windows plus the partial window held back). */
   get receivedBytes(): number {
@@ -154,7 +173,7 @@ export class Segmenter {
    * session proofreads it later.
    */
   flush(opts: { proofread: boolean }): SegmentEvent[] {
-    this.current = undefined;
+    this.endUtterance();
     while (this.pending.length) this.finalizeOldest();
     if (opts.proofread) this.endSentence();
     return this.take();
@@ -207,6 +226,7 @@ export class Segmenter {
     const before: WordMark = { offset: this.processed, engine: this.recognizer.checkpoint(), vad: this.vad.state() };
     const voiced = this.vad.window(buf, off, this.windowBytes);
     this.processed += this.windowBytes;
+    this.utteranceStart ??= before;
     const words = this.recognizer.push(buf.subarray(off, off + this.windowBytes), voiced, VAD_WINDOW_MS);
     if (this.current) this.current.audioMs += VAD_WINDOW_MS;
     if (voiced) {
@@ -216,19 +236,57 @@ export class Segmenter {
     } else {
       this.silenceMs += VAD_WINDOW_MS;
     }
-    for (const word of words) {
-      const chunk = this.current ?? this.openChunk(before);
-      chunk.words.push(word);
-      this.events.push(this.chunkEvent(chunk, 'streaming'));
-    }
+    if (words) this.revise(words, before);
     const cur = this.current;
+    const endpoint = !voiced && this.silenceMs >= this.config.engine_endpointing * 1000;
     if (cur && cur.audioMs >= this.config.audio_duration_threshold * 1000) this.toInterim(cur);
-    else if (cur && !voiced && this.silenceMs >= this.config.engine_endpointing * 1000) this.toInterim(cur);
+    else if (cur && endpoint) this.toInterim(cur);
+    else if (!cur && endpoint && this.silenceMs < this.config.engine_endpointing * 1000 + VAD_WINDOW_MS) {
+      // A pause with no word out yet: the engine's last look at the utterance may still find one.
+      this.endUtterance();
+      if (this.current) this.toInterim(this.current);
+    }
     if (!voiced && !this.sentenceEnded && this.silenceMs >= this.config.silence_threshold * 1000) {
-      this.current = undefined;
+      this.endUtterance();
       while (this.pending.length) this.finalizeOldest();
       this.endSentence();
     }
+  }
+
+  /** The open utterance's words are now `words`: they make the current chunk (opened if needed). */
+  private revise(words: RecognizedWord[], before: WordMark): void {
+    if (!this.current && words.length === 0) return;
+    const start = this.recognizer.resumeFrom === 'utterance-start' ? (this.utteranceStart ?? before) : before;
+    const chunk = this.current ?? this.openChunk(start);
+    const was = this.textOf(chunk.words);
+    chunk.words = words.map((w) => ({ ...w }));
+    if (this.textOf(chunk.words) !== was) this.events.push(this.chunkEvent(chunk, 'streaming'));
+  }
+
+  /**
+   * Ends the engine's open utterance. Its final words replace the current chunk's, or open one when
+   * the engine finds words it had not shown yet. The current chunk is then no longer current.
+   */
+  private endUtterance(): void {
+    if (this.utteranceStart === undefined) {
+      this.current = undefined;
+      return;
+    }
+    const start = this.utteranceStart;
+    this.utteranceStart = undefined;
+    const words = this.recognizer.endUtterance();
+    const cur = this.current;
+    if (cur) {
+      if (this.textOf(words) !== this.textOf(cur.words)) cur.words = words.map((w) => ({ ...w }));
+    } else if (words.length) {
+      const chunk = this.openChunk(start);
+      chunk.words = words.map((w) => ({ ...w }));
+      this.events.push(this.chunkEvent(chunk, 'streaming'));
+    }
+  }
+
+  private textOf(words: readonly RecognizedWord[]): string {
+    return words.map((w) => w.raw).join(' ');
   }
 
   private openChunk(start: WordMark): PendingChunk {
@@ -242,12 +300,14 @@ export class Segmenter {
   }
 
   private toInterim(chunk: PendingChunk): void {
+    if (this.current === chunk) this.endUtterance();
     chunk.status = 'interim';
     this.events.push(this.chunkEvent(chunk, 'interim'));
     if (this.current === chunk) this.current = undefined;
   }
 
   private finalizeOldest(): void {
+    if (this.current === this.pending[0]) this.endUtterance();
     const chunk = this.pending.shift();
     if (!chunk) return;
     if (this.current === chunk) this.current = undefined;
@@ -262,26 +322,48 @@ export class Segmenter {
   private endSentence(opts: { pauseEnded: boolean } = { pauseEnded: true }): void {
     if (opts.pauseEnded) this.sentenceEnded = true;
     const sentence = this.sentence;
+    this.sentence = [];
+    const words = sentence.flatMap((c) => c.words);
     if (!this.config.enable_final_proofreading || sentence.length === 0) {
-      this.sentence = [];
+      void this.recognizer.endSentence(words, false);
       return;
     }
-    this.sentence = [];
-    const first = sentence[0]!;
+    const proofread = this.recognizer.endSentence(words, true);
+    if (typeof proofread === 'object') {
+      // Finished later (a whole-sentence re-decode): the finals go out now, the replacement when ready.
+      const late = this.onLateEvents;
+      if (!late) throw new Error(`the ${this.recognizer.name} engine proofreads later, and this segmenter has no onLateEvents`);
+      const done: Promise<void> = proofread
+        // A failed second pass leaves the first pass, with a capital and a final period.
+        .catch(() => sentenceCase(words.map((w) => w.raw)))
+        .then((text) => late([this.replaceEvent(sentence, text)]))
+        .finally(() => this.proofreading.delete(done));
+      this.proofreading.add(done);
+      return;
+    }
+    this.events.push(this.replaceEvent(sentence, proofread ?? ''));
+  }
+
+  private replaceEvent(sentence: SentenceChunk[], text: string): SegmentEvent {
     const ev: SegmentEvent = {
       type: 'batch.replace',
       data: {
         target_ids: sentence.map((c) => c.id),
-        new_chunk: {
-          id: this.newId(),
-          index: first.index,
-          text: this.recognizer.proofread(sentence.flatMap((c) => c.words)).trim(),
-          status: 'final',
-        },
+        new_chunk: { id: this.newId(), index: sentence[0]!.index, text: text.trim(), status: 'final' },
       },
     };
     ev.checkpoint = this.checkpoint();
-    this.events.push(ev);
+    return ev;
+  }
+
+  /** Sentences whose proofreading the engine has not finished yet. */
+  get proofreadingPending(): number {
+    return this.proofreading.size;
+  }
+
+  /** Resolves when every proofreading the engine finishes later has handed in its event. */
+  async proofreadingDone(): Promise<void> {
+    while (this.proofreading.size) await Promise.all([...this.proofreading]);
   }
 
   private chunkEvent(chunk: { id: string; index: number; words: RecognizedWord[] }, status: ChunkStatus): ChunkEvent {

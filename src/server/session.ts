@@ -3,17 +3,26 @@
  * flush timer, and stop. Knows nothing of sockets: it talks to its current peer through
  * {@link SessionPeer} (absent while the socket is gone and the session waits to be resumed).
  */
-import type { ControlAction, EffectiveConfig } from '../protocol';
-import type { Recognizer } from './engine/recognizer';
+import type { ControlAction, EffectiveConfig, ErrorCode } from '../protocol';
+import { type Recognizer, type WorkerRecognizer, isWorkerRecognizer } from './engine/recognizer';
 import type { ServerLogger } from './log';
-import { Segmenter, type SegmentEvent, type SegmenterCheckpoint } from './segmenter';
+import type { SegmentEvent, SegmenterCheckpoint } from './segmenter';
+import { LocalSegmenterPort, type PortInit, type SegmenterPort, whileProgressing } from './segmenterPort';
 import { type CheckpointRow, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionStore, type StoredEvent } from './stores';
 
 export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
 
 export interface SessionPeer {
   send(message: object): void;
+  /** Sends `error` and closes (the session has ended on a failure of its own). */
+  fail?(code: ErrorCode, message: string): void;
 }
+
+/**
+ * A stop waits for a worker to decode the audio it already has for as long as decoding advances;
+ * it gives up when nothing advanced for `stop_delay` plus this long.
+ */
+export const STOP_STALL_MS = 10_000;
 
 export interface SessionMetrics {
   total_chunks: number;
@@ -32,7 +41,7 @@ export interface LiveSessionInit {
   keyId: string;
   orgId: string;
   config: EffectiveConfig;
-  recognizer: Recognizer;
+  recognizer: Recognizer | WorkerRecognizer;
   store: SessionStore;
   log: ServerLogger;
   /** Rebuild from a persisted checkpoint (after a restart); `storedSeq` is the highest durable seq kept. */
@@ -60,7 +69,10 @@ export class LiveSession {
   private readonly onStop: ((session: LiveSession) => void) | undefined;
   /** The seq of the last durable event persisted (0: none). */
   private persistedSeq = 0;
-  private readonly segmenter: Segmenter;
+  private readonly segmenter: SegmenterPort;
+  /** Flushes asked of a worker and not answered yet. */
+  private inFlight = new Set<Promise<void>>();
+  private failedMessage: string | undefined;
   private nextSeq = 1;
   private totalFrames = 0;
   private discardedFrames = 0;
@@ -80,10 +92,19 @@ export class LiveSession {
     this.store = init.store;
     this.onStop = init.onStop;
     this.log = init.log;
+    const portInit = (restore?: SegmenterCheckpoint): PortInit => ({
+      sessionId: init.id,
+      config: init.config,
+      ...(restore ? { restore } : {}),
+      onEvents: (events) => this.emitAll(events),
+      onFailure: (message) => this.failed(message),
+    });
+    const open = (restore?: SegmenterCheckpoint): SegmenterPort =>
+      isWorkerRecognizer(init.recognizer) ? init.recognizer.open(portInit(restore)) : new LocalSegmenterPort(portInit(restore), init.recognizer);
     if (init.restore) {
       const { row, lastSeq, storedSeq } = init.restore;
       const cp = JSON.parse(row.engine) as SegmenterCheckpoint;
-      this.segmenter = new Segmenter(init.config, init.recognizer, { restore: cp });
+      this.segmenter = open(cp);
       this.persistedSeq = storedSeq;
       this.nextSeq = Math.max(storedSeq, row.next_seq - 1, lastSeq) + 1;
       this.totalFrames = row.total_frames;
@@ -92,7 +113,7 @@ export class LiveSession {
       this.createdAt = Date.parse(row.created_at);
       this.state = 'recording';
     } else {
-      this.segmenter = new Segmenter(init.config, init.recognizer);
+      this.segmenter = open();
       this.createdAt = Date.now();
       this.createdIso = new Date(this.createdAt).toISOString();
       this.saveCheckpoint(this.segmenter.checkpoint());
@@ -107,6 +128,11 @@ export class LiveSession {
   /** Bytes of session audio accounted for (the client re-sends from here after a resume). */
   get audioOffset(): number {
     return this.segmenter.receivedBytes;
+  }
+
+  /** Why the decoder failed, when it did. */
+  get failure(): string | undefined {
+    return this.failedMessage;
   }
 
   get isLive(): boolean {
@@ -150,7 +176,7 @@ export class LiveSession {
       this.log.debug('audio discarded', { state: this.state, bytes: frame.length });
       return;
     }
-    this.emitAll(this.segmenter.push(frame));
+    this.segmenter.push(frame);
     this.armFlushTimer();
   }
 
@@ -178,13 +204,27 @@ export class LiveSession {
    * With `resumable` (service shutdown) the session is not marked stopped in storage, so a client
    * may resume it after the restart.
    */
-  stop(opts: { reason: string; resumable?: boolean }): SessionMetrics | undefined {
-    if (this.state === 'stopping' || this.state === 'stopped') return undefined;
+  stop(opts: { reason: string; resumable?: boolean }): Promise<SessionMetrics | undefined> {
+    if (this.state === 'stopping' || this.state === 'stopped') return Promise.resolve(undefined);
     this.state = 'stopping';
     this.clearFlushTimer();
     const message = opts.resumable ? 'service shutting down: finalising transcripts' : 'finalising transcripts';
     this.send({ type: 'status', state: 'stopping', message, metrics: this.metrics() });
-    this.emitAll(this.segmenter.flush({ proofread: true }));
+    const flushed = this.track(this.segmenter.flush({ proofread: true }));
+    // In-process engines finish here and now; a worker first decodes the audio it already has.
+    if (!flushed) return Promise.resolve(this.finishStop(opts));
+    const stallMs = this.config.stop_delay * 1000 + STOP_STALL_MS;
+    return whileProgressing(this.segmenter, flushed, stallMs).then((outcome) => {
+      if (this.state !== 'stopping') return undefined; // the decoder failed meanwhile: the session has ended
+      if (outcome === 'stalled') {
+        this.failed(`the speech decoder made no progress for ${stallMs} ms after stop`);
+        return undefined;
+      }
+      return this.finishStop(opts);
+    });
+  }
+
+  private finishStop(opts: { reason: string; resumable?: boolean }): SessionMetrics {
     this.state = 'stopped';
     this.stoppedAt = Date.now();
     const metrics = this.metrics();
@@ -212,9 +252,47 @@ export class LiveSession {
    * Finalises pending text (it is persisted and sent to the peer if there is one). Used before an
    * error closes the socket, on revocation, and when a dropped session is cleaned up.
    */
-  flush(opts: { proofread: boolean }): void {
-    if (this.state === 'stopped') return;
-    this.emitAll(this.segmenter.flush(opts));
+  flush(opts: { proofread: boolean }): Promise<void> | undefined {
+    if (this.state === 'stopped') return undefined;
+    return this.track(this.segmenter.flush(opts));
+  }
+
+  /** Resolves when no work asked of a worker is still in flight (before storage closes). */
+  settled(): Promise<void> {
+    return Promise.all([...this.inFlight]).then(() => undefined);
+  }
+
+  /** Milliseconds of received audio not decoded yet. */
+  queuedMs(): number {
+    return (this.segmenter.queuedBytes / 2 / this.config.sample_rate) * 1000;
+  }
+
+  /**
+   * The decoder failed: the pending text is made final as it stands (nothing shown is lost), the
+   * session ends, and the peer gets INTERNAL_ERROR.
+   */
+  failed(message: string): void {
+    if (this.state === 'stopped' || this.failedMessage) return;
+    this.clearFlushTimer();
+    const queued = Math.round(this.queuedMs());
+    this.log.error('speech decoder failed: session ended', { reason: message, undecoded_audio_ms: queued });
+    const cp: SegmenterCheckpoint = { ...this.segmenter.checkpoint(), audioOffset: this.segmenter.receivedBytes, sentence: [] };
+    for (const chunk of this.segmenter.pendingChunks()) this.emit({ ...chunk, status: 'final', checkpoint: cp });
+    this.failedMessage = message; // from here on, anything the failed decoder still sends is dropped
+    this.state = 'stopped';
+    this.stoppedAt = Date.now();
+    const metrics = this.metrics();
+    const at = new Date().toISOString();
+    try {
+      this.store.markStopped(this.id, this.nextSeq, at);
+    } catch (e) {
+      this.log.error('could not record the end of the session', { error: e });
+    }
+    this.recordEnd('decoder failure', at);
+    this.segmenter.close();
+    this.onStop?.(this);
+    const lost = queued > 0 ? `; the last ${queued} ms of audio were not transcribed` : '';
+    this.peer?.fail?.('INTERNAL_ERROR', `speech decoder failed; the session has ended (its text so far is final)${lost}; start a new session`);
   }
 
   /**
@@ -229,7 +307,7 @@ export class LiveSession {
       n++;
     }
     for (const chunk of this.segmenter.pendingChunks()) {
-      this.emit(chunk);
+      this.emit({ ...chunk });
       n++;
     }
     return n;
@@ -250,6 +328,7 @@ export class LiveSession {
   dispose(): void {
     this.clearFlushTimer();
     this.peer = undefined;
+    this.segmenter.close();
   }
 
   // ------------------------------------------------------------------ internals
@@ -258,7 +337,18 @@ export class LiveSession {
     for (const e of events) this.emit(e);
   }
 
+  private track(p: Promise<void> | undefined): Promise<void> | undefined {
+    if (!p) return undefined;
+    const t = p.finally(() => this.inFlight.delete(t));
+    this.inFlight.add(t);
+    return t;
+  }
+
   private emit(event: SegmentEvent): void {
+    if (this.failedMessage) {
+      this.log.warn('event from a failed decoder dropped', { type: event.type });
+      return;
+    }
     const seq = this.nextSeq++;
     let wire: WireEvent;
     if (event.type === 'transcript') {
@@ -323,9 +413,8 @@ export class LiveSession {
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       if (this.state === 'stopped' || this.state === 'stopping') return;
-      const events = this.segmenter.flush({ proofread: true });
-      if (events.length) this.log.debug('flush timeout: pending text finalised', { events: events.length });
-      this.emitAll(events);
+      this.log.debug('flush timeout: pending text finalised');
+      void this.track(this.segmenter.flush({ proofread: true }));
     }, this.config.flush_timeout * 1000);
     this.flushTimer.unref();
   }

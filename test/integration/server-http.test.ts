@@ -52,6 +52,13 @@ describe('server HTTP (built service)', function () {
     assert.equal(r.status, 200);
     assert.equal(r.body.ok, true);
     assert.equal(r.body.engine, 'simulated');
+    assert.deepEqual(r.body.languages, ['fr', 'en', 'es', 'de']);
+    assert.equal(r.body.busy, false);
+    // The event-loop delay since the previous /healthz: the monitor runs from the start.
+    await new Promise((res) => setTimeout(res, 50));
+    const again = await call(`${server.url}/healthz`);
+    const d = again.body.event_loop_delay_ms as { p50: number; p99: number; max: number };
+    assert.ok(d.p50 >= 0 && d.p99 >= d.p50 && d.max >= d.p99, JSON.stringify(d));
   });
 
   describe('session init', () => {

@@ -29,6 +29,11 @@ describe('server command line', () => {
     assert.equal(o.rateLimit, 5);
     assert.equal(o.rateWindowS, 2);
     assert.equal(parseArgs(['--help']).help, true);
+    const ps = parseArgs(['--engine', 'pocketsphinx', '--model=/m', '--workers', '3']);
+    assert.equal(ps.engine, 'pocketsphinx');
+    assert.equal(ps.model, '/m');
+    assert.equal(ps.workers, 3);
+    assert.equal(parseArgs(['--engine', 'sherpa-onnx', '--model', '/m']).engine, 'sherpa-onnx');
   });
 
   it('rejects bad flags with a clear message', () => {
@@ -36,7 +41,11 @@ describe('server command line', () => {
       [['--port', 'abc'], /--port needs a whole number/],
       [['--port', '70000'], /--port must be between 0 and 65535/],
       [['--port'], /--port needs a value/],
-      [['--engine', 'whisper'], /unknown engine "whisper"/],
+      [['--engine', 'whisper'], /unknown engine "whisper"; choose one of simulated, pocketsphinx, sherpa-onnx/],
+      [['--engine', 'sherpa-onnx'], /--engine sherpa-onnx needs --model DIR/],
+      [['--model', '/m'], /--model is for the pocketsphinx and sherpa-onnx engines/],
+      [['--engine', 'pocketsphinx', '--script', 's.txt'], /--script is for the simulated engine/],
+      [['--workers', '0'], /--workers must be between 1/],
       [['--concurrency-limit', '0'], /--concurrency-limit must be between 1/],
       [['--rate-window=-1'], /--rate-window needs a whole number/],
       [['--rate-window', '-1'], /--rate-window needs a value \(write a value that starts with "-" as --rate-window=-…\)/],

@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/protocol';
 import { allBuiltInScripts, builtInScript } from '../../src/server/engine/scripts';
+import type { Recognizer } from '../../src/server/engine/recognizer';
 import { MS_PER_WORD, SimulatedEngine, SimulatedRecognizer, rawForm, tokenize } from '../../src/server/engine/simulated';
 
 const W = Buffer.alloc(640);
+
+/** Feeds one window; returns the words it released (the open utterance only grows in this engine). */
+function step(r: Recognizer, voiced = true): string[] {
+  const before = (r as unknown as { seen?: number }).seen ?? 0;
+  const utterance = r.push(W, voiced, 20);
+  if (!utterance) return [];
+  (r as unknown as { seen?: number }).seen = utterance.length;
+  return utterance.slice(before).map((w) => w.raw);
+}
 
 describe('server simulated engine', () => {
   it('first pass is lower case without punctuation; proofreading restores the tokens', () => {
@@ -16,32 +26,35 @@ describe('server simulated engine', () => {
       words.map((w) => w.raw),
       ['hello', 'world', 'it', 'works'],
     );
-    assert.equal(new SimulatedRecognizer(words).proofread(words), 'Hello, World — it works.');
+    assert.equal(new SimulatedRecognizer(words).endSentence(words, true), 'Hello, World — it works.');
+    assert.equal(new SimulatedRecognizer(words).endSentence(words, false), undefined);
   });
 
   it('releases one word per 300 ms of voiced audio, none for unvoiced, nothing after the script', () => {
     const r = new SimulatedRecognizer(tokenize('a b c'));
     const out: string[] = [];
-    for (let i = 0; i < 14; i++) out.push(...r.push(W, true, 20).map((w) => w.raw)); // 280 ms
+    for (let i = 0; i < 14; i++) out.push(...step(r)); // 280 ms
     assert.equal(out.length, 0);
-    for (let i = 0; i < 100; i++) out.push(...r.push(W, false, 20).map((w) => w.raw)); // silence counts for nothing
+    for (let i = 0; i < 100; i++) out.push(...step(r, false)); // silence counts for nothing
     assert.equal(out.length, 0);
-    out.push(...r.push(W, true, 20).map((w) => w.raw)); // 300 ms voiced
+    out.push(...step(r)); // 300 ms voiced
     assert.deepEqual(out, ['a']);
-    for (let i = 0; i < 15 * 10; i++) out.push(...r.push(W, true, 20).map((w) => w.raw));
+    for (let i = 0; i < 15 * 10; i++) out.push(...step(r));
     assert.deepEqual(out, ['a', 'b', 'c']);
     assert.equal(MS_PER_WORD, 300);
+    assert.deepEqual(r.endUtterance().map((w) => w.raw), ['a', 'b', 'c']);
+    assert.deepEqual(r.endUtterance(), [], 'a new utterance starts empty');
   });
 
   it('checkpoints and restores the word cursor', () => {
     const words = tokenize('one two three four');
     const a = new SimulatedRecognizer(words);
-    for (let i = 0; i < 20; i++) a.push(W, true, 20); // 400 ms: one word, 100 ms towards the next
+    for (let i = 0; i < 20; i++) step(a); // 400 ms: one word, 100 ms towards the next
     const b = new SimulatedRecognizer(words);
     b.restore(JSON.parse(JSON.stringify(a.checkpoint())));
     const next = (r: SimulatedRecognizer): string[] => {
       const out: string[] = [];
-      for (let i = 0; i < 10; i++) out.push(...r.push(W, true, 20).map((w) => w.raw));
+      for (let i = 0; i < 10; i++) out.push(...step(r));
       return out;
     };
     assert.deepEqual(next(b), ['two']);
@@ -69,9 +82,9 @@ describe('server simulated engine', () => {
 
   it('uses the --script text instead of the built-in report', () => {
     const e = new SimulatedEngine('Custom words only.');
-    const r = e.create(resolveConfig({ language: 'de', specialty: 'legal' }));
+    const r = e.create(resolveConfig({ language: 'de', specialty: 'legal' })) as Recognizer;
     const out: string[] = [];
-    for (let i = 0; i < 100; i++) out.push(...r.push(W, true, 20).map((w) => w.raw));
+    for (let i = 0; i < 100; i++) out.push(...step(r));
     assert.deepEqual(out, ['custom', 'words', 'only']);
   });
 });

@@ -1,7 +1,13 @@
 /**
- * The engine interface. An engine turns analysis windows (20 ms of PCM with the VAD decision) into
- * words, and proofreads a sentence of its own words. Real engines (a local neural model, a vendor's
- * cloud) plug in behind this interface; the one engine here is `simulated`.
+ * The engine contract (docs/engines.md). A {@link Recognizer} is driven by the segmenter one 20 ms
+ * analysis window at a time, synchronously, in audio order. It keeps one open *utterance*: the words
+ * it has heard since the segmenter last ended one. The segmenter ends the utterance when it closes a
+ * chunk (a pause of `engine_endpointing`, `audio_duration_threshold`, a flush) and asks for the
+ * sentence's proofread text when the sentence ends.
+ *
+ * An engine whose decoding is too slow for the service's event loop runs the segmenter and its
+ * recognizers in worker threads: its {@link Engine.create} returns a {@link WorkerRecognizer}, and the
+ * session talks to it through a {@link import('../segmenterPort').SegmenterPort}.
  */
 import type { EffectiveConfig } from '../../protocol';
 
@@ -15,19 +21,74 @@ export interface RecognizedWord {
 export interface Recognizer {
   /** Engine name, reported in `configured.engine` and logs. */
   readonly name: string;
-  /** Feeds one analysis window. Returns the words recognised by the end of it (often none). */
-  push(window: Buffer, voiced: boolean, ms: number): RecognizedWord[];
-  /** The proofread text of a sentence made of these words, in order. */
-  proofread(words: RecognizedWord[]): string;
+  /**
+   * Where a resumed session must restart so that the pending words are heard again:
+   * `first-word` — the window that released the chunk's first word (an engine whose state is a
+   * small checkpoint, like `simulated`); `utterance-start` — the first window of the open utterance
+   * (a decoder that needs the audio before a word to recognise it).
+   */
+  readonly resumeFrom: 'first-word' | 'utterance-start';
+  /**
+   * Feeds one analysis window. Returns the open utterance's words when they changed (the whole
+   * list, which replaces the previous one: a decoder may revise its partial hypothesis), or
+   * undefined when nothing changed.
+   */
+  push(window: Buffer, voiced: boolean, ms: number): RecognizedWord[] | undefined;
+  /** Ends the open utterance; returns its final words (they replace the last list returned by push). */
+  endUtterance(): RecognizedWord[];
+  /**
+   * The sentence made of `words` (every final chunk since the last sentence end, in order) has
+   * ended. With `proofread`, returns its proofread text, or a promise of it when the engine
+   * finishes later (a whole-sentence re-decode; the segmenter then sends the `batch.replace` when
+   * it resolves); otherwise undefined. The engine drops the audio it kept for the sentence either way.
+   */
+  endSentence(words: RecognizedWord[], proofread: boolean): string | Promise<string> | undefined;
   /** A JSON-serialisable snapshot of the engine's state, to resume a session after a restart. */
   checkpoint(): unknown;
   /** Restores a snapshot taken by {@link checkpoint}. Throws when it is not one of this engine's. */
   restore(snapshot: unknown): void;
+  /** Frees native resources (a decoder). The recognizer is not used afterwards. */
+  dispose?(): void;
+}
+
+/** What the session needs to open a segmenter in a worker thread (see engine/pool.ts). */
+export interface WorkerRecognizer {
+  readonly kind: 'worker';
+  readonly name: string;
+  open(init: import('../segmenterPort').PortInit): import('../segmenterPort').SegmenterPort;
+}
+
+export interface EngineBusy {
+  message: string;
+  retryAfterMs: number;
 }
 
 export interface Engine {
   readonly name: string;
+  /** Language codes the engine serves (`configured.languages`, `GET /healthz`). */
+  readonly languages: readonly string[];
   /** Why this engine cannot serve the configuration (an INIT_ERROR message), or undefined. */
   unsupported(config: EffectiveConfig): string | undefined;
-  create(config: EffectiveConfig): Recognizer;
+  create(config: EffectiveConfig): Recognizer | WorkerRecognizer;
+  /** Set when decoding has fallen behind real time: new sessions are refused until it catches up. */
+  busy?(): EngineBusy | undefined;
+  /** Frees workers and native resources (service shutdown). */
+  close?(): Promise<void>;
+}
+
+export function isWorkerRecognizer(r: Recognizer | WorkerRecognizer): r is WorkerRecognizer {
+  return (r as WorkerRecognizer).kind === 'worker';
+}
+
+/** Proofread text of plain first-pass words: a capital and a final period. */
+export function sentenceCase(words: readonly string[]): string {
+  const text = words.join(' ').trim();
+  if (text === '') return '';
+  const first = text.charAt(0).toLocaleUpperCase() + text.slice(1);
+  return /[.!?…]$/u.test(first) ? first : `${first}.`;
+}
+
+/** The INIT_ERROR text for a language an engine does not serve. */
+export function languageRefusal(engine: string, language: string, languages: readonly string[]): string {
+  return `language ${language} is not available in the ${engine} engine; it serves: ${languages.join(', ')}`;
 }

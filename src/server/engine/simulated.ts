@@ -11,7 +11,7 @@
  */
 import type { EffectiveConfig } from '../../protocol';
 import type { Engine, RecognizedWord, Recognizer } from './recognizer';
-import { builtInScript } from './scripts';
+import { allBuiltInScripts, builtInScript } from './scripts';
 
 export const SIMULATED_ENGINE_NAME = 'simulated';
 export const MS_PER_WORD = 300;
@@ -51,24 +51,34 @@ interface SimulatedSnapshot {
 
 export class SimulatedRecognizer implements Recognizer {
   readonly name = SIMULATED_ENGINE_NAME;
+  readonly resumeFrom = 'first-word';
   private cursor = 0;
   private voicedMs = 0;
+  /** Words released since the last end of utterance (never revised: released words are final). */
+  private utterance: RecognizedWord[] = [];
 
   constructor(private readonly words: readonly RecognizedWord[]) {}
 
-  push(_window: Buffer, voiced: boolean, ms: number): RecognizedWord[] {
-    if (!voiced || this.cursor >= this.words.length) return [];
+  push(_window: Buffer, voiced: boolean, ms: number): RecognizedWord[] | undefined {
+    if (!voiced || this.cursor >= this.words.length) return undefined;
     this.voicedMs += ms;
-    const out: RecognizedWord[] = [];
+    let released = false;
     while (this.voicedMs >= MS_PER_WORD && this.cursor < this.words.length) {
       this.voicedMs -= MS_PER_WORD;
-      out.push({ ...this.words[this.cursor++]! });
+      this.utterance.push({ ...this.words[this.cursor++]! });
+      released = true;
     }
+    return released ? [...this.utterance] : undefined;
+  }
+
+  endUtterance(): RecognizedWord[] {
+    const out = this.utterance;
+    this.utterance = [];
     return out;
   }
 
-  proofread(words: RecognizedWord[]): string {
-    return words.map((w) => w.proofread).join(' ');
+  endSentence(words: RecognizedWord[], proofread: boolean): string | undefined {
+    return proofread ? words.map((w) => w.proofread).join(' ') : undefined;
   }
 
   checkpoint(): SimulatedSnapshot {
@@ -82,6 +92,7 @@ export class SimulatedRecognizer implements Recognizer {
     }
     this.cursor = Math.max(0, Math.min(this.words.length, Math.floor(s.cursor)));
     this.voicedMs = s.voicedMs;
+    this.utterance = [];
   }
 
   /** Words released so far (for tests and logs). */
@@ -92,8 +103,12 @@ export class SimulatedRecognizer implements Recognizer {
 
 export class SimulatedEngine implements Engine {
   readonly name = SIMULATED_ENGINE_NAME;
+  /** With `--script`, the script is released whatever the language. */
+  readonly languages: readonly string[];
   /** @param script text that overrides the built-in sample reports (`--script FILE`). */
-  constructor(private readonly script?: string) {}
+  constructor(private readonly script?: string) {
+    this.languages = script ? ['any'] : [...new Set(allBuiltInScripts().map((s) => s.language))];
+  }
 
   unsupported(config: EffectiveConfig): string | undefined {
     if (config.encoding !== 'pcm_s16le') {

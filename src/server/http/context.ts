@@ -1,4 +1,5 @@
 /** What the HTTP API works with: the stores and limits, the session registry, the log. */
+import type { Engine } from '../engine/recognizer';
 import type { ServerLogger } from '../log';
 import type { SessionRegistry } from '../registry';
 import type { KeyStore, Limits, SessionStore } from '../stores';
@@ -9,7 +10,8 @@ export interface ApiContext {
   limits: Limits;
   registry: SessionRegistry;
   log: ServerLogger;
-  engineName: string;
+  /** The engine: its name and languages, and whether decoding is behind real time (`GET /healthz`). */
+  engine: Engine;
   /** The service is shutting down: only the health check answers. */
   draining(): boolean;
 }

@@ -1,6 +1,7 @@
 /** The HTTP API of the service: every path of `PATHS`, its methods, and the error body for every failure. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PATHS } from '../../protocol';
+import { takeLoopDelay } from '../loopDelay';
 import type { ApiContext } from './context';
 import { createKey, listKeys, requireMaster, revokeKey } from './keys';
 import { readSession, sessionInit } from './sessions';
@@ -17,7 +18,14 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
   const under = (prefix: string): string | undefined => (p.startsWith(`${prefix}/`) ? decodeURIComponent(p.slice(prefix.length + 1)) : undefined);
   if (p === PATHS.health) {
     allow('GET', 'HEAD');
-    sendJson(res, 200, { ok: true, engine: ctx.engineName, draining: ctx.draining() });
+    sendJson(res, 200, {
+      ok: true,
+      engine: ctx.engine.name,
+      languages: ctx.engine.languages,
+      busy: Boolean(ctx.engine.busy?.()),
+      draining: ctx.draining(),
+      event_loop_delay_ms: takeLoopDelay(),
+    });
     return;
   }
   if (ctx.draining()) throw HttpError.of('INTERNAL_ERROR', 'service shutting down', 1000, 503);

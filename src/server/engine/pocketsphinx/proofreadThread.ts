@@ -1,0 +1,91 @@
+/**
+ * The proofreading pass of a decoder worker in a thread of its own: a whole-sentence decode blocks for
+ * about a third of the sentence's duration, which would hold back every other session of the worker.
+ * The worker starts this thread (the same entry, engine-worker.js, with `role: 'proofreader'`) at the
+ * first sentence, sends it each sentence's audio (transferred) and gets the hypothesis back. A thread
+ * that dies or does not answer in time fails its jobs (the segmenter then keeps the first pass) and
+ * is started again at the next sentence.
+ */
+import { Worker } from 'node:worker_threads';
+import type { WorkerEngine } from '../workerProtocol';
+import type { SentenceDecoder } from './recognizer';
+
+export interface ProofreadJob {
+  job: number;
+  pcm: ArrayBuffer;
+}
+export type ProofreadAnswer = { job: number; hyp: string } | { job: number; error: string };
+
+/** Beyond twice the sentence's duration, a job gets this long before it fails. */
+const JOB_GRACE_MS = 10_000;
+
+export class ThreadProofreader implements SentenceDecoder {
+  private worker: Worker | undefined;
+  private nextJob = 1;
+  private readonly jobs = new Map<number, { resolve: (hyp: string) => void; reject: (e: Error) => void }>();
+
+  constructor(
+    private readonly script: string,
+    private readonly spec: WorkerEngine,
+  ) {}
+
+  decode(samples: Int16Array, onProgress?: () => void): Promise<string> {
+    const w = this.thread();
+    const job = this.nextJob++;
+    const pcm = new ArrayBuffer(samples.byteLength);
+    new Int16Array(pcm).set(samples);
+    const limitMs = JOB_GRACE_MS + (2 * samples.length * 1000) / 16000;
+    return new Promise<string>((resolve, reject) => {
+      const started = Date.now();
+      const beat = setInterval(() => {
+        if (Date.now() - started > limitMs) {
+          this.jobs.delete(job);
+          reject(new Error(`proofreading gave no answer within ${Math.round(limitMs)} ms`));
+        } else onProgress?.();
+      }, 1000);
+      const done = (): void => clearInterval(beat);
+      this.jobs.set(job, {
+        resolve: (hyp) => {
+          done();
+          resolve(hyp);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      });
+      w.postMessage({ job, pcm } satisfies ProofreadJob, [pcm]);
+    });
+  }
+
+  /** Starts the thread now (it loads its model), so that the first sentence does not wait for it. */
+  warm(): void {
+    this.thread();
+  }
+
+  dispose(): void {
+    void this.worker?.terminate();
+    this.worker = undefined;
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(this.script, { workerData: { ...this.spec, role: 'proofreader' } });
+    w.on('message', (m: ProofreadAnswer) => {
+      const j = this.jobs.get(m.job);
+      this.jobs.delete(m.job);
+      if (!j) return;
+      if ('hyp' in m) j.resolve(m.hyp);
+      else j.reject(new Error(m.error));
+    });
+    const lost = (why: string): void => {
+      if (this.worker === w) this.worker = undefined;
+      for (const j of this.jobs.values()) j.reject(new Error(why));
+      this.jobs.clear();
+    };
+    w.on('error', (e) => lost(`the proofreading thread failed: ${e.message}`));
+    w.on('exit', (code) => lost(`the proofreading thread exited (code ${code})`));
+    this.worker = w;
+    return w;
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * A pocketsphinx decoder behind the {@link Recognizer} contract. Runs in a worker thread: every call
+ * blocks while pocketsphinx decodes.
+ *
+ * - Streaming: every window goes to `ps_process_raw`; every {@link HYP_EVERY_WINDOWS} windows the
+ *   partial hypothesis is read, and a changed one is returned (it replaces the last).
+ * - `endUtterance`: `ps_end_utt`, whose final hypothesis replaces the partial.
+ * - Proofreading: the sentence's whole audio is decoded again as one utterance by a
+ *   {@link SentenceDecoder} (in the service, a thread of its own per worker), so the worker goes on
+ *   decoding meanwhile; the result, with a capital and a final period, comes later (a promise).
+ *   After a restart the audio of a sentence begun before it is gone: its first-pass words are used.
+ */
+import type { RecognizedWord, Recognizer } from '../recognizer';
+import { sentenceCase } from '../recognizer';
+import type { PocketsphinxApi, PocketsphinxModel } from './ffi';
+
+export const POCKETSPHINX_ENGINE_NAME = 'pocketsphinx';
+/** The partial hypothesis is read every 5 windows (100 ms): reading it costs a backtrace. */
+export const HYP_EVERY_WINDOWS = 5;
+/** Audio kept before the first word of a sentence (the rest of a silence is dropped). */
+const LEAD_IN_WINDOWS = 25;
+/** An utterance that found no word for this many windows restarts (a long silence holds nothing). */
+const IDLE_UTTERANCE_WINDOWS = 500;
+
+interface PocketsphinxSnapshot {
+  engine: 'pocketsphinx';
+}
+
+function words(hyp: string): RecognizedWord[] {
+  return hyp
+    .split(/\s+/u)
+    .filter((w) => w !== '')
+    .map((w) => ({ raw: w, proofread: w }));
+}
+
+function samplesOf(buf: Buffer): Int16Array {
+  if (buf.byteOffset % 2 === 0) return new Int16Array(buf.buffer, buf.byteOffset, buf.length >> 1);
+  const copy = Buffer.from(buf);
+  return new Int16Array(copy.buffer, copy.byteOffset, copy.length >> 1);
+}
+
+/** Decodes a whole sentence again (the proofreading pass), possibly elsewhere. */
+export interface SentenceDecoder {
+  /** The hypothesis for the sentence. `onProgress` is called while work on it goes on. */
+  decode(samples: Int16Array, onProgress?: () => void): Promise<string>;
+  dispose(): void;
+}
+
+/**
+ * The second pass in this thread: the whole sentence in one call with `full_utt`, so that the decoder
+ * normalises its features over the whole sentence (as a decoder given the whole file does). Blocks
+ * while it decodes: the service runs it in a thread of its own (proofreadThread.ts).
+ */
+export class Proofreader implements SentenceDecoder {
+  private readonly decoder: unknown;
+
+  constructor(
+    private readonly ps: PocketsphinxApi,
+    model: PocketsphinxModel,
+  ) {
+    this.decoder = ps.init(model);
+  }
+
+  decodeNow(samples: Int16Array): string {
+    this.ps.startUtt(this.decoder);
+    this.ps.processRaw(this.decoder, samples, true);
+    this.ps.endUtt(this.decoder);
+    return this.ps.hyp(this.decoder);
+  }
+
+  decode(samples: Int16Array): Promise<string> {
+    try {
+      return Promise.resolve(this.decodeNow(samples));
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  dispose(): void {
+    this.ps.free(this.decoder);
+  }
+}
+
+export class PocketsphinxRecognizer implements Recognizer {
+  readonly name = POCKETSPHINX_ENGINE_NAME;
+  readonly resumeFrom = 'utterance-start';
+  private readonly decoder: unknown;
+  private inUtterance = false;
+  private utteranceWindows = 0;
+  private lastHyp = '';
+  /** Windows of the current sentence, kept for the whole-sentence re-decode. */
+  private sentenceAudio: Buffer[] = [];
+  /** Index in sentenceAudio where the open utterance began. */
+  private utteranceAudioStart = 0;
+  private sentenceHasWords = false;
+  /** Sentences begun before a restart have no audio here. */
+  private sentenceComplete = true;
+  private disposed = false;
+
+  constructor(
+    private readonly ps: PocketsphinxApi,
+    model: PocketsphinxModel,
+    private readonly proofreader: () => SentenceDecoder,
+    private readonly onProgress?: () => void,
+    /** A decoder made beforehand for this model (loading one takes most of a second). */
+    decoder?: unknown,
+  ) {
+    this.decoder = decoder ?? ps.init(model);
+  }
+
+  push(window: Buffer, _voiced: boolean, _ms: number): RecognizedWord[] | undefined {
+    if (!this.inUtterance) this.start();
+    const copy = Buffer.from(window);
+    this.ps.processRaw(this.decoder, samplesOf(copy), false);
+    this.sentenceAudio.push(copy);
+    this.utteranceWindows++;
+    if (this.utteranceWindows % HYP_EVERY_WINDOWS !== 0) return undefined;
+    const hyp = this.ps.hyp(this.decoder);
+    if (hyp === this.lastHyp) {
+      if (hyp === '' && this.utteranceWindows >= IDLE_UTTERANCE_WINDOWS) this.restartIdle();
+      return undefined;
+    }
+    this.lastHyp = hyp;
+    return words(hyp);
+  }
+
+  endUtterance(): RecognizedWord[] {
+    if (!this.inUtterance) return [];
+    this.ps.endUtt(this.decoder);
+    this.inUtterance = false;
+    const out = words(this.ps.hyp(this.decoder));
+    if (out.length) this.sentenceHasWords = true;
+    else if (!this.sentenceHasWords) this.trimLeadIn();
+    return out;
+  }
+
+  endSentence(firstPass: RecognizedWord[], proofread: boolean): string | Promise<string> | undefined {
+    // The open utterance (a sentence closed without a pause) belongs to the next sentence.
+    const keep = this.inUtterance ? this.sentenceAudio.slice(this.utteranceAudioStart) : [];
+    const audio = this.inUtterance ? this.sentenceAudio.slice(0, this.utteranceAudioStart) : this.sentenceAudio;
+    const complete = this.sentenceComplete;
+    this.sentenceAudio = keep;
+    this.utteranceAudioStart = 0;
+    this.sentenceHasWords = false;
+    this.sentenceComplete = true;
+    if (!proofread) return undefined;
+    const fallback = sentenceCase(firstPass.map((w) => w.raw));
+    if (!complete || audio.length === 0) return fallback;
+    return this.proofreader()
+      .decode(samplesOf(Buffer.concat(audio)), this.onProgress)
+      .then((hyp) => {
+        const again = words(hyp).map((w) => w.raw);
+        return again.length ? sentenceCase(again) : fallback;
+      });
+  }
+
+  checkpoint(): PocketsphinxSnapshot {
+    return { engine: 'pocketsphinx' };
+  }
+
+  restore(snapshot: unknown): void {
+    const s = snapshot as Partial<PocketsphinxSnapshot> | null;
+    if (!s || s.engine !== 'pocketsphinx') throw new Error('not a checkpoint of the pocketsphinx engine');
+    if (this.inUtterance) this.ps.endUtt(this.decoder);
+    this.inUtterance = false;
+    this.sentenceAudio = [];
+    this.sentenceHasWords = false;
+    this.sentenceComplete = false;
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.inUtterance) this.ps.endUtt(this.decoder);
+    this.ps.free(this.decoder);
+  }
+
+  private start(): void {
+    this.ps.startUtt(this.decoder);
+    this.inUtterance = true;
+    this.utteranceWindows = 0;
+    this.lastHyp = '';
+    this.utteranceAudioStart = this.sentenceAudio.length;
+  }
+
+  /** Silence before the first word of a sentence: keep only a short lead-in. */
+  private trimLeadIn(): void {
+    if (this.sentenceAudio.length > LEAD_IN_WINDOWS) this.sentenceAudio = this.sentenceAudio.slice(-LEAD_IN_WINDOWS);
+  }
+
+  /** A long utterance with no word: start again from a short lead-in, so silence costs nothing. */
+  private restartIdle(): void {
+    this.ps.endUtt(this.decoder);
+    this.inUtterance = false;
+    if (!this.sentenceHasWords) this.trimLeadIn();
+    const lead = this.sentenceAudio.slice(-LEAD_IN_WINDOWS);
+    this.start();
+    this.utteranceAudioStart = Math.max(0, this.sentenceAudio.length - lead.length);
+    for (const w of lead) this.ps.processRaw(this.decoder, samplesOf(w), false);
+  }
+}

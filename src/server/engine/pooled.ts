@@ -1,0 +1,94 @@
+/**
+ * Engines whose decoders run in the worker pool (pocketsphinx, sherpa-onnx), and {@link openEngine}:
+ * the start-time checks that make a missing library or model fail the service's start (exit 1),
+ * never the first session.
+ */
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import type { EffectiveConfig } from '../../protocol';
+import type { ServerLogger } from '../log';
+import { DEFAULT_POCKETSPHINX_MODEL, POCKETSPHINX_LANGUAGES, POCKETSPHINX_SAMPLE_RATE, loadPocketsphinx, pocketsphinxModel } from './pocketsphinx/ffi';
+import { POCKETSPHINX_ENGINE_NAME } from './pocketsphinx/recognizer';
+import { DecoderPool } from './pool';
+import { type Engine, type EngineBusy, type WorkerRecognizer, languageRefusal } from './recognizer';
+import { verifiedModel } from './sherpa/model';
+import { SHERPA_ENGINE_NAME, loadSherpa } from './sherpa/recognizer';
+import { SimulatedEngine } from './simulated';
+import type { WorkerEngine } from './workerProtocol';
+
+export const ENGINE_NAMES = ['simulated', 'pocketsphinx', 'sherpa-onnx'] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+
+export class PooledEngine implements Engine {
+  constructor(
+    readonly name: string,
+    readonly languages: readonly string[],
+    private readonly sampleRate: number,
+    private readonly pool: DecoderPool,
+  ) {}
+
+  unsupported(config: EffectiveConfig): string | undefined {
+    if (config.encoding !== 'pcm_s16le') {
+      return `encoding ${JSON.stringify(config.encoding)} is not supported; the only supported encoding is "pcm_s16le"`;
+    }
+    if (!this.languages.includes(config.language)) return languageRefusal(this.name, config.language, this.languages);
+    if (config.sample_rate !== this.sampleRate) {
+      return `sample_rate ${config.sample_rate} Hz is not supported by the ${this.name} engine; use ${this.sampleRate}`;
+    }
+    return undefined;
+  }
+
+  create(): WorkerRecognizer {
+    return { kind: 'worker', name: this.name, open: (init) => this.pool.open(init) };
+  }
+
+  busy(): EngineBusy | undefined {
+    return this.pool.busy();
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+export interface OpenEngineOptions {
+  engine: EngineName;
+  /** `--model DIR`. */
+  model?: string;
+  /** `--script FILE` text (simulated). */
+  script?: string;
+  /** Worker threads (default: one per core). */
+  workers?: number;
+  log: ServerLogger;
+  /** Directory of the built worker entry (default: beside this bundle). */
+  distDir?: string;
+}
+
+/** Builds the engine and checks that it can run. Throws an EngineUnavailableError with the reason. */
+export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
+  if (o.engine === 'simulated') return new SimulatedEngine(o.script);
+  let spec: WorkerEngine;
+  let languages: readonly string[];
+  if (o.engine === 'pocketsphinx') {
+    const model = pocketsphinxModel(o.model ?? DEFAULT_POCKETSPHINX_MODEL);
+    loadPocketsphinx(); // the library is there (a clear message now, not in a worker)
+    spec = { engine: 'pocketsphinx', model };
+    languages = POCKETSPHINX_LANGUAGES;
+  } else {
+    if (!o.model) throw new Error('--engine sherpa-onnx needs --model DIR (a model installed with npm run models -- fetch <name>)');
+    loadSherpa();
+    const model = await verifiedModel(o.model); // hashes checked before any native call
+    spec = { engine: 'sherpa-onnx', model };
+    languages = model.languages;
+  }
+  const name = o.engine === 'pocketsphinx' ? POCKETSPHINX_ENGINE_NAME : SHERPA_ENGINE_NAME;
+  const pool = new DecoderPool({
+    size: o.workers ?? availableParallelism(),
+    script: path.join(o.distDir ?? __dirname, 'engine-worker.js'),
+    spec,
+    engineSnapshot: { engine: name },
+    log: o.log,
+  });
+  await pool.start();
+  return new PooledEngine(name, languages, POCKETSPHINX_SAMPLE_RATE, pool);
+}

@@ -1,0 +1,195 @@
+/**
+ * Entry point of a decoder worker thread (built to dist/engine-worker.js). Hosts one segmenter and
+ * one recognizer per session, so that decoding never blocks the service's event loop. Messages are
+ * handled in order: a flush is answered after the audio sent before it is decoded.
+ */
+import { errorMessage } from '../../shared/errors';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { EffectiveConfig } from '../../protocol';
+import { type SegmentEvent, Segmenter } from '../segmenter';
+import { loadPocketsphinx } from './pocketsphinx/ffi';
+import { type ProofreadAnswer, type ProofreadJob, ThreadProofreader } from './pocketsphinx/proofreadThread';
+import { PocketsphinxRecognizer, Proofreader } from './pocketsphinx/recognizer';
+import type { Recognizer } from './recognizer';
+import { SherpaRecognizer, loadSherpa, online } from './sherpa/recognizer';
+import type { FromWorker, ToWorker, WorkerEngine } from './workerProtocol';
+
+/**
+ * Test hook (docs/server.md): a worker thread throws an uncaught exception once a session has had
+ * this many ms of audio decoded, to prove that a crashed decoder ends only its sessions.
+ */
+const CRASH_AFTER_MS = Number(process.env.DICTEE_TEST_DECODER_CRASH_AFTER_MS ?? '') || 0;
+
+interface Hosted {
+  segmenter: Segmenter;
+  recognizer: Recognizer;
+  decoded: number;
+  config: EffectiveConfig;
+}
+
+function post(m: FromWorker): void {
+  parentPort!.postMessage(m);
+}
+
+interface Factory {
+  make(config: EffectiveConfig, onProgress?: () => void): Recognizer;
+  /** Loads what the next session will need while nothing else is asked (a spare decoder). */
+  prepare(): void;
+}
+
+function factory(spec: WorkerEngine): Factory {
+  if (spec.engine === 'pocketsphinx') {
+    const ps = loadPocketsphinx();
+    const proofreader = new ThreadProofreader(__filename, spec);
+    // Loading a decoder takes most of a second: one is kept ready, so a new session starts at once.
+    let spare: unknown;
+    return {
+      make: (_config, onProgress) => {
+        const decoder = spare;
+        spare = undefined;
+        return new PocketsphinxRecognizer(ps, spec.model, () => proofreader, onProgress, decoder);
+      },
+      prepare: () => {
+        proofreader.warm();
+        spare ??= ps.init(spec.model);
+      },
+    };
+  }
+  const sherpa = loadSherpa();
+  return { make: (config) => new SherpaRecognizer(sherpa, spec.model, config), prepare: () => void online(sherpa, spec.model) };
+}
+
+const sessions = new Map<string, Hosted>();
+let engine: Factory;
+
+function report(id: string, h: Hosted, events: SegmentEvent[], flushed?: number): void {
+  post({
+    t: 'events',
+    id,
+    events,
+    decoded: h.decoded,
+    pending: h.segmenter.pendingChunks(),
+    checkpoint: h.segmenter.checkpoint(),
+    ...(flushed !== undefined ? { flushed } : {}),
+  });
+}
+
+function drop(id: string, h: Hosted): void {
+  sessions.delete(id);
+  try {
+    h.recognizer.dispose?.();
+  } catch {
+    /* already failing */
+  }
+}
+
+function handle(m: ToWorker): void {
+  if (m.t === 'open') {
+    let progressAt = 0;
+    const recognizer = engine.make(m.config, () => {
+      const now = Date.now();
+      if (now - progressAt < 1000) return;
+      progressAt = now;
+      post({ t: 'progress', id: m.id });
+    });
+    const hosted: Hosted = { recognizer, decoded: m.restore?.audioOffset ?? 0, config: m.config } as Hosted;
+    hosted.segmenter = new Segmenter(m.config, recognizer, {
+      ...(m.restore ? { restore: m.restore } : {}),
+      // A whole-sentence re-decode finishes later: its batch.replace goes out then.
+      onLateEvents: (events) => report(m.id, hosted, events),
+    });
+    sessions.set(m.id, hosted);
+    // The next spare decoder, once the messages already waiting are handled.
+    setImmediate(() => engine.prepare());
+    return;
+  }
+  const h = sessions.get(m.id);
+  if (m.t === 'close') {
+    // A proofreading under way still hands in its batch.replace before the session is gone.
+    void (h ? h.segmenter.proofreadingDone() : Promise.resolve()).finally(() => {
+      if (h) drop(m.id, h);
+      post({ t: 'closed', id: m.id });
+    });
+    return;
+  }
+  if (!h) return; // failed earlier: the service already knows
+  if (m.t === 'audio') {
+    const events = h.segmenter.push(Buffer.from(m.pcm));
+    h.decoded += m.pcm.byteLength;
+    report(m.id, h, events);
+    if (CRASH_AFTER_MS && (h.decoded / 2 / h.config.sample_rate) * 1000 >= CRASH_AFTER_MS) {
+      setImmediate(() => {
+        throw new Error('decoder crash requested by DICTEE_TEST_DECODER_CRASH_AFTER_MS');
+      });
+    }
+    return;
+  }
+  // The answer to a flush comes after the proofreading it started (a stop's `stopped` follows it).
+  report(m.id, h, h.segmenter.flush({ proofread: m.proofread }));
+  const req = m.req;
+  void h.segmenter.proofreadingDone().finally(() => report(m.id, h, [], req));
+}
+
+/** Niceness of decoder threads: the event loop thread (HTTP, WebSocket, persistence) goes first. */
+export const DECODER_NICE = 5;
+
+/**
+ * Lowers this thread's scheduling priority (Linux: niceness is per thread, addressed by its tid).
+ * Decoding saturates the cores; the service's event loop must not wait behind it.
+ */
+function lowerPriority(): void {
+  if (process.platform !== 'linux') return;
+  try {
+    const koffi = require('koffi') as typeof import('koffi');
+    const gettid = koffi.load('libc.so.6').func('int gettid(void)') as () => number;
+    setPriority(gettid(), DECODER_NICE);
+  } catch {
+    /* not permitted or not available: decode at normal priority */
+  }
+}
+
+/** A decoder worker's proofreading thread: whole sentences, one at a time. */
+function proofreading(spec: WorkerEngine): void {
+  if (spec.engine !== 'pocketsphinx') throw new Error(`no proofreading thread for the ${spec.engine} engine`);
+  const p = new Proofreader(loadPocketsphinx(), spec.model);
+  parentPort!.on('message', (m: ProofreadJob) => {
+    let answer: ProofreadAnswer;
+    try {
+      answer = { job: m.job, hyp: p.decodeNow(new Int16Array(m.pcm)) };
+    } catch (e) {
+      answer = { job: m.job, error: errorMessage(e) };
+    }
+    parentPort!.postMessage(answer);
+  });
+}
+
+const spec = workerData as WorkerEngine;
+if (spec.role === 'proofreader') {
+  lowerPriority();
+  proofreading(spec);
+} else {
+  startDecoderWorker();
+}
+
+function startDecoderWorker(): void {
+  try {
+    lowerPriority();
+    engine = factory(spec);
+    // A model that cannot load fails the service's start, not a session.
+    engine.prepare();
+    post({ t: 'ready' });
+  } catch (e) {
+    post({ t: 'fatal', message: errorMessage(e) });
+  }
+
+  parentPort!.on('message', (m: ToWorker) => {
+    try {
+      handle(m);
+    } catch (e) {
+      const h = sessions.get(m.id);
+      if (h) drop(m.id, h);
+      post({ t: 'failed', id: m.id, message: errorMessage(e) });
+    }
+  });
+}

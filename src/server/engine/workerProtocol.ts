@@ -1,0 +1,38 @@
+/** Messages between the service (engine/pool.ts) and its decoder worker threads (engine/worker.ts). */
+import type { EffectiveConfig } from '../../protocol';
+import type { ChunkEvent, SegmentEvent, SegmenterCheckpoint } from '../segmenter';
+import type { PocketsphinxModel } from './pocketsphinx/ffi';
+import type { SherpaModel } from './sherpa/model';
+
+export type WorkerEngine = ({ engine: 'pocketsphinx'; model: PocketsphinxModel } | { engine: 'sherpa-onnx'; model: SherpaModel }) & {
+  /** A decoder worker's proofreading thread (pocketsphinx/proofreadThread.ts) rather than a decoder worker. */
+  role?: 'proofreader';
+};
+
+export type ToWorker =
+  | { t: 'open'; id: string; config: EffectiveConfig; restore?: SegmenterCheckpoint }
+  /** `pcm` is transferred, not copied. */
+  | { t: 'audio'; id: string; pcm: ArrayBuffer }
+  | { t: 'flush'; id: string; req: number; proofread: boolean }
+  | { t: 'close'; id: string };
+
+export type FromWorker =
+  /** The engine loaded and one decoder was made and freed: the worker can serve sessions. */
+  | { t: 'ready' }
+  | { t: 'fatal'; message: string }
+  | {
+      t: 'events';
+      id: string;
+      events: SegmentEvent[];
+      /** Bytes of the session's audio decoded so far. */
+      decoded: number;
+      pending: ChunkEvent[];
+      checkpoint: SegmenterCheckpoint;
+      /** Present on the answer to a flush. */
+      flushed?: number;
+    }
+  /** This session's decoder threw: it is gone, the worker goes on. */
+  | { t: 'failed'; id: string; message: string }
+  | { t: 'closed'; id: string }
+  /** Work for this session goes on (a proofreading slice decoded); at most one a second. */
+  | { t: 'progress'; id: string };

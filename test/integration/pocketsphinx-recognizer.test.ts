@@ -1,0 +1,89 @@
+/**
+ * The pocketsphinx recognizer in plain Node (the real library and Debian's en-us model), alone and
+ * driven by the segmenter, on real recorded speech.
+ */
+import assert from 'node:assert/strict';
+import { resolveConfig } from '../../src/protocol';
+import { EngineUnavailableError, DEFAULT_POCKETSPHINX_MODEL, loadPocketsphinx, pocketsphinxModel } from '../../src/server/engine/pocketsphinx/ffi';
+import { PocketsphinxRecognizer, Proofreader } from '../../src/server/engine/pocketsphinx/recognizer';
+import { loadSherpa } from '../../src/server/engine/sherpa/recognizer';
+import { type ChunkEvent, type SegmentEvent, Segmenter } from '../../src/server/segmenter';
+import { VAD_WINDOW_MS, Vad } from '../../src/server/vad';
+import { recordings, wordErrors } from '../helpers/recordings';
+import { silence } from '../helpers/speech';
+
+describe('server pocketsphinx engine (real decoder, real recordings)', function () {
+  this.timeout(60000);
+  const model = pocketsphinxModel(DEFAULT_POCKETSPHINX_MODEL);
+  const goforward = recordings().find((r) => r.name === 'goforward')!;
+  let proofreader: Proofreader;
+  before(() => {
+    proofreader = new Proofreader(loadPocketsphinx(), model);
+  });
+  after(() => proofreader.dispose());
+  const recognizer = (): PocketsphinxRecognizer => new PocketsphinxRecognizer(loadPocketsphinx(), model, () => proofreader);
+
+  it('a missing model directory or file is named in the error', () => {
+    assert.throws(() => pocketsphinxModel('/nonexistent/model'), (e: Error) => e instanceof EngineUnavailableError && /does not exist.*pocketsphinx-en-us/.test(e.message));
+    assert.throws(() => pocketsphinxModel('/usr/share/pocketsphinx/model'), /lacks en-us\/mdef.*en-us\.lm\.bin.*cmudict-en-us\.dict/);
+  });
+
+  it('sherpa-onnx-node missing: the error names the platform package', () => {
+    const missing = (): never => {
+      throw Object.assign(new Error("Cannot find module 'sherpa-onnx-node'"), { code: 'MODULE_NOT_FOUND' });
+    };
+    assert.throws(() => loadSherpa(missing), (e: Error) => e instanceof EngineUnavailableError && e.message.includes(`sherpa-onnx-${process.platform}-${process.arch}`));
+  });
+
+  it('streams partial hypotheses that grow, then the utterance and the proofread sentence', async () => {
+    const r = recognizer();
+    try {
+      const bytes = Vad.windowBytes(16000);
+      const partials: string[] = [];
+      for (let off = 0; off + bytes <= goforward.pcm.length; off += bytes) {
+        const words = r.push(goforward.pcm.subarray(off, off + bytes), true, VAD_WINDOW_MS);
+        if (words) partials.push(words.map((w) => w.raw).join(' '));
+      }
+      assert.ok(partials.length >= 2, `partials: ${JSON.stringify(partials)}`);
+      const final = r.endUtterance();
+      assert.equal(final.map((w) => w.raw).join(' '), 'go forward ten meters');
+      assert.equal(await r.endSentence(final, true), 'Go forward ten meters.');
+      assert.equal(r.endSentence([], false), undefined);
+      assert.throws(() => r.restore({ engine: 'simulated' }), /pocketsphinx/);
+    } finally {
+      r.dispose();
+    }
+  });
+
+  it('driven by the segmenter: streaming before interim before final, then batch.replace; words within the decoder accuracy', async () => {
+    const cfg = resolveConfig({ language: 'en', silence_threshold: 1, engine_endpointing: 0.5 });
+    const rec = recordings().filter((r) => /0880|0930/.test(r.name));
+    const r = recognizer();
+    const events: SegmentEvent[] = [];
+    // The whole-sentence re-decode finishes later: its batch.replace comes through onLateEvents.
+    const seg = new Segmenter(cfg, r, { onLateEvents: (late) => events.push(...late) });
+    try {
+      for (const x of rec) events.push(...seg.push(Buffer.concat([silence(300), x.pcm, silence(1500)])));
+      events.push(...seg.flush({ proofread: true }));
+      await seg.proofreadingDone();
+    } finally {
+      r.dispose();
+    }
+    const chunks = events.filter((e): e is SegmentEvent & ChunkEvent => e.type === 'transcript');
+    for (const id of new Set(chunks.map((c) => c.id))) {
+      const statuses = chunks.filter((c) => c.id === id).map((c) => c.status);
+      assert.equal(statuses[0], 'streaming', `chunk ${id}: ${statuses.join(' ')}`);
+      assert.equal(statuses[statuses.length - 1], 'final');
+      assert.equal(statuses.filter((s) => s === 'final').length, 1);
+    }
+    const replaces = events.filter((e) => e.type === 'batch.replace');
+    assert.equal(replaces.length, 2, 'one proofread sentence per recording (each ends with a pause)');
+    for (const [i, x] of rec.entries()) {
+      const text = replaces[i]!.type === 'batch.replace' ? replaces[i]!.data.new_chunk.text : '';
+      assert.match(text, /^[A-Z].*\.$/u, text);
+      const { errors, words } = wordErrors(x.reference, text);
+      // At most half the words wrong: a bound on pocketsphinx's own accuracy, not a measurement.
+      assert.ok(errors / words <= 0.5, `${x.name}: "${text}" vs "${x.reference}"`);
+    }
+  });
+});
