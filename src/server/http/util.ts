@@ -5,7 +5,7 @@
  */
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR, redactKey, redactUrl } from '../../protocol';
+import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR, redactUrl } from '../../protocol';
 import { errorMessage } from '../../shared/errors';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -123,14 +123,10 @@ export function presentedKey(req: IncomingMessage, allowXSvcKey: boolean): strin
   return bearer(req);
 }
 
-const KEYISH = /svc_(?:live|test|proj)_[A-Za-z0-9_-]+|msk_[A-Za-z0-9_-]+/g;
-
 /**
- * A URL or path safe to log or to echo in a message: `token=` values redacted, anything shaped like an
- * API or master key (e.g. `DELETE /v1/api-keys/<key>`) cut to its hint, and the length bounded.
+ * A URL or path safe to log or to echo in a message: see {@link redactUrl} (decided on the decoded
+ * query and path, so an encoded `tok%65n=` or `%73vc_live_…` is redacted too), with the length bounded.
  */
 export function safeUrl(url: string): string {
-  return redactUrl(url)
-    .replace(KEYISH, (k) => (k.startsWith('msk_') ? 'msk_…' : redactKey(k)))
-    .slice(0, 300);
+  return redactUrl(url).slice(0, 300);
 }
