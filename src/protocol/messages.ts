@@ -19,6 +19,13 @@ export const RECOMMENDED_FRAME_BYTES = 3200;
 /** Largest JSON text frame the service accepts (bytes). */
 export const MAX_TEXT_FRAME_BYTES = 16 * 1024;
 
+/**
+ * Control messages a connection may send: at most this many within any {@link CONTROL_WINDOW_MS}; one
+ * more is a PROTOCOL_ERROR (a person pausing and resuming never comes near it).
+ */
+export const MAX_CONTROL_MESSAGES = 50;
+export const CONTROL_WINDOW_MS = 10_000;
+
 export const CONTROL_ACTIONS = ['start', 'stop', 'pause', 'resume'] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 

@@ -6,8 +6,10 @@
 import type { WebSocket } from 'ws';
 import {
   type ClientConfig,
+  CONTROL_WINDOW_MS,
   type ErrorCode,
   MAX_AUDIO_FRAME_BYTES,
+  MAX_CONTROL_MESSAGES,
   type OutgoingError,
   closeCodeFor,
   parseClientMessage,
@@ -39,6 +41,8 @@ export class Connection implements SessionPeer {
   /** `configure` is being handled: what arrives meanwhile waits, in order, until it is done. */
   private configuring = false;
   private backlog: Array<{ data: Buffer | Buffer[] | ArrayBuffer; isBinary: boolean }> = [];
+  /** Arrival times of the latest control messages (at most MAX_CONTROL_MESSAGES). */
+  private readonly controlTimes: number[] = [];
 
   constructor(
     readonly ws: WebSocket,
@@ -118,6 +122,18 @@ export class Connection implements SessionPeer {
     this.configureTimer = undefined;
   }
 
+  /** Counts one control message; false when it is one too many for the window. */
+  private controlAllowed(): boolean {
+    const now = Date.now();
+    const times = this.controlTimes;
+    if (times.length === MAX_CONTROL_MESSAGES) {
+      if (now - times[0]! < CONTROL_WINDOW_MS) return false;
+      times.shift();
+    }
+    times.push(now);
+    return true;
+  }
+
   private onMessage(data: Buffer | Buffer[] | ArrayBuffer, isBinary: boolean): void {
     this.lastSeen = Date.now();
     if (this.closing) return;
@@ -191,6 +207,10 @@ export class Connection implements SessionPeer {
     }
     if (!s) {
       this.fail('PROTOCOL_ERROR', `"${msg.type}" received before configure; configure must be the first message`);
+      return;
+    }
+    if (!this.controlAllowed()) {
+      this.fail('PROTOCOL_ERROR', `too many control messages: at most ${MAX_CONTROL_MESSAGES} within ${CONTROL_WINDOW_MS / 1000} s`);
       return;
     }
     if (msg.action === 'stop') {

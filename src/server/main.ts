@@ -9,7 +9,9 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../protocol/http';
 import { DEFAULT_TIMING, Service, type Timing } from './app';
+import { dataDirWarning } from './db';
 import { SimulatedEngine } from './engine/simulated';
+import { masterKeyWeakness } from './keys';
 import { LEVELS, type Level, createLogger } from './log';
 import { errorMessage } from '../shared/errors';
 import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
@@ -133,6 +135,12 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  const masterKey = process.env.DICTEE_MASTER_KEY || undefined;
+  const weakness = masterKey === undefined ? undefined : masterKeyWeakness(masterKey);
+  if (weakness) {
+    process.stderr.write(`error: ${weakness}\n`);
+    process.exit(2);
+  }
   const levelEnv = (process.env.DICTEE_LOG_LEVEL ?? 'info') as Level;
   const log = createLogger({ level: LEVELS.includes(levelEnv) ? levelEnv : 'info' });
   let script: string | undefined;
@@ -155,7 +163,8 @@ async function main(): Promise<void> {
     process.stderr.write(`error: cannot create the data dir ${dataDir}: ${errorMessage(e)}\n`);
     process.exit(1);
   }
-  const masterKey = process.env.DICTEE_MASTER_KEY || undefined;
+  const dirWarning = dataDirWarning(dataDir);
+  if (dirWarning) log.warn(dirWarning);
   let service: Service;
   try {
     service = new Service({

@@ -88,6 +88,7 @@ export class LiveSession {
       this.nextSeq = Math.max(storedSeq, row.next_seq - 1, lastSeq) + 1;
       this.totalFrames = row.total_frames;
       this.discardedFrames = row.discarded_frames;
+      this.finalChunks = row.final_chunks;
       this.createdIso = row.created_at;
       this.createdAt = Date.parse(row.created_at);
       this.state = 'recording';
@@ -169,7 +170,7 @@ export class LiveSession {
       return false;
     }
     this.state = to;
-    this.log.info('state change', { action, from, to });
+    this.log.debug('state change', { action, from, to });
     return true;
   }
 
@@ -301,6 +302,7 @@ export class LiveSession {
       config: JSON.stringify(this.config),
       total_frames: this.totalFrames,
       discarded_frames: this.discardedFrames,
+      final_chunks: this.finalChunks,
       created_at: this.createdIso,
       stopped_at: null,
       updated_at: now,

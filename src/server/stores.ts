@@ -90,6 +90,8 @@ export interface CheckpointRow {
   config: string; // JSON of the effective config
   total_frames: number;
   discarded_frames: number;
+  /** `final` transcripts sent so far in the session (metrics survive a restart). */
+  final_chunks: number;
   created_at: string;
   stopped_at: string | null;
   updated_at: string;
@@ -120,6 +122,11 @@ export interface SessionStore {
   /** Removes the resume data of sessions stopped before `stoppedBefore`, or idle since `idleBefore` (ISO times); their ids. */
   expireResumeData(stoppedBefore: string, idleBefore: string): Promise<string[]>;
   dropResumeData(sessionId: string): Promise<void>;
+  /**
+   * Retention: deletes what belongs to sessions that ended (or, never ended, were created) before
+   * `before` (ISO time) and are no longer live: records, checkpoints, transcript events.
+   */
+  pruneBefore(before: string): Promise<{ sessions: number; events: number }>;
 
   // -------- the journal of a live session (synchronous: written while audio flows; see above)
   /** One durable event and the checkpoint after it, together. */
