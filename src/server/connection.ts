@@ -3,6 +3,7 @@
  * every failure to an `error` message followed by the close code of its error code. Session semantics
  * live in session.ts; admission, resume and limits in registry.ts.
  */
+import { isUtf8 } from 'node:buffer';
 import type { WebSocket } from 'ws';
 import {
   type ClientConfig,
@@ -27,6 +28,9 @@ export interface ConnectionHost {
 }
 
 let nextConnId = 1;
+
+/** RFC 6455 close code for a text frame that is not valid UTF-8 (sent after our PROTOCOL_ERROR). */
+const INVALID_UTF8_CLOSE = 1007;
 
 export class Connection implements SessionPeer {
   readonly id = nextConnId++;
@@ -79,7 +83,7 @@ export class Connection implements SessionPeer {
   }
 
   /** Sends `error` and closes with the code's close code. Pending text is flushed first (not lost). */
-  fail(code: ErrorCode, message: string, opts: { retryAfterMs?: number; flush?: boolean } = {}): void {
+  fail(code: ErrorCode, message: string, opts: { retryAfterMs?: number; flush?: boolean; closeCode?: number } = {}): void {
     if (this.closing) return;
     const s = this.session;
     if (s && opts.flush !== false && s.isLive && s.peer === this) {
@@ -93,7 +97,7 @@ export class Connection implements SessionPeer {
     if (s) err.session_id = s.id;
     this.log.info('error sent', { code, message });
     this.send(err);
-    this.close(closeCodeFor(code), code);
+    this.close(opts.closeCode ?? closeCodeFor(code), code);
   }
 
   close(code: number, reason = ''): void {
@@ -144,6 +148,7 @@ export class Connection implements SessionPeer {
     try {
       const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
       if (isBinary) this.onAudio(buf);
+      else if (!isUtf8(buf)) this.fail('PROTOCOL_ERROR', 'text frame is not valid UTF-8', { closeCode: INVALID_UTF8_CLOSE });
       else this.onText(buf.toString('utf8'));
     } catch (e) {
       this.log.error('internal error while handling a message', { error: e });
