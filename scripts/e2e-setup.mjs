@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run e2e:setup`: installs, idempotently, everything the end-to-end tests in real VS Code need.
 //
-// - Debian packages: chromium, sox (+ formats), pulseaudio, pulseaudio-utils, espeak-ng, ripgrep and the
+// - Debian packages: chromium, sox (+ formats), pulseaudio, pulseaudio-utils, espeak-ng, faketime, ripgrep and the
 //   headers code-server's native modules build against. As root it runs `apt-get update` + `apt-get install`;
 //   otherwise it prints the exact command and fails.
 // - code-server (pinned) into `.cache/code-server/` (gitignored), with its VS Code dependencies installed
@@ -34,6 +34,7 @@ export const APT_PACKAGES = [
   'pulseaudio',
   'pulseaudio-utils',
   'espeak-ng',
+  'faketime',
   'ripgrep',
   'libkrb5-dev',
   'libx11-dev',

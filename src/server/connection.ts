@@ -11,6 +11,7 @@ import {
   type ErrorCode,
   MAX_AUDIO_FRAME_BYTES,
   MAX_CONTROL_MESSAGES,
+  MAX_UNSENT_BYTES,
   type OutgoingError,
   closeCodeFor,
   parseClientMessage,
@@ -25,6 +26,8 @@ export interface ConnectionHost {
   /** The socket is gone (closed or terminated). */
   closed(conn: Connection): void;
   readonly configureTimeoutMs: number;
+  /** Unsent bytes past which a client that does not read is dropped (default MAX_UNSENT_BYTES). */
+  readonly maxUnsentBytes?: number;
 }
 
 let nextConnId = 1;
@@ -47,6 +50,7 @@ export class Connection implements SessionPeer {
   private backlog: Array<{ data: Buffer | Buffer[] | ArrayBuffer; isBinary: boolean }> = [];
   /** Arrival times of the latest control messages (at most MAX_CONTROL_MESSAGES). */
   private readonly controlTimes: number[] = [];
+  private overflowed = false;
 
   constructor(
     readonly ws: WebSocket,
@@ -80,6 +84,16 @@ export class Connection implements SessionPeer {
   send(message: object): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(JSON.stringify(message));
+    if (this.ws.bufferedAmount > (this.host.maxUnsentBytes ?? MAX_UNSENT_BYTES)) this.notReading();
+  }
+
+  /** The client does not read what it is sent: its text is flushed (and persisted), then it is dropped. */
+  private notReading(): void {
+    if (this.closing || this.overflowed) return;
+    this.overflowed = true;
+    const bound = this.host.maxUnsentBytes ?? MAX_UNSENT_BYTES;
+    this.log.warn('client is not reading: connection dropped', { unsent_bytes: this.ws.bufferedAmount, bound });
+    this.fail('PROTOCOL_ERROR', `client is not reading: more than ${bound} bytes of messages wait to be sent; resume the session to get them`);
   }
 
   /** Sends `error` and closes with the code's close code. Pending text is flushed first (not lost). */

@@ -6,6 +6,7 @@
  * Concurrency: a set of slot holders (session ids) per organisation; the session registry takes a slot
  * when a session gets a connection and gives it back when it loses it, stops or ends.
  */
+import { monotonicMs } from './clock';
 import type { Limits, RateDecision } from './stores';
 
 export class RateLimiter {
@@ -14,7 +15,7 @@ export class RateLimiter {
   constructor(
     readonly limit: number,
     readonly windowMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = monotonicMs,
   ) {}
 
   /** Counts one request for `key` if allowed. */
@@ -57,7 +58,7 @@ export class InProcessLimits implements Limits {
     readonly rateLimit: number,
     readonly rateWindowMs: number,
     readonly concurrencyLimit: number,
-    now: () => number = Date.now,
+    now: () => number = monotonicMs,
   ) {
     this.rate = new RateLimiter(rateLimit, rateWindowMs, now);
   }

@@ -5,6 +5,7 @@
  */
 import type { ControlAction, EffectiveConfig } from '../protocol';
 import type { Recognizer } from './engine/recognizer';
+import { monotonicMs } from './clock';
 import type { ServerLogger } from './log';
 import { Segmenter, type SegmentEvent, type SegmenterCheckpoint } from './segmenter';
 import { type CheckpointRow, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionStore, type StoredEvent } from './stores';
@@ -67,6 +68,9 @@ export class LiveSession {
   private finalChunks = 0;
   private persistedEvents = 0;
   private readonly createdAt: number;
+  /** `createdAt` on the monotonic clock: durations do not move when the wall clock steps. */
+  private readonly createdMono: number;
+  private stoppedMono: number | undefined;
   private readonly createdIso: string;
   private flushTimer: NodeJS.Timeout | undefined;
   private durable = true;
@@ -91,10 +95,12 @@ export class LiveSession {
       this.finalChunks = row.final_chunks;
       this.createdIso = row.created_at;
       this.createdAt = Date.parse(row.created_at);
+      this.createdMono = monotonicMs() - Math.max(0, Date.now() - this.createdAt);
       this.state = 'recording';
     } else {
       this.segmenter = new Segmenter(init.config, init.recognizer);
       this.createdAt = Date.now();
+      this.createdMono = monotonicMs();
       this.createdIso = new Date(this.createdAt).toISOString();
       this.saveCheckpoint(this.segmenter.checkpoint());
     }
@@ -132,7 +138,7 @@ export class LiveSession {
   metrics(): SessionMetrics {
     return {
       total_chunks: this.totalFrames,
-      session_duration: round3(((this.stoppedAt ?? Date.now()) - this.createdAt) / 1000),
+      session_duration: round3(((this.stoppedMono ?? monotonicMs()) - this.createdMono) / 1000),
       discarded_chunks: this.discardedFrames,
       audio_seconds: round3(this.segmenter.audioSeconds),
       final_chunks: this.finalChunks,
@@ -188,6 +194,7 @@ export class LiveSession {
     this.emitAll(this.segmenter.flush({ proofread: true }));
     this.state = 'stopped';
     this.stoppedAt = Date.now();
+    this.stoppedMono = monotonicMs();
     const metrics = this.metrics();
     const at = new Date().toISOString();
     try {
