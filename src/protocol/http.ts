@@ -17,6 +17,8 @@ export const PATHS = {
   /** `GET /v1/sessions/{id}`: a session's record and live state. */
   sessions: '/v1/sessions',
   health: '/healthz',
+  /** Operational figures (master key): live sessions, connections, memory, event-loop delay. */
+  status: '/v1/status',
 } as const;
 
 export const KEY_PREFIXES = ['svc_live_', 'svc_test_', 'svc_proj_'] as const;

@@ -16,6 +16,7 @@ import {
   closeCodeFor,
   parseClientMessage,
 } from '../protocol';
+import { monotonicMs } from './clock';
 import type { ServerLogger } from './log';
 import type { LiveSession, SessionPeer } from './session';
 import type { ApiKey } from './stores';
@@ -39,7 +40,9 @@ export class Connection implements SessionPeer {
   readonly id = nextConnId++;
   session: LiveSession | undefined;
   /** Last time anything (a frame or a pong) came from the peer. */
-  lastSeen = Date.now();
+  lastSeen = monotonicMs();
+  /** Last time the session received audio on this connection, or the connection was attached (monotonic ms). */
+  lastAudioAt = monotonicMs();
   /** Last time the service pinged the peer (0: never). */
   lastPing = 0;
   closing = false;
@@ -66,7 +69,7 @@ export class Connection implements SessionPeer {
     }, host.configureTimeoutMs);
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer | Buffer[] | ArrayBuffer, isBinary));
     ws.on('pong', () => {
-      this.lastSeen = Date.now();
+      this.lastSeen = monotonicMs();
     });
     ws.on('close', (code) => {
       this.clearTimer();
@@ -131,6 +134,7 @@ export class Connection implements SessionPeer {
 
   attached(session: LiveSession): void {
     this.clearTimer();
+    this.lastAudioAt = monotonicMs();
     this.session = session;
     this.log = this.log.child({ session_id: session.id });
   }
@@ -142,7 +146,7 @@ export class Connection implements SessionPeer {
 
   /** Counts one control message; false when it is one too many for the window. */
   private controlAllowed(): boolean {
-    const now = Date.now();
+    const now = monotonicMs();
     const times = this.controlTimes;
     if (times.length === MAX_CONTROL_MESSAGES) {
       if (now - times[0]! < CONTROL_WINDOW_MS) return false;
@@ -153,7 +157,7 @@ export class Connection implements SessionPeer {
   }
 
   private onMessage(data: Buffer | Buffer[] | ArrayBuffer, isBinary: boolean): void {
-    this.lastSeen = Date.now();
+    this.lastSeen = monotonicMs();
     if (this.closing) return;
     if (this.configuring) {
       this.backlog.push({ data, isBinary });
@@ -188,6 +192,7 @@ export class Connection implements SessionPeer {
       this.log.debug('empty audio frame ignored');
       return;
     }
+    this.lastAudioAt = monotonicMs();
     s.audio(buf);
   }
 

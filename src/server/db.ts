@@ -122,7 +122,9 @@ export class SqliteStore implements SessionStore {
       endSession: this.db.prepare(
         'UPDATE sessions SET ended_at = ?, duration = ?, total_frames = ?, final_chunks = ?, end_reason = ? WHERE id = ?',
       ),
-      getSession: this.db.prepare<[string], SessionRecord>('SELECT * FROM sessions WHERE id = ?'),
+      getSession: this.db.prepare<[string], SessionRecord>(
+        'SELECT s.*, k.project_id AS project_id FROM sessions s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.id = ?',
+      ),
       upsertCheckpoint: this.db.prepare(
         `INSERT INTO session_checkpoints (session_id, key_id, org_id, next_seq, next_index, audio_offset, engine, config,
            total_frames, discarded_frames, final_chunks, created_at, stopped_at, updated_at)

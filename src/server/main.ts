@@ -28,8 +28,11 @@ Options:
                          text without recognising speech)
   --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
   --concurrency-limit N  live sessions per organisation (default 10)
+  --per-key-limit N      live sessions per API key (default: no limit of its own)
   --rate-limit N         session inits + WebSocket connections per key per window (default 120)
   --rate-window S        rate-limit window in seconds (default 60)
+  --retention-days D     keep session records and their transcript events D days after the
+                         session ended (default 30)
   -h, --help             show this help
 
 Environment:
@@ -49,6 +52,8 @@ export interface CliOptions {
   concurrencyLimit: number;
   rateLimit: number;
   rateWindowS: number;
+  perKeyLimit?: number;
+  retentionDays: number;
   help: boolean;
 }
 
@@ -61,6 +66,8 @@ const OPTIONS = {
   'concurrency-limit': { type: 'string' },
   'rate-limit': { type: 'string' },
   'rate-window': { type: 'string' },
+  'per-key-limit': { type: 'string' },
+  'retention-days': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -74,10 +81,12 @@ export function parseArgs(argv: string[]): CliOptions {
     concurrencyLimit: v['concurrency-limit'] === undefined ? 10 : wholeNumber('--concurrency-limit', v['concurrency-limit'], 1, 100000),
     rateLimit: v['rate-limit'] === undefined ? 120 : wholeNumber('--rate-limit', v['rate-limit'], 1, 10000000),
     rateWindowS: v['rate-window'] === undefined ? 60 : wholeNumber('--rate-window', v['rate-window'], 1, 86400),
+    retentionDays: v['retention-days'] === undefined ? 30 : wholeNumber('--retention-days', v['retention-days'], 1, 3650),
     help: v.help === true,
   };
   if (v.engine !== undefined && v.engine !== 'simulated') throw new UsageError(`unknown engine ${JSON.stringify(v.engine)}; the only engine is "simulated"`);
   if (v.script !== undefined) o.script = v.script;
+  if (v['per-key-limit'] !== undefined) o.perKeyLimit = wholeNumber('--per-key-limit', v['per-key-limit'], 1, 100000);
   return o;
 }
 
@@ -92,11 +101,14 @@ export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
     DICTEE_STOPPED_TTL_MS: 'stoppedTtlMs',
     DICTEE_RESUME_TTL_MS: 'resumeTtlMs',
     DICTEE_INIT_ADOPT_MS: 'initAdoptMs',
+    DICTEE_IDLE_TIMEOUT_MS: 'idleTimeoutMs',
+    DICTEE_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
+    DICTEE_MAX_UNSENT_BYTES: 'maxUnsentBytes',
   };
   for (const [name, field] of Object.entries(map)) {
     const v = env[name];
     if (v === undefined || v === '') continue;
-    if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`${name} must be a positive whole number of milliseconds`);
+    if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`${name} must be a positive whole number${field === 'maxUnsentBytes' ? ' of bytes' : ' of milliseconds'}`);
     t[field] = Number(v);
   }
   return t;
@@ -177,6 +189,8 @@ async function main(): Promise<void> {
       rateLimit: opts.rateLimit,
       rateWindowMs: opts.rateWindowS * 1000,
       timing,
+      perKeyLimit: opts.perKeyLimit,
+      retentionDays: opts.retentionDays,
     });
   } catch (e) {
     process.stderr.write(`error: cannot open the data dir ${dataDir}: ${errorMessage(e)}\n`);
@@ -200,6 +214,8 @@ async function main(): Promise<void> {
     concurrency_limit: opts.concurrencyLimit,
     rate_limit: opts.rateLimit,
     rate_window_s: opts.rateWindowS,
+    per_key_limit: opts.perKeyLimit,
+    retention_days: opts.retentionDays,
   });
   let stopping = false;
   const onSignal = (sig: string): void => {

@@ -53,7 +53,7 @@ export class LiveSession {
   readonly log: ServerLogger;
   state: SessionState = 'configured';
   peer: SessionPeer | undefined;
-  /** When the session lost its peer (ms since epoch), or undefined while attached. */
+  /** When the session lost its peer (monotonic ms, clock.ts), or undefined while attached. */
   detachedAt: number | undefined;
   stoppedAt: number | undefined;
 
@@ -132,7 +132,7 @@ export class LiveSession {
 
   detach(): void {
     this.peer = undefined;
-    this.detachedAt = Date.now();
+    this.detachedAt = monotonicMs();
   }
 
   metrics(): SessionMetrics {
@@ -193,7 +193,7 @@ export class LiveSession {
     this.send({ type: 'status', state: 'stopping', message, metrics: this.metrics() });
     this.emitAll(this.segmenter.flush({ proofread: true }));
     this.state = 'stopped';
-    this.stoppedAt = Date.now();
+    this.stoppedAt = monotonicMs();
     this.stoppedMono = monotonicMs();
     const metrics = this.metrics();
     const at = new Date().toISOString();

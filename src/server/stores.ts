@@ -68,6 +68,8 @@ export interface SessionRecord {
   total_frames: number;
   final_chunks: number;
   end_reason: string | null;
+  /** The project of the key that opened the session (null for a personal key): read scoping. */
+  project_id: string | null;
 }
 
 export interface SessionEnd {
@@ -153,6 +155,10 @@ export interface Limits {
   acquireSlot(orgId: string, sessionId: string): Promise<boolean>;
   /** Gives the session's slot back (idempotent; does not wait). */
   releaseSlot(orgId: string, sessionId: string): void;
+  /** How long (ms) an address must wait because it failed the master key too often; 0 when it may try. */
+  masterKeyWait(address: string): Promise<number>;
+  /** Counts one failed master-key attempt of an address. */
+  masterKeyFailed(address: string): Promise<void>;
   /** Forgets what no longer counts (now and then). */
   sweep(): void;
 }

@@ -9,9 +9,9 @@ import { runCampaign } from '../fuzz/campaign';
 describe('fuzzing campaign, short run (built service)', function () {
   this.timeout(120_000);
 
-  it('3,000 inputs (WebSocket frames, HTTP requests, rapid and slow connections): no crash, no undocumented reply, nothing unanswered, no leak', async () => {
+  it('8,000 inputs (WebSocket frames, HTTP requests, rapid and slow connections): no crash, no undocumented reply, nothing unanswered, no leak', async () => {
     const seed = Number(process.env.DICTEE_FUZZ_SEED ?? Date.now() % 1_000_000);
-    const report = await runCampaign({ inputs: 3000, seconds: 50, seed, concurrency: 8 });
+    const report = await runCampaign({ inputs: 8000, seconds: 50, seed, concurrency: 8 });
     assert.ok(report.inputs.total >= 1000, `only ${report.inputs.total} inputs in ${report.seconds} s`);
     assert.ok(report.inputs.wsFrames > 0 && report.inputs.httpRequests > 0 && report.inputs.rapidConnections > 0);
     assert.deepEqual(

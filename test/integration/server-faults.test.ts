@@ -17,10 +17,10 @@ import { framesOf, silence, tone } from '../helpers/speech';
 
 const FAST = { language: 'en', silence_threshold: 1, engine_endpointing: 0.3, flush_timeout: 30, enable_final_proofreading: false };
 
-function scriptFile(words: number): string {
+function scriptFile(words: number, pad = 0): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-faults-'));
   const file = path.join(dir, 'script.txt');
-  writeFileSync(file, Array.from({ length: words }, (_, i) => `word${i}`).join(' '));
+  writeFileSync(file, Array.from({ length: words }, (_, i) => `${'w'.repeat(pad)}word${i}`).join(' '));
   return file;
 }
 
@@ -69,11 +69,12 @@ describe('service faults (built service)', function () {
   });
 
   it('a client that stops reading: dropped past the unsent-bytes bound, its text persisted and resumable', async () => {
-    const server = await startServer({ script: scriptFile(4000), env: { DICTEE_MAX_UNSENT_BYTES: String(256 * 1024) } });
+    const server = await startServer({ script: scriptFile(4000, 40), env: { DICTEE_MAX_UNSENT_BYTES: String(256 * 1024) } });
     try {
       const { key } = await server.createKey();
       const p = new WsProbe(server.wsUrl, { header: key });
-      // Long chunks: every word re-sends the chunk's whole text, so the service has a lot to say.
+      // Long chunks of long words: every word re-sends the chunk's whole text, so the service has megabytes to
+      // say, more than the kernel's socket buffers hold.
       const c = await p.configure({ language: 'en', engine_endpointing: 5, silence_threshold: 10, audio_duration_threshold: 60, max_buffer_size: 100, flush_timeout: 60, enable_final_proofreading: false });
       const socket = (p.ws as unknown as { _socket: net.Socket })._socket;
       socket.pause();

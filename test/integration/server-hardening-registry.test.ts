@@ -59,6 +59,44 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
     });
   });
 
+  describe('campaign finding: CONNECT and upgrades with another method than GET', () => {
+    it('CONNECT is answered 405 with the error body and its socket closed; a POST upgrade is answered 405 too', async () => {
+      const server = await startServer();
+      try {
+        const pid = server.process().pid!;
+        const before = openFds(pid);
+        const replies = await Promise.all(Array.from({ length: 50 }, () => rawRequest(server.port, 'CONNECT /healthz HTTP/1.1\r\nHost: x\r\n\r\n', { waitMs: 5000 })));
+        for (const r of replies) {
+          assert.equal(r.status, 405, r.text || 'no answer');
+          assert.match(r.text, /"code":"METHOD_NOT_ALLOWED"/);
+          assert.ok(r.closedByServer);
+        }
+        const post = await rawRequest(server.port, `POST /api/v1/audio/live HTTP/1.1\r\n${UPGRADE_HEADERS}\r\n`);
+        assert.equal(post.status, 405, post.text);
+        assert.match(post.text, /"code":"METHOD_NOT_ALLOWED"/);
+        await until(() => openFds(pid) <= before + 5, 5000, 'descriptors given back');
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+
+  describe('campaign finding: a refused WebSocket that sends a frame over the size limit', () => {
+    it('is closed (1009) without an uncaught exception', async () => {
+      const server = await startServer();
+      try {
+        const p = new WsProbe(server.wsUrl, { header: `svc_live_${'A'.repeat(43)}` });
+        await p.opened;
+        p.sendAudio(Buffer.alloc(300 * 1024));
+        await p.closed;
+        await new Promise((r) => setTimeout(r, 200));
+        assert.ok(!logLines(server.logs()).some((l) => l.level === 'error'), server.logs());
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+
   describe('2: malformed percent-encoding and URLs', () => {
     let server: TestServer;
     before(async () => {

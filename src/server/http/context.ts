@@ -12,4 +12,6 @@ export interface ApiContext {
   engineName: string;
   /** The service is shutting down: only the health check answers. */
   draining(): boolean;
+  /** Operational figures for GET /v1/status (master key). */
+  status(): object;
 }
