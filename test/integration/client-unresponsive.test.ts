@@ -1,7 +1,9 @@
 /**
- * Issue 12, defect 15: a frozen service (SIGSTOP: its sockets stay open, nothing answers) must be seen
- * as unresponsive by the client within 10 s, while the audio is kept; once the service runs again the
- * run resumes and every word arrives once. Against the real built service.
+ * The client against a service that stops answering or closes an idle session, with the real built service:
+ * a frozen service (SIGSTOP: its sockets stay open, nothing answers) is seen as unresponsive within 10 s,
+ * the audio kept, and once it runs again every word arrives once (issue 12, defect 15); a session paused
+ * past the service's idle limit is closed by the service (SESSION_IDLE) without the person noticing, and
+ * the run goes on when they resume (defect 4).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -61,6 +63,52 @@ describe('client: a frozen service (SIGSTOP)', function () {
       } catch {
         /* gone */
       }
+      await server.stop();
+    }
+  });
+
+  it('paused past the idle limit: closed by the service (SESSION_IDLE) unnoticed, no reconnection while paused, and on resume the text goes on where it was', async () => {
+    const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-idle-')), 'script.txt');
+    writeFileSync(f, WORDS.join(' '));
+    const server = await startServer({ script: f, env: { DICTEE_IDLE_TIMEOUT_MS: '1500' } });
+    try {
+      const { key } = await server.createKey();
+      const session = new DictationSession({ serverUrl: server.url, apiKey: key, config: { language: 'en', silence_threshold: 1, engine_endpointing: 0.3 } });
+      const model = new TranscriptModel();
+      session.on('message', (m) => model.apply(m));
+      session.on('configured', () => model.dropProvisional());
+      session.on('generation', () => model.beginGeneration());
+      const states: string[] = [];
+      const errors: string[] = [];
+      const configured: boolean[] = [];
+      session.on('state', (s) => states.push(s));
+      session.on('error', (e) => errors.push(e.code));
+      session.on('configured', (c) => configured.push(c.resumed));
+      await session.start();
+      const send = async (pcm: Buffer): Promise<void> => {
+        for (let i = 0; i < pcm.length; i += 3200) {
+          session.sendAudio(pcm.subarray(i, i + 3200));
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      };
+      await send(Buffer.concat([tone(3000), silence(1500)]));
+      await until(() => model.committedText().split(/\s+/).filter(Boolean).length === 10, 10_000, 'the first sentence');
+      session.pause();
+      await until(() => /session idle: closed/.test(server.logs()), 10_000, 'the service to close the idle session');
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(session.state, 'paused', 'still paused, as the person left it');
+      assert.ok(!states.includes('reconnecting'), `no reconnection while paused: ${states.join(', ')}`);
+      assert.deepEqual(errors, [], 'nothing to tell the person');
+      assert.equal(configured.length, 1, 'no new connection while paused');
+      session.resume();
+      await send(Buffer.concat([tone(3000), silence(1500)]));
+      await until(() => model.committedText().split(/\s+/).filter(Boolean).length >= 20, 15_000, 'the second sentence after resuming');
+      assert.equal(configured.length, 2);
+      const result = await session.stop();
+      assert.equal(result.reason, 'stopped');
+      assert.deepEqual(model.committedText().split(/\s+/).filter(Boolean), WORDS.slice(0, 20), 'the text goes on where it was, each word once');
+      session.dispose();
+    } finally {
       await server.stop();
     }
   });
