@@ -174,9 +174,9 @@ export class SessionRegistry implements ConnectionHost {
       await this.o.store.recordSession(id, key.id, key.orgId, 'ws', at);
       await this.o.store.sessionStarted(id, at);
     } catch (e) {
-      // The disk is full or the database locked: the text still reaches the client, only its record
-      // and resumption after a restart are at risk; refusing the session would lose the dictation.
-      this.log.error('could not record the session; it goes on without its record', { session_id: id, error: e });
+      this.o.limits.releaseSlot(key.orgId, id);
+      this.httpInits.giveBack(key.id, id);
+      throw e;
     }
     const session = this.create(id, key, effective);
     this.sessions.set(id, session);

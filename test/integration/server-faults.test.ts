@@ -96,7 +96,7 @@ describe('service faults (built service)', function () {
     }
   });
 
-  it('the disk full under SQLite: the text still reaches the client, the loss of durability is logged, writes resume once there is space', async function () {
+  it('the disk full under SQLite: a session under way still gets its text, the loss of durability is logged, what needs the disk is INTERNAL_ERROR, writes resume once there is space', async function () {
     if (process.getuid?.() !== 0) {
       console.warn('      !! not root: cannot mount a small tmpfs; the disk-full test is NOT run');
       this.skip();
@@ -109,6 +109,9 @@ describe('service faults (built service)', function () {
     const filler = path.join(mnt, 'filler');
     try {
       const { key } = await server.createKey();
+      // A session under way when the disk fills up.
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await p.configure(FAST);
       // Fill the file system to the last byte.
       const fd = openSync(filler, 'w');
       const block = Buffer.alloc(64 * 1024);
@@ -123,11 +126,15 @@ describe('service faults (built service)', function () {
       } finally {
         closeSync(fd);
       }
-      const p = new WsProbe(server.wsUrl, { header: key });
-      await p.configure(FAST);
       for (const f of framesOf(bursts(4))) p.sendAudio(f);
       await until(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 4, 10_000, 'finals while the disk is full');
       assert.match(server.logs(), /could not persist a final event/);
+      // What needs the disk is refused as documented (INTERNAL_ERROR), the service stays up.
+      const q = new WsProbe(server.wsUrl, { header: key });
+      await q.opened;
+      q.send({ type: 'configure', config: {} });
+      assert.equal((await q.waitType('error')).code, 'INTERNAL_ERROR');
+      assert.equal((await q.closed).code, 1011);
       const created = await fetch(`${server.url}/v1/api-keys`, {
         method: 'POST',
         headers: { authorization: `Bearer ${server.masterKey}`, 'content-type': 'application/json' },
