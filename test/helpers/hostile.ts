@@ -75,16 +75,6 @@ export function rssBytes(pid: number): number {
   return m ? Number(m[1]) * 1024 : 0;
 }
 
-/** Polls `pred` every 20 ms until it is true; fails after `timeoutMs` naming `what`. */
-export async function until(pred: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await pred()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export interface LogLine {
   level: string;
   msg: string;

@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
-import { until } from '../helpers/hostile';
 import { startServer } from '../helpers/server';
 import { silence, tone } from '../helpers/speech';
+import { waitFor } from '../helpers/wait';
 
 const WORDS = Array.from({ length: 60 }, (_, i) => `w${i + 1}`);
 
@@ -56,16 +56,16 @@ describe('client: a frozen service (SIGSTOP)', function () {
       await session.start();
       // One sentence of 10 words, final before the freeze.
       await send(SENTENCE());
-      await until(() => words().length === 10, 10_000, 'the first sentence');
+      await waitFor(() => words().length === 10, 10_000, 'the first sentence');
       process.kill(pid, 'SIGSTOP');
       const frozeAt = Date.now();
       // The person keeps dictating: another sentence while the service is frozen.
       await send(SENTENCE());
-      await until(() => states.some((s) => s.state === 'reconnecting' && s.at >= frozeAt), 12_000, 'the client to report the service unresponsive');
+      await waitFor(() => states.some((s) => s.state === 'reconnecting' && s.at >= frozeAt), 12_000, 'the client to report the service unresponsive');
       const took = states.find((s) => s.state === 'reconnecting' && s.at >= frozeAt)!.at - frozeAt;
       assert.ok(took <= 10_000, `reported after ${took} ms`);
       process.kill(pid, 'SIGCONT');
-      await until(() => words().length >= 20, 30_000, 'the second sentence after the service runs again');
+      await waitFor(() => words().length >= 20, 30_000, 'the second sentence after the service runs again');
       const result = await session.stop();
       assert.equal(result.reason, 'stopped');
       assert.deepEqual(words(), WORDS.slice(0, 20), 'every word once, in order');
@@ -93,9 +93,9 @@ describe('client: a frozen service (SIGSTOP)', function () {
       session.on('configured', (c) => configured.push(c.resumed));
       await session.start();
       await send(SENTENCE());
-      await until(() => words().length === 10, 10_000, 'the first sentence');
+      await waitFor(() => words().length === 10, 10_000, 'the first sentence');
       session.pause();
-      await until(() => /session idle: closed/.test(server.logs()), 10_000, 'the service to close the idle session');
+      await waitFor(() => /session idle: closed/.test(server.logs()), 10_000, 'the service to close the idle session');
       await new Promise((r) => setTimeout(r, 1500));
       assert.equal(session.state, 'paused', 'still paused, as the person left it');
       assert.ok(!states.includes('reconnecting'), `no reconnection while paused: ${states.join(', ')}`);
@@ -103,7 +103,7 @@ describe('client: a frozen service (SIGSTOP)', function () {
       assert.equal(configured.length, 1, 'no new connection while paused');
       session.resume();
       await send(SENTENCE());
-      await until(() => words().length >= 20, 15_000, 'the second sentence after resuming');
+      await waitFor(() => words().length >= 20, 15_000, 'the second sentence after resuming');
       assert.equal(configured.length, 2);
       const result = await session.stop();
       assert.equal(result.reason, 'stopped');

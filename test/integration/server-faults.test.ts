@@ -11,9 +11,10 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, rmSync, writeF
 import os from 'node:os';
 import path from 'node:path';
 import type net from 'node:net';
-import { logLines, until } from '../helpers/hostile';
+import { logLines } from '../helpers/hostile';
 import { WsProbe, startServer } from '../helpers/server';
 import { framesOf, silence, tone } from '../helpers/speech';
+import { waitFor } from '../helpers/wait';
 
 const FAST = { language: 'en', silence_threshold: 1, engine_endpointing: 0.3, flush_timeout: 30, enable_final_proofreading: false };
 
@@ -44,11 +45,11 @@ describe('service faults (built service)', function () {
       for (const f of framesOf(bursts(2))) p.sendAudio(f);
       await p.waitFor((m) => m.type === 'transcript' && m.status === 'final');
       const finals = (): string[] => p.ofType('transcript').filter((m) => m.status === 'final').map((m) => String(m.text));
-      await until(() => finals().length >= 2, 5000, 'two finals');
+      await waitFor(() => finals().length >= 2, 5000, 'two finals');
       (p.ws as unknown as { _socket: net.Socket })._socket.destroy();
       // Another session gets the one slot as soon as the service has seen the socket go.
       const other = await server.createKey();
-      await until(async () => {
+      await waitFor(async () => {
         const q = new WsProbe(server.wsUrl, { header: other.key });
         await q.opened;
         q.send({ type: 'configure', config: {} });
@@ -60,7 +61,7 @@ describe('service faults (built service)', function () {
       const r = new WsProbe(server.wsUrl, { header: key });
       const rc = await r.configure({ ...FAST, resume: { session_id: c.session_id, last_seq: 0 } });
       assert.equal(rc.resumed, true);
-      await until(() => r.ofType('transcript').filter((m) => m.status === 'final').length >= finals().length, 5000, 'the replay');
+      await waitFor(() => r.ofType('transcript').filter((m) => m.status === 'final').length >= finals().length, 5000, 'the replay');
       assert.deepEqual(r.ofType('transcript').filter((m) => m.status === 'final').map((m) => String(m.text)), finals());
       r.close();
     } finally {
@@ -80,7 +81,7 @@ describe('service faults (built service)', function () {
       socket.pause();
       const audio = bursts(600, 900, 200);
       for (const f of framesOf(audio, 32000)) p.sendAudio(f);
-      await until(() => /client is not reading: connection dropped/.test(server.logs()), 30_000, 'the service to drop the client');
+      await waitFor(() => /client is not reading: connection dropped/.test(server.logs()), 30_000, 'the service to drop the client');
       const line = logLines(server.logs()).find((l) => /client is not reading/.test(l.msg))!;
       assert.equal(line.level, 'warn');
       assert.ok(Number(line.unsent_bytes) > 256 * 1024);
@@ -127,7 +128,7 @@ describe('service faults (built service)', function () {
         closeSync(fd);
       }
       for (const f of framesOf(bursts(4))) p.sendAudio(f);
-      await until(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 4, 10_000, 'finals while the disk is full');
+      await waitFor(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 4, 10_000, 'finals while the disk is full');
       assert.match(server.logs(), /could not persist a final event/);
       // What needs the disk is refused as documented (INTERNAL_ERROR), the service stays up.
       const q = new WsProbe(server.wsUrl, { header: key });
@@ -144,7 +145,7 @@ describe('service faults (built service)', function () {
       assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
       rmSync(filler);
       for (const f of framesOf(bursts(2))) p.sendAudio(f);
-      await until(() => /persistence works again/.test(server.logs()), 10_000, 'persistence to work again');
+      await waitFor(() => /persistence works again/.test(server.logs()), 10_000, 'persistence to work again');
       p.send({ type: 'control', action: 'stop' });
       await p.closed;
     } finally {
@@ -183,7 +184,7 @@ describe('service faults (built service)', function () {
         await new Promise((r) => setTimeout(r, 2000));
         assert.equal(p.ws.readyState, p.ws.OPEN, 'the connection survived the jump');
         for (const f of framesOf(bursts(1))) p.sendAudio(f);
-        await until(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 2, 5000, 'text after the jump');
+        await waitFor(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 2, 5000, 'text after the jump');
         // Rate limit: 5 per window; 2 used (key creation does not count, the WebSocket does).
         const statuses: number[] = [];
         for (let i = 0; i < 5; i++) {

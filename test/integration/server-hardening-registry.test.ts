@@ -11,8 +11,9 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { DB_FILE } from '../../src/server/db';
-import { UPGRADE_HEADERS, logLines, openFds, rawRequest, rawSocket, until } from '../helpers/hostile';
+import { UPGRADE_HEADERS, logLines, openFds, rawRequest, rawSocket } from '../helpers/hostile';
 import { type TestServer, WsProbe, startServer } from '../helpers/server';
+import { waitFor } from '../helpers/wait';
 
 async function get(url: string, token?: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -36,7 +37,7 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
           assert.equal(r.status, 400, r.text || 'no answer');
           assert.ok(r.closedByServer, 'the service closed the connection');
         }
-        await until(() => openFds(pid) <= before + 5, 5000, `descriptors back to ${before} (now ${openFds(pid)})`);
+        await waitFor(() => openFds(pid) <= before + 5, 5000, `descriptors back to ${before} (now ${openFds(pid)})`);
         assert.ok(!logLines(server.logs()).some((l) => l.level === 'error'), 'nothing at error level');
       } finally {
         await server.stop();
@@ -74,7 +75,7 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         const post = await rawRequest(server.port, `POST /api/v1/audio/live HTTP/1.1\r\n${UPGRADE_HEADERS}\r\n`);
         assert.equal(post.status, 405, post.text);
         assert.match(post.text, /"code":"METHOD_NOT_ALLOWED"/);
-        await until(() => openFds(pid) <= before + 5, 5000, 'descriptors given back');
+        await waitFor(() => openFds(pid) <= before + 5, 5000, 'descriptors given back');
       } finally {
         await server.stop();
       }
@@ -239,7 +240,7 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         s.write(`POST /api/v1/live/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":`);
         await new Promise((r) => setTimeout(r, 200));
         s.destroy();
-        await until(() => /request body aborted/.test(server.logs()), 5000, 'the aborted body in the log');
+        await waitFor(() => /request body aborted/.test(server.logs()), 5000, 'the aborted body in the log');
         const lines = logLines(server.logs());
         assert.ok(!lines.some((l) => l.level === 'error'), JSON.stringify(lines.filter((l) => l.level === 'error')));
         assert.equal(lines.find((l) => /request body aborted/.test(l.msg))?.level, 'debug');

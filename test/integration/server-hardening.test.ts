@@ -47,14 +47,6 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ sta
   });
 }
 
-async function waitQuiet(p: WsProbe, ms = 400): Promise<void> {
-  let n = -1;
-  while (n !== p.messages.length) {
-    n = p.messages.length;
-    await new Promise((r) => setTimeout(r, ms));
-  }
-}
-
 describe('server hardening (built service, real sockets)', function () {
   this.timeout(60_000);
 
@@ -212,7 +204,7 @@ describe('server hardening (built service, real sockets)', function () {
         const c = await p.configure(FAST);
         const audio = bursts(5);
         for (const f of framesOf(audio)) p.sendAudio(f);
-        await waitQuiet(p);
+        await p.roundTrip();
         const finalsBefore = p.ofType('transcript').filter((m) => m.status === 'final').length;
         assert.ok(finalsBefore >= 5, `${finalsBefore} finals before the crash`);
         const lastSeq = Math.max(...p.messages.filter((m) => typeof m.seq === 'number').map((m) => Number(m.seq)));
@@ -223,7 +215,7 @@ describe('server hardening (built service, real sockets)', function () {
         assert.equal(rc.resumed, true);
         for (const f of framesOf(audio.subarray(Number(rc.resume_audio_offset)))) q.sendAudio(f);
         for (const f of framesOf(bursts(1))) q.sendAudio(f);
-        await waitQuiet(q);
+        await q.roundTrip();
         q.send({ type: 'control', action: 'stop' });
         const stopped = await q.waitFor((m) => m.type === 'status' && m.state === 'stopped');
         const finalsAfter = q.ofType('transcript').filter((m) => m.status === 'final' && Number(m.seq) > lastSeq).length;
