@@ -252,6 +252,7 @@ function persistCost(): { durableUs: number; memoryUs: number } {
       config: JSON.stringify(resolveConfig({})),
       total_frames: 0,
       discarded_frames: 0,
+      final_chunks: 0,
       created_at: new Date().toISOString(),
       stopped_at: null,
       updated_at: new Date().toISOString(),

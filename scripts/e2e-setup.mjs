@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run e2e:setup`: installs, idempotently, everything the end-to-end tests in real VS Code need.
 //
-// - Debian packages: chromium, sox (+ formats), pulseaudio, pulseaudio-utils, espeak-ng, ripgrep, the
+// - Debian packages: chromium, sox (+ formats), pulseaudio, pulseaudio-utils, espeak-ng, faketime, ripgrep, the
 //   pocketsphinx engine (library, en-us model, the recorded test speech), bzip2 (model archives) and the
 //   headers code-server's native modules build against. As root it runs `apt-get update` + `apt-get install`;
 //   otherwise it prints the exact command and fails.
@@ -35,6 +35,7 @@ export const APT_PACKAGES = [
   'pulseaudio',
   'pulseaudio-utils',
   'espeak-ng',
+  'faketime',
   'ripgrep',
   'pocketsphinx',
   'libpocketsphinx3',

@@ -94,6 +94,10 @@ export const ERROR_ADVICE: Record<DictationErrorCode, ErrorAdvice> = {
     summary: 'the service reported a protocol error',
     advice: 'Dictée reconnects and resumes by itself; if it keeps happening and dictation stops, report it with the log.',
   },
+  SESSION_IDLE: {
+    summary: 'the service closed a session that had received no audio for a long time',
+    advice: 'Dictée reconnects by itself when you resume; nothing written is lost.',
+  },
   INTERNAL_ERROR: {
     summary: 'the service had an internal error',
     advice: 'Dictée reconnects and resumes by itself; if it keeps happening and dictation stops, report it with the log.',

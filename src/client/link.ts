@@ -34,6 +34,8 @@ export interface LinkHost {
   closedAfterStop(): void;
   /** A failed connection is retried (after the backoff). */
   reconnecting(): void;
+  /** The run is paused (a session closed for idleness then waits for the run to resume). */
+  isPaused(): boolean;
   /** The run cannot go on. */
   failed(err: DictationError): void;
 }
@@ -51,6 +53,8 @@ export class ServiceLink {
   private serverErrorsInARow = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private stableTimer: NodeJS.Timeout | undefined;
+  /** The service closed the paused session for idleness: no connection until the run resumes or stops. */
+  private dormant = false;
 
   /** Throws a CONFIG_ERROR DictationError (field serverUrl) for a bad server URL. */
   constructor(
@@ -92,6 +96,14 @@ export class ServiceLink {
     if (!this.host.active()) return;
     if (!INIT_RETRIED.has(failure.code)) this.host.failed(failure.withFatal(true));
     else if (!this.retry(failure, 'session init', () => void this.open())) this.host.failed(gaveUpError(failure, this.o.maxAttempts, 'session init', this.sessionId));
+  }
+
+  /** A run that resumes or stops after its session was closed for idleness: connect again (resuming it). */
+  wake(): void {
+    if (!this.dormant || !this.host.active()) return;
+    this.dormant = false;
+    this.logger.info('the run goes on: reconnecting to the session closed for idleness');
+    this.connect();
   }
 
   /** Queues audio (frames it); sent at once while connected. */
@@ -136,7 +148,15 @@ export class ServiceLink {
     this.logger.info(`connecting to ${this.wsUrl}${resume ? ` (resume after seq ${resume.last_seq})` : ''}`);
     const config: ClientConfig = { ...this.o.config, ...(resume ? { resume } : {}) };
     const socket: ServiceSocket = new ServiceSocket(
-      { url: this.wsUrl, apiKey: this.o.apiKey, connectTimeoutMs: this.o.connectTimeoutMs, idleTimeoutMs: this.o.idleTimeoutMs, log: this.logger, scrub: (t) => this.scrub(t) },
+      {
+        url: this.wsUrl,
+        apiKey: this.o.apiKey,
+        connectTimeoutMs: this.o.connectTimeoutMs,
+        idleTimeoutMs: this.o.idleTimeoutMs,
+        pingIntervalMs: this.o.pingIntervalMs,
+        log: this.logger,
+        scrub: (t) => this.scrub(t),
+      },
       {
         open: () => socket.sendJson({ type: 'configure', config }),
         text: (text) => this.onText(text),
@@ -271,6 +291,13 @@ export class ServiceLink {
     const cause = pending ?? errorFromClose(code, reason, this.sessionId);
     if (cause.fatal) {
       this.host.failed(cause);
+      return;
+    }
+    if (cause.code === 'SESSION_IDLE' && this.host.isPaused()) {
+      // Paused past the service's idle limit: nothing to send until the person resumes, then the run
+      // reconnects (resuming the session, or on a new one after it): the text stays where it is.
+      this.dormant = true;
+      this.logger.info(`the service closed the paused session for idleness (${cause.message}); it is resumed when dictation resumes`);
       return;
     }
     if (cause.code === 'PROTOCOL_ERROR' || cause.code === 'INTERNAL_ERROR') this.serverErrorsInARow += 1;

@@ -61,6 +61,7 @@ export class DictationSession {
       reconnecting: () => {
         if (!this.stopRequested) this.setState('reconnecting');
       },
+      isPaused: () => this.paused,
       failed: (err) => this.fail(err),
     });
   }
@@ -128,6 +129,7 @@ export class DictationSession {
   resume(): void {
     if (!this.paused || this.stopRequested || this.isEnded()) return;
     this.paused = false;
+    this.link.wake();
     if (this.link.ready) this.link.send({ type: 'control', action: 'resume' });
     this.logger.info('resumed');
     if (this.stateValue === 'paused') this.setState('recording');
@@ -150,7 +152,10 @@ export class DictationSession {
     this.link.queue(this.link.ledger.pushPartial(this.link.ready));
     this.setState('stopping');
     if (this.link.ready) this.sendStop();
-    else this.logger.info('stop requested while not connected: it is sent once the connection is back');
+    else {
+      this.logger.info('stop requested while not connected: it is sent once the connection is back');
+      this.link.wake();
+    }
     return this.stopPromise;
   }
 

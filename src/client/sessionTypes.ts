@@ -27,8 +27,13 @@ export interface DictationSessionOptions {
   stopMarginMs?: number;
   /** Connection + `configured` timeout (default 10 000 ms). */
   connectTimeoutMs?: number;
-  /** A connection with no message or ping for this long is considered dead (default 45 000 ms). */
+  /**
+   * A connection with no message, ping or pong for this long is considered dead (default 7000 ms): the
+   * client pings every `pingIntervalMs`, so a frozen service is noticed within this time.
+   */
   idleTimeoutMs?: number;
+  /** How often the client pings the service (default 2000 ms). */
+  pingIntervalMs?: number;
   /** Random source for the jitter (tests). */
   random?: () => number;
   http?: HttpOptions;
@@ -49,6 +54,7 @@ export interface SessionSettings {
   stopMarginMs: number;
   connectTimeoutMs: number;
   idleTimeoutMs: number;
+  pingIntervalMs: number;
   /** A frame: 100 ms of audio at the configured rate (an even number of bytes). */
   frameBytes: number;
   /** Most bytes queued while disconnected. */
@@ -75,7 +81,8 @@ export function sessionSettings(o: DictationSessionOptions): SessionSettings {
     bufferSeconds,
     stopMarginMs: o.stopMarginMs ?? 5000,
     connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
-    idleTimeoutMs: o.idleTimeoutMs ?? 45_000,
+    idleTimeoutMs: o.idleTimeoutMs ?? 7000,
+    pingIntervalMs: o.pingIntervalMs ?? 2000,
     frameBytes: Math.max(2, Math.round((RECOMMENDED_FRAME_BYTES * perSecond) / bytesPerSecond(DEFAULTS.sample_rate) / 2) * 2),
     bufferBytes: Math.round(bufferSeconds * perSecond),
     retainBytes: Math.round(Math.max(o.retainSeconds ?? 60, 60) * perSecond),

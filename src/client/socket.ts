@@ -15,8 +15,10 @@ export interface SocketOptions {
   apiKey: string;
   /** Handshake + `configured` deadline (ms). */
   connectTimeoutMs: number;
-  /** A connection with no message or ping for this long is dead (ms). */
+  /** A connection with no message, ping or pong for this long is dead (ms). */
   idleTimeoutMs: number;
+  /** The client pings this often (ms), so a frozen service shows as silence. */
+  pingIntervalMs: number;
   log: Logger;
   /** Removes the key from a text (socket errors may quote what they were given). */
   scrub: (text: string) => string;
@@ -41,6 +43,7 @@ export class ServiceSocket {
   private configureTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private endTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly o: SocketOptions,
@@ -60,6 +63,9 @@ export class ServiceSocket {
     ws.on('open', () => {
       if (this.released) return;
       this.touch();
+      this.pingTimer = setInterval(() => {
+        if (ws.readyState === WebSocket.OPEN) ws.ping();
+      }, o.pingIntervalMs);
       this.on.open();
     });
     ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
@@ -69,6 +75,9 @@ export class ServiceSocket {
       else this.on.text(rawToString(data));
     });
     ws.on('ping', () => {
+      if (!this.released) this.touch();
+    });
+    ws.on('pong', () => {
       if (!this.released) this.touch();
     });
     ws.on('unexpected-response', (_req, res) => {
@@ -137,14 +146,15 @@ export class ServiceSocket {
   private touch(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(
-      () => this.fail(new DictationError({ code: 'TIMEOUT', message: `no message or ping from the service for ${this.o.idleTimeoutMs} ms`, fatal: false })),
+      () => this.fail(new DictationError({ code: 'TIMEOUT', message: `the service did not answer for ${this.o.idleTimeoutMs} ms (no message, ping or pong): unresponsive`, fatal: false })),
       this.o.idleTimeoutMs,
     );
   }
 
   private clearTimers(): void {
     for (const t of [this.configureTimer, this.idleTimer, this.endTimer]) clearTimeout(t);
-    this.configureTimer = this.idleTimer = this.endTimer = undefined;
+    clearInterval(this.pingTimer);
+    this.configureTimer = this.idleTimer = this.endTimer = this.pingTimer = undefined;
   }
 
   private closed(code: number, reason: string): void {

@@ -42,6 +42,8 @@ export function presentError(e: DictationError, serverUrl: string): ErrorPresent
       return { severity: 'error', text: text(), actions: ['Show Log'] };
     case 'RATE_LIMITED':
       return { severity: 'warning', text: text(), actions: ['Show Log'] };
+    case 'SESSION_IDLE':
+      return { severity: 'warning', text: text(), actions: ['Show Log'] };
     case 'PROTOCOL_ERROR':
     case 'INTERNAL_ERROR':
       return {

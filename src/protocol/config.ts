@@ -73,6 +73,13 @@ const int = (field: keyof typeof BOUNDS) =>
 const oneOf = <T extends readonly [string, ...string[]]>(field: string, values: T) =>
   z.enum(values, { error: `${field} must be one of ${values.join(', ')}` });
 
+/**
+ * Highest `seq` the protocol allows (2^31 − 1: about 68 years of ten events a second). `resume.last_seq`
+ * above it is a CONFIG_ERROR; so, for a session the service holds, is anything above the session's
+ * highest issued `seq`.
+ */
+export const MAX_SEQ = 2 ** 31 - 1;
+
 /** Resume request (our extension; optional for clients). */
 export const ResumeSchema = z.strictObject(
   {
@@ -80,7 +87,8 @@ export const ResumeSchema = z.strictObject(
     last_seq: z
       .number({ error: 'resume.last_seq must be an integer' })
       .int({ message: 'resume.last_seq must be an integer' })
-      .min(0, { message: 'resume.last_seq must be 0 or more' }),
+      .min(0, { message: 'resume.last_seq must be 0 or more' })
+      .max(MAX_SEQ, { message: `resume.last_seq must be at most ${MAX_SEQ}` }),
   },
   { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field resume.${iss.keys.join(', resume.')}` : 'resume must be an object') },
 );

@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'RATE_LIMITED',
   'CONCURRENCY_LIMIT_EXCEEDED',
   'INTERNAL_ERROR',
+  'SESSION_IDLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -27,6 +28,8 @@ export const CLOSE_CODES = {
   INIT_ERROR: 4003,
   RATE_LIMITED: 4029,
   CONCURRENCY_LIMIT_EXCEEDED: 4030,
+  /** The session received no audio for the idle limit (10 min); it stays resumable. */
+  SESSION_IDLE: 4008,
 } as const;
 
 /** The close code that follows an `error` message of the given code. */
@@ -51,6 +54,7 @@ export const HTTP_STATUS_FOR: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   CONCURRENCY_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  SESSION_IDLE: 408,
 };
 
 /**

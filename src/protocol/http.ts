@@ -17,6 +17,8 @@ export const PATHS = {
   /** `GET /v1/sessions/{id}`: a session's record and live state. */
   sessions: '/v1/sessions',
   health: '/healthz',
+  /** Operational figures (master key): live sessions, connections, memory, event-loop delay. */
+  status: '/v1/status',
 } as const;
 
 export const KEY_PREFIXES = ['svc_live_', 'svc_test_', 'svc_proj_'] as const;
@@ -43,9 +45,65 @@ export function redactKey(key: string): string {
   return `${prefix}…${key.length > prefix.length + 8 ? key.slice(-4) : ''}`;
 }
 
-/** Replaces the value of any `token=` query parameter in a URL or path with `[redacted]`. */
+/** Something shaped like an API key or a generated master key, in any case (redaction errs on the safe side). */
+const SECRET_SHAPED = /(?:svc_(?:live|test|proj)_|msk_)[A-Za-z0-9_-]{4,}/i;
+
+/**
+ * `decodeURIComponent` applied until the text stops changing (at most 3 times), never throwing: a
+ * malformed escape is left as it is. `+` counts as a space, as in a query.
+ */
+function decodeLoosely(text: string, plusIsSpace: boolean): string {
+  let out = plusIsSpace ? text.replace(/\+/g, ' ') : text;
+  for (let i = 0; i < 3; i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(out);
+    } catch {
+      next = out.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+    }
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
+
+/**
+ * A URL or path safe to log: decided on what the service would decode, not on the raw text.
+ * - every query parameter whose decoded name is `token` (any case) has its value replaced by `[redacted]`;
+ * - every query parameter whose decoded name or value holds something shaped like a key is replaced
+ *   whole (`[redacted]`);
+ * - a path segment that decodes to something shaped like a key is replaced by that key's hint.
+ * The fragment is dropped.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+  const hash = url.indexOf('#');
+  const noFragment = hash >= 0 ? url.slice(0, hash) : url;
+  const q = noFragment.indexOf('?');
+  const pathPart = q >= 0 ? noFragment.slice(0, q) : noFragment;
+  const path = pathPart
+    .split('/')
+    .map((seg) => {
+      const decoded = decodeLoosely(seg, false);
+      const m = SECRET_SHAPED.exec(decoded);
+      return m ? decoded.replace(SECRET_SHAPED, (k) => (/^msk_/i.test(k) ? 'msk_…' : redactKey(k))) : seg;
+    })
+    .join('/');
+  if (q < 0) return path;
+  const query = noFragment
+    .slice(q + 1)
+    .split('&')
+    .map((param) => {
+      const eq = param.indexOf('=');
+      const name = eq >= 0 ? param.slice(0, eq) : param;
+      const value = eq >= 0 ? param.slice(eq + 1) : '';
+      const dName = decodeLoosely(name, true);
+      const dValue = decodeLoosely(value, true);
+      if (dName.trim().toLowerCase() === 'token') return `${name}=[redacted]`;
+      if (SECRET_SHAPED.test(dName) || SECRET_SHAPED.test(dValue)) return '[redacted]';
+      return param;
+    })
+    .join('&');
+  return `${path}?${query}`;
 }
 
 export const CreateKeyRequestSchema = z.strictObject(

@@ -19,6 +19,19 @@ export const RECOMMENDED_FRAME_BYTES = 3200;
 /** Largest JSON text frame the service accepts (bytes). */
 export const MAX_TEXT_FRAME_BYTES = 16 * 1024;
 
+/**
+ * Control messages a connection may send: at most this many within any {@link CONTROL_WINDOW_MS}; one
+ * more is a PROTOCOL_ERROR (a person pausing and resuming never comes near it).
+ */
+export const MAX_CONTROL_MESSAGES = 50;
+export const CONTROL_WINDOW_MS = 10_000;
+
+/**
+ * Bytes of messages the service lets wait for a client that does not read (beyond what the kernel
+ * buffers). Past it the connection is dropped with a PROTOCOL_ERROR; the session stays resumable.
+ */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+
 export const CONTROL_ACTIONS = ['start', 'stop', 'pause', 'resume'] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 

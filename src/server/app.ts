@@ -13,9 +13,10 @@ import { SqliteStore } from './db';
 import type { Engine } from './engine/recognizer';
 import type { ApiContext } from './http/context';
 import { httpFailure, route } from './http/routes';
-import { HttpError, bearer, refuseUpgrade, safeUrl } from './http/util';
+import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl } from './http/util';
 import { SqliteKeyStore } from './keys';
 import { InProcessLimits } from './limits';
+import { LoopDelayMonitor } from './loopDelay';
 import type { ServerLogger } from './log';
 import { SessionRegistry, type Timing } from './registry';
 import type { KeyStore, Limits, SessionStore } from './stores';
@@ -36,6 +37,10 @@ export interface ServiceOptions {
   rateLimit: number;
   rateWindowMs: number;
   timing: Timing;
+  /** Live sessions per key (undefined: no limit of its own). */
+  perKeyLimit?: number;
+  /** Days session records and their events are kept after the session ended. */
+  retentionDays: number;
 }
 
 export class Service {
@@ -56,19 +61,56 @@ export class Service {
     this.store = sqlite;
     this.keys = new SqliteKeyStore(sqlite, opts.dataDir, opts.masterKey, opts.announceMasterKey);
     this.limits = new InProcessLimits(opts.rateLimit, opts.rateWindowMs, opts.concurrencyLimit);
-    this.registry = new SessionRegistry({ engine: opts.engine, store: this.store, limits: this.limits, log: this.log, timing: opts.timing });
-    this.api = { keys: this.keys, store: this.store, limits: this.limits, registry: this.registry, log: this.log, engine: opts.engine, draining: () => this.draining };
-    this.server = http.createServer((req, res) => {
+    this.registry = new SessionRegistry({ engine: opts.engine, store: this.store, limits: this.limits, log: this.log, timing: opts.timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays });
+    this.api = {
+      keys: this.keys,
+      store: this.store,
+      limits: this.limits,
+      registry: this.registry,
+      log: this.log,
+      engine: opts.engine,
+      draining: () => this.draining,
+      status: () => this.status(),
+      loopDelay: () => this.healthDelay.take(),
+    };
+    const headersTimeout = opts.timing.headersTimeoutMs;
+    this.server = http.createServer({ headersTimeout, requestTimeout: Math.max(30_000, headersTimeout), connectionsCheckingInterval: Math.min(1000, headersTimeout) }, (req, res) => {
       route(this.api, req, res).catch((e: unknown) => httpFailure(this.api, req, res, e));
     });
-    this.server.headersTimeout = 15_000;
-    this.server.requestTimeout = 30_000;
-    // Above 64 KiB so an oversized audio frame gets our PROTOCOL_ERROR instead of a bare 1009 close.
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: 4 * MAX_AUDIO_FRAME_BYTES, perMessageDeflate: false });
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
-    this.server.on('clientError', (_e, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    // Above 64 KiB so an oversized audio frame gets our PROTOCOL_ERROR instead of a bare 1009 close. UTF-8 is
+    // checked by the connection, so that an invalid text frame gets a PROTOCOL_ERROR before its 1007.
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: 4 * MAX_AUDIO_FRAME_BYTES, perMessageDeflate: false, skipUTF8Validation: true });
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      try {
+        this.upgrade(req, socket, head);
+      } catch (e) {
+        this.log.error('internal error on a WebSocket upgrade', { error: e, url: safeUrl(req.url ?? '') });
+        refuseUpgrade(socket, HttpError.of('INTERNAL_ERROR', 'internal error'));
+      }
     });
+    // CONNECT is not served: answered, never left hanging.
+    this.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+      this.log.debug('CONNECT refused', { url: safeUrl(req.url ?? '') });
+      refuseUpgrade(socket, HttpError.methodNotAllowed('CONNECT', ['GET', 'POST', 'DELETE']));
+    });
+    this.server.on('clientError', (e: NodeJS.ErrnoException, socket: Duplex) => answerClientError(this.log, e, socket));
+  }
+
+  /** Event-loop delay since the previous GET /healthz, and since the previous GET /v1/status. */
+  private readonly healthDelay = new LoopDelayMonitor();
+  private readonly statusDelay = new LoopDelayMonitor();
+
+  /** What GET /v1/status tells the master key: sessions, connections, memory, event-loop delay (since the last call). */
+  private status(): object {
+    const delay = this.statusDelay.take();
+    return {
+      sessions: this.registry.sessionCount,
+      connected_sessions: this.registry.connectedSessions,
+      connections: this.registry.connectionCount,
+      rss_bytes: process.memoryUsage.rss(),
+      event_loop_delay_p99_ms: delay?.p99 ?? 0,
+      event_loop_delay_max_ms: delay?.max ?? 0,
+    };
   }
 
   listen(host: string, port: number): Promise<number> {
@@ -81,6 +123,7 @@ export class Service {
         const t = this.opts.timing;
         this.timers.push(setInterval(() => this.registry.heartbeat(), Math.max(50, Math.min(t.pingIntervalMs, 1000))));
         this.timers.push(setInterval(() => void this.registry.sweep(), Math.max(1000, Math.min(t.stoppedTtlMs, 30_000))));
+        void this.registry.sweep();
         resolve(actual);
       });
     });
@@ -88,10 +131,19 @@ export class Service {
 
   /** A WebSocket upgrade: refused over HTTP for a wrong path or a draining service; else authorised, then upgraded. */
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = parseRequestUrl(req.url);
+    if (!url) {
+      this.log.debug('upgrade refused: malformed URL', { url: safeUrl(req.url ?? '') });
+      refuseUpgrade(socket, HttpError.of('PROTOCOL_ERROR', 'malformed request URL'));
+      return;
+    }
     if (url.pathname.replace(/\/+$/, '') !== PATHS.audioLive) {
       this.log.info('upgrade refused: unknown path', { path: safeUrl(req.url ?? '') });
       refuseUpgrade(socket, new HttpError(404, 'NOT_FOUND', 'no such WebSocket endpoint'));
+      return;
+    }
+    if (req.method !== 'GET') {
+      refuseUpgrade(socket, HttpError.methodNotAllowed(req.method ?? '', ['GET']));
       return;
     }
     const token = bearer(req) ?? url.searchParams.get('token') ?? undefined;
@@ -139,6 +191,8 @@ export class Service {
     await this.registry.settled(3000);
     this.server.closeAllConnections();
     await Promise.race([serverClosed, new Promise((r) => setTimeout(r, 1000))]);
+    this.healthDelay.dispose();
+    this.statusDelay.dispose();
     await this.store.close();
     this.log.info('shutdown complete');
   }
@@ -146,6 +200,8 @@ export class Service {
 
 /** Refuses an upgraded WebSocket: the `error` message, then the close code of its error code. */
 function rejectSocket(ws: WebSocket, code: ErrorCode, message: string, retryAfterMs = 0): void {
+  // Whatever the client sends meanwhile (a frame over the limit…) must not become an uncaught error.
+  ws.on('error', () => undefined);
   ws.send(JSON.stringify({ type: 'error', code, message, retry_after_ms: Math.max(0, Math.round(retryAfterMs)) }));
   ws.close(closeCodeFor(code), code);
   setTimeout(() => ws.terminate(), 2000).unref();

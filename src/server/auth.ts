@@ -37,13 +37,14 @@ export async function authorize(keys: KeyStore, limits: Limits, token: string | 
   if (!key.permissions.includes(o.permission)) {
     return { ok: false, status: 403, code: 'AUTH_ERROR', message: o.lacking, retryAfterMs: 0, why: 'permission', keyHint: key.hint };
   }
-  if (o.rate) {
-    const decision = await limits.takeRate(key.id);
-    if (!decision.allowed) {
-      return { ok: false, status: 429, code: 'RATE_LIMITED', message: rateMessage(limits), retryAfterMs: decision.retryAfterMs, why: 'rate', keyHint: key.hint };
-    }
-  }
-  return { ok: true, key };
+  return o.rate ? takeRate(limits, key) : { ok: true, key };
+}
+
+/** Counts one request of an authorised key against its rate limit. */
+export async function takeRate(limits: Limits, key: ApiKey): Promise<Authorization> {
+  const decision = await limits.takeRate(key.id);
+  if (decision.allowed) return { ok: true, key };
+  return { ok: false, status: 429, code: 'RATE_LIMITED', message: rateMessage(limits), retryAfterMs: decision.retryAfterMs, why: 'rate', keyHint: key.hint };
 }
 
 export function authMessage(reason: AuthFailure): string {

@@ -3,15 +3,20 @@
  * every failure to an `error` message followed by the close code of its error code. Session semantics
  * live in session.ts; admission, resume and limits in registry.ts.
  */
+import { isUtf8 } from 'node:buffer';
 import type { WebSocket } from 'ws';
 import {
   type ClientConfig,
+  CONTROL_WINDOW_MS,
   type ErrorCode,
   MAX_AUDIO_FRAME_BYTES,
+  MAX_CONTROL_MESSAGES,
+  MAX_UNSENT_BYTES,
   type OutgoingError,
   closeCodeFor,
   parseClientMessage,
 } from '../protocol';
+import { monotonicMs } from './clock';
 import type { ServerLogger } from './log';
 import type { LiveSession, SessionPeer } from './session';
 import type { ApiKey } from './stores';
@@ -22,15 +27,22 @@ export interface ConnectionHost {
   /** The socket is gone (closed or terminated). */
   closed(conn: Connection): void;
   readonly configureTimeoutMs: number;
+  /** Unsent bytes past which a client that does not read is dropped (default MAX_UNSENT_BYTES). */
+  readonly maxUnsentBytes?: number;
 }
 
 let nextConnId = 1;
+
+/** RFC 6455 close code for a text frame that is not valid UTF-8 (sent after our PROTOCOL_ERROR). */
+const INVALID_UTF8_CLOSE = 1007;
 
 export class Connection implements SessionPeer {
   readonly id = nextConnId++;
   session: LiveSession | undefined;
   /** Last time anything (a frame or a pong) came from the peer. */
-  lastSeen = Date.now();
+  lastSeen = monotonicMs();
+  /** Last time the session received audio on this connection, or the connection was attached (monotonic ms). */
+  lastAudioAt = monotonicMs();
   /** Last time the service pinged the peer (0: never). */
   lastPing = 0;
   closing = false;
@@ -39,6 +51,9 @@ export class Connection implements SessionPeer {
   /** `configure` is being handled: what arrives meanwhile waits, in order, until it is done. */
   private configuring = false;
   private backlog: Array<{ data: Buffer | Buffer[] | ArrayBuffer; isBinary: boolean }> = [];
+  /** Arrival times of the latest control messages (at most MAX_CONTROL_MESSAGES). */
+  private readonly controlTimes: number[] = [];
+  private overflowed = false;
 
   constructor(
     readonly ws: WebSocket,
@@ -54,7 +69,7 @@ export class Connection implements SessionPeer {
     }, host.configureTimeoutMs);
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer | Buffer[] | ArrayBuffer, isBinary));
     ws.on('pong', () => {
-      this.lastSeen = Date.now();
+      this.lastSeen = monotonicMs();
     });
     ws.on('close', (code) => {
       this.clearTimer();
@@ -72,13 +87,23 @@ export class Connection implements SessionPeer {
   send(message: object): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(JSON.stringify(message));
+    if (this.ws.bufferedAmount > (this.host.maxUnsentBytes ?? MAX_UNSENT_BYTES)) this.notReading();
+  }
+
+  /** The client does not read what it is sent: its text is flushed (and persisted), then it is dropped. */
+  private notReading(): void {
+    if (this.closing || this.overflowed) return;
+    this.overflowed = true;
+    const bound = this.host.maxUnsentBytes ?? MAX_UNSENT_BYTES;
+    this.log.warn('client is not reading: connection dropped', { unsent_bytes: this.ws.bufferedAmount, bound });
+    this.fail('PROTOCOL_ERROR', `client is not reading: more than ${bound} bytes of messages wait to be sent; resume the session to get them`);
   }
 
   /**
    * Sends `error` and closes with the code's close code. Pending text is flushed first (not lost);
    * with a decoder in a worker, the error follows once the flushed events were sent.
    */
-  fail(code: ErrorCode, message: string, opts: { retryAfterMs?: number; flush?: boolean } = {}): void {
+  fail(code: ErrorCode, message: string, opts: { retryAfterMs?: number; flush?: boolean; closeCode?: number } = {}): void {
     if (this.closing) return;
     const s = this.session;
     const finish = (): void => {
@@ -86,7 +111,7 @@ export class Connection implements SessionPeer {
       if (s) err.session_id = s.id;
       this.log.info('error sent', { code, message });
       this.send(err);
-      this.closeNow(closeCodeFor(code), code);
+      this.closeNow(opts.closeCode ?? closeCodeFor(code), code);
     };
     let flushed: Promise<void> | undefined;
     if (s && opts.flush !== false && s.isLive && s.peer === this) {
@@ -128,6 +153,7 @@ export class Connection implements SessionPeer {
 
   attached(session: LiveSession): void {
     this.clearTimer();
+    this.lastAudioAt = monotonicMs();
     this.session = session;
     this.log = this.log.child({ session_id: session.id });
   }
@@ -137,8 +163,20 @@ export class Connection implements SessionPeer {
     this.configureTimer = undefined;
   }
 
+  /** Counts one control message; false when it is one too many for the window. */
+  private controlAllowed(): boolean {
+    const now = monotonicMs();
+    const times = this.controlTimes;
+    if (times.length === MAX_CONTROL_MESSAGES) {
+      if (now - times[0]! < CONTROL_WINDOW_MS) return false;
+      times.shift();
+    }
+    times.push(now);
+    return true;
+  }
+
   private onMessage(data: Buffer | Buffer[] | ArrayBuffer, isBinary: boolean): void {
-    this.lastSeen = Date.now();
+    this.lastSeen = monotonicMs();
     if (this.closing) return;
     if (this.configuring) {
       this.backlog.push({ data, isBinary });
@@ -147,6 +185,7 @@ export class Connection implements SessionPeer {
     try {
       const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
       if (isBinary) this.onAudio(buf);
+      else if (!isUtf8(buf)) this.fail('PROTOCOL_ERROR', 'text frame is not valid UTF-8', { closeCode: INVALID_UTF8_CLOSE });
       else this.onText(buf.toString('utf8'));
     } catch (e) {
       this.log.error('internal error while handling a message', { error: e });
@@ -172,6 +211,7 @@ export class Connection implements SessionPeer {
       this.log.debug('empty audio frame ignored');
       return;
     }
+    this.lastAudioAt = monotonicMs();
     s.audio(buf);
   }
 
@@ -210,6 +250,10 @@ export class Connection implements SessionPeer {
     }
     if (!s) {
       this.fail('PROTOCOL_ERROR', `"${msg.type}" received before configure; configure must be the first message`);
+      return;
+    }
+    if (!this.controlAllowed()) {
+      this.fail('PROTOCOL_ERROR', `too many control messages: at most ${MAX_CONTROL_MESSAGES} within ${CONTROL_WINDOW_MS / 1000} s`);
       return;
     }
     if (msg.action === 'stop') {

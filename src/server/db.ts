@@ -7,6 +7,7 @@
  */
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type CheckpointRow, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionRecord, type SessionStore, type StoredEvent } from './stores';
 
@@ -41,10 +42,48 @@ CREATE TABLE IF NOT EXISTS session_checkpoints (
   session_id TEXT PRIMARY KEY, key_id TEXT NOT NULL, org_id TEXT NOT NULL, next_seq INTEGER NOT NULL,
   next_index INTEGER NOT NULL, audio_offset INTEGER NOT NULL, engine TEXT NOT NULL, config TEXT NOT NULL,
   total_frames INTEGER NOT NULL DEFAULT 0, discarded_frames INTEGER NOT NULL DEFAULT 0,
-  created_at TEXT NOT NULL, stopped_at TEXT, updated_at TEXT NOT NULL);
+  final_chunks INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, stopped_at TEXT, updated_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS session_events (
   session_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
 `;
+
+/** The database and the files SQLite keeps beside it. */
+export function dataFiles(dataDir: string): string[] {
+  const db = path.join(dataDir, DB_FILE);
+  return [db, `${db}-wal`, `${db}-shm`, `${db}-journal`];
+}
+
+/**
+ * Makes the database private before SQLite opens it: created 0600 when missing (SQLite then creates
+ * its -wal and -shm with the database's mode), and any of the files left more open by an older
+ * version set to 0600. They hold dictated text, whatever the data dir's own mode.
+ */
+export function makeDataFilesPrivate(dataDir: string): void {
+  const [db] = dataFiles(dataDir);
+  closeSync(openSync(db!, 'a', 0o600));
+  for (const f of dataFiles(dataDir)) {
+    if (existsSync(f) && (statSync(f).mode & 0o077) !== 0) chmodSync(f, 0o600);
+  }
+}
+
+/** A warning when the data dir can be read or entered by other users, or undefined. */
+export function dataDirWarning(dataDir: string): string | undefined {
+  const mode = statSync(dataDir).mode & 0o777;
+  if ((mode & 0o077) === 0) return undefined;
+  return `the data dir ${dataDir} is readable by other users (mode ${mode.toString(8).padStart(4, '0')}); its files are kept 0600, but chmod 700 it`;
+}
+
+/** Columns added after a table was first created (a data dir of an older version gets them at open). */
+const ADDED_COLUMNS: Array<[table: string, column: string, definition: string]> = [
+  ['session_checkpoints', 'final_chunks', 'INTEGER NOT NULL DEFAULT 0'],
+];
+
+function migrate(db: Database.Database): void {
+  for (const [table, column, definition] of ADDED_COLUMNS) {
+    const cols = db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all();
+    if (!cols.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+  }
+}
 
 export class SqliteStore implements SessionStore {
   readonly db: Database.Database;
@@ -53,6 +92,7 @@ export class SqliteStore implements SessionStore {
   private readonly persistTx: (sessionId: string, seq: number, json: string, cp: CheckpointRow) => void;
 
   constructor(dataDir: string) {
+    makeDataFilesPrivate(dataDir);
     this.db = new Database(path.join(dataDir, DB_FILE));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -62,6 +102,7 @@ export class SqliteStore implements SessionStore {
     // for one request, or a logged loss of durability for one final, never lost text.
     this.db.pragma('busy_timeout = 500');
     this.db.exec(SCHEMA);
+    migrate(this.db);
     const st = {
       getMeta: this.db.prepare<[string], { v: string }>('SELECT v FROM meta WHERE k = ?'),
       setMeta: this.db.prepare('INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v'),
@@ -81,15 +122,18 @@ export class SqliteStore implements SessionStore {
       endSession: this.db.prepare(
         'UPDATE sessions SET ended_at = ?, duration = ?, total_frames = ?, final_chunks = ?, end_reason = ? WHERE id = ?',
       ),
-      getSession: this.db.prepare<[string], SessionRecord>('SELECT * FROM sessions WHERE id = ?'),
+      getSession: this.db.prepare<[string], SessionRecord>(
+        'SELECT s.*, k.project_id AS project_id FROM sessions s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.id = ?',
+      ),
       upsertCheckpoint: this.db.prepare(
         `INSERT INTO session_checkpoints (session_id, key_id, org_id, next_seq, next_index, audio_offset, engine, config,
-           total_frames, discarded_frames, created_at, stopped_at, updated_at)
+           total_frames, discarded_frames, final_chunks, created_at, stopped_at, updated_at)
          VALUES (@session_id, @key_id, @org_id, @next_seq, @next_index, @audio_offset, @engine, @config,
-           @total_frames, @discarded_frames, @created_at, @stopped_at, @updated_at)
+           @total_frames, @discarded_frames, @final_chunks, @created_at, @stopped_at, @updated_at)
          ON CONFLICT(session_id) DO UPDATE SET next_seq = excluded.next_seq, next_index = excluded.next_index,
            audio_offset = excluded.audio_offset, engine = excluded.engine, total_frames = excluded.total_frames,
-           discarded_frames = excluded.discarded_frames, stopped_at = excluded.stopped_at, updated_at = excluded.updated_at`,
+           discarded_frames = excluded.discarded_frames, final_chunks = excluded.final_chunks,
+           stopped_at = excluded.stopped_at, updated_at = excluded.updated_at`,
       ),
       setStopped: this.db.prepare('UPDATE session_checkpoints SET stopped_at = ?, next_seq = MAX(next_seq, ?), updated_at = ? WHERE session_id = ?'),
       getCheckpoint: this.db.prepare<[string], CheckpointRow>('SELECT * FROM session_checkpoints WHERE session_id = ?'),
@@ -106,6 +150,14 @@ export class SqliteStore implements SessionStore {
         'SELECT session_id FROM session_checkpoints WHERE (stopped_at IS NOT NULL AND stopped_at < ?) OR (stopped_at IS NULL AND updated_at < ?)',
       ),
       deleteCheckpoint: this.db.prepare('DELETE FROM session_checkpoints WHERE session_id = ?'),
+      pruneSessions: this.db.prepare(
+        'DELETE FROM sessions WHERE COALESCE(ended_at, created_at) < ? AND id NOT IN (SELECT session_id FROM session_checkpoints)',
+      ),
+      pruneCheckpoints: this.db.prepare('DELETE FROM session_checkpoints WHERE updated_at < ?'),
+      pruneEvents: this.db.prepare(
+        `DELETE FROM session_events WHERE session_id NOT IN (SELECT session_id FROM session_checkpoints)
+           AND session_id NOT IN (SELECT id FROM sessions)`,
+      ),
       deleteEvents: this.db.prepare('DELETE FROM session_events WHERE session_id = ?'),
     };
     this.st = st;
@@ -195,6 +247,20 @@ export class SqliteStore implements SessionStore {
       })();
     }
     return ids;
+  }
+  /**
+   * Retention: deletes resume checkpoints not updated since `before` (ISO time), then session records
+   * that ended (or, never ended, were created) before it and have no checkpoint left (a session still
+   * live keeps its record), then every transcript event that belongs to neither a kept record nor a kept
+   * checkpoint. Returns how many records and events went.
+   */
+  async pruneBefore(before: string): Promise<{ sessions: number; events: number }> {
+    return this.db.transaction(() => {
+      this.st.pruneCheckpoints.run(before);
+      const sessions = this.st.pruneSessions.run(before).changes;
+      const events = this.st.pruneEvents.run().changes;
+      return { sessions, events };
+    })();
   }
   async dropResumeData(sessionId: string): Promise<void> {
     this.st.deleteCheckpoint.run(sessionId);

@@ -3,6 +3,7 @@
  * the same key adopts the latest one still unused (within `adoptMs`), so the id the client tracked is
  * the id of its session.
  */
+import { monotonicMs } from './clock';
 
 interface HttpInit {
   id: string;
@@ -18,7 +19,7 @@ export class HttpInits {
 
   constructor(
     private readonly adoptMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = monotonicMs,
   ) {}
 
   add(keyId: string, id: string): void {

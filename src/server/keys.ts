@@ -40,6 +40,37 @@ export function generateMasterKey(): string {
   return `msk_${randomBytes(32).toString('base64url')}`;
 }
 
+/** Fewest characters a master key given in `DICTEE_MASTER_KEY` may have. */
+export const MIN_MASTER_KEY_LENGTH = 32;
+/** Least estimated entropy (bits) of such a key. */
+export const MIN_MASTER_KEY_BITS = 90;
+
+/**
+ * Why a master key given by the operator is too weak to guard key management, or undefined when it is
+ * acceptable: at least 32 characters; an estimated entropy of at least 90 bits (the text's own character
+ * frequencies, so repetitions such as `passwordpassword…` count for little); and not mostly runs of
+ * consecutive characters (`abcdef…`, `0123…`). `openssl rand -hex 32` or `-base64 32` passes easily.
+ * The message never contains the key.
+ */
+export function masterKeyWeakness(key: string): string | undefined {
+  const need = `at least ${MIN_MASTER_KEY_LENGTH} characters of high entropy, e.g. the output of: openssl rand -base64 32`;
+  const chars = [...key];
+  if (chars.length < MIN_MASTER_KEY_LENGTH) return `DICTEE_MASTER_KEY is too short (${chars.length} characters); it must be ${need}`;
+  const counts = new Map<string, number>();
+  for (const c of chars) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let perChar = 0;
+  for (const n of counts.values()) perChar -= (n / chars.length) * Math.log2(n / chars.length);
+  const bits = perChar * chars.length;
+  if (bits < MIN_MASTER_KEY_BITS) return `DICTEE_MASTER_KEY is too predictable (about ${Math.floor(bits)} bits; repeated characters); it must be ${need}`;
+  let sequential = 0;
+  for (let i = 1; i < chars.length; i++) {
+    const d = chars[i]!.codePointAt(0)! - chars[i - 1]!.codePointAt(0)!;
+    if (d === 1 || d === -1) sequential++;
+  }
+  if (sequential * 2 > chars.length - 1) return `DICTEE_MASTER_KEY is too predictable (runs of consecutive characters); it must be ${need}`;
+  return undefined;
+}
+
 function fromRow(row: KeyRow): ApiKey {
   return {
     id: row.id,

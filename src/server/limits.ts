@@ -6,6 +6,7 @@
  * Concurrency: a set of slot holders (session ids) per organisation; the session registry takes a slot
  * when a session gets a connection and gives it back when it loses it, stops or ends.
  */
+import { monotonicMs } from './clock';
 import type { Limits, RateDecision } from './stores';
 
 export class RateLimiter {
@@ -14,7 +15,7 @@ export class RateLimiter {
   constructor(
     readonly limit: number,
     readonly windowMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = monotonicMs,
   ) {}
 
   /** Counts one request for `key` if allowed. */
@@ -37,6 +38,15 @@ export class RateLimiter {
     return { allowed: true };
   }
 
+  /** How long until `key` may make a request (0: now), without counting one. */
+  wait(key: string): number {
+    const list = this.hits.get(key);
+    if (!list || list.length < this.limit) return 0;
+    const t = this.now();
+    const oldest = list[list.length - this.limit]!;
+    return Math.max(0, oldest + this.windowMs - t);
+  }
+
   /** Forgets keys with no request in the window (call now and then). */
   sweep(): void {
     const from = this.now() - this.windowMs;
@@ -49,17 +59,31 @@ export class RateLimiter {
   }
 }
 
+/** Failed master-key attempts allowed per client address within {@link MASTER_KEY_WINDOW_MS}. */
+export const MASTER_KEY_FAILURES = 10;
+export const MASTER_KEY_WINDOW_MS = 60_000;
+
 export class InProcessLimits implements Limits {
   private readonly rate: RateLimiter;
+  private readonly masterFailures: RateLimiter;
   private readonly slots = new Map<string, Set<string>>();
 
   constructor(
     readonly rateLimit: number,
     readonly rateWindowMs: number,
     readonly concurrencyLimit: number,
-    now: () => number = Date.now,
+    now: () => number = monotonicMs,
   ) {
     this.rate = new RateLimiter(rateLimit, rateWindowMs, now);
+    this.masterFailures = new RateLimiter(MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS, now);
+  }
+
+  async masterKeyWait(address: string): Promise<number> {
+    return this.masterFailures.wait(address);
+  }
+
+  async masterKeyFailed(address: string): Promise<void> {
+    this.masterFailures.take(address);
   }
 
   async takeRate(keyId: string): Promise<RateDecision> {
@@ -92,5 +116,6 @@ export class InProcessLimits implements Limits {
 
   sweep(): void {
     this.rate.sweep();
+    this.masterFailures.sweep();
   }
 }

@@ -1,11 +1,9 @@
 /**
- * The service's event-loop delay (perf_hooks), reported by `GET /healthz` for the interval since the
- * previous `/healthz` request: how long ready work waited for the loop (decoding runs in worker
- * threads precisely so that this stays small).
+ * The service's event-loop delay (perf_hooks): how long ready work waited for the loop (decoding runs in
+ * worker threads precisely so that this stays small). Each reader (`GET /healthz`, `GET /v1/status`) owns
+ * a monitor and reads the interval since its own previous read.
  */
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
-
-let histogram: IntervalHistogram | undefined;
 
 export interface LoopDelay {
   p50: number;
@@ -13,15 +11,23 @@ export interface LoopDelay {
   max: number;
 }
 
-/** Delay percentiles in ms since the previous call (the first call starts the monitor). */
-export function takeLoopDelay(): LoopDelay | undefined {
-  if (!histogram) {
-    histogram = monitorEventLoopDelay({ resolution: 10 });
-    histogram.enable();
-    return undefined;
+export class LoopDelayMonitor {
+  private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+
+  constructor() {
+    this.histogram.enable();
   }
-  const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
-  const out = histogram.count > 0 ? { p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max) } : undefined;
-  histogram.reset();
-  return out;
+
+  /** Delay percentiles in ms since the previous call (or since the monitor started); undefined without a sample. */
+  take(): LoopDelay | undefined {
+    const h = this.histogram;
+    const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+    const out = h.count > 0 ? { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) } : undefined;
+    h.reset();
+    return out;
+  }
+
+  dispose(): void {
+    this.histogram.disable();
+  }
 }

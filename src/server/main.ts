@@ -12,10 +12,11 @@ import { DEFAULT_TIMING, Service, type Timing } from './app';
 import { EngineUnavailableError } from './engine/pocketsphinx/ffi';
 import { ENGINE_NAMES, type EngineName, openEngine } from './engine/pooled';
 import type { Engine } from './engine/recognizer';
+import { dataDirWarning } from './db';
+import { masterKeyWeakness } from './keys';
 import { LEVELS, type Level, createLogger } from './log';
 import { errorMessage } from '../shared/errors';
 import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
-import { takeLoopDelay } from './loopDelay';
 
 export const USAGE = `Usage: node dist/server.js [options]     (or: npm run server -- [options])
 
@@ -35,8 +36,11 @@ Options:
   --workers N            decoder worker threads (default: one per core; not for simulated)
   --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
   --concurrency-limit N  live sessions per organisation (default 10)
+  --per-key-limit N      live sessions per API key (default: no limit of its own)
   --rate-limit N         session inits + WebSocket connections per key per window (default 120)
   --rate-window S        rate-limit window in seconds (default 60)
+  --retention-days D     keep session records and their transcript events D days after the
+                         session ended (default 30)
   -h, --help             show this help
 
 Environment:
@@ -58,6 +62,8 @@ export interface CliOptions {
   concurrencyLimit: number;
   rateLimit: number;
   rateWindowS: number;
+  perKeyLimit?: number;
+  retentionDays: number;
   help: boolean;
 }
 
@@ -72,6 +78,8 @@ const OPTIONS = {
   'concurrency-limit': { type: 'string' },
   'rate-limit': { type: 'string' },
   'rate-window': { type: 'string' },
+  'per-key-limit': { type: 'string' },
+  'retention-days': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -85,6 +93,7 @@ export function parseArgs(argv: string[]): CliOptions {
     concurrencyLimit: v['concurrency-limit'] === undefined ? 10 : wholeNumber('--concurrency-limit', v['concurrency-limit'], 1, 100000),
     rateLimit: v['rate-limit'] === undefined ? 120 : wholeNumber('--rate-limit', v['rate-limit'], 1, 10000000),
     rateWindowS: v['rate-window'] === undefined ? 60 : wholeNumber('--rate-window', v['rate-window'], 1, 86400),
+    retentionDays: v['retention-days'] === undefined ? 30 : wholeNumber('--retention-days', v['retention-days'], 1, 3650),
     help: v.help === true,
   };
   if (v.engine !== undefined) {
@@ -99,6 +108,7 @@ export function parseArgs(argv: string[]): CliOptions {
   if (o.engine === 'sherpa-onnx' && !o.model) throw new UsageError('--engine sherpa-onnx needs --model DIR');
   if (o.engine === 'simulated' && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines');
   if (o.engine !== 'simulated' && o.script) throw new UsageError('--script is for the simulated engine');
+  if (v['per-key-limit'] !== undefined) o.perKeyLimit = wholeNumber('--per-key-limit', v['per-key-limit'], 1, 100000);
   return o;
 }
 
@@ -113,11 +123,14 @@ export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
     DICTEE_STOPPED_TTL_MS: 'stoppedTtlMs',
     DICTEE_RESUME_TTL_MS: 'resumeTtlMs',
     DICTEE_INIT_ADOPT_MS: 'initAdoptMs',
+    DICTEE_IDLE_TIMEOUT_MS: 'idleTimeoutMs',
+    DICTEE_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
+    DICTEE_MAX_UNSENT_BYTES: 'maxUnsentBytes',
   };
   for (const [name, field] of Object.entries(map)) {
     const v = env[name];
     if (v === undefined || v === '') continue;
-    if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`${name} must be a positive whole number of milliseconds`);
+    if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`${name} must be a positive whole number${field === 'maxUnsentBytes' ? ' of bytes' : ' of milliseconds'}`);
     t[field] = Number(v);
   }
   return t;
@@ -156,6 +169,12 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  const masterKey = process.env.DICTEE_MASTER_KEY || undefined;
+  const weakness = masterKey === undefined ? undefined : masterKeyWeakness(masterKey);
+  if (weakness) {
+    process.stderr.write(`error: ${weakness}\n`);
+    process.exit(2);
+  }
   const levelEnv = (process.env.DICTEE_LOG_LEVEL ?? 'info') as Level;
   const log = createLogger({ level: LEVELS.includes(levelEnv) ? levelEnv : 'info' });
   let script: string | undefined;
@@ -186,8 +205,8 @@ async function main(): Promise<void> {
     process.stderr.write(`error: the ${opts.engine} engine cannot start: ${why}\n`);
     process.exit(1);
   }
-  takeLoopDelay(); // starts the event-loop delay monitor (GET /healthz reports it)
-  const masterKey = process.env.DICTEE_MASTER_KEY || undefined;
+  const dirWarning = dataDirWarning(dataDir);
+  if (dirWarning) log.warn(dirWarning);
   let service: Service;
   try {
     service = new Service({
@@ -200,6 +219,8 @@ async function main(): Promise<void> {
       rateLimit: opts.rateLimit,
       rateWindowMs: opts.rateWindowS * 1000,
       timing,
+      perKeyLimit: opts.perKeyLimit,
+      retentionDays: opts.retentionDays,
     });
   } catch (e) {
     process.stderr.write(`error: cannot open the data dir ${dataDir}: ${errorMessage(e)}\n`);
@@ -226,6 +247,8 @@ async function main(): Promise<void> {
     concurrency_limit: opts.concurrencyLimit,
     rate_limit: opts.rateLimit,
     rate_window_s: opts.rateWindowS,
+    per_key_limit: opts.perKeyLimit,
+    retention_days: opts.retentionDays,
   });
   let stopping = false;
   const onSignal = (sig: string): void => {

@@ -6,13 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import { type ClientConfig, ConfigConflictError, type EffectiveConfig, resolveConfig } from '../protocol';
+import { type ClientConfig, ConfigConflictError, type EffectiveConfig, MAX_UNSENT_BYTES, resolveConfig } from '../protocol';
+import { monotonicMs } from './clock';
 import { Connection, type ConnectionHost } from './connection';
 import type { Engine } from './engine/recognizer';
 import { HttpInits } from './httpInits';
 import type { ServerLogger } from './log';
 import { LiveSession, type LiveSessionInit } from './session';
-import type { ApiKey, Limits, SessionStore, StoredEvent } from './stores';
+import type { ApiKey, CheckpointRow, Limits, SessionStore, StoredEvent } from './stores';
 
 export interface Timing {
   configureTimeoutMs: number;
@@ -26,6 +27,12 @@ export interface Timing {
   resumeTtlMs: number;
   /** How long an HTTP-initialised session id waits for its WebSocket. */
   initAdoptMs: number;
+  /** A session that receives no audio this long (configured and never started, paused, silent) is closed: SESSION_IDLE. */
+  idleTimeoutMs: number;
+  /** Bytes of messages waiting for a client that does not read, past which it is dropped. */
+  maxUnsentBytes: number;
+  /** Time allowed for an HTTP request's headers (then 408). */
+  headersTimeoutMs: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -36,7 +43,13 @@ export const DEFAULT_TIMING: Timing = {
   stoppedTtlMs: 5 * 60_000,
   resumeTtlMs: 30 * 60_000,
   initAdoptMs: 60_000,
+  idleTimeoutMs: 10 * 60_000,
+  maxUnsentBytes: MAX_UNSENT_BYTES,
+  headersTimeoutMs: 15_000,
 };
+
+/** How often old session records are pruned (retention). */
+const PRUNE_EVERY_MS = 60 * 60_000;
 
 export interface RegistryOptions {
   engine: Engine;
@@ -44,10 +57,35 @@ export interface RegistryOptions {
   limits: Limits;
   log: ServerLogger;
   timing: Timing;
+  /** Live sessions one key may hold (undefined: only the organisation's limit applies). */
+  perKeyLimit?: number;
+  /** Session records and their events are deleted this many days after the session ended. */
+  retentionDays: number;
 }
 
 /** Reads of a replay that may lag behind the session's own writes (a networked store) are retried this often at most. */
 const REPLAY_READS = 5;
+
+function lastSeqTooHigh(lastSeq: number, issued: number): string {
+  return `invalid configuration: resume.last_seq ${lastSeq} is above the highest seq this session issued (${issued})`;
+}
+
+/** The metrics of a stopped session as its checkpoint kept them (after a restart). */
+function storedMetrics(row: CheckpointRow): object {
+  let audioSeconds = 0;
+  try {
+    audioSeconds = Math.round((row.audio_offset / 2 / (JSON.parse(row.config) as EffectiveConfig).sample_rate) * 1000) / 1000;
+  } catch {
+    /* an unreadable config: no audio_seconds */
+  }
+  return {
+    total_chunks: row.total_frames,
+    session_duration: (Date.parse(row.stopped_at ?? row.updated_at) - Date.parse(row.created_at)) / 1000,
+    discarded_chunks: row.discarded_frames,
+    audio_seconds: audioSeconds,
+    final_chunks: row.final_chunks,
+  };
+}
 
 /** The one `configured` builder: the engine and its languages, the resume fields when the `configure` asked to resume. */
 function configured(sessionId: string, engine: Engine, resume?: { resumed: boolean; lastSeq: number; offset: number }): object {
@@ -65,6 +103,7 @@ export class SessionRegistry implements ConnectionHost {
   private readonly connections = new Set<Connection>();
   readonly httpInits: HttpInits;
   private readonly log: ServerLogger;
+  private lastPrune = -Infinity;
 
   constructor(private readonly o: RegistryOptions) {
     this.log = o.log;
@@ -73,6 +112,17 @@ export class SessionRegistry implements ConnectionHost {
 
   get configureTimeoutMs(): number {
     return this.o.timing.configureTimeoutMs;
+  }
+
+  get maxUnsentBytes(): number {
+    return this.o.timing.maxUnsentBytes;
+  }
+
+  /** Live sessions holding a connection. */
+  get connectedSessions(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) if (s.isLive && s.peer) n++;
+    return n;
   }
 
   get sessionCount(): number {
@@ -172,15 +222,25 @@ export class SessionRegistry implements ConnectionHost {
     }
   }
 
-  /** Pings the peers; cuts those silent beyond the pong timeout. */
+  /**
+   * Pings the peers; cuts those silent beyond the pong timeout; closes sessions that received no audio
+   * for the idle limit (SESSION_IDLE: their pending text flushed, still resumable). On the monotonic
+   * clock: a step of the wall clock drops nobody.
+   */
   heartbeat(): void {
-    const now = Date.now();
+    const now = monotonicMs();
     const t = this.o.timing;
-    for (const conn of this.connections) {
+    for (const conn of [...this.connections]) {
       if (conn.closing) continue;
       if (now - conn.lastSeen >= t.pongTimeoutMs) {
-        conn.log.warn('peer silent: connection dropped', { silent_ms: now - conn.lastSeen });
+        conn.log.warn('peer silent: connection dropped', { silent_ms: Math.round(now - conn.lastSeen) });
         conn.terminate();
+        continue;
+      }
+      const s = conn.session;
+      if (s && s.peer === conn && s.isLive && now - conn.lastAudioAt >= t.idleTimeoutMs) {
+        conn.log.info('session idle: closed', { idle_ms: Math.round(now - conn.lastAudioAt), state: s.state });
+        conn.fail('SESSION_IDLE', `no audio for ${Math.round(t.idleTimeoutMs / 1000)} s: the session is closed to free its slot; resume it to go on (nothing is lost)`);
         continue;
       }
       if (now - conn.lastPing >= t.pingIntervalMs) {
@@ -196,7 +256,8 @@ export class SessionRegistry implements ConnectionHost {
 
   /** Ends what expired: dropped sessions never resumed, stopped sessions past their replay time, their resume data. */
   async sweep(): Promise<void> {
-    const now = Date.now();
+    const now = monotonicMs();
+    const wall = Date.now();
     const t = this.o.timing;
     this.o.limits.sweep();
     for (const s of [...this.sessions.values()]) {
@@ -210,12 +271,27 @@ export class SessionRegistry implements ConnectionHost {
       this.forget(s);
     }
     try {
-      const gone = (await this.o.store.expireResumeData(new Date(now - t.stoppedTtlMs).toISOString(), new Date(now - t.resumeTtlMs).toISOString())).filter((id) => !this.sessions.has(id));
+      const gone = (await this.o.store.expireResumeData(new Date(wall - t.stoppedTtlMs).toISOString(), new Date(wall - t.resumeTtlMs).toISOString())).filter((id) => !this.sessions.has(id));
       if (gone.length) this.log.debug('resume data expired', { sessions: gone.length });
     } catch (e) {
       this.log.error('could not expire resume data', { error: e });
     }
     this.httpInits.sweep();
+    if (now - this.lastPrune >= PRUNE_EVERY_MS) {
+      this.lastPrune = now;
+      await this.prune();
+    }
+  }
+
+  /** Retention: session records and transcript events of sessions that ended more than `retentionDays` ago. */
+  async prune(): Promise<void> {
+    try {
+      const before = new Date(Date.now() - this.o.retentionDays * 86_400_000).toISOString();
+      const r = await this.o.store.pruneBefore(before);
+      if (r.sessions || r.events) this.log.info('retention: old session records deleted', { sessions: r.sessions, events: r.events, retention_days: this.o.retentionDays });
+    } catch (e) {
+      this.log.error('could not prune old session records', { error: e });
+    }
   }
 
   /**
@@ -259,6 +335,10 @@ export class SessionRegistry implements ConnectionHost {
       this.log.info('resume refused: session of another key', { session_id: sessionId });
       return false;
     }
+    if (session && lastSeq > session.lastSeq) {
+      conn.fail('CONFIG_ERROR', lastSeqTooHigh(lastSeq, session.lastSeq));
+      return true;
+    }
     if (session && !session.isLive) {
       await this.replayStopped(conn, session.id, lastSeq, session.lastSeq, session.audioOffset, session.metrics());
       return true;
@@ -282,8 +362,12 @@ export class SessionRegistry implements ConnectionHost {
       }
       const storedSeq = await this.o.store.maxSeq(sessionId);
       if (row.stopped_at) {
-        const metrics = { total_chunks: row.total_frames, session_duration: (Date.parse(row.stopped_at) - Date.parse(row.created_at)) / 1000, discarded_chunks: row.discarded_frames };
-        await this.replayStopped(conn, sessionId, lastSeq, Math.max(storedSeq, row.next_seq - 1), row.audio_offset, metrics);
+        const issued = Math.max(storedSeq, row.next_seq - 1);
+        if (lastSeq > issued) {
+          conn.fail('CONFIG_ERROR', lastSeqTooHigh(lastSeq, issued));
+          return true;
+        }
+        await this.replayStopped(conn, sessionId, lastSeq, issued, row.audio_offset, storedMetrics(row));
         return true;
       }
       let config: EffectiveConfig;
@@ -337,13 +421,22 @@ export class SessionRegistry implements ConnectionHost {
   private async admit(conn: Connection, sessionId: string): Promise<boolean> {
     const { orgId, id: keyId } = conn.key;
     const limits = this.o.limits;
+    const perKey = this.o.perKeyLimit;
+    if (perKey !== undefined) {
+      const held = [...this.sessions.values()].filter((s) => s.keyId === keyId && s.id !== sessionId && s.isLive && s.peer).length;
+      if (held >= perKey) {
+        this.log.info('per-key limit reached', { key: conn.key.hint, limit: perKey });
+        conn.fail('CONCURRENCY_LIMIT_EXCEEDED', `concurrency limit reached: at most ${perKey} live sessions per key; stop a session of this key or try again later`);
+        return false;
+      }
+    }
     if (await limits.acquireSlot(orgId, sessionId)) return true;
     // At the limit: a session of the same key whose socket has gone silent gives its slot up.
-    const now = Date.now();
+    const now = monotonicMs();
     const stale = [...this.sessions.values()].find((s) => s.keyId === keyId && s.isLive && s.peer instanceof Connection && now - s.peer.lastSeen >= this.o.timing.staleSocketMs);
     if (stale && stale.peer instanceof Connection) {
       const old = stale.peer;
-      stale.log.info('silent socket cleaned up to free a slot', { silent_ms: now - old.lastSeen });
+      stale.log.info('silent socket cleaned up to free a slot', { silent_ms: Math.round(now - old.lastSeen) });
       void stale.flush({ proofread: false });
       old.terminate();
       this.connections.delete(old);

@@ -5,6 +5,7 @@
  */
 import type { ControlAction, EffectiveConfig, ErrorCode } from '../protocol';
 import { type Recognizer, type WorkerRecognizer, isWorkerRecognizer } from './engine/recognizer';
+import { monotonicMs } from './clock';
 import type { ServerLogger } from './log';
 import type { SegmentEvent, SegmenterCheckpoint } from './segmenter';
 import { LocalSegmenterPort, type PortInit, type SegmenterPort, whileProgressing } from './segmenterPort';
@@ -61,7 +62,7 @@ export class LiveSession {
   readonly log: ServerLogger;
   state: SessionState = 'configured';
   peer: SessionPeer | undefined;
-  /** When the session lost its peer (ms since epoch), or undefined while attached. */
+  /** When the session lost its peer (monotonic ms, clock.ts), or undefined while attached. */
   detachedAt: number | undefined;
   stoppedAt: number | undefined;
 
@@ -79,6 +80,9 @@ export class LiveSession {
   private finalChunks = 0;
   private persistedEvents = 0;
   private readonly createdAt: number;
+  /** `createdAt` on the monotonic clock: durations do not move when the wall clock steps. */
+  private readonly createdMono: number;
+  private stoppedMono: number | undefined;
   private readonly createdIso: string;
   private flushTimer: NodeJS.Timeout | undefined;
   private durable = true;
@@ -109,12 +113,15 @@ export class LiveSession {
       this.nextSeq = Math.max(storedSeq, row.next_seq - 1, lastSeq) + 1;
       this.totalFrames = row.total_frames;
       this.discardedFrames = row.discarded_frames;
+      this.finalChunks = row.final_chunks;
       this.createdIso = row.created_at;
       this.createdAt = Date.parse(row.created_at);
+      this.createdMono = monotonicMs() - Math.max(0, Date.now() - this.createdAt);
       this.state = 'recording';
     } else {
       this.segmenter = open();
       this.createdAt = Date.now();
+      this.createdMono = monotonicMs();
       this.createdIso = new Date(this.createdAt).toISOString();
       this.saveCheckpoint(this.segmenter.checkpoint());
     }
@@ -151,13 +158,13 @@ export class LiveSession {
 
   detach(): void {
     this.peer = undefined;
-    this.detachedAt = Date.now();
+    this.detachedAt = monotonicMs();
   }
 
   metrics(): SessionMetrics {
     return {
       total_chunks: this.totalFrames,
-      session_duration: round3(((this.stoppedAt ?? Date.now()) - this.createdAt) / 1000),
+      session_duration: round3(((this.stoppedMono ?? monotonicMs()) - this.createdMono) / 1000),
       discarded_chunks: this.discardedFrames,
       audio_seconds: round3(this.segmenter.audioSeconds),
       final_chunks: this.finalChunks,
@@ -195,7 +202,7 @@ export class LiveSession {
       return false;
     }
     this.state = to;
-    this.log.info('state change', { action, from, to });
+    this.log.debug('state change', { action, from, to });
     return true;
   }
 
@@ -226,7 +233,8 @@ export class LiveSession {
 
   private finishStop(opts: { reason: string; resumable?: boolean }): SessionMetrics {
     this.state = 'stopped';
-    this.stoppedAt = Date.now();
+    this.stoppedAt = monotonicMs();
+    this.stoppedMono = monotonicMs();
     const metrics = this.metrics();
     const at = new Date().toISOString();
     try {
@@ -391,6 +399,7 @@ export class LiveSession {
       config: JSON.stringify(this.config),
       total_frames: this.totalFrames,
       discarded_frames: this.discardedFrames,
+      final_chunks: this.finalChunks,
       created_at: this.createdIso,
       stopped_at: null,
       updated_at: now,

@@ -68,6 +68,8 @@ export interface SessionRecord {
   total_frames: number;
   final_chunks: number;
   end_reason: string | null;
+  /** The project of the key that opened the session (null for a personal key): read scoping. */
+  project_id: string | null;
 }
 
 export interface SessionEnd {
@@ -90,6 +92,8 @@ export interface CheckpointRow {
   config: string; // JSON of the effective config
   total_frames: number;
   discarded_frames: number;
+  /** `final` transcripts sent so far in the session (metrics survive a restart). */
+  final_chunks: number;
   created_at: string;
   stopped_at: string | null;
   updated_at: string;
@@ -120,6 +124,11 @@ export interface SessionStore {
   /** Removes the resume data of sessions stopped before `stoppedBefore`, or idle since `idleBefore` (ISO times); their ids. */
   expireResumeData(stoppedBefore: string, idleBefore: string): Promise<string[]>;
   dropResumeData(sessionId: string): Promise<void>;
+  /**
+   * Retention: deletes what belongs to sessions that ended (or, never ended, were created) before
+   * `before` (ISO time) and are no longer live: records, checkpoints, transcript events.
+   */
+  pruneBefore(before: string): Promise<{ sessions: number; events: number }>;
 
   // -------- the journal of a live session (synchronous: written while audio flows; see above)
   /** One durable event and the checkpoint after it, together. */
@@ -146,6 +155,10 @@ export interface Limits {
   acquireSlot(orgId: string, sessionId: string): Promise<boolean>;
   /** Gives the session's slot back (idempotent; does not wait). */
   releaseSlot(orgId: string, sessionId: string): void;
+  /** How long (ms) an address must wait because it failed the master key too often; 0 when it may try. */
+  masterKeyWait(address: string): Promise<number>;
+  /** Counts one failed master-key attempt of an address. */
+  masterKeyFailed(address: string): Promise<void>;
   /** Forgets what no longer counts (now and then). */
   sweep(): void;
 }

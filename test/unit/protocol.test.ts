@@ -68,6 +68,23 @@ describe('protocol: secrets and codes', () => {
   it('redacts tokens in URLs', () => {
     assert.equal(redactUrl('/api/v1/audio/live?x=1&token=svc_live_abc&y=2'), '/api/v1/audio/live?x=1&token=[redacted]&y=2');
   });
+  it('redacts from the decoded query and path, not from the raw text', () => {
+    const k = 'svc_live_' + 'Ab3_'.repeat(10) + 'wxyz';
+    const enc = (s: string): string => s.replace(/./g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    // Encoded parameter names and values, any case, doubled encoding, + for spaces, no '='.
+    assert.equal(redactUrl(`/live?tok%65n=%73${k.slice(1)}`), '/live?tok%65n=[redacted]');
+    assert.equal(redactUrl(`/live?TOKEN=abc&%54oken=def`), '/live?TOKEN=[redacted]&%54oken=[redacted]');
+    assert.equal(redactUrl(`/live?a=${enc(enc(k))}&b=2`), '/live?[redacted]&b=2');
+    assert.equal(redactUrl(`/live?note=hello+${k}`), '/live?[redacted]');
+    assert.equal(redactUrl(`/live?${k}`), '/live?[redacted]');
+    assert.equal(redactUrl(`/live?x=1#token=${k}`), '/live?x=1');
+    // A key as a path segment, encoded or not, becomes its hint; a malformed escape does not throw.
+    assert.equal(redactUrl(`/v1/api-keys/%73${k.slice(1)}`), '/v1/api-keys/svc_live_…wxyz');
+    assert.equal(redactUrl(`/v1/api-keys/${k}?x=%zz`), '/v1/api-keys/svc_live_…wxyz?x=%zz');
+    assert.equal(redactUrl('/v1/sessions/%E0%A4%A'), '/v1/sessions/%E0%A4%A');
+    assert.equal(redactUrl('/v1/sessions/msk_abcdefgh1234'), '/v1/sessions/msk_…');
+    for (const u of [`/x?token=${k}`, `/x/${enc(k)}`, `/x?q=${encodeURIComponent(k)}`]) assert.ok(!redactUrl(u).includes(k.slice(9, 30)), u);
+  });
   it('redacts keys to prefix and last four', () => {
     const k = 'svc_live_' + 'a'.repeat(36) + 'wxyz';
     assert.equal(redactKey(k), 'svc_live_…wxyz');

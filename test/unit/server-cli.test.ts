@@ -15,6 +15,7 @@ describe('server command line', () => {
       concurrencyLimit: 10,
       rateLimit: 120,
       rateWindowS: 60,
+      retentionDays: 30,
       help: false,
     });
   });
@@ -34,6 +35,9 @@ describe('server command line', () => {
     assert.equal(ps.model, '/m');
     assert.equal(ps.workers, 3);
     assert.equal(parseArgs(['--engine', 'sherpa-onnx', '--model', '/m']).engine, 'sherpa-onnx');
+    const h = parseArgs(['--per-key-limit', '2', '--retention-days=7']);
+    assert.equal(h.perKeyLimit, 2);
+    assert.equal(h.retentionDays, 7);
   });
 
   it('rejects bad flags with a clear message', () => {
@@ -47,6 +51,8 @@ describe('server command line', () => {
       [['--engine', 'pocketsphinx', '--script', 's.txt'], /--script is for the simulated engine/],
       [['--workers', '0'], /--workers must be between 1/],
       [['--concurrency-limit', '0'], /--concurrency-limit must be between 1/],
+      [['--per-key-limit', '0'], /--per-key-limit must be between 1/],
+      [['--retention-days', '0'], /--retention-days must be between 1 and 3650/],
       [['--rate-window=-1'], /--rate-window needs a whole number/],
       [['--rate-window', '-1'], /--rate-window needs a value \(write a value that starts with "-" as --rate-window=-…\)/],
       [['--host='], /--host needs a value/],

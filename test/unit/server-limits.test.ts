@@ -68,6 +68,22 @@ describe('server in-process limits (concurrency slots per organisation)', () => 
   });
 });
 
+describe('server failed master-key attempts (per address)', () => {
+  it('10 failures within a minute make the address wait until the oldest is a minute old; other addresses are not affected', async () => {
+    let now = 1000;
+    const l = new InProcessLimits(100, 60_000, 10, () => now);
+    for (let i = 0; i < 9; i++) await l.masterKeyFailed('10.0.0.1');
+    assert.equal(await l.masterKeyWait('10.0.0.1'), 0, '9 failures: may still try');
+    now = 31_000;
+    await l.masterKeyFailed('10.0.0.1');
+    assert.equal(await l.masterKeyWait('10.0.0.1'), 30_000, 'the oldest failure leaves the window 30 s later');
+    assert.equal(await l.masterKeyWait('10.0.0.2'), 0);
+    now = 61_000;
+    assert.equal(await l.masterKeyWait('10.0.0.1'), 0);
+    assert.deepEqual(await l.takeRate('10.0.0.1'), { allowed: true }, 'key rates are counted apart');
+  });
+});
+
 describe('server HTTP-initialised session ids', () => {
   it('the next session of the key adopts the latest unused id within the adoption time; a given-back id waits again', () => {
     let now = 0;

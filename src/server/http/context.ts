@@ -1,6 +1,7 @@
 /** What the HTTP API works with: the stores and limits, the session registry, the log. */
 import type { Engine } from '../engine/recognizer';
 import type { ServerLogger } from '../log';
+import type { LoopDelay } from '../loopDelay';
 import type { SessionRegistry } from '../registry';
 import type { KeyStore, Limits, SessionStore } from '../stores';
 
@@ -14,4 +15,8 @@ export interface ApiContext {
   engine: Engine;
   /** The service is shutting down: only the health check answers. */
   draining(): boolean;
+  /** Operational figures for GET /v1/status (master key). */
+  status(): object;
+  /** Event-loop delay since the previous GET /healthz. */
+  loopDelay(): LoopDelay | undefined;
 }

@@ -5,13 +5,23 @@ import { KeyRequestError } from '../stores';
 import type { ApiContext } from './context';
 import { HttpError, bearer, parseJsonBody, readBody, sendJson } from './util';
 
-/** Only the master key manages keys: 401 without it, 403 for an API key (which is not enough). */
+/**
+ * Only the master key manages keys: 401 without it, 403 for an API key (which is not enough). An address
+ * that failed it 10 times within a minute gets 429 for every master-key request until the minute is over.
+ */
 export async function requireMaster(ctx: ApiContext, req: IncomingMessage): Promise<void> {
+  const address = req.socket.remoteAddress ?? 'unknown';
+  const wait = await ctx.limits.masterKeyWait(address);
+  if (wait > 0) {
+    ctx.log.info('master key attempts rate limited', { address, retry_after_ms: Math.ceil(wait) });
+    throw HttpError.of('RATE_LIMITED', 'too many failed master-key attempts from this address; wait before trying again', Math.ceil(wait));
+  }
   const token = bearer(req);
   if (!token) throw HttpError.of('AUTH_ERROR', 'missing master key: send Authorization: Bearer <MASTER_KEY>');
   if (ctx.keys.isMaster(token)) return;
   const auth = await ctx.keys.authenticate(token);
   if (auth.ok) throw HttpError.of('AUTH_ERROR', 'key management needs the master key; an API key is not enough', 0, 403);
+  await ctx.limits.masterKeyFailed(address);
   throw HttpError.of('AUTH_ERROR', 'invalid master key');
 }
 

@@ -1,21 +1,21 @@
 /** The HTTP API of the service: every path of `PATHS`, its methods, and the error body for every failure. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PATHS } from '../../protocol';
-import { takeLoopDelay } from '../loopDelay';
 import type { ApiContext } from './context';
 import { createKey, listKeys, requireMaster, revokeKey } from './keys';
 import { readSession, sessionInit } from './sessions';
-import { HttpError, safeUrl, sendError, sendJson } from './util';
+import { ClientGoneError, HttpError, decodePathSegment, parseRequestUrl, safeUrl, sendError, sendJson } from './util';
 
 export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  const url = parseRequestUrl(req.url);
+  if (!url) throw HttpError.of('PROTOCOL_ERROR', 'malformed request URL');
   const p = url.pathname.replace(/\/+$/, '') || '/';
   const method = req.method ?? 'GET';
   ctx.log.debug('http request', { method, path: safeUrl(url.pathname) });
   const allow = (...allowed: string[]): void => {
     if (!allowed.includes(method)) throw HttpError.methodNotAllowed(method, allowed);
   };
-  const under = (prefix: string): string | undefined => (p.startsWith(`${prefix}/`) ? decodeURIComponent(p.slice(prefix.length + 1)) : undefined);
+  const under = (prefix: string): string | undefined => (p.startsWith(`${prefix}/`) ? decodePathSegment(p.slice(prefix.length + 1)) : undefined);
   if (p === PATHS.health) {
     allow('GET', 'HEAD');
     sendJson(res, 200, {
@@ -24,7 +24,7 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
       languages: ctx.engine.languages,
       busy: Boolean(ctx.engine.busy?.()),
       draining: ctx.draining(),
-      event_loop_delay_ms: takeLoopDelay(),
+      event_loop_delay_ms: ctx.loopDelay(),
     });
     return;
   }
@@ -39,6 +39,12 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
     await requireMaster(ctx, req);
     if (method === 'GET') await listKeys(ctx, res);
     else await createKey(ctx, req, res);
+    return;
+  }
+  if (p === PATHS.status) {
+    allow('GET');
+    await requireMaster(ctx, req);
+    sendJson(res, 200, { success: true, ...ctx.status() });
     return;
   }
   const keyOrId = under(PATHS.apiKeys);
@@ -62,6 +68,12 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
 
 /** Any failure of a request: an HttpError as it is; anything else a 500 that exposes nothing (and is logged). */
 export function httpFailure(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, e: unknown): void {
+  if (e instanceof ClientGoneError) {
+    // Nobody to answer: not an error of the service.
+    ctx.log.debug(e.message, { method: req.method, path: safeUrl(req.url ?? '') });
+    res.destroy();
+    return;
+  }
   let err: HttpError;
   if (e instanceof HttpError) err = e;
   else {

@@ -2,24 +2,28 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionInitResponse } from '../../protocol';
-import { WRITE_NEEDED, authorize, type AuthorizeOptions } from '../auth';
+import { WRITE_NEEDED, authorize, takeRate, type AuthorizeOptions } from '../auth';
+import type { ApiKey, SessionRecord } from '../stores';
 import type { ApiContext } from './context';
 import { HttpError, bearer, parseJsonBody, presentedKey, readBody, sendJson } from './util';
 
-const INIT: AuthorizeOptions = { permission: 'write', lacking: WRITE_NEEDED, rate: true };
+/** The rate is counted only once the request is known to be valid (a refused init costs no slot). */
+const INIT: AuthorizeOptions = { permission: 'write', lacking: WRITE_NEEDED, rate: false };
 const READ: AuthorizeOptions = { permission: 'admin', lacking: 'reading sessions needs the master key or an "admin" key', rate: false };
 
 /** A session id for the WebSocket to come (it adopts it); counted against the key's rate limit. */
 export async function sessionInit(ctx: ApiContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const auth = await authorize(ctx.keys, ctx.limits, presentedKey(req, true), INIT);
-  if (!auth.ok) {
-    if (auth.why === 'rate') ctx.log.info('rate limited (session init)', { key: auth.keyHint, retry_after_ms: auth.retryAfterMs });
-    throw new HttpError(auth.status, auth.code, auth.message, auth.retryAfterMs);
-  }
+  if (!auth.ok) throw new HttpError(auth.status, auth.code, auth.message, auth.retryAfterMs);
   const key = auth.key;
   const body = parseJsonBody(await readBody(req));
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
     throw HttpError.of('PROTOCOL_ERROR', 'request body, when present, must be a JSON object');
+  }
+  const rate = await takeRate(ctx.limits, key);
+  if (!rate.ok) {
+    ctx.log.info('rate limited (session init)', { key: key.hint, retry_after_ms: rate.retryAfterMs });
+    throw new HttpError(rate.status, rate.code, rate.message, rate.retryAfterMs);
   }
   const id = randomUUID();
   await ctx.store.recordSession(id, key.id, key.orgId, 'http', new Date().toISOString());
@@ -32,19 +36,25 @@ export async function sessionInit(ctx: ApiContext, req: IncomingMessage, res: Se
 /** A session's record and, while it is in memory, its live state; the master key sees all, an admin key its organisation's. */
 export async function readSession(ctx: ApiContext, req: IncomingMessage, id: string, res: ServerResponse): Promise<void> {
   const token = bearer(req);
-  let orgId: string | undefined;
+  let reader: ApiKey | undefined;
   if (!ctx.keys.isMaster(token)) {
     const auth = await authorize(ctx.keys, ctx.limits, token, READ);
     if (!auth.ok) throw new HttpError(auth.status, auth.code, auth.message, auth.retryAfterMs);
-    orgId = auth.key.orgId;
+    reader = auth.key;
   }
-  const record = await ctx.store.getSession(id);
+  const found = await ctx.store.getSession(id);
   const live = ctx.registry.lookup(id);
-  if ((!record && !live) || (orgId && record && record.org_id !== orgId)) throw new HttpError(404, 'NOT_FOUND', 'no such session');
+  // Scoping: an admin key reads its organisation's sessions; a project key only those of its project's keys.
+  // Anything else is "not found", so that a key learns nothing of sessions it may not read.
+  const visible =
+    (found !== undefined || live !== undefined) &&
+    (!reader || ((found?.org_id ?? live?.orgId) === reader.orgId && (reader.type !== 'project' || (found !== undefined && found.project_id === reader.projectId))));
+  if (!visible) throw new HttpError(404, 'NOT_FOUND', 'no such session');
+  const { project_id: _project, ...record } = found ?? ({} as Partial<SessionRecord>);
   sendJson(res, 200, {
     success: true,
     session: {
-      ...(record ?? {}),
+      ...record,
       session_id: id,
       state: live ? live.state : record?.ended_at ? 'stopped' : 'not live',
       connected: Boolean(live?.peer),

@@ -5,7 +5,7 @@
  */
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR, redactKey, redactUrl } from '../../protocol';
+import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR, redactUrl } from '../../protocol';
 import { errorMessage } from '../../shared/errors';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -55,7 +55,11 @@ export function sendError(res: ServerResponse, err: HttpError): void {
   sendJson(res, err.status, errorBody(err), err.headers);
 }
 
-/** Refuses a WebSocket upgrade before it happens: the HTTP status, its headers and the error body, then the socket is closed. */
+/**
+ * Refuses a WebSocket upgrade (or a CONNECT) before it happens: the HTTP status, its headers and the error
+ * body, then the socket is destroyed once that is written (at the latest 2 s later). Such a socket is no
+ * longer read by the HTTP server, so it would never notice the client leaving: it must not be left open.
+ */
 export function refuseUpgrade(socket: Duplex, err: HttpError): void {
   if (!socket.writable) {
     socket.destroy();
@@ -64,7 +68,53 @@ export function refuseUpgrade(socket: Duplex, err: HttpError): void {
   const text = JSON.stringify(errorBody(err));
   const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close', ...err.headers };
   const head = [`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
+  socket.on('error', () => socket.destroy());
+  const cut = setTimeout(() => socket.destroy(), 2000);
+  cut.unref();
+  socket.end(`${head.join('\r\n')}\r\n\r\n${text}`, () => {
+    clearTimeout(cut);
+    socket.destroy();
+  });
+}
+
+/** The request target as a URL, or undefined when it cannot be parsed (`GET //[`): a 400, never a throw. */
+export function parseRequestUrl(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+/** `decodeURIComponent` of a path segment, or a 400 for a malformed escape (`%zz`, `%E0%A4%A`). */
+export function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw HttpError.of('PROTOCOL_ERROR', 'malformed percent-encoding in the path');
+  }
+}
+
+/** The client went away in the middle of its request (an aborted body): nothing to answer, nothing wrong here. */
+export class ClientGoneError extends Error {}
+
+/**
+ * Answers what the HTTP parser refused before any request existed: 408 when the headers did not arrive in
+ * time, 431 when they are too large, 400 otherwise; then the socket is destroyed. Logged at debug: a
+ * client's mistake, not the service's.
+ */
+export function answerClientError(log: { debug(message: string, ...args: unknown[]): void }, e: NodeJS.ErrnoException, socket: Duplex): void {
+  const code = e.code ?? '';
+  const status = code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADERS_TIMEOUT' ? 408 : code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  log.debug('malformed or incomplete HTTP request refused', { status, reason: code || e.message });
+  if (!socket.writable || code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const message = status === 408 ? 'request headers not received in time' : status === 431 ? 'request headers too large' : 'malformed HTTP request';
+  const text = JSON.stringify({ success: false, error: { code: 'PROTOCOL_ERROR', message, retry_after_ms: 0 } });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`, () => socket.destroy());
+  setTimeout(() => socket.destroy(), 2000).unref();
 }
 
 /** Reads the body (at most 64 KiB, else 413). */
@@ -93,7 +143,12 @@ export function readBody(req: IncomingMessage): Promise<string> {
       if (!failed) resolve(Buffer.concat(parts).toString('utf8'));
     });
     req.on('error', (e) => {
-      if (!failed) reject(e);
+      if (!failed) reject(req.destroyed || (e as NodeJS.ErrnoException).code === 'ECONNRESET' ? new ClientGoneError(`request body aborted: ${e.message}`) : e);
+    });
+    req.on('aborted', () => {
+      if (failed) return;
+      failed = true;
+      reject(new ClientGoneError('request body aborted by the client'));
     });
   });
 }
@@ -123,14 +178,10 @@ export function presentedKey(req: IncomingMessage, allowXSvcKey: boolean): strin
   return bearer(req);
 }
 
-const KEYISH = /svc_(?:live|test|proj)_[A-Za-z0-9_-]+|msk_[A-Za-z0-9_-]+/g;
-
 /**
- * A URL or path safe to log or to echo in a message: `token=` values redacted, anything shaped like an
- * API or master key (e.g. `DELETE /v1/api-keys/<key>`) cut to its hint, and the length bounded.
+ * A URL or path safe to log or to echo in a message: see {@link redactUrl} (decided on the decoded
+ * query and path, so an encoded `tok%65n=` or `%73vc_live_…` is redacted too), with the length bounded.
  */
 export function safeUrl(url: string): string {
-  return redactUrl(url)
-    .replace(KEYISH, (k) => (k.startsWith('msk_') ? 'msk_…' : redactKey(k)))
-    .slice(0, 300);
+  return redactUrl(url).slice(0, 300);
 }

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { DB_FILE, SqliteStore, dataDirWarning } from '../../src/server/db';
+import { masterKeyWeakness } from '../../src/server/keys';
+
+const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'dictee-store-'));
+const daysAgo = (d: number): string => new Date(Date.now() - d * 86_400_000).toISOString();
+
+describe('server storage: retention, migrations, data dir', () => {
+  it('pruneBefore deletes old records and their events, keeps recent and still-live sessions', async () => {
+    const store = new SqliteStore(tmp());
+    const cp = (id: string, updated: string): Parameters<SqliteStore['saveCheckpoint']>[0] => ({
+      session_id: id, key_id: 'k', org_id: 'o', next_seq: 1, next_index: 0, audio_offset: 0, engine: '{}', config: '{}',
+      total_frames: 0, discarded_frames: 0, final_chunks: 0, created_at: updated, stopped_at: null, updated_at: updated,
+    });
+    await store.recordSession('old', 'k', 'o', 'ws', daysAgo(40));
+    await store.sessionEnded('old', { at: daysAgo(39), duration: 1, totalFrames: 1, finals: 1, reason: 'client stop' });
+    store.persistEvent('old', 1, '{"text":"old words"}', cp('old', daysAgo(39)));
+    await store.recordSession('recent', 'k', 'o', 'ws', daysAgo(2));
+    store.persistEvent('recent', 1, '{"text":"recent words"}', cp('recent', daysAgo(2)));
+    await store.recordSession('long-live', 'k', 'o', 'ws', daysAgo(40));
+    store.persistEvent('long-live', 1, '{"text":"still dictating"}', cp('long-live', daysAgo(0)));
+    await store.recordSession('unused-init', 'k', 'o', 'http', daysAgo(31));
+    const r = await store.pruneBefore(daysAgo(30));
+    assert.deepEqual(r, { sessions: 2, events: 1 });
+    assert.equal(await store.getSession('old'), undefined);
+    assert.equal(await store.getSession('unused-init'), undefined);
+    assert.ok(await store.getSession('recent'));
+    assert.ok(await store.getSession('long-live'), 'a session still live keeps its record');
+    assert.equal((await store.eventsAfter('old', 0)).length, 0);
+    assert.equal((await store.eventsAfter('recent', 0)).length, 1);
+    assert.equal((await store.eventsAfter('long-live', 0)).length, 1);
+    await store.close();
+  });
+
+  it('opens a data dir of an older version: adds the columns it lacks, keeps the data', async () => {
+    const dir = tmp();
+    const db = new Database(path.join(dir, DB_FILE));
+    db.exec(`CREATE TABLE session_checkpoints (
+      session_id TEXT PRIMARY KEY, key_id TEXT NOT NULL, org_id TEXT NOT NULL, next_seq INTEGER NOT NULL,
+      next_index INTEGER NOT NULL, audio_offset INTEGER NOT NULL, engine TEXT NOT NULL, config TEXT NOT NULL,
+      total_frames INTEGER NOT NULL DEFAULT 0, discarded_frames INTEGER NOT NULL DEFAULT 0,
+      created_at TEXT NOT NULL, stopped_at TEXT, updated_at TEXT NOT NULL);
+      INSERT INTO session_checkpoints VALUES ('s', 'k', 'o', 4, 2, 640, '{}', '{}', 7, 1, 'c', NULL, 'u');`);
+    db.close();
+    const store = new SqliteStore(dir);
+    assert.equal((await store.getCheckpoint('s'))?.final_chunks, 0);
+    assert.equal((await store.getCheckpoint('s'))?.total_frames, 7);
+    await store.close();
+  });
+
+  it('dataDirWarning: only for a dir others can read or enter', () => {
+    const dir = tmp();
+    assert.equal(dataDirWarning(dir), undefined);
+    chmodSync(dir, 0o750);
+    assert.match(dataDirWarning(dir) ?? '', /readable by other users \(mode 0750\)/);
+  });
+
+  it('masterKeyWeakness: length, repetition and runs; never quotes the key', () => {
+    for (const weak of ['k3y!', 'a'.repeat(40), 'passwordpasswordpasswordpassword', 'abcdefghijklmnopqrstuvwxyz0123456789', 'zyxwvutsrqponmlkjihgfedcbazyxwvut']) {
+      const why = masterKeyWeakness(weak);
+      assert.ok(why, weak);
+      assert.ok(!why.includes(weak), 'the key is not in the message');
+    }
+    for (const ok of ['c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2', 'Zq3+9vKx/Lm2Pw8RtYe5Ud1Hn7Gb4Jc6Af0Ss=', 'correct horse battery staple, then a tangerine']) {
+      assert.equal(masterKeyWeakness(ok), undefined, ok);
+    }
+  });
+});
