@@ -4,7 +4,7 @@
  * and the list of spoken commands of a language ("What Can I Say?", docs/dictation.md).
  */
 import type { LanguageTable } from './lang/table';
-import { inlinePhrases } from './phrases';
+import { elisionVariants, inlinePhrases } from './phrases';
 import { findTemplate } from './templates';
 import { fold } from './text';
 import type { Token } from './tokenizer';
@@ -29,7 +29,7 @@ function commandsOf(table: LanguageTable): CompiledCommand[] {
   let c = compiledCommands.get(table);
   if (!c) {
     c = table.commands.flatMap((cmd) =>
-      cmd.say.map((form): CompiledCommand => {
+      cmd.say.flatMap(elisionVariants).map((form): CompiledCommand => {
         const f = fold(form.replace('{name}', SLOT));
         const words = f.split(' ');
         if (!form.includes('{name}')) return { kind: cmd.kind, exact: f, fixed: words, words: words.length };
