@@ -43,7 +43,10 @@ function languageSection(language: Language): string[] {
   const lines: string[] = [`## ${t.name} (\`${language}\`)`, ''];
   for (const g of spokenCommands(t)) {
     lines.push(`### ${g.title}`, '', '| say | gives |', '|---|---|');
-    for (const e of g.entries) lines.push(`| ${e.say.map((s) => `“${cell(s)}”`).join(', ')} | ${e.does}${e.note ? ` (${e.note})` : ''} |`);
+    for (const e of g.entries) {
+      const note = e.editorOnly ? 'in the editor; dist/format.js ignores it' : e.specialties ? `only in: ${e.specialties.join(', ')}` : '';
+      lines.push(`| ${e.say.map((s) => `“${cell(s)}”`).join(', ')} | ${e.does}${note ? ` (${note})` : ''} |`);
+    }
     lines.push('');
   }
   lines.push('### Numbers, units and references', '');

@@ -5,7 +5,7 @@
  */
 import { DictationFormatter, type ChunkResult } from './stream';
 import type { FormatOptions } from './format';
-import { acceptDefaults, nextField, parseFields, previousField } from './templates';
+import { acceptDefaults, nextField, previousField, templateInsertion } from './templates';
 import type { DictationAction } from './types';
 
 interface Range {
@@ -147,14 +147,9 @@ export class DictationDocument {
         }
         this.snapshot();
         const at = this.selection.start;
-        const body = a.template.content;
-        const before = this.text.slice(0, at);
-        // A template starts a block of its own; an auto-text joins the text like a word.
-        const sep = at === 0 || /\s$/u.test(before) || /^\s/u.test(body) ? '' : a.kind === 'insertTemplate' ? '\n\n' : ' ';
-        this.edit(at, this.selection.end, sep + body, id);
-        const start = at + sep.length;
-        const first = parseFields(body)[0];
-        this.selection = first ? { start: start + first.start, end: start + first.end } : { start: start + body.length, end: start + body.length };
+        const ins = templateInsertion(a.kind, this.text.slice(0, at), a.template.content);
+        this.edit(at, this.selection.end, ins.text, id);
+        this.selection = { start: at + ins.select.start, end: at + ins.select.end };
         break;
       }
       case 'stopDictation':
