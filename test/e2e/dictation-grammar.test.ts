@@ -11,9 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { silence, speechPcm } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
-import { copyExtensionLogs, ensureKey, extensionLog, openReportAt, saveReport, startDictation, stopDictation, waitForState } from './lib/dictate';
+import { ensureKey, extensionLog, keepFailure, openReportAt, saveReport, startDictation, stopDictation } from './lib/dictate';
 import { ROOT } from './lib/codeServer';
-import { OUTPUT_DIR } from './lib/workbench';
 import { dicteeSettings, getWorld, SCRIPT, useWorld, type World } from './lib/world';
 
 useWorld();
@@ -96,14 +95,7 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && w) {
-      const tag = `FAILED-${this.currentTest.title.slice(0, 3).trim()}`;
-      await w.wb.screenshot(`${tag}-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}`).catch(() => undefined);
-      writeFileSync(path.join(OUTPUT_DIR, `${tag}service.log`), w.service.logs());
-      copyExtensionLogs(w, tag);
-      await w.wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
-      await waitForState(w.wb, /ready|error/i, 30_000).catch(() => undefined);
-    }
+    if (this.currentTest?.state === 'failed' && w) await keepFailure(w, this.currentTest.title);
   });
 
   it('9. What Can I Say?, Insert Template…, Next/Previous Field on the keyboard, the fields-left warning on save, Accept Defaults', async () => {
@@ -143,11 +135,11 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
     await waitForText(w, (t) => t.includes('# Échocardiographie transthoracique'), 'the cardiology template in the editor');
     await waitFor(async () => /selected/.test(await selectionStatus(w)), 5_000, 'its first field selected');
     await wb.typeText('Dyspnée.');
-    // Next field (Ctrl+Alt+Shift+N), twice, then previous (Ctrl+Alt+Shift+P): each selects a field, typing replaces it.
-    await selectByKey(w, 'Control+Alt+Shift+N');
+    // Next field (Ctrl+Alt+Shift+F), twice, then previous (Ctrl+Alt+Shift+P): each selects a field, typing replaces it.
+    await selectByKey(w, 'Control+Alt+Shift+F');
     await wb.typeText('dilaté');
-    await selectByKey(w, 'Control+Alt+Shift+N');
-    await selectByKey(w, 'Control+Alt+Shift+N');
+    await selectByKey(w, 'Control+Alt+Shift+F');
+    await selectByKey(w, 'Control+Alt+Shift+F');
     await selectByKey(w, 'Control+Alt+Shift+P');
     await wb.typeText('55 %');
     await waitForText(w, (t) => t.includes('- Ventricule gauche : dilaté, FEVG 55 %.'), 'the two fields typed over');

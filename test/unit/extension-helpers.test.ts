@@ -157,7 +157,7 @@ describe('extension pure helpers', () => {
       assert.equal(kb?.key, 'ctrl+alt+shift+d');
       assert.equal(kb?.mac, 'cmd+alt+shift+d');
       // Next and previous field: only in an editor one can type into, on keys VS Code leaves free (docs/extension.md).
-      for (const [command, key] of [['dictee.nextField', 'n'], ['dictee.previousField', 'p']] as const) {
+      for (const [command, key] of [['dictee.nextField', 'f'], ['dictee.previousField', 'p']] as const) {
         const k = manifest.contributes.keybindings.find((b) => b.command === command);
         assert.equal(k?.key, `ctrl+alt+shift+${key}`);
         assert.equal(k?.mac, `cmd+alt+shift+${key}`);
