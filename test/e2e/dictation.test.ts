@@ -9,8 +9,8 @@ import path from 'node:path';
 import { speechPcm, silence } from '../helpers/speech';
 import { assertScriptPrefix, between } from './lib/checks';
 import { sleep, waitFor } from '../helpers/wait';
-import { firstPassWords, getWorld, REPORT_INITIAL, SCRIPT, useWorld, type World } from './lib/world';
-import { copyExtensionLogs, ensureKey, extensionLog, framesAtService, openReportAt, startDictation, statusText, stopAndSave, waitForState } from './lib/dictate';
+import { dicteeSettings, firstPassWords, getWorld, REPORT_INITIAL, SCRIPT, useWorld, type World } from './lib/world';
+import { ensureKey, extensionLog, framesAtService, keepFailure, openReportAt, startDictation, statusText, stopAndSave, waitForState } from './lib/dictate';
 import { OUTPUT_DIR, type Workbench } from './lib/workbench';
 
 useWorld();
@@ -69,14 +69,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && w) {
-      await w.wb.screenshot(`FAILED-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => undefined);
-      writeFileSync(path.join(OUTPUT_DIR, `FAILED-${this.currentTest.title.slice(0, 2)}service.log`), w.service.logs());
-      copyExtensionLogs(w, `FAILED-${this.currentTest.title.slice(0, 2)}`);
-      // Leave no run going into the next test.
-      await w.wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
-      await waitForState(w.wb, /ready|error/i, 30_000).catch(() => undefined);
-    }
+    if (this.currentTest?.state === 'failed' && w) await keepFailure(w, this.currentTest.title);
   });
 
   it('1. Set API Key from the command palette, with a key created through the service HTTP API', async () => {
@@ -225,10 +218,14 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assert.match(extensionLog(w).slice(logMark), /replaced chunks/, 'a batch.replace rewrote committed chunks');
   });
 
-  it('5. typing elsewhere in the document while dictating keeps both texts', async () => {
+  it('5. typing elsewhere in the document while dictating keeps both texts (the dictation grammar off)', async () => {
     const { wb, mic } = w;
+    // The chunks as the service sent them, through the writer without the grammar.
+    w.codeServer.writeSettings(dicteeSettings(w.service.url, { 'dictee.grammar.enabled': false }));
     await openReportAtFindings(w);
-    await startDictation(w);
+    const logMark = extensionLog(w).length;
+    await startDictation(w).finally(() => w.codeServer.writeSettings(dicteeSettings(w.service.url)));
+    assert.match(extensionLog(w).slice(logMark), /dictation grammar off/, 'VS Code read the setting before the run started');
     const playing = mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.'));
     await waitFor(async () => (await findingsLine(wb)).trim() !== 'Findings:', 20_000, 'the first committed words');
     // The user moves to the "Patient:" line (above the dictation) and types.

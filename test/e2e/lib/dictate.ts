@@ -11,22 +11,40 @@ import { OUTPUT_DIR, type Workbench } from './workbench';
 import type { World } from './world';
 
 /** The files of the extension's log ("Dictée" output channel) in code-server's log folder. */
-function extensionLogFiles(w: World): string[] {
+function extensionLogFiles(userDataDir: string): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
-  return walk(path.join(w.codeServer.userDataDir, 'logs')).filter((f) => /Dict/.test(path.basename(f)));
+  return walk(path.join(userDataDir, 'logs')).filter((f) => /Dict/.test(path.basename(f)));
 }
 
 /** Copies the extension's log to the test output. */
 export function copyExtensionLogs(w: World, prefix: string): void {
-  for (const f of extensionLogFiles(w)) writeFileSync(path.join(OUTPUT_DIR, `${prefix}extension-${path.basename(f)}`), readFileSync(f));
+  for (const f of extensionLogFiles(w.codeServer.userDataDir)) writeFileSync(path.join(OUTPUT_DIR, `${prefix}extension-${path.basename(f)}`), readFileSync(f));
+}
+
+/**
+ * After a failed scenario: a screenshot, the service's log and the extension's log in the test output
+ * (named after the scenario's number), and no run left going into the next scenario.
+ */
+export async function keepFailure(w: World, title: string): Promise<void> {
+  const tag = `FAILED-${title.split(' ')[0] ?? ''}`;
+  await w.wb.screenshot(`FAILED-${title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => undefined);
+  writeFileSync(path.join(OUTPUT_DIR, `${tag}service.log`), w.service.logs());
+  copyExtensionLogs(w, tag);
+  await w.wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
+  await waitForState(w.wb, /ready|error/i, 30_000).catch(() => undefined);
+}
+
+/** The extension's log so far, as "Dictée: Show Log" shows it, of the code-server with this user-data dir. */
+export function extensionLogIn(userDataDir: string): string {
+  return extensionLogFiles(userDataDir)
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
 }
 
 /** The extension's log so far, as "Dictée: Show Log" shows it. */
 export function extensionLog(w: World): string {
-  return extensionLogFiles(w)
-    .map((f) => readFileSync(f, 'utf8'))
-    .join('\n');
+  return extensionLogIn(w.codeServer.userDataDir);
 }
 
 export async function statusText(wb: Workbench): Promise<string> {
