@@ -43,7 +43,10 @@ function languageSection(language: Language): string[] {
   const lines: string[] = [`## ${t.name} (\`${language}\`)`, ''];
   for (const g of spokenCommands(t)) {
     lines.push(`### ${g.title}`, '', '| say | gives |', '|---|---|');
-    for (const e of g.entries) lines.push(`| ${e.say.map((s) => `“${cell(s)}”`).join(', ')} | ${e.does}${e.note ? ` (${e.note})` : ''} |`);
+    for (const e of g.entries) {
+      const note = e.editorOnly ? 'in the editor; dist/format.js ignores it' : e.specialties ? `only in: ${e.specialties.join(', ')}` : '';
+      lines.push(`| ${e.say.map((s) => `“${cell(s)}”`).join(', ')} | ${e.does}${note ? ` (${note})` : ''} |`);
+    }
     lines.push('');
   }
   lines.push('### Numbers, units and references', '');
@@ -94,6 +97,28 @@ export function dictationDoc(): string {
     'Text the service already punctuated or wrote in digits is accepted (“5 mm” as well as “cinq',
     'millimètres”); a spoken mark next to one the service wrote is not doubled. Where a rule is unsure the',
     'words stay words. Applied to its own output the grammar changes nothing.',
+    '',
+    'A phrase with an elision matches however the service spells it: “point d’interrogation”, “point',
+    'd\'interrogation”, “point d interrogation” and “point dinterrogation” are all `?`. A phrase never',
+    'half-matches into a shorter one: when the words after “point” go on into a longer phrase without',
+    'completing it (“point d entrée”, “point d” at the end), “point” stays a word. A mark said right after',
+    'the mark the last utterance ended with replaces it (“… period”, then “question mark” gives `?`, never',
+    '`.?`); in the editor only when that mark is text of the run that nobody edited, otherwise the words',
+    'are written.',
+    '',
+    'Commands act on the utterances of the run: “efface ça” / “scratch that” deletes the last one (a',
+    'template or an auto-text inserted by voice included), again and again; “annule ça” / “undo that” is',
+    'the editor\'s undo, one utterance per step. When the service rewrites a sentence (its proofreading',
+    'pass) that has a command said alone among dictation, the sentence keeps its first text: the rewrite',
+    'would write the command\'s words. How the editor runs each command: [extension.md](extension.md).',
+    '',
+    '`dist/format.js` applies every command an editor applies to the document: it deletes and undoes,',
+    'inserts templates and auto-texts, follows “champ suivant” / “champ précédent” (it selects the field',
+    'as the editor does, so that the next utterance replaces it), accepts the defaults, and writes nothing',
+    'after “arrête la dictée”. It ignores only “que puis-je dire”, which shows a list and changes nothing.',
+    'Following the fields is deliberate: the command line answers “what will this dictation give in the',
+    'editor?”, and a report dictated into a template comes out as in the editor only if the fields are',
+    'followed (without them, the text of the second field would be written after the first one).',
     '',
     'Templates are Markdown files with fields `{{default}}` or `{{a|b|c}}` (the first choice is the',
     'default): built-in ones in `templates/<language>/`, yours in a folder of your own (a file in a',

@@ -38,9 +38,15 @@ export type OwnEffect =
   | { kind: 'insert'; id: string; offset: number; length: number }
   /**
    * The text of `removeIds` is gone and chunk `id` now covers `[offset, offset + length)` (offsets
-   * after the whole edit).
+   * after the whole edit). A range the edit cuts into keeps only what is left of its own text.
    */
-  | { kind: 'replace'; id: string; removeIds: string[]; offset: number; length: number };
+  | { kind: 'replace'; id: string; removeIds: string[]; offset: number; length: number }
+  /**
+   * Changes of ours that make no chunk (a template's fields take their defaults): ranges move with them,
+   * and a range they fall inside grows or shrinks with them, without being marked edited. `id` names
+   * the edit in logs.
+   */
+  | { kind: 'edit'; id: string };
 
 export interface OwnEdit {
   /** The changes as the editor will report them, in its order (descending offsets for one edit). */
@@ -228,15 +234,24 @@ export class RangeTracker {
       this.ranges.set(effect.id, { id: effect.id, start: effect.offset, end: effect.offset + effect.length, edited: false });
       return;
     }
+    if (effect.kind === 'edit') {
+      for (const c of edit.changes) this.shiftOnly(c, true);
+      return;
+    }
     // Replace: the removed chunks are forgotten first so their own rewrite does not mark them edited.
     const removed = new Set(effect.removeIds);
     for (const id of removed) this.ranges.delete(id);
-    for (const c of edit.changes) this.shiftOnly(c);
+    for (const c of edit.changes) this.shiftOnly(c, false);
     this.ranges.set(effect.id, { id: effect.id, start: effect.offset, end: effect.offset + effect.length, edited: false });
   }
 
-  /** Moves the ranges and the anchor for one of our changes without marking anything edited. */
-  private shiftOnly(change: TextChange): void {
+  /**
+   * Moves the ranges and the anchor for one of our changes without marking anything edited. A range
+   * the change falls inside grows or shrinks with it when `inside` (the new text is part of it);
+   * otherwise the new text belongs to the chunk the change writes, and a range the change overlaps
+   * keeps only its text outside the change.
+   */
+  private shiftOnly(change: TextChange, inside: boolean): void {
     const { offset, deletedLength, insertedLength } = change;
     const delEnd = offset + deletedLength;
     const delta = insertedLength - deletedLength;
@@ -245,9 +260,13 @@ export class RangeTracker {
         r.start += delta;
         r.end += delta;
       } else if (r.end > offset) {
-        // Our change overlaps a chunk it does not replace: should not happen; keep the range sane.
-        r.start = Math.min(r.start, offset);
-        r.end = Math.max(r.start, r.end + delta);
+        if (inside && r.start <= offset && r.end >= delEnd) {
+          r.end += delta;
+          continue;
+        }
+        const end = r.end > delEnd ? r.end + delta : r.start < offset ? offset : offset + insertedLength;
+        r.start = r.start < offset ? r.start : offset + insertedLength;
+        r.end = Math.max(r.start, end);
       }
     }
     if (delEnd <= this.anchorOffset && !(deletedLength === 0 && offset === this.anchorOffset)) this.anchorOffset += delta;

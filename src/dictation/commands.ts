@@ -4,7 +4,7 @@
  * and the list of spoken commands of a language ("What Can I Say?", docs/dictation.md).
  */
 import type { LanguageTable } from './lang/table';
-import { inlinePhrases } from './phrases';
+import { elisionVariants, inlinePhrases } from './phrases';
 import { findTemplate } from './templates';
 import { fold } from './text';
 import type { Token } from './tokenizer';
@@ -29,7 +29,7 @@ function commandsOf(table: LanguageTable): CompiledCommand[] {
   let c = compiledCommands.get(table);
   if (!c) {
     c = table.commands.flatMap((cmd) =>
-      cmd.say.map((form): CompiledCommand => {
+      cmd.say.flatMap(elisionVariants).map((form): CompiledCommand => {
         const f = fold(form.replace('{name}', SLOT));
         const words = f.split(' ');
         if (!form.includes('{name}')) return { kind: cmd.kind, exact: f, fixed: words, words: words.length };
@@ -109,25 +109,34 @@ function completePhrase(norms: string[], table: LanguageTable): boolean {
   return inlinePhrases(table).some((p) => p.norms.length === norms.length && p.norms.every((x, q) => x === norms[q]));
 }
 
+export interface SpokenEntry {
+  say: string[];
+  does: string;
+  /** Only the editor does it (the command line ignores it). */
+  editorOnly?: boolean;
+  /** Only in these specialties. */
+  specialties?: string[];
+}
+
 export interface SpokenGroup {
   /** "Commands", "Structure", "Punctuation". */
   title: string;
-  entries: Array<{ say: string[]; does: string; note?: string }>;
+  entries: SpokenEntry[];
 }
 
 /** The spoken commands of a language, from the same tables the grammar uses. */
 export function spokenCommands(table: LanguageTable): SpokenGroup[] {
-  const cmd = (c: CommandRule): SpokenGroup['entries'][number] => ({
+  const cmd = (c: CommandRule): SpokenEntry => ({
     say: c.say.map((s) => s.replace('{name}', '‹name›')),
     does: c.doc,
-    ...(c.editorOnly ? { note: 'in the editor; dist/format.js ignores it' } : {}),
+    ...(c.editorOnly ? { editorOnly: true } : {}),
   });
   return [
     { title: 'Commands (said alone)', entries: table.commands.map(cmd) },
     { title: 'Structure', entries: table.structure.map((r) => ({ say: r.say, does: r.doc })) },
     {
       title: 'Punctuation',
-      entries: table.punctuation.map((r) => ({ say: r.say, does: r.doc, ...(r.specialties ? { note: `only in: ${r.specialties.join(', ')}` } : {}) })),
+      entries: table.punctuation.map((r) => ({ say: r.say, does: r.doc, ...(r.specialties ? { specialties: r.specialties } : {}) })),
     },
     { title: 'Literal (the next word as said)', entries: [{ say: table.literal.map((l) => `${l} ‹word›`), does: 'writes the next word without any rule' }] },
   ];

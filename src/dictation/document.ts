@@ -5,7 +5,7 @@
  */
 import { DictationFormatter, type ChunkResult } from './stream';
 import type { FormatOptions } from './format';
-import { acceptDefaults, nextField, parseFields, previousField } from './templates';
+import { acceptDefaults, nextField, previousField, templateInsertion } from './templates';
 import type { DictationAction } from './types';
 
 interface Range {
@@ -53,15 +53,20 @@ export class DictationDocument {
     this.warnings.push({ utterance: this.next, message });
   }
 
-  private context(): { before: string; after: string } {
-    return { before: this.text.slice(0, this.selection.start), after: this.text.slice(this.selection.end) };
+  /** Everything before the insertion point was dictated here: a mark said after a mark may replace it. */
+  private context(): { before: string; after: string; replaceable: number } {
+    return { before: this.text.slice(0, this.selection.start), after: this.text.slice(this.selection.end), replaceable: this.selection.start };
   }
 
   private snapshot(): void {
     this.history.push({ text: this.text, selection: { ...this.selection }, ranges: [...this.ranges].map(([k, r]) => [k, { ...r }]) });
   }
 
-  /** Replaces [start, end) with `insert`, moving the chunk ranges after it. */
+  /**
+   * Replaces [start, end) with `insert`, moving the chunk ranges after it. A range the edit falls inside
+   * grows or shrinks with it; a range whose end it cuts off ends where it starts (the inserted text is
+   * the owner's).
+   */
   private edit(start: number, end: number, insert: string, owner?: string): void {
     this.text = this.text.slice(0, start) + insert + this.text.slice(end);
     const delta = insert.length - (end - start);
@@ -70,7 +75,8 @@ export class DictationDocument {
         r.start += delta;
         r.end += delta;
       } else if (r.end > start) {
-        r.end = Math.max(start, r.end + delta);
+        r.end = owner && r.start < start && end >= r.end ? start : Math.max(start, r.end + delta);
+        r.start = Math.min(r.start, r.end);
       }
     }
     if (owner) {
@@ -82,14 +88,15 @@ export class DictationDocument {
   private apply(r: ChunkResult): void {
     if (r.text !== '') {
       this.snapshot();
-      const at = this.selection.start;
+      const at = this.selection.start - (r.deleteBefore ?? 0);
       this.edit(at, this.selection.end, r.text, r.id);
       this.selection = { start: at + r.text.length, end: at + r.text.length };
     }
-    for (const a of r.actions) this.act(a);
+    for (const a of r.actions) this.act(a, r.id);
   }
 
-  private act(a: DictationAction): void {
+  /** `id`: the chunk that said the command (what a template or an auto-text inserts belongs to it). */
+  private act(a: DictationAction, id: string): void {
     switch (a.kind) {
       case 'deleteLastUtterance': {
         const found = a.targetId ? this.ranges.get(a.targetId) : undefined;
@@ -126,8 +133,8 @@ export class DictationDocument {
       }
       case 'acceptDefaults': {
         this.snapshot();
-        const pos = this.selection.start;
-        const before = acceptDefaults(this.text.slice(0, pos)).text.length;
+        // A selected field takes its default and dictation goes on after it.
+        const before = acceptDefaults(this.text.slice(0, this.selection.end)).text.length;
         for (const e of acceptDefaults(this.text).edits) this.edit(e.offset, e.offset + e.length, e.text);
         this.selection = { start: before, end: before };
         break;
@@ -140,14 +147,9 @@ export class DictationDocument {
         }
         this.snapshot();
         const at = this.selection.start;
-        const body = a.template.content;
-        const before = this.text.slice(0, at);
-        // A template starts a block of its own; an auto-text joins the text like a word.
-        const sep = at === 0 || /\s$/u.test(before) || /^\s/u.test(body) ? '' : a.kind === 'insertTemplate' ? '\n\n' : ' ';
-        this.edit(at, this.selection.end, sep + body);
-        const start = at + sep.length;
-        const first = parseFields(body)[0];
-        this.selection = first ? { start: start + first.start, end: start + first.end } : { start: start + body.length, end: start + body.length };
+        const ins = templateInsertion(a.kind, this.text.slice(0, at), a.template.content);
+        this.edit(at, this.selection.end, ins.text, id);
+        this.selection = { start: at + ins.select.start, end: at + ins.select.end };
         break;
       }
       case 'stopDictation':

@@ -5,7 +5,7 @@
 import { matchCommand } from './commands';
 import { applyGrammar } from './grammar';
 import { TABLES } from './lang';
-import { render, type RenderContext } from './render';
+import { renderReplacing, type RenderContext, type Rendered } from './render';
 import { tokenize } from './tokenizer';
 import type { DictationAction, Language, Specialty, Template } from './types';
 import { applyVocabulary, type Vocabulary } from './vocabulary';
@@ -33,9 +33,17 @@ export interface Formatted {
 
 /** Formats one utterance with no command detection (provisional text, text inside a longer run). */
 export function formatText(text: string, o: FormatOptions, ctx: DocContext): string {
+  return formatReplacing(text, o, { before: ctx.before, after: ctx.after }).text;
+}
+
+/**
+ * `formatText`, where the text may replace the last `ctx.replaceable` characters before the insertion
+ * point (a mark said right after the mark an utterance ended with): `deleteBefore` says how many.
+ */
+export function formatReplacing(text: string, o: FormatOptions, ctx: DocContext): Rendered {
   const table = TABLES[o.language];
   const items = applyGrammar(tokenize(text), { table, specialty: o.specialty ?? 'general', ...(o.decimalSeparator ? { decimalSeparator: o.decimalSeparator } : {}) });
-  return render(applyVocabulary(items, o.vocabulary), table, ctx);
+  return renderReplacing(applyVocabulary(items, o.vocabulary), table, ctx);
 }
 
 /** Formats one utterance said on its own: a command said alone gives its action and no text. */

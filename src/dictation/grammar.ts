@@ -6,7 +6,7 @@
  */
 import { bloodPressureAt, dateAt, digitsOf, dimensionsAt, legalAt, measureAt, numberAt, ordinalAt, vertebraAt, type Claim, type Ctx } from './classes';
 import type { LanguageTable } from './lang/table';
-import { matchPhrase } from './phrases';
+import { inlinePhrases, matchPhrase } from './phrases';
 import { isTitleCase } from './text';
 import type { Token } from './tokenizer';
 import type { Glue, Item, Specialty } from './types';
@@ -69,6 +69,7 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
     nopt: { table: table.numbers, decimalWords: table.decimalWords, decimalSeparator: o.decimalSeparator ?? table.decimalSeparator },
     numbers: new Map(),
   };
+  const all = inlinePhrases(table);
   const items: Item[] = [];
   let i = 0;
   let prevNumberWordsEnd = -1;
@@ -87,7 +88,7 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
       // 2. Structure, 3. number classes, 4. punctuation.
       // Guards read the word before only when it was written as a word (not part of a number or a class).
       const prev = plainEnd === i ? (tokens[i - 1] ?? null) : null;
-      const s = t.kind === 'word' ? matchPhrase(table.structure, tokens, i, o.specialty, prev) : null;
+      const s = t.kind === 'word' ? matchPhrase(table.structure, tokens, i, o.specialty, prev, all) : null;
       if (s) {
         items.push(...s.items);
         i = s.end;
@@ -101,7 +102,7 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
         i = claim.end;
         continue;
       }
-      const p = t.kind === 'word' ? matchPhrase(table.punctuation, tokens, i, o.specialty, prev) : null;
+      const p = t.kind === 'word' ? matchPhrase(table.punctuation, tokens, i, o.specialty, prev, all) : null;
       if (p) {
         items.push(...p.items);
         i = p.end;
@@ -137,8 +138,9 @@ function isCommandItem(it: Item | undefined): boolean {
 
 /**
  * The engine's punctuation next to spoken punctuation or commands: a spoken mark wins over the
- * engine's marks beside it, identical marks are not doubled, engine marks around a spoken bracket or
- * line break go, and a capital the engine put after a mark that went is undone.
+ * engine's marks beside it, identical marks are not doubled, of two marks said one after the other the
+ * second stands, engine marks around a spoken bracket or line break go, and a capital the engine put
+ * after a mark that went is undone.
  */
 export function reconcile(items: Item[], table: LanguageTable): Item[] {
   const out: Item[] = [];
@@ -170,6 +172,8 @@ export function reconcile(items: Item[], table: LanguageTable): Item[] {
     }
     const last = out[out.length - 1];
     if (it.k === 'mark' && last?.k === 'mark' && last.ch === it.ch) continue;
+    // Two marks said one after the other ("period question mark"): the last one said stands, never ".?".
+    if (it.k === 'mark' && it.spoken && last?.k === 'mark' && last.spoken) out.pop();
     out.push(it);
   }
   return out;

@@ -50,6 +50,38 @@ export interface RenderContext {
   before: string;
   /** Document text after the insertion point (the first few characters are enough). */
   after: string;
+  /**
+   * How many characters at the end of `before` are dictated text the grammar may rewrite (a mark said
+   * after the mark an utterance ended with replaces it). 0 when absent: that text is never touched.
+   */
+  replaceable?: number;
+}
+
+export interface Rendered {
+  /** The text to insert. */
+  text: string;
+  /** Characters just before the insertion point that `text` replaces (0: none). */
+  deleteBefore: number;
+}
+
+/** A mark at the end of the text before the insertion point, with the no-break space French puts before it. */
+const PREVIOUS_MARK = /[\u00A0\u202F]?([.,;:!?…])[ \t\u00A0\u202F]*$/u;
+
+/**
+ * `render`, and a spoken mark that comes right after a mark the text before ended with: it replaces
+ * that mark when the caller says it may (`replaceable`), otherwise its words are written — never ".?".
+ */
+export function renderReplacing(items: readonly Item[], table: LanguageTable, ctx: RenderContext): Rendered {
+  const first = items[0];
+  if (first?.k === 'mark' && first.spoken) {
+    const m = PREVIOUS_MARK.exec(ctx.before);
+    if (m && m[1] !== first.ch) {
+      const n = m[0].length;
+      if (n <= (ctx.replaceable ?? 0)) return { text: render(items, table, { before: ctx.before.slice(0, -n), after: ctx.after }), deleteBefore: n };
+      if (first.said) return { text: render([{ k: 'w', text: first.said, glue: ' ' }, ...items.slice(1)], table, ctx), deleteBefore: 0 };
+    }
+  }
+  return { text: render(items, table, ctx), deleteBefore: 0 };
 }
 
 export function render(items: readonly Item[], table: LanguageTable, ctx: RenderContext): string {

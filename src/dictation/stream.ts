@@ -6,7 +6,7 @@
  * re-runs a command.
  */
 import { heldTail, matchCommand } from './commands';
-import { formatText, type DocContext, type FormatOptions } from './format';
+import { formatReplacing, formatText, type DocContext, type FormatOptions } from './format';
 import { applyGrammar } from './grammar';
 import { TABLES } from './lang';
 import { inlinePhrases, matchesAt } from './phrases';
@@ -26,6 +26,11 @@ export interface ChunkResult {
   actions: DictationAction[];
   /** Words held back (not in `text`): show them as provisional text; '' when none. */
   held: string;
+  /**
+   * Characters just before the insertion point that `text` replaces (a mark said right after the mark
+   * the last utterance ended with); absent when none. Only ever within `ctx.replaceable`.
+   */
+  deleteBefore?: number;
 }
 
 interface Held {
@@ -78,11 +83,11 @@ export class DictationFormatter {
       const action = matchCommand(text, TABLES[this.options.language], this.options.templates ?? []);
       if (action && !this.crossesBoundary(held, text) && !(held.alone && matchCommand(joined, TABLES[this.options.language], this.options.templates ?? []))) {
         if (action.kind === 'deleteLastUtterance' || action.kind === 'undo') return this.command(id, action, undefined);
-        const t = formatText(held.text, this.options, ctx);
+        const t = formatReplacing(held.text, this.options, ctx);
         this.noteMoved(held, id, held.text);
-        if (t !== '') this.written.push(id);
+        if (t.text !== '' || inserts(action)) this.written.push(id);
         this.commands.add(id);
-        return { id, text: t, actions: [action], held: '' };
+        return withDelete({ id, text: t.text, actions: [action], held: '' }, t.deleteBefore);
       }
       input = joined;
       alone = held.alone;
@@ -97,15 +102,18 @@ export class DictationFormatter {
 
   /**
    * Committed chunks `targetIds` are replaced by chunk `id` with `text` (a `batch.replace`, or a final
-   * that changed a committed chunk). Never runs an action: a command chunk rewritten stays without text.
+   * that changed a committed chunk). Never runs an action. Null when the document must stay as it is:
+   * every target was a command or was deleted by one (a rewritten command writes nothing), or the
+   * targets mix commands with dictation (their rewrite would write the command's words).
    */
-  replace(targetIds: readonly string[], id: string, text: string, ctx: DocContext): ChunkResult {
+  replace(targetIds: readonly string[], id: string, text: string, ctx: DocContext): ChunkResult | null {
     const targets = new Set(targetIds);
-    const done = (): ChunkResult => {
+    const spent = targetIds.filter((t) => this.commands.has(t) || this.deleted.has(t));
+    if (targetIds.length > 0 && spent.length === targetIds.length) {
       this.commands.add(id);
-      return { id, text: '', actions: [], held: '' };
-    };
-    if (targetIds.length > 0 && targetIds.every((t) => this.commands.has(t) || this.deleted.has(t))) return done();
+      return null;
+    }
+    if (spent.length > 0) return null;
     let input = text;
     const first = targetIds[0];
     const last = targetIds[targetIds.length - 1];
@@ -133,7 +141,10 @@ export class DictationFormatter {
       const k = this.written.indexOf(t);
       if (k >= 0) this.written.splice(k, 1);
     }
-    if (matchCommand(input, TABLES[this.options.language], this.options.templates ?? [])) return done();
+    if (matchCommand(input, TABLES[this.options.language], this.options.templates ?? [])) {
+      this.commands.add(id);
+      return null;
+    }
     return this.write(id, input, ctx, false, hold);
   }
 
@@ -142,9 +153,9 @@ export class DictationFormatter {
     const held = this.pending;
     if (!held) return null;
     this.pending = null;
-    const text = formatText(held.text, this.options, ctx);
-    if (text !== '' && !this.written.includes(held.id)) this.written.push(held.id);
-    return { id: held.id, text, actions: [], held: '' };
+    const t = formatReplacing(held.text, this.options, ctx);
+    if (t.text !== '' && !this.written.includes(held.id)) this.written.push(held.id);
+    return withDelete({ id: held.id, text: t.text, actions: [], held: '' }, t.deleteBefore);
   }
 
   /** Provisional text formatted as it will be committed (held words first). */
@@ -164,6 +175,8 @@ export class DictationFormatter {
         return { id, text: '', actions: [{ kind: 'deleteLastUtterance', targetId: target }], held: '' };
       }
     }
+    // What a template or an auto-text inserts is what "delete that" deletes next.
+    if (inserts(action)) this.written.push(id);
     return { id, text: '', actions: [action], held: '' };
   }
 
@@ -184,9 +197,9 @@ export class DictationFormatter {
       this.pending = { id, text: detokenize(tail), words: detokenize(tail.slice(0, w)), alone: alone && k === tokens.length };
       head = tokens.slice(0, tokens.length - k);
     }
-    const text = head.length > 0 ? formatText(detokenize(head), this.options, ctx) : '';
-    if (text !== '') this.written.push(id);
-    return { id, text, actions: [], held: this.pending?.id === id ? this.pending.text : '' };
+    const t = head.length > 0 ? formatReplacing(detokenize(head), this.options, ctx) : { text: '', deleteBefore: 0 };
+    if (t.text !== '') this.written.push(id);
+    return withDelete({ id, text: t.text, actions: [], held: this.pending?.id === id ? this.pending.text : '' }, t.deleteBefore);
   }
 
   /** The held words and the next chunk as one text: without the held punctuation when a phrase spans both. */
@@ -209,6 +222,15 @@ export class DictationFormatter {
     this.moved.set(held.id, { to, words });
     this.received.set(to, { from: held.id, words });
   }
+}
+
+/** Whether an action inserts text of its own (a template or an auto-text that was found). */
+function inserts(a: DictationAction): boolean {
+  return (a.kind === 'insertTemplate' || a.kind === 'insertAutoText') && a.template !== null;
+}
+
+function withDelete(r: ChunkResult, deleteBefore: number): ChunkResult {
+  return deleteBefore > 0 ? { ...r, deleteBefore } : r;
 }
 
 /** `text` without `words` at its end (compared without case, accents or punctuation); unchanged when it does not end with them. */

@@ -22,7 +22,7 @@ export type Glue = ' ' | '' | '-' | 'nb';
  */
 export type Item =
   | { k: 'w'; text: string; glue: Glue; literal?: boolean; noCapAfter?: boolean }
-  | { k: 'mark'; ch: string; spoken: boolean }
+  | { k: 'mark'; ch: string; spoken: boolean; said?: string }
   | { k: 'open'; ch: string; spoken: boolean }
   | { k: 'close'; ch: string; spoken: boolean }
   | { k: 'join'; ch: string }

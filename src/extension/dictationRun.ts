@@ -13,6 +13,7 @@ import { TranscriptModel, type TranscriptOp } from '../client/transcript';
 import { DEFAULTS } from '../protocol/config';
 import { errorMessage } from '../shared/errors';
 import { rewritingLogger, type Logger } from '../shared/logger';
+import type { DictatedChunks, DictationSetup } from './dictatedChunks';
 import { DocumentWriter } from './documentWriter';
 import type { Notifications } from './notifications';
 import type { ProvisionalDecoration } from './provisionalDecoration';
@@ -67,11 +68,12 @@ export class DictationRun {
     baseLog: Logger,
     decoration: ProvisionalDecoration,
     private readonly host: RunHost,
+    dictation?: DictationSetup,
   ) {
     this.session = new DictationSession({ serverUrl: settings.serverUrl, apiKey: key, config: configFromSettings(settings), logger: baseLog });
     this.log = rewritingLogger(baseLog, (m) => `${sessionLogPrefix(this.session.sessionId)} ${m}`);
     this.model = new TranscriptModel({ onIgnored: (i) => this.log.debug(`transcript: ignored a message (${i.reason})`) });
-    this.writer = new DocumentWriter(target.doc, target.anchor, target.selectionLength, this.log, decoration);
+    this.writer = new DocumentWriter(target.doc, target.anchor, target.selectionLength, this.log, decoration, dictation);
     this.capture = new MicrophoneCapture({ recorder: settings.recorder, device: settings.device, sampleRate: settings.sampleRate, logger: this.log });
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.disposables.push(this.writer, ...this.wireSession(), ...this.wireCapture());
@@ -81,6 +83,16 @@ export class DictationRun {
         void this.end('the target document was closed');
       }),
     );
+  }
+
+  /** The document the run writes to. */
+  get document(): vscode.TextDocument {
+    return this.writer.doc;
+  }
+
+  /** The dictation grammar's writer (fields, templates, commands), when the grammar is on. */
+  get dictation(): DictatedChunks | undefined {
+    return this.writer.dictation;
   }
 
   /** Whether the end of the run has begun (stop, failure, closed document). */
@@ -157,7 +169,8 @@ export class DictationRun {
       this.log.warn(`run ${this.id}: the service did not finish within ${stopLimitMs / 1000} s${lost ? `; ${lost} bytes of audio were never transcribed` : ''}`);
     }
     this.log.info(`run ${this.id}: session ended (${result.reason})${result.metrics ? `, ${result.metrics.total_chunks} chunks, ${result.metrics.session_duration} s` : ''}`);
-    await this.writer.flush();
+    // The words the grammar still holds back are written after everything queued.
+    await this.writer.finish();
     this.writer.clearProvisional();
     const stats = this.writer.stats;
     this.log.info(`run ${this.id}: ${stats.commits} chunks committed, ${stats.replaces} rewritten, ${stats.conflicts} conflicts kept, ${stats.failed} failed`);

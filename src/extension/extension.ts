@@ -5,9 +5,12 @@
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './apiKeyStore';
 import { DictationController } from './dictationController';
+import { FieldWarnings } from './fieldWarnings';
 import { Log } from './log';
 import { Settings } from './settings';
 import { StatusBar } from './statusBar';
+import { TemplateCommands } from './templateCommands';
+import { TemplateStore } from './templateStore';
 
 let controller: DictationController | undefined;
 
@@ -17,8 +20,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const keys = new ApiKeyStore(context.secrets, log);
   const keybinding = process.platform === 'darwin' ? '⌥⇧⌘D' : 'Ctrl+Alt+Shift+D';
   const status = new StatusBar(keybinding);
-  const dictation = new DictationController(settings, keys, log, status);
+  const templates = new TemplateStore(context.extensionUri, log, (m) => void vscode.window.showWarningMessage(`Dictée: ${m}`));
+  // "Next Field" of a fields-left warning is the command's (created just below, called later).
+  const fields: FieldWarnings = new FieldWarnings((doc): Promise<void> => templateCommands.field('next', doc));
+  const dictation = new DictationController(settings, keys, log, status, templates, fields);
+  const templateCommands = new TemplateCommands(dictation, templates, fields);
   controller = dictation;
+  void templates.load(settings.read().grammar.templatesFolder);
 
   context.subscriptions.push(
     log,
@@ -33,6 +41,16 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('dictee.setApiKey', () => keys.promptAndStore(settings.read().serverUrl)),
     vscode.commands.registerCommand('dictee.clearApiKey', () => keys.clear()),
     vscode.commands.registerCommand('dictee.showLog', () => log.show()),
+    templates,
+    fields,
+    vscode.commands.registerCommand('dictee.insertTemplate', () => templateCommands.insertTemplate()),
+    vscode.commands.registerCommand('dictee.nextField', () => templateCommands.field('next')),
+    vscode.commands.registerCommand('dictee.previousField', () => templateCommands.field('previous')),
+    vscode.commands.registerCommand('dictee.acceptDefaults', () => templateCommands.acceptDefaults()),
+    vscode.commands.registerCommand('dictee.whatCanISay', () => templateCommands.whatCanISay()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('dictee.templates.folder')) void templates.load(settings.read().grammar.templatesFolder);
+    }),
   );
   log.info(`Dictée ${String((context.extension.packageJSON as { version?: unknown }).version)} activated (service ${settings.read().serverUrl})`);
 }

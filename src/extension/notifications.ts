@@ -53,6 +53,16 @@ export class Notifications {
     void vscode.window.showWarningMessage(`Dictée: ${text}`);
   }
 
+  /** A spoken command could not be done, or something the user should know about dictation (never dictated words). */
+  dictationNote(message: string): void {
+    void vscode.window.showInformationMessage(`Dictée: ${message}`);
+  }
+
+  /** A setting cannot be used as it is (it names the setting). */
+  settingsProblem(problem: string): void {
+    void vscode.window.showWarningMessage(vscode.l10n.t('Dictée: {0}', problem), vscode.l10n.t('Open Settings')).then((c) => c && vscode.commands.executeCommand(OPEN_SETTINGS, problem.split(/[.:]/u).slice(0, 2).join('.')));
+  }
+
   needsKey(): void {
     void vscode.window.showWarningMessage('Dictée: dictation needs an API key. Run "Dictée: Set API Key" to set one.');
   }

@@ -13,6 +13,10 @@ export class Settings {
       sampleRate: c.get('sampleRate'),
       'audio.recorder': c.get('audio.recorder'),
       'audio.device': c.get('audio.device'),
+      'grammar.enabled': c.get('grammar.enabled'),
+      'grammar.decimalSeparator': c.get('grammar.decimalSeparator'),
+      vocabulary: c.get('vocabulary'),
+      'templates.folder': c.get('templates.folder'),
     };
     // Advanced fields are sent only when the user set them, so that the preset's values apply otherwise.
     for (const key of Object.keys(ADVANCED_FIELDS)) {

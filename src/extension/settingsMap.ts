@@ -6,6 +6,7 @@ import type { ClientConfig, Language, Preset, Specialty } from '../protocol/conf
 import { DEFAULTS, LANGUAGES, PRESETS, SPECIALTIES, DEFAULT_SAMPLE_RATE, SUPPORTED_ENCODING } from '../protocol/config';
 import { DEFAULT_SERVER_URL } from '../protocol/http';
 import { DEFAULT_RECORDER, RECORDERS, type RecorderName } from '../audio/spawn';
+import { normaliseGrammarSettings, type GrammarSettings } from './grammarSettings';
 
 /** The advanced settings (`dictee.advanced.<key>`) and the `configure` field each one sets. */
 export const ADVANCED_FIELDS = {
@@ -31,6 +32,8 @@ export interface DicteeSettings {
   device: string;
   /** Only the advanced values the user set: unset ones are left to the preset and the service. */
   advanced: AdvancedValues;
+  /** The dictation grammar, the vocabulary and the templates folder (grammarSettings.ts). */
+  grammar: GrammarSettings;
 }
 
 /** The setting a `configure` field comes from (`silence_threshold` → `dictee.advanced.silenceThreshold`). */
@@ -83,6 +86,7 @@ export function normaliseSettings(raw: Record<string, unknown>): DicteeSettings 
     recorder: oneOf(RECORDERS, raw['audio.recorder'], DEFAULT_RECORDER),
     device: typeof raw['audio.device'] === 'string' ? raw['audio.device'].trim() : '',
     advanced,
+    grammar: normaliseGrammarSettings(raw),
   };
 }
 

@@ -35,6 +35,7 @@ Options:
                          sherpa-onnx: required)
   --workers N            decoder worker threads (default: one per core; not for simulated)
   --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
+                         (a first line "#utterances": one utterance per line)
   --concurrency-limit N  live sessions per organisation (default 10)
   --per-key-limit N      live sessions per API key (default: no limit of its own)
   --rate-limit N         session inits + WebSocket connections per key per window (default 120)

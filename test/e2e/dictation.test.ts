@@ -4,12 +4,13 @@
  * on what a user sees (the editor, the status bar, notifications) or gets (the saved file).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { speechPcm, silence } from '../helpers/speech';
 import { assertScriptPrefix, between } from './lib/checks';
 import { sleep, waitFor } from '../helpers/wait';
-import { firstPassWords, getWorld, REPORT_INITIAL, SCRIPT, useWorld, type World } from './lib/world';
+import { dicteeSettings, firstPassWords, getWorld, REPORT_INITIAL, SCRIPT, useWorld, type World } from './lib/world';
+import { ensureKey, extensionLog, framesAtService, keepFailure, openReportAt, startDictation, statusText, stopAndSave, waitForState } from './lib/dictate';
 import { OUTPUT_DIR, type Workbench } from './lib/workbench';
 
 useWorld();
@@ -20,50 +21,9 @@ const FINDINGS_LINE = 5;
 const FIRST_SENTENCE = 'Chest radiograph shows clear lungs.';
 const SECOND_SCRIPT = 'Alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango.';
 
-/** The files of the extension's log ("Dictée" output channel) in code-server's log folder. */
-function extensionLogFiles(w: World): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
-  return walk(path.join(w.codeServer.userDataDir, 'logs')).filter((f) => /Dict/.test(path.basename(f)));
-}
-
-/** Copies the extension's log to the test output. */
-function copyExtensionLogs(w: World, prefix: string): void {
-  for (const f of extensionLogFiles(w)) writeFileSync(path.join(OUTPUT_DIR, `${prefix}extension-${path.basename(f)}`), readFileSync(f));
-}
-
-/** The extension's log so far, as "Dictée: Show Log" shows it. */
-function extensionLog(w: World): string {
-  return extensionLogFiles(w)
-    .map((f) => readFileSync(f, 'utf8'))
-    .join('\n');
-}
-
-async function statusText(wb: Workbench): Promise<string> {
-  return (await wb.statusItem().first().innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
-}
-
-async function statusLabel(wb: Workbench): Promise<string> {
-  return (await wb.statusItem().first().locator('a, [aria-label]').first().getAttribute('aria-label').catch(() => '')) ?? '';
-}
-
-/** Waits until the status item's accessible label (which names the state) matches. */
-async function waitForState(wb: Workbench, re: RegExp, timeoutMs = 20_000): Promise<string> {
-  return waitFor(async () => {
-    const l = `${await statusLabel(wb)} ${await statusText(wb)}`;
-    return re.test(l) ? l : '';
-  }, timeoutMs, `the Dictée status item to match ${re}`);
-}
-
 /** Opens report.md (reset to its initial text) with the cursor at the end of the "Findings:" line. */
-async function openReportAtFindings(w: World, content = REPORT_INITIAL): Promise<void> {
-  const { wb } = w;
-  await wb.closeAllEditorsDiscarding();
-  w.resetReport(content);
-  await wb.openFile('report.md');
-  await waitFor(async () => (await wb.editorLines()).join('\n').startsWith(content.trimEnd().split('\n')[0]!), 10_000, 'report.md to show its content');
-  await wb.gotoLineEnd(FINDINGS_LINE);
-  await waitFor(async () => (await wb.cursorPosition()).line === FINDINGS_LINE, 5_000, `the cursor on line ${FINDINGS_LINE}`);
+function openReportAtFindings(w: World, content = REPORT_INITIAL): Promise<void> {
+  return openReportAt(w, content, FINDINGS_LINE);
 }
 
 /** Speech of `text` with a pause after each sentence long enough to end it. */
@@ -74,52 +34,6 @@ async function sentences(text: string, pauseMs = 1500): Promise<Buffer> {
     parts.push(await speechPcm(s.trim()), silence(pauseMs));
   }
   return Buffer.concat(parts);
-}
-
-async function ensureKey(w: World, key = w.apiKey): Promise<void> {
-  await w.wb.runCommand('Dictée: Set API Key');
-  const box = await w.wb.waitForInputBox();
-  assert.ok(box.password, 'the API key input box must be a password box');
-  await w.wb.typeIntoInputBox(key);
-  await w.wb.waitForNotification(/API key verified and saved/, 20_000);
-  await w.wb.clearNotifications();
-}
-
-/** The id of the last session the service configured (from its JSON log), after the first `mark` characters of the log. */
-function lastConfiguredSession(w: World, mark: number): string | undefined {
-  let id: string | undefined;
-  for (const line of w.service.logs().slice(mark).split('\n')) {
-    if (!line.startsWith('{"')) continue;
-    try {
-      const j = JSON.parse(line) as { msg?: unknown; session_id?: unknown };
-      if (j.msg === 'session configured' && typeof j.session_id === 'string') id = j.session_id;
-    } catch {
-      /* a line still being written */
-    }
-  }
-  return id;
-}
-
-/** The frames of audio the service has received in a session (its metrics, read with the master key). */
-async function framesAtService(w: World, sessionId: string): Promise<number> {
-  const s = await w.service.session(sessionId);
-  return (s.metrics as { total_chunks?: number } | undefined)?.total_chunks ?? 0;
-}
-
-/**
- * Starts dictation and returns the service session's id once the recorder's audio reaches the service:
- * speech played before sox's PulseAudio stream is set up would not be captured, so, like a person, the
- * tests start speaking once the microphone is really on.
- */
-async function startDictation(w: World, how: 'palette' | 'status' = 'palette'): Promise<string> {
-  const { wb } = w;
-  const mark = w.service.logs().length;
-  if (how === 'palette') await wb.runCommand('Dictée: Start Dictation');
-  else await wb.statusItem().first().click();
-  await waitForState(wb, /recording/i);
-  const id = await waitFor(() => lastConfiguredSession(w, mark), 10_000, 'the service to configure the session');
-  await waitFor(async () => (await framesAtService(w, id)) > 0, 15_000, "the recorder's audio to reach the service", 100);
-  return id;
 }
 
 /** Waits until `read()` returns the same value for `quietMs` in a row; returns it. */
@@ -145,14 +59,6 @@ async function findingsLine(wb: Workbench): Promise<string> {
   return (await wb.editorLines())[FINDINGS_LINE - 1] ?? '';
 }
 
-async function stopAndSave(w: World): Promise<string> {
-  await w.wb.runCommand('Dictée: Stop Dictation');
-  await waitForState(w.wb, /ready|error/i, 30_000);
-  await w.wb.focusEditor();
-  await w.wb.save();
-  return readFileSync(w.reportPath, 'utf8');
-}
-
 describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual microphone)', function () {
   this.timeout(240_000);
   let w: World;
@@ -163,14 +69,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && w) {
-      await w.wb.screenshot(`FAILED-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => undefined);
-      writeFileSync(path.join(OUTPUT_DIR, `FAILED-${this.currentTest.title.slice(0, 2)}service.log`), w.service.logs());
-      copyExtensionLogs(w, `FAILED-${this.currentTest.title.slice(0, 2)}`);
-      // Leave no run going into the next test.
-      await w.wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
-      await waitForState(w.wb, /ready|error/i, 30_000).catch(() => undefined);
-    }
+    if (this.currentTest?.state === 'failed' && w) await keepFailure(w, this.currentTest.title);
   });
 
   it('1. Set API Key from the command palette, with a key created through the service HTTP API', async () => {
@@ -319,10 +218,14 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assert.match(extensionLog(w).slice(logMark), /replaced chunks/, 'a batch.replace rewrote committed chunks');
   });
 
-  it('5. typing elsewhere in the document while dictating keeps both texts', async () => {
+  it('5. typing elsewhere in the document while dictating keeps both texts (the dictation grammar off)', async () => {
     const { wb, mic } = w;
+    // The chunks as the service sent them, through the writer without the grammar.
+    w.codeServer.writeSettings(dicteeSettings(w.service.url, { 'dictee.grammar.enabled': false }));
     await openReportAtFindings(w);
-    await startDictation(w);
+    const logMark = extensionLog(w).length;
+    await startDictation(w).finally(() => w.codeServer.writeSettings(dicteeSettings(w.service.url)));
+    assert.match(extensionLog(w).slice(logMark), /dictation grammar off/, 'VS Code read the setting before the run started');
     const playing = mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.'));
     await waitFor(async () => (await findingsLine(wb)).trim() !== 'Findings:', 20_000, 'the first committed words');
     // The user moves to the "Patient:" line (above the dictation) and types.

@@ -114,7 +114,7 @@ describe('dictation: a run chunk by chunk', () => {
   it('batch.replace formats the new chunk again', () => {
     const f = new DictationFormatter({ language: 'fr' });
     f.commit('c1', 'le foie mesure trois virgule deux', start);
-    const r = f.replace(['c1'], 'r1', 'Le foie mesure trois virgule deux centimètres.', start);
+    const r = f.replace(['c1'], 'r1', 'Le foie mesure trois virgule deux centimètres.', start)!;
     assert.equal(r.text, 'Le foie mesure 3,2\u00A0cm.');
     assert.deepEqual(r.actions, []);
   });
@@ -123,7 +123,7 @@ describe('dictation: a run chunk by chunk', () => {
     const f = new DictationFormatter({ language: 'fr' });
     f.commit('c1', 'le foie est normal nouveau', start);
     f.commit('c2', 'paragraphe la rate aussi', after('Le foie est normal'));
-    const r = f.replace(['c1'], 'r1', 'Le foie est normal, nouveau', start);
+    const r = f.replace(['c1'], 'r1', 'Le foie est normal, nouveau', start)!;
     assert.equal(r.text, 'Le foie est normal,');
   });
 
@@ -131,7 +131,7 @@ describe('dictation: a run chunk by chunk', () => {
     const f = new DictationFormatter({ language: 'fr' });
     f.commit('c1', 'le foie est normal nouveau', start);
     f.commit('c2', 'paragraphe la rate aussi', after('Le foie est normal'));
-    const r = f.replace(['c2'], 'r2', 'Paragraphe, la rate aussi.', after('Le foie est normal'));
+    const r = f.replace(['c2'], 'r2', 'Paragraphe, la rate aussi.', after('Le foie est normal'))!;
     assert.equal(r.text, '\n\nLa rate aussi.');
   });
 
@@ -139,21 +139,59 @@ describe('dictation: a run chunk by chunk', () => {
     const f = new DictationFormatter({ language: 'fr' });
     f.commit('c1', 'le foie est normal nouveau', start);
     f.commit('c2', 'paragraphe la rate aussi', after('Le foie est normal'));
-    assert.equal(f.replace(['c1', 'c2'], 'r', 'Le foie est normal. Nouveau paragraphe. La rate aussi.', start).text, 'Le foie est normal\n\nLa rate aussi.');
+    assert.equal(f.replace(['c1', 'c2'], 'r', 'Le foie est normal. Nouveau paragraphe. La rate aussi.', start)?.text, 'Le foie est normal\n\nLa rate aussi.');
   });
 
-  it('batch.replace of a command chunk never runs the command again', () => {
+  it('batch.replace of a command chunk never runs the command again and leaves the document as it is', () => {
     const f = new DictationFormatter({ language: 'fr' });
     f.commit('c1', 'le foie est normal point', start);
     f.commit('c2', 'efface ça', start);
-    const r = f.replace(['c2'], 'r2', 'Efface ça.', start);
-    assert.deepEqual(r, { id: 'r2', text: '', actions: [], held: '' });
+    assert.equal(f.replace(['c2'], 'r2', 'Efface ça.', start), null);
+    // The rewritten command is a command too: a later rewrite of it leaves the document as well.
+    assert.equal(f.replace(['r2'], 'r3', 'Efface ça', start), null);
+  });
+
+  it('batch.replace of a sentence that mixes dictation and a command said alone leaves the document as it is', () => {
+    const f = new DictationFormatter({ language: 'fr' });
+    f.commit('c1', 'rien à signaler', start);
+    assert.deepEqual(f.commit('c2', 'champ suivant', after('Rien à signaler')).actions, [{ kind: 'nextField' }]);
+    f.commit('c3', 'normal', after('Rien à signaler'));
+    // Its rewrite would write "champ suivant" as words where the first chunk was.
+    assert.equal(f.replace(['c1', 'c2', 'c3'], 'r', 'Rien à signaler champ suivant normal.', start), null);
+    // Nothing was forgotten: "efface ça" still deletes the last utterance.
+    assert.deepEqual(f.commit('c4', 'efface ça', start).actions, [{ kind: 'deleteLastUtterance', targetId: 'c3' }]);
+  });
+
+  it('"efface ça" after a template inserted by voice deletes the template', () => {
+    const template = { name: 'Radiologie', language: 'fr' as const, content: '# CR\n\n{{Bilan.}}\n', source: 'builtin' as const, path: 'fr/radiologie.md' };
+    const f = new DictationFormatter({ language: 'fr', templates: [template] });
+    f.commit('c1', 'le foie est normal point', start);
+    assert.equal(f.commit('c2', 'insérer modèle radiologie', after('Le foie est normal.')).actions[0]?.kind, 'insertTemplate');
+    assert.deepEqual(f.commit('c3', 'efface ça', start).actions, [{ kind: 'deleteLastUtterance', targetId: 'c2' }]);
+    assert.deepEqual(f.commit('c4', 'efface ça', start).actions, [{ kind: 'deleteLastUtterance', targetId: 'c1' }]);
+  });
+
+  it('a mark said right after the mark the last utterance ended with replaces it, where the caller allows it', () => {
+    const en = new DictationFormatter({ language: 'en' });
+    en.commit('a', 'three views of the chest period', start);
+    const r = en.commit('b', 'question mark', { before: 'Three views of the chest.', after: '', replaceable: 25 });
+    assert.equal(r.text, '?');
+    assert.equal(r.deleteBefore, 1);
+    // French: the narrow no-break space before "?" goes with it.
+    const fr = new DictationFormatter({ language: 'fr' });
+    const q = fr.commit('b', "point d'exclamation", { before: 'Pourquoi\u202F?', after: '', replaceable: 10 });
+    assert.deepEqual([q.text, q.deleteBefore], ['\u202F!', 2]);
+    // Text it may not rewrite (typed by a person): the words stay words, never ".?".
+    const n = new DictationFormatter({ language: 'en' });
+    const w = n.commit('b', 'question mark', { before: 'Findings: chest.', after: '' });
+    assert.equal(w.text, ' Question mark');
+    assert.equal(w.deleteBefore, undefined);
   });
 
   it('batch.replace of the latest chunk while its words are held holds the new tail instead', () => {
     const f = new DictationFormatter({ language: 'en' });
     f.commit('c1', 'the liver new', start);
-    const r = f.replace(['c1'], 'r1', 'The liver, new', start);
+    const r = f.replace(['c1'], 'r1', 'The liver, new', start)!;
     assert.equal(r.text, 'The liver,');
     assert.deepEqual(f.held, { id: 'r1', text: 'new' });
   });

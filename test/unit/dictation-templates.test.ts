@@ -4,7 +4,7 @@ import { matchCommand } from '../../src/dictation/commands';
 import { DictationDocument } from '../../src/dictation/document';
 import { formatText } from '../../src/dictation/format';
 import { TABLES } from '../../src/dictation/lang';
-import { acceptDefaults, fieldsLeft, findTemplate, loadTemplates, nextField, parseFields, previousField } from '../../src/dictation/templates';
+import { acceptDefaults, fieldsLeft, findTemplate, loadTemplates, nextField, parseFields, previousField, templateInsertion } from '../../src/dictation/templates';
 import { builtinTemplates } from '../helpers/dictation';
 
 const TEXT = 'Technique: {{sans|avec}} injection.\n\nRésultats: {{normal}}.\n\nConclusion: {{ }}';
@@ -36,6 +36,14 @@ describe('dictation: templates', () => {
     assert.deepEqual(r.edits.map((e) => e.offset), [...parseFields(TEXT).map((f) => f.start)].reverse());
     assert.equal(fieldsLeft(TEXT), 3);
     assert.equal(fieldsLeft(r.text), 0);
+  });
+
+  it('a template starts a block of its own, an auto-text joins the text like a word; the first field is selected', () => {
+    const body = '# CR\n\n{{Bilan.}}\n';
+    assert.deepEqual(templateInsertion('insertTemplate', '', body), { text: body, select: { start: 6, end: 16 } });
+    assert.deepEqual(templateInsertion('insertTemplate', 'Notes\n', body), { text: body, select: { start: 6, end: 16 } });
+    assert.deepEqual(templateInsertion('insertTemplate', 'Le foie.', body), { text: `\n\n${body}`, select: { start: 8, end: 18 } });
+    assert.deepEqual(templateInsertion('insertAutoText', 'Thorax', 'normal.'), { text: ' normal.', select: { start: 8, end: 8 } });
   });
 
   it('loads templates from file contents: language from the folder, name from the file or its header', () => {

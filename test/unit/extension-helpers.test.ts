@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigSchema, DEFAULTS } from '../../src/protocol/config';
 import { ADVANCED_FIELDS, configFromSettings, normaliseSettings, settingForField } from '../../src/extension/settingsMap';
+import { normaliseGrammarSettings, resolveFolderSetting } from '../../src/extension/grammarSettings';
 import { formatElapsed, statusView } from '../../src/extension/statusText';
 import { presentError } from '../../src/extension/errorText';
 import { displayProvisional } from '../../src/extension/provisionalText';
@@ -15,7 +16,7 @@ const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'packa
   contributes: {
     configuration: { properties: Record<string, { default: unknown; enum?: unknown[]; enumDescriptions?: string[]; markdownDescription?: string }> };
     commands: Array<{ command: string; title: string; category: string; enablement?: string }>;
-    keybindings: Array<{ command: string; key: string; mac?: string }>;
+    keybindings: Array<{ command: string; key: string; mac?: string; when?: string }>;
     colors: Array<{ id: string; defaults: Record<string, string> }>;
   };
   activationEvents: string[];
@@ -60,6 +61,49 @@ describe('extension pure helpers', () => {
     });
   });
 
+  describe('settings of the dictation grammar', () => {
+    it('defaults: the grammar on, the language\'s decimal separator, no vocabulary, no templates folder, no problem', () => {
+      const g = normaliseGrammarSettings({});
+      assert.deepEqual(g, { enabled: true, decimalSeparator: undefined, vocabulary: { fr: {}, en: {}, es: {}, de: {} }, templatesFolder: '', problems: [] });
+      assert.deepEqual(normaliseSettings({}).grammar, g);
+      const props = manifest.contributes.configuration.properties;
+      assert.equal(props['dictee.grammar.enabled']?.default, true);
+      assert.equal(props['dictee.grammar.decimalSeparator']?.default, 'language');
+      assert.deepEqual(props['dictee.vocabulary']?.default, {});
+      assert.equal(props['dictee.templates.folder']?.default, '');
+    });
+
+    it('reads the vocabulary per language and names every entry it cannot use', () => {
+      const g = normaliseGrammarSettings({
+        'grammar.enabled': false,
+        'grammar.decimalSeparator': '.',
+        vocabulary: { en: { 'sea tea': 'CT', bad: 3, ' ': 'x' }, xx: { a: 'b' }, fr: 'IRM' },
+        'templates.folder': ' ~/templates ',
+      });
+      assert.equal(g.enabled, false);
+      assert.equal(g.decimalSeparator, '.');
+      assert.deepEqual(g.vocabulary.en, { 'sea tea': 'CT' });
+      assert.deepEqual(g.vocabulary.fr, {});
+      assert.equal(g.templatesFolder, '~/templates');
+      assert.equal(g.problems.length, 4);
+      assert.match(g.problems[0]!, /dictee\.vocabulary\.en: the entry "bad"/);
+      assert.match(g.problems.join('\n'), /"xx" is not a language/);
+      assert.match(g.problems.join('\n'), /dictee\.vocabulary\.fr: expected an object/);
+      assert.match(normaliseGrammarSettings({ 'grammar.decimalSeparator': ';' }).problems[0]!, /dictee\.grammar\.decimalSeparator/);
+      assert.match(normaliseGrammarSettings({ vocabulary: [] }).problems[0]!, /dictee\.vocabulary: expected an object by language/);
+    });
+
+    it('resolves the templates folder: ~, absolute paths (POSIX, Windows), URIs, relative paths', () => {
+      assert.deepEqual(resolveFolderSetting('', '/home/me'), { kind: 'none' });
+      assert.deepEqual(resolveFolderSetting('~/modèles', '/home/me'), { kind: 'path', value: '/home/me/modèles' });
+      assert.deepEqual(resolveFolderSetting('/srv/templates', '/home/me'), { kind: 'path', value: '/srv/templates' });
+      assert.deepEqual(resolveFolderSetting('C:\\Reports\\Templates', 'C:\\Users\\me'), { kind: 'path', value: 'C:\\Reports\\Templates' });
+      assert.deepEqual(resolveFolderSetting('\\\\server\\share', 'x'), { kind: 'path', value: '\\\\server\\share' });
+      assert.deepEqual(resolveFolderSetting('vscode-remote://ssh-remote+h/srv/t', 'x'), { kind: 'uri', value: 'vscode-remote://ssh-remote+h/srv/t' });
+      assert.deepEqual(resolveFolderSetting('templates/radiology', 'x'), { kind: 'relative', value: 'templates/radiology' });
+    });
+  });
+
   describe('manifest (package.json contributes)', () => {
     const props = manifest.contributes.configuration.properties;
     it('declares every setting of the issue with the spec defaults, a markdownDescription, and enumDescriptions for enums', () => {
@@ -90,14 +134,35 @@ describe('extension pure helpers', () => {
       }
     });
 
-    it('has the eight commands in category Dictée, no * activation, a toggle keybinding and the provisional colour', () => {
+    it('has the thirteen commands in category Dictée, no * activation, a toggle keybinding and the provisional colour', () => {
       const ids = manifest.contributes.commands.map((c) => c.command).sort();
-      assert.deepEqual(ids, ['dictee.clearApiKey', 'dictee.pause', 'dictee.resume', 'dictee.setApiKey', 'dictee.showLog', 'dictee.start', 'dictee.stop', 'dictee.toggle']);
+      assert.deepEqual(ids, [
+        'dictee.acceptDefaults',
+        'dictee.clearApiKey',
+        'dictee.insertTemplate',
+        'dictee.nextField',
+        'dictee.pause',
+        'dictee.previousField',
+        'dictee.resume',
+        'dictee.setApiKey',
+        'dictee.showLog',
+        'dictee.start',
+        'dictee.stop',
+        'dictee.toggle',
+        'dictee.whatCanISay',
+      ]);
       for (const c of manifest.contributes.commands) assert.equal(c.category, 'Dictée');
       assert.ok(!manifest.activationEvents.includes('*'));
       const kb = manifest.contributes.keybindings.find((k) => k.command === 'dictee.toggle');
       assert.equal(kb?.key, 'ctrl+alt+shift+d');
       assert.equal(kb?.mac, 'cmd+alt+shift+d');
+      // Next and previous field: only in an editor one can type into, on keys VS Code leaves free (docs/extension.md).
+      for (const [command, key] of [['dictee.nextField', 'f'], ['dictee.previousField', 'p']] as const) {
+        const k = manifest.contributes.keybindings.find((b) => b.command === command);
+        assert.equal(k?.key, `ctrl+alt+shift+${key}`);
+        assert.equal(k?.mac, `cmd+alt+shift+${key}`);
+        assert.equal(k?.when, 'editorTextFocus && !editorReadonly');
+      }
       const color = manifest.contributes.colors.find((c) => c.id === 'dictee.provisionalForeground');
       assert.ok(color && color.defaults.dark && color.defaults.light && color.defaults.highContrast && color.defaults.highContrastLight);
     });

@@ -238,3 +238,47 @@ describe('RangeTracker (src/client/ranges.ts)', () => {
     }
   });
 });
+
+describe('RangeTracker: our own edits that cut into a chunk or fall inside one', () => {
+  it('a new chunk that replaces the end of the one before (a mark said after a mark) takes that text from it', () => {
+    const doc = new Doc('Chest.');
+    const t = new RangeTracker(0);
+    t.track('a', 0, 6);
+    t.track('cursor', 6, 0);
+    const change = { offset: 5, deletedLength: 1, insertedLength: 1, text: '?' };
+    t.expect({ changes: [change], effect: { kind: 'replace', id: 'b', removeIds: [], offset: 5, length: 1 } });
+    assert.equal(t.applyChanges([doc.edit(5, 1, '?')]), 'own');
+    assert.equal(doc.text, 'Chest?');
+    assert.equal(textOf(doc, t, 'a'), 'Chest');
+    assert.equal(textOf(doc, t, 'b'), '?');
+    assert.deepEqual([t.get('cursor')!.start, t.get('cursor')!.end], [6, 6]);
+    assert.ok(!t.get('a')!.edited);
+  });
+
+  it('an edit of ours inside a chunk (a field of its template takes its default) grows it, not edited', () => {
+    const doc = new Doc('# R\n\n{{Bilan.}}\n\nEnd');
+    const t = new RangeTracker(0);
+    t.track('template', 0, doc.text.length);
+    t.track('after', doc.text.length, 0);
+    const change = { offset: 5, deletedLength: 10, insertedLength: 6, text: 'Bilan.' };
+    t.expect({ changes: [change], effect: { kind: 'edit', id: 'defaults' } });
+    assert.equal(t.applyChanges([doc.edit(5, 10, 'Bilan.')]), 'own');
+    assert.equal(textOf(doc, t, 'template'), '# R\n\nBilan.\n\nEnd');
+    assert.ok(!t.get('template')!.edited);
+    assert.equal(t.get('after')!.start, doc.text.length);
+  });
+
+  it('deleting a chunk that holds others (a template with its filled fields) leaves them empty where it was', () => {
+    const doc = new Doc('Intro. # R\n\nfilled\n');
+    const t = new RangeTracker(0);
+    t.track('template', 7, 12);
+    t.track('field', 12, 6);
+    t.track('cursor', 18, 0);
+    const change = { offset: 7, deletedLength: 12, insertedLength: 0, text: '' };
+    t.expect({ changes: [change], effect: { kind: 'replace', id: 'template', removeIds: ['template'], offset: 7, length: 0 } });
+    assert.equal(t.applyChanges([doc.edit(7, 12, '')]), 'own');
+    assert.equal(doc.text, 'Intro. ');
+    assert.deepEqual([t.get('field')!.start, t.get('field')!.end], [7, 7]);
+    assert.deepEqual([t.get('cursor')!.start, t.get('cursor')!.end], [7, 7]);
+  });
+});

@@ -8,6 +8,12 @@
  *
  * After the script's last word it releases nothing more. First pass: lower case, no punctuation.
  * Proofreading: the script's own tokens (casing and punctuation), never a different word.
+ *
+ * A script whose first line is `#utterances` is one utterance per line (blank lines are skipped), so
+ * that tests can tell where each utterance ends: the voiced audio of an utterance releases the words of
+ * one line only, one per 300 ms as above; when the segmenter ends the utterance (a pause of
+ * `engine_endpointing`), the rest of the line comes out at once, and the next voiced audio starts the
+ * next line. Voiced audio beyond a line's words releases nothing.
  */
 import type { EffectiveConfig } from '../../protocol';
 import type { Engine, RecognizedWord, Recognizer } from './recognizer';
@@ -43,10 +49,38 @@ export function tokenize(script: string): RecognizedWord[] {
   return words;
 }
 
+/** The first line that makes a script one utterance per line. */
+export const UTTERANCES_MARKER = '#utterances';
+
+/** A script of one utterance per line: its words, and where each line's words end. */
+export interface UtteranceScript {
+  words: RecognizedWord[];
+  /** Index just after the last word of each line, in order. */
+  ends: number[];
+}
+
+/** The script as utterances, when its first line is {@link UTTERANCES_MARKER}; otherwise null. */
+export function parseUtterances(script: string): UtteranceScript | null {
+  const lines = script.replace(/\r\n?/gu, '\n').split('\n');
+  if (lines[0]?.trim().toLowerCase() !== UTTERANCES_MARKER) return null;
+  const words: RecognizedWord[] = [];
+  const ends: number[] = [];
+  for (const line of lines.slice(1)) {
+    const w = tokenize(line);
+    if (w.length === 0) continue;
+    words.push(...w);
+    ends.push(words.length);
+  }
+  return { words, ends };
+}
+
 interface SimulatedSnapshot {
   engine: 'simulated';
   cursor: number;
   voicedMs: number;
+  /** Utterance scripts: the line being said, and whether voiced audio was heard in it. */
+  line?: number;
+  heard?: boolean;
 }
 
 export class SimulatedRecognizer implements Recognizer {
@@ -56,14 +90,28 @@ export class SimulatedRecognizer implements Recognizer {
   private voicedMs = 0;
   /** Words released since the last end of utterance (never revised: released words are final). */
   private utterance: RecognizedWord[] = [];
+  private line = 0;
+  private heard = false;
 
-  constructor(private readonly words: readonly RecognizedWord[]) {}
+  /** @param lineEnds with an utterance script: the index just after the last word of each line. */
+  constructor(
+    private readonly words: readonly RecognizedWord[],
+    private readonly lineEnds?: readonly number[],
+  ) {}
+
+  /** Where the words the current utterance may release end. */
+  private get limit(): number {
+    return this.lineEnds ? (this.lineEnds[this.line] ?? this.words.length) : this.words.length;
+  }
 
   push(_window: Buffer, voiced: boolean, ms: number): RecognizedWord[] | undefined {
-    if (!voiced || this.cursor >= this.words.length) return undefined;
+    if (!voiced) return undefined;
+    this.heard = true;
+    const limit = this.limit;
+    if (this.cursor >= limit) return undefined;
     this.voicedMs += ms;
     let released = false;
-    while (this.voicedMs >= MS_PER_WORD && this.cursor < this.words.length) {
+    while (this.voicedMs >= MS_PER_WORD && this.cursor < limit) {
       this.voicedMs -= MS_PER_WORD;
       this.utterance.push({ ...this.words[this.cursor++]! });
       released = true;
@@ -72,6 +120,14 @@ export class SimulatedRecognizer implements Recognizer {
   }
 
   endUtterance(): RecognizedWord[] {
+    if (this.lineEnds && this.heard) {
+      // The utterance ends its line: the rest of the line comes out now, the next audio starts the next one.
+      const limit = this.limit;
+      while (this.cursor < limit) this.utterance.push({ ...this.words[this.cursor++]! });
+      this.line++;
+      this.voicedMs = 0;
+    }
+    this.heard = false;
     const out = this.utterance;
     this.utterance = [];
     return out;
@@ -82,7 +138,9 @@ export class SimulatedRecognizer implements Recognizer {
   }
 
   checkpoint(): SimulatedSnapshot {
-    return { engine: 'simulated', cursor: this.cursor, voicedMs: this.voicedMs };
+    const s: SimulatedSnapshot = { engine: 'simulated', cursor: this.cursor, voicedMs: this.voicedMs };
+    if (this.lineEnds) Object.assign(s, { line: this.line, heard: this.heard });
+    return s;
   }
 
   restore(snapshot: unknown): void {
@@ -93,6 +151,8 @@ export class SimulatedRecognizer implements Recognizer {
     this.cursor = Math.max(0, Math.min(this.words.length, Math.floor(s.cursor)));
     this.voicedMs = s.voicedMs;
     this.utterance = [];
+    this.line = typeof s.line === 'number' ? s.line : 0;
+    this.heard = s.heard === true;
   }
 
   /** Words released so far (for tests and logs). */
@@ -125,6 +185,7 @@ export class SimulatedEngine implements Engine {
 
   create(config: EffectiveConfig): SimulatedRecognizer {
     const text = this.script ?? builtInScript(config.language, config.specialty) ?? '';
-    return new SimulatedRecognizer(tokenize(text));
+    const u = parseUtterances(text);
+    return u ? new SimulatedRecognizer(u.words, u.ends) : new SimulatedRecognizer(tokenize(text));
   }
 }

@@ -139,6 +139,16 @@ export class Workbench {
     };
   }
 
+  /** The title of the quick input on screen ('' when none). */
+  async quickInputTitle(): Promise<string> {
+    return (await this.quickInput.locator('.quick-input-title').innerText().catch(() => '')).trim();
+  }
+
+  /** The rows of the quick pick on screen (label, description, detail, as rendered), separators included. */
+  async quickPickRows(): Promise<string[]> {
+    return (await this.quickInput.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  }
+
   async typeIntoInputBox(text: string): Promise<void> {
     const input = this.quickInput.locator('input.input').first();
     await input.fill(text);

@@ -1,0 +1,140 @@
+/**
+ * What the end-to-end scenarios do as a user: set the key, open a document at a line, start and stop
+ * dictation (speaking once the microphone's audio reaches the service), save, read the status item and
+ * the extension's log.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { waitFor } from '../../helpers/wait';
+import { OUTPUT_DIR, type Workbench } from './workbench';
+import type { World } from './world';
+
+/** The files of the extension's log ("Dictée" output channel) in code-server's log folder. */
+function extensionLogFiles(userDataDir: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : [path.join(dir, d.name)]));
+  return walk(path.join(userDataDir, 'logs')).filter((f) => /Dict/.test(path.basename(f)));
+}
+
+/** Copies the extension's log to the test output. */
+export function copyExtensionLogs(w: World, prefix: string): void {
+  for (const f of extensionLogFiles(w.codeServer.userDataDir)) writeFileSync(path.join(OUTPUT_DIR, `${prefix}extension-${path.basename(f)}`), readFileSync(f));
+}
+
+/**
+ * After a failed scenario: a screenshot, the service's log and the extension's log in the test output
+ * (named after the scenario's number), and no run left going into the next scenario.
+ */
+export async function keepFailure(w: World, title: string): Promise<void> {
+  const tag = `FAILED-${title.split(' ')[0] ?? ''}`;
+  await w.wb.screenshot(`FAILED-${title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => undefined);
+  writeFileSync(path.join(OUTPUT_DIR, `${tag}service.log`), w.service.logs());
+  copyExtensionLogs(w, tag);
+  await w.wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
+  await waitForState(w.wb, /ready|error/i, 30_000).catch(() => undefined);
+}
+
+/** The extension's log so far, as "Dictée: Show Log" shows it, of the code-server with this user-data dir. */
+export function extensionLogIn(userDataDir: string): string {
+  return extensionLogFiles(userDataDir)
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
+}
+
+/** The extension's log so far, as "Dictée: Show Log" shows it. */
+export function extensionLog(w: World): string {
+  return extensionLogIn(w.codeServer.userDataDir);
+}
+
+export async function statusText(wb: Workbench): Promise<string> {
+  return (await wb.statusItem().first().innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+}
+
+async function statusLabel(wb: Workbench): Promise<string> {
+  return (await wb.statusItem().first().locator('a, [aria-label]').first().getAttribute('aria-label').catch(() => '')) ?? '';
+}
+
+/** Waits until the status item's accessible label (which names the state) matches. */
+export async function waitForState(wb: Workbench, re: RegExp, timeoutMs = 20_000): Promise<string> {
+  return waitFor(async () => {
+    const l = `${await statusLabel(wb)} ${await statusText(wb)}`;
+    return re.test(l) ? l : '';
+  }, timeoutMs, `the Dictée status item to match ${re}`);
+}
+
+/** Opens report.md, written with `content` first, with the cursor at the end of line `line`. */
+export async function openReportAt(w: World, content: string, line: number): Promise<void> {
+  const { wb } = w;
+  await wb.closeAllEditorsDiscarding();
+  w.resetReport(content);
+  await wb.openFile('report.md');
+  const first = content.trimEnd().split('\n')[0]!;
+  await waitFor(async () => (await wb.editorLines()).join('\n').startsWith(first), 10_000, 'report.md to show its content');
+  await wb.gotoLineEnd(line);
+  await waitFor(async () => (await wb.cursorPosition()).line === line, 5_000, `the cursor on line ${line}`);
+}
+
+export async function ensureKey(w: World, key = w.apiKey): Promise<void> {
+  await w.wb.runCommand('Dictée: Set API Key');
+  const box = await w.wb.waitForInputBox();
+  assert.ok(box.password, 'the API key input box must be a password box');
+  await w.wb.typeIntoInputBox(key);
+  await w.wb.waitForNotification(/API key verified and saved/, 20_000);
+  await w.wb.clearNotifications();
+}
+
+/** The id of the last session the service configured (from its JSON log), after the first `mark` characters of the log. */
+function lastConfiguredSession(w: World, mark: number): string | undefined {
+  let id: string | undefined;
+  for (const line of w.service.logs().slice(mark).split('\n')) {
+    if (!line.startsWith('{"')) continue;
+    try {
+      const j = JSON.parse(line) as { msg?: unknown; session_id?: unknown };
+      if (j.msg === 'session configured' && typeof j.session_id === 'string') id = j.session_id;
+    } catch {
+      /* a line still being written */
+    }
+  }
+  return id;
+}
+
+/** The frames of audio the service has received in a session (its metrics, read with the master key). */
+export async function framesAtService(w: World, sessionId: string): Promise<number> {
+  const s = await w.service.session(sessionId);
+  return (s.metrics as { total_chunks?: number } | undefined)?.total_chunks ?? 0;
+}
+
+/**
+ * Starts dictation and returns the service session's id once the recorder's audio reaches the service:
+ * speech played before sox's PulseAudio stream is set up would not be captured, so, like a person, the
+ * tests start speaking once the microphone is really on.
+ */
+export async function startDictation(w: World, how: 'palette' | 'status' = 'palette'): Promise<string> {
+  const { wb } = w;
+  const mark = w.service.logs().length;
+  if (how === 'palette') await wb.runCommand('Dictée: Start Dictation');
+  else await wb.statusItem().first().click();
+  await waitForState(wb, /recording/i);
+  const id = await waitFor(() => lastConfiguredSession(w, mark), 10_000, 'the service to configure the session');
+  await waitFor(async () => (await framesAtService(w, id)) > 0, 15_000, "the recorder's audio to reach the service", 100);
+  return id;
+}
+
+/** Stops dictation and waits for the end of the run. */
+export async function stopDictation(w: World): Promise<void> {
+  await w.wb.runCommand('Dictée: Stop Dictation');
+  await waitForState(w.wb, /ready|error/i, 30_000);
+}
+
+/** Saves the active editor; returns report.md as it is on disk. */
+export async function saveReport(w: World): Promise<string> {
+  await w.wb.focusEditor();
+  await w.wb.save();
+  return readFileSync(w.reportPath, 'utf8');
+}
+
+export async function stopAndSave(w: World): Promise<string> {
+  await stopDictation(w);
+  return saveReport(w);
+}
