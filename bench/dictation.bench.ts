@@ -6,6 +6,7 @@
  * whitespace and `joinText` it against the same context.
  */
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { joinText } from '../src/client/format';
 import { DictationFormatter } from '../src/dictation/stream';
@@ -71,6 +72,8 @@ export function run(): Promise<Section> {
     baselineRun(all, 500, k * 97);
   }
   const rows: string[] = [];
+  const medians: Array<{ g: number; b: number }> = [];
+  const load = os.loadavg()[0]!;
   for (const n of [10, 100, 1000]) {
     const rounds = n === 1000 ? 15 : n === 100 ? 60 : 300;
     const g: number[] = [];
@@ -83,7 +86,9 @@ export function run(): Promise<Section> {
     const gm = median(g);
     const bm = median(b);
     rows.push(`| ${n.toLocaleString('en')} | ${us(gm)} | ${us(bm)} | ${(gm / bm).toFixed(1)}× |`);
+    medians.push({ g: gm, b: bm });
   }
+  const growth = (k: 'g' | 'b'): string => (medians[medians.length - 1]![k] / medians[0]![k]).toFixed(2);
   return Promise.resolve({
     title: 'Dictation grammar (pure side)',
     markdown: [
@@ -97,9 +102,11 @@ export function run(): Promise<Section> {
       '|---:|---:|---:|---:|',
       ...rows,
       '',
-      'The cost per utterance does not grow with the length of the run. Both are far below the time a final',
-      'takes to reach the editor over the network; the end-to-end latency with the grammar on is measured when',
-      'the extension uses it.',
+      `From 10 to 1,000 utterances the grammar's cost per utterance changes ${growth('g')}× and the baseline's`,
+      `${growth('b')}× (1-minute load average ${load.toFixed(1)} on ${os.cpus().length} cores when the section started; other`,
+      'work on the machine moves both). Each utterance is formatted against a bounded context, so nothing',
+      "scans the run. Both are far below the time a final takes to reach the editor; the end-to-end latency",
+      'with the grammar on beside it off is in the section "End-to-end: service final → text in the VS Code editor".',
     ].join('\n'),
   });
 }
