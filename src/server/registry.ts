@@ -431,7 +431,7 @@ export class SessionRegistry implements ConnectionHost {
       return undefined;
     }
     this.sessions.set(sessionId, session);
-    session.log.info('session restored from storage', { audio_offset: row.audio_offset, previous_owner: (row as { owner?: string }).owner });
+    session.log.info('session restored from storage', { audio_offset: row.audio_offset, previous_owner: (row as { previous_owner?: string }).previous_owner });
     return session;
   }
 

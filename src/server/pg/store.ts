@@ -161,8 +161,10 @@ export class PgStore implements SessionStore, KeyRows {
   async claim(sessionId: string): Promise<CheckpointRow | undefined> {
     // Writes this instance still has queued for the session (from an earlier life of it here) go first.
     await this.journal.pending(sessionId);
-    const r = await this.q<CheckpointRow & { epoch: number }>(
-      'UPDATE session_checkpoints SET epoch = epoch + 1, owner = $2 WHERE session_id = $1 RETURNING *',
+    const r = await this.q<CheckpointRow & { epoch: number; previous_owner: string }>(
+      `WITH old AS (SELECT session_id, owner FROM session_checkpoints WHERE session_id = $1 FOR UPDATE)
+       UPDATE session_checkpoints c SET epoch = c.epoch + 1, owner = $2 FROM old WHERE c.session_id = old.session_id
+       RETURNING c.*, old.owner AS previous_owner`,
       [sessionId, this.o.instanceId],
     );
     const row = r.rows[0];

@@ -40,12 +40,20 @@ export function connectRedis(url: string, log: ServerLogger, role: string): Redi
 export async function openRedis(url: string, log: ServerLogger): Promise<RedisLink> {
   checkUrl('--redis', url, ['redis:', 'rediss:'], REDIS_URL_EXAMPLE);
   const redis = connectRedis(url, log, 'limits');
+  let cause: unknown;
+  const onError = (e: unknown): void => {
+    cause = e;
+  };
+  redis.on('error', onError);
   try {
     await redis.connect();
     await redis.ping();
   } catch (e) {
     redis.disconnect();
-    throw new BackendStartError(`cannot connect to Redis at ${redactedUrl(url)}: ${maskPassword(errorMessage(e), url)}`);
+    // The connection's own error (ECONNREFUSED, WRONGPASS…) says more than "Connection is closed".
+    throw new BackendStartError(`cannot connect to Redis at ${redactedUrl(url)}: ${maskPassword(errorMessage(cause ?? e), url)}`);
+  } finally {
+    redis.off('error', onError);
   }
   let up = true;
   let downSince = 0;

@@ -1,0 +1,263 @@
+/**
+ * Several instances of the BUILT service on one PostgreSQL database and one Redis (real servers, started
+ * by the test harness in temporary directories): keys, limits and revocation mean the same on every
+ * instance; a session whose instance is killed resumes on another with every word once; two instances
+ * never both write a session's journal; the start fails clearly on a bad URL, an unreachable server or a
+ * failed migration.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import type { BatchReplaceMessage, TranscriptMessage } from '../../src/protocol';
+import { TranscriptModel } from '../../src/client/transcript';
+import { type TestPostgres, type TestRedis, startPostgres, startRedis } from '../helpers/backends';
+import { DICTATED, dictation, scriptFile, startInstances, stopAll, tryConfigure } from '../helpers/cluster';
+import { SERVER_JS, type TestServer, WsProbe } from '../helpers/server';
+import { framesOf } from '../helpers/speech';
+import { waitFor } from '../helpers/wait';
+
+const isEvent = (m: Record<string, unknown>): boolean => m.type === 'transcript' || m.type === 'batch.replace';
+
+/** Feeds a probe's transcript messages (from index `from`) to the model; returns the new index. */
+function feed(model: TranscriptModel, p: WsProbe, from = 0): number {
+  for (const m of p.messages.slice(from)) if (isEvent(m)) model.apply(m as unknown as TranscriptMessage | BatchReplaceMessage);
+  return p.messages.length;
+}
+
+function words(model: TranscriptModel): string[] {
+  return model.committedText().split(/\s+/).filter(Boolean);
+}
+
+async function sessionInit(server: TestServer, key: string): Promise<Response> {
+  return fetch(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+}
+
+describe('several instances on PostgreSQL and Redis (built service)', function () {
+  this.timeout(120_000);
+  let pg: TestPostgres;
+  let redis: TestRedis;
+  let dbNo = 0;
+  let running: TestServer[] = [];
+  const database = (): Promise<string> => pg.createDatabase(`scale_${++dbNo}`);
+
+  before(async () => {
+    [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+  });
+  afterEach(async () => {
+    await stopAll(running);
+    running = [];
+  });
+  after(async () => {
+    await Promise.all([pg?.destroy(), redis?.destroy()]);
+  });
+
+  async function cluster(n: number, o: { args?: string[]; env?: Record<string, string>; script?: string; redis?: boolean } = {}): Promise<TestServer[]> {
+    const servers = await startInstances(n, { database: await database(), redis: o.redis === false ? undefined : redis.url(), args: o.args, env: o.env, script: o.script });
+    running.push(...servers);
+    return servers;
+  }
+
+  it('a key created through one instance works on another; its master key is the same everywhere; no password in any log', async () => {
+    const [a, b] = await cluster(2);
+    const { key, id } = await a!.createKey({ name: 'dr-martin' });
+    const init = await sessionInit(b!, key);
+    assert.equal(init.status, 200, await init.clone().text());
+    const { answer } = await tryConfigure(b!, key);
+    assert.equal(answer.type, 'configured');
+    const listed = (await (await fetch(`${b!.url}/v1/api-keys`, { headers: { authorization: `Bearer ${b!.masterKey}` } })).json()) as { keys: Array<{ id: string }> };
+    assert.ok(listed.keys.some((k) => k.id === id), 'the key is listed by the other instance');
+    for (const s of [a!, b!]) {
+      assert.ok(!s.logs().includes(pg.password) && !s.logs().includes(redis.password), 'no password in the logs');
+      assert.match(s.logs(), /"store":"postgres","limits":"redis"/);
+    }
+  });
+
+  it('the concurrency limit holds across instances; a slot freed on one is usable on another within 3 s, also when its instance dies', async () => {
+    const [a, b] = await cluster(2, { args: ['--concurrency-limit', '2'], env: { DICTEE_SLOT_LEASE_MS: '2000' } });
+    const { key } = await a!.createKey();
+    const one = await tryConfigure(a!, key);
+    const two = await tryConfigure(b!, key);
+    assert.equal(one.answer.type, 'configured');
+    assert.equal(two.answer.type, 'configured');
+    for (const s of [a!, b!]) {
+      const refused = await tryConfigure(s, key);
+      assert.equal(refused.answer.code, 'CONCURRENCY_LIMIT_EXCEEDED', `a third session on ${s.url} is refused`);
+      assert.equal((await refused.probe.closed).code, 4030);
+    }
+    // Stopped on A: usable on B at once.
+    one.probe.send({ type: 'control', action: 'stop' });
+    await one.probe.closed;
+    const t0 = Date.now();
+    const three = await waitFor(async () => {
+      const r = await tryConfigure(b!, key);
+      return r.answer.type === 'configured' ? r : undefined;
+    }, 3000, 'a session on B after a stop on A', 100);
+    assert.ok(Date.now() - t0 < 3000);
+    // B dies (SIGKILL) holding two slots: their leases end, and A can use them.
+    await b!.kill();
+    two.probe.terminate();
+    three.probe.terminate();
+    const t1 = Date.now();
+    await waitFor(async () => (await tryConfigure(a!, key)).answer.type === 'configured', 3000, 'a session on A after B died', 100);
+    assert.ok(Date.now() - t1 < 3000, `usable after ${Date.now() - t1} ms`);
+  });
+
+  it('the rate limit holds across instances (one window for all)', async () => {
+    const [a, b] = await cluster(2, { args: ['--rate-limit', '4', '--rate-window', '60'] });
+    const { key } = await a!.createKey();
+    for (const s of [a!, b!, a!, b!]) assert.equal((await sessionInit(s, key)).status, 200);
+    for (const s of [a!, b!]) {
+      const res = await sessionInit(s, key);
+      assert.equal(res.status, 429);
+      const body = (await res.json()) as { error: { code: string; retry_after_ms: number } };
+      assert.equal(body.error.code, 'RATE_LIMITED');
+      assert.ok(body.error.retry_after_ms > 50_000 && body.error.retry_after_ms <= 60_000, `retry_after_ms ${body.error.retry_after_ms}`);
+      assert.ok(Number(res.headers.get('retry-after')) >= 50);
+    }
+    const other = await a!.createKey();
+    assert.equal((await sessionInit(b!, other.key)).status, 200, 'each key has its own window');
+  });
+
+  it('a key revoked through one instance ends its live session on another within one second', async () => {
+    const [a, b] = await cluster(2);
+    const { key, id } = await a!.createKey();
+    const { probe, answer } = await tryConfigure(b!, key);
+    assert.equal(answer.type, 'configured');
+    const t0 = Date.now();
+    await a!.revokeKey(id);
+    const err = await probe.waitFor((m) => m.type === 'error', 5000, 'the AUTH_ERROR on B');
+    const elapsed = Date.now() - t0;
+    assert.equal(err.code, 'AUTH_ERROR');
+    assert.equal((await probe.closed).code, 4001);
+    assert.ok(elapsed < 1000, `ended ${elapsed} ms after the revocation`);
+    const again = await new WsProbe(b!.wsUrl, { header: key }).configure().catch((e: unknown) => e);
+    assert.ok(again instanceof Error, 'the revoked key is refused by B');
+  });
+
+  it('an instance killed mid-dictation: the session resumes on another with the same id, seq continuing, every word once', async () => {
+    const [a, b] = await cluster(2, { script: scriptFile() });
+    const { key } = await a!.createKey();
+    const audio = dictation();
+    const model = new TranscriptModel();
+    const p = new WsProbe(a!.wsUrl, { header: key });
+    const c = await p.configure({ language: 'en' });
+    // 13.5 s: two sentences final, the third half spoken.
+    const cut = 135 * 3200;
+    for (const f of framesOf(audio.subarray(0, cut))) p.sendAudio(f);
+    await waitFor(() => {
+      feed(model, p);
+      return words(model).length >= 20 && p.messages.some((m) => m.type === 'transcript' && m.status !== 'final' && String(m.text).includes('w21'));
+    }, 15_000, 'two sentences final and the third provisional on A');
+    feed(model, p);
+    await a!.kill();
+    await p.closed;
+    model.dropProvisional();
+    const lastSeq = model.lastHandledSeq ?? 0;
+    const q = new WsProbe(b!.wsUrl, { header: key });
+    const rc = await q.configure({ language: 'en', resume: { session_id: c.session_id, last_seq: lastSeq } });
+    assert.equal(rc.session_id, c.session_id, 'the same session');
+    assert.equal(rc.resumed, true);
+    assert.ok(Number(rc.last_seq) >= lastSeq);
+    const offset = Number(rc.resume_audio_offset);
+    assert.ok(offset > 0 && offset < cut, `resume_audio_offset ${offset} (cut at ${cut}): the provisional tail is re-sent`);
+    for (const f of framesOf(audio.subarray(offset))) q.sendAudio(f);
+    await q.roundTrip();
+    q.send({ type: 'control', action: 'stop' });
+    await q.closed;
+    feed(model, q);
+    const seqs = q.messages.filter((m) => m.seq !== undefined).map((m) => Number(m.seq));
+    assert.ok(seqs.length > 0 && seqs.every((s, i) => s > lastSeq && (i === 0 || s > seqs[i - 1]!)), `seq continues above ${lastSeq}: ${seqs.join(',')}`);
+    assert.deepEqual(words(model), DICTATED);
+    assert.match(b!.logs(), /session restored from storage.*"previous_owner":"i1"/);
+  });
+
+  it('two instances never both write a session: the one that had it is fenced and ends it, the resumed one goes on', async () => {
+    const [a, b] = await cluster(2, { script: scriptFile() });
+    const { key } = await a!.createKey();
+    const audio = dictation();
+    const model = new TranscriptModel();
+    const p = new WsProbe(a!.wsUrl, { header: key });
+    const c = await p.configure({ language: 'en' });
+    const cut = 75 * 3200; // 7.5 s: one sentence final, the second under way
+    for (const f of framesOf(audio.subarray(0, cut))) p.sendAudio(f);
+    await waitFor(() => (feed(model, p), words(model).length >= 10), 15_000, 'the first sentence final on A');
+    // The client believes A's socket dead (it is not) and resumes on B: B claims the session.
+    const q = new WsProbe(b!.wsUrl, { header: key });
+    const rc = await q.configure({ language: 'en', resume: { session_id: c.session_id, last_seq: model.lastHandledSeq ?? 0 } });
+    assert.equal(rc.resumed, true);
+    const claimed = await pg.query<{ owner: string; epoch: number }>('SELECT owner, epoch FROM session_checkpoints WHERE session_id = $1', [c.session_id], `scale_${dbNo}`);
+    assert.deepEqual(claimed.map((r) => [r.owner, Number(r.epoch)]), [['i2', 2]]);
+    // Late audio reaches A's stale session: its next final is refused by the database, never sent, and A ends the session.
+    const before = p.messages.length;
+    for (const f of framesOf(audio.subarray(cut, 120 * 3200))) p.sendAudio(f);
+    await p.closed;
+    assert.ok(!p.messages.slice(before).some((m) => (m.type === 'transcript' && m.status === 'final') || m.type === 'batch.replace'), 'A sent no final after B claimed the session');
+    await waitFor(() => /session resumed on another instance: ended here/.test(a!.logs()), 5000, 'A to log the take-over');
+    // B goes on from its checkpoint: every word once.
+    model.dropProvisional();
+    const offset = Number(rc.resume_audio_offset);
+    for (const f of framesOf(audio.subarray(offset))) q.sendAudio(f);
+    await q.roundTrip();
+    q.send({ type: 'control', action: 'stop' });
+    await q.closed;
+    feed(model, q);
+    assert.deepEqual(words(model), DICTATED);
+  });
+
+  it('several instances starting at once on a fresh database: migrations applied once, under the lock', async () => {
+    const servers = await cluster(3);
+    const rows = await pg.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version', [], `scale_${dbNo}`);
+    assert.deepEqual(rows.map((r) => r.version), [1]);
+    const applied = servers.filter((s) => /"migrations_applied":\[1\]/.test(s.logs()));
+    assert.equal(applied.length, 1, 'exactly one instance applied the migration');
+    const orgs = await pg.query('SELECT id FROM orgs', [], `scale_${dbNo}`);
+    assert.equal(orgs.length, 1, 'one organisation');
+  });
+
+  it('PostgreSQL without Redis: the log says the limits are per instance', async () => {
+    const [a] = await cluster(1, { redis: false });
+    assert.match(a!.logs(), /limits are per instance/);
+    assert.match(a!.logs(), /"store":"postgres","limits":"in-process"/);
+  });
+
+  describe('start failures: a clear message naming what failed, never the password, exit 1', () => {
+    function start(args: string[], env: Record<string, string> = {}): { status: number | null; stderr: string } {
+      const r = spawnSync(process.execPath, [SERVER_JS, '--port', '0', ...args], { encoding: 'utf8', env: { ...process.env, DICTEE_MASTER_KEY: 'master_failures_0123456789', ...env }, timeout: 30_000 });
+      return { status: r.status, stderr: r.stderr };
+    }
+
+    it('a --database that is not a PostgreSQL URL', () => {
+      const r = start(['--database', 'mysql://root:hunter2@127.0.0.1/x']);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /--database mysql:\/\/root:\*\*\*@127\.0\.0\.1\/x: the scheme must be postgres:\/\/ or postgresql:\/\//);
+      assert.ok(!r.stderr.includes('hunter2'));
+      const n = start(['--database', 'not a url']);
+      assert.equal(n.status, 1);
+      assert.match(n.stderr, /--database is not a URL; expected postgres:\/\/user:password@host:5432\/database/);
+    });
+
+    it('an unreachable PostgreSQL, an unreachable Redis (also from the environment)', () => {
+      const r = start([], { DICTEE_DATABASE_URL: 'postgres://dictee:s3cret-pw@127.0.0.1:1/dictee' });
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /cannot connect to PostgreSQL at postgres:\/\/dictee:\*\*\*@127\.0\.0\.1:1\/dictee: .*ECONNREFUSED/);
+      assert.ok(!r.stderr.includes('s3cret-pw'));
+      const q = start(['--database', pg.url(), '--redis', 'redis://:r3dis-pw@127.0.0.1:1']);
+      assert.equal(q.status, 1);
+      assert.match(q.stderr, /cannot connect to Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1: .*ECONNREFUSED/);
+      assert.ok(!q.stderr.includes('r3dis-pw') && !q.stderr.includes(pg.password));
+    });
+
+    it('a wrong password; a failed migration (names the migration)', async () => {
+      const wrong = start(['--database', pg.url().replace(pg.password, 'wrong-password')]);
+      assert.equal(wrong.status, 1);
+      assert.match(wrong.stderr, /cannot connect to PostgreSQL at .*: password authentication failed/);
+      const url = await database();
+      await pg.query('CREATE TABLE api_keys (id INTEGER)', [], `scale_${dbNo}`);
+      const r = start(['--database', url]);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /PostgreSQL migration 1 \(keys, sessions, resume data\) failed: relation "api_keys" already exists/);
+      assert.ok(!r.stderr.includes(pg.password));
+      const rows = await pg.query('SELECT 1 FROM pg_tables WHERE tablename = $1', ['sessions'], `scale_${dbNo}`);
+      assert.equal(rows.length, 0, 'the failed migration left nothing behind');
+    });
+  });
+});
