@@ -68,7 +68,7 @@ return 0`;
 /**
  * KEYS slots, holders; ARGV holder, limit, lease ms, then the sessions. Extends the leases this holder has;
  * a lease Redis lost (it ended, or Redis restarted empty) is taken again if a slot is free. Returns the
- * sessions whose slot could not be kept.
+ * sessions whose slot another instance holds now (`t:` + id) and those waiting for a free slot (`n:` + id).
  */
 const RENEW_SCRIPT = `${EXPIRE_LEASES}
 local lease = tonumber(ARGV[3])
@@ -78,11 +78,13 @@ for i = 4, #ARGV do
   local holder = redis.call('HGET', KEYS[2], s)
   if holder == ARGV[1] then
     redis.call('ZADD', KEYS[1], 'XX', now + lease, s)
-  elseif not holder and redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  elseif holder then
+    table.insert(lost, 't:' .. s)
+  elseif redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
     redis.call('ZADD', KEYS[1], now + lease, s)
     redis.call('HSET', KEYS[2], s, ARGV[1])
   else
-    table.insert(lost, s)
+    table.insert(lost, 'n:' .. s)
   end
 end
 redis.call('PEXPIRE', KEYS[1], lease * 4)
@@ -132,6 +134,8 @@ export class RedisLimits implements Limits {
   private readonly held = new Map<string, Set<string>>();
   private readonly renewTimer: NodeJS.Timeout;
   private renewing = false;
+  /** Sessions whose lease ended while the organisation was at its limit (told once). */
+  private readonly waiting = new Set<string>();
 
   constructor(private readonly o: RedisLimitsOptions) {
     this.rateLimit = o.rateLimit;
@@ -166,6 +170,7 @@ export class RedisLimits implements Limits {
 
   releaseSlot(orgId: string, sessionId: string): void {
     const set = this.held.get(orgId);
+    this.waiting.delete(sessionId);
     if (!set?.delete(sessionId)) return;
     if (set.size === 0) this.held.delete(orgId);
     // A release that fails (Redis down) is not retried: the lease, no longer renewed, ends by itself.
@@ -186,10 +191,17 @@ export class RedisLimits implements Limits {
       for (const [orgId, set] of [...this.held]) {
         if (!set.size) continue;
         const lost = await this.run<string[]>(RENEW, slotKeys(orgId), [this.o.holder, this.concurrencyLimit, this.o.leaseMs, ...set]);
-        for (const s of lost) {
-          set.delete(s);
-          this.o.log.warn('concurrency slot no longer held here (resumed on another instance, or its lease ended with the organisation at its limit); the session goes on', { session_id: s, org_id: orgId });
+        for (const entry of lost) {
+          const s = entry.slice(2);
+          if (entry.startsWith('t:')) {
+            // Resumed on another instance, which holds the slot now; the journal ends the session here.
+            set.delete(s);
+          } else if (!this.waiting.has(s)) {
+            this.waiting.add(s);
+            this.o.log.warn('concurrency slot lost (its lease ended, and the organisation is at its limit): the session goes on and takes a slot again when one is free', { session_id: s, org_id: orgId });
+          }
         }
+        for (const s of this.waiting) if (!lost.includes(`n:${s}`) && set.has(s)) this.waiting.delete(s);
       }
     } catch (e) {
       this.o.log.debug('slot leases not renewed', { error: e });
