@@ -17,11 +17,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import WebSocket from 'ws';
 import { resolveConfig } from '../src/protocol';
 import { createLogger } from '../src/server/log';
 import { SqliteStore } from '../src/server/db';
+import { openPool } from '../src/server/pg/connect';
 import { prepareDatabase } from '../src/server/pg/migrations';
 import { PgStore } from '../src/server/pg/store';
 import type { CheckpointRow } from '../src/server/stores';
@@ -65,7 +65,7 @@ interface FinalCost {
   rowsPerFinal: number;
 }
 
-async function costPerFinal(pgServer: TestPostgres): Promise<FinalCost> {
+export async function costPerFinal(pgServer: TestPostgres): Promise<FinalCost> {
   const N = 1000;
   // SQLite: what a session does today: one synchronous transaction, durable (WAL, synchronous=NORMAL) on return.
   const sqlite = new SqliteStore(mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-scale-')));
@@ -76,7 +76,7 @@ async function costPerFinal(pgServer: TestPostgres): Promise<FinalCost> {
   await sqlite.close();
 
   const url = await pgServer.createDatabase('bench_finals');
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = await openPool(url);
   const prepared = await prepareDatabase(pool, 'bench-master', () => undefined);
   const store = new PgStore({ pool, orgId: prepared.orgId, instanceId: 'bench', log: createLogger({ level: 'error' }) });
   const durable = async (sid: string, seq: number): Promise<void> => {
@@ -183,7 +183,7 @@ interface StartLatency {
   mean: number;
 }
 
-async function startLatency(pgServer: TestPostgres, redis: TestRedis): Promise<{ rows: StartLatency[]; redisPerStart: number; redisPerSecondIdle: number; liveSessions: number }> {
+export async function startLatency(pgServer: TestPostgres, redis: TestRedis): Promise<{ rows: StartLatency[]; redisPerStart: number; redisPerSecondIdle: number; liveSessions: number }> {
   const masterKey = `bench_${randomBytes(12).toString('hex')}`;
   const sqliteSvc = await startService([], masterKey);
   const pgSvc = await startService(['--database', await pgServer.createDatabase('bench_start_a')], masterKey);

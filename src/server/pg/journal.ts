@@ -193,7 +193,7 @@ export class Journal {
     try {
       await client.query('BEGIN');
       const cur = await client.query<{ epoch: number }>('SELECT epoch FROM session_checkpoints WHERE session_id = $1 FOR UPDATE', [sessionId]);
-      if (cur.rows[0] && cur.rows[0].epoch !== epoch) {
+      if (cur.rows[0] && Number(cur.rows[0].epoch) !== epoch) {
         await client.query('ROLLBACK');
         return false;
       }

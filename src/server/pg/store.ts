@@ -169,7 +169,7 @@ export class PgStore implements SessionStore, KeyRows {
     );
     const row = r.rows[0];
     if (!row) return undefined;
-    this.journal.adopt(sessionId, row.epoch);
+    this.journal.adopt(sessionId, Number(row.epoch));
     return row;
   }
   async stillOwned(sessionId: string): Promise<boolean> {
@@ -177,7 +177,7 @@ export class PgStore implements SessionStore, KeyRows {
     if (mine === undefined) return false;
     const row = (await this.q<{ epoch: number }>('SELECT epoch FROM session_checkpoints WHERE session_id = $1', [sessionId])).rows[0];
     // No row: its resume data expired; nobody claimed it, and the next write puts it back.
-    return !row || row.epoch === mine;
+    return !row || Number(row.epoch) === mine;
   }
   onTakenOver(listener: (sessionId: string) => void): void {
     this.lostListeners.push(listener);
