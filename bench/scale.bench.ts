@@ -176,6 +176,13 @@ async function sessionStart(wsUrl: string, key: string): Promise<number> {
   return ms;
 }
 
+interface RedisCount {
+  /** Commands Redis executed, those inside the Lua scripts included. */
+  executed: number;
+  /** Requests of the service (scripts and publishes): round trips. */
+  requests: number;
+}
+
 interface StartLatency {
   name: string;
   p50: number;
@@ -183,13 +190,19 @@ interface StartLatency {
   mean: number;
 }
 
-export async function startLatency(pgServer: TestPostgres, redis: TestRedis): Promise<{ rows: StartLatency[]; redisPerStart: number; redisPerSecondIdle: number; liveSessions: number }> {
+export async function startLatency(pgServer: TestPostgres, redis: TestRedis): Promise<{ rows: StartLatency[]; redisPerStart: RedisCount; redisPerSecondLive: RedisCount; liveSessions: number }> {
   const masterKey = `bench_${randomBytes(12).toString('hex')}`;
   const sqliteSvc = await startService([], masterKey);
   const pgSvc = await startService(['--database', await pgServer.createDatabase('bench_start_a')], masterKey);
   const redisSvc = await startService(['--database', await pgServer.createDatabase('bench_start_b'), '--redis', redis.url()], masterKey);
   const counter = new Redis(redis.url());
-  const commands = async (): Promise<number> => Number(/total_commands_processed:(\d+)/.exec(await counter.info('stats'))?.[1] ?? NaN);
+  /** Commands Redis executed (those inside the Lua scripts included; not INFO itself), and the service's requests (scripts, publishes). */
+  const commands = async (): Promise<{ executed: number; requests: number }> => {
+    const stats = await counter.info('commandstats');
+    const calls = (name: string): number => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    const executed = [...stats.matchAll(/cmdstat_(\w+):calls=(\d+)/g)].filter((m) => m[1] !== 'info').reduce((n, m) => n + Number(m[2]), 0);
+    return { executed, requests: calls('evalsha') + calls('eval') + calls('publish') };
+  };
   try {
     const targets: Array<[string, Service]> = [
       ['SQLite, in-process limits', sqliteSvc],
@@ -200,14 +213,17 @@ export async function startLatency(pgServer: TestPostgres, redis: TestRedis): Pr
     const samples: number[][] = targets.map(() => []);
     const N = 200;
     for (let i = 0; i < 20; i++) for (let k = 0; k < targets.length; k++) await sessionStart(targets[k]![1].wsUrl, keys[k]!);
-    let redisCommands = 0;
+    const perStart = { executed: 0, requests: 0 };
     // Interleaved, so that every variant sees the same load.
     for (let i = 0; i < N; i++) {
       for (let k = 0; k < targets.length; k++) {
-        const c0 = k === 2 ? await commands() : 0;
+        const c0 = k === 2 ? await commands() : undefined;
         samples[k]!.push(await sessionStart(targets[k]![1].wsUrl, keys[k]!));
-        // The INFO call itself is one command: not counted.
-        if (k === 2) redisCommands += (await commands()) - c0 - 1;
+        if (c0) {
+          const c1 = await commands();
+          perStart.executed += c1.executed - c0.executed;
+          perStart.requests += c1.requests - c0.requests;
+        }
       }
     }
     const rows = targets.map(([name], k) => {
@@ -226,9 +242,14 @@ export async function startLatency(pgServer: TestPostgres, redis: TestRedis): Pr
     }
     const c0 = await commands();
     await new Promise((r) => setTimeout(r, 5000));
-    const perSecond = ((await commands()) - c0 - 1) / 5;
+    const c1 = await commands();
     for (const ws of open) ws.terminate();
-    return { rows, redisPerStart: redisCommands / N, redisPerSecondIdle: perSecond, liveSessions };
+    return {
+      rows,
+      redisPerStart: { executed: perStart.executed / N, requests: perStart.requests / N },
+      redisPerSecondLive: { executed: (c1.executed - c0.executed) / 5, requests: (c1.requests - c0.requests) / 5 },
+      liveSessions,
+    };
   } finally {
     counter.disconnect();
     for (const [, s] of [['', sqliteSvc], ['', pgSvc], ['', redisSvc]] as Array<[string, Service]>) s.stop();
@@ -297,10 +318,11 @@ export async function run(): Promise<{ title: string; markdown: string }> {
       '|---|---:|---:|---:|',
       ...start.rows.map((r) => `| ${r.name} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.mean)} |`),
       '',
-      `**Ratio Redis / in-process (both on PostgreSQL), p50: ${(withRedis.p50 / inProcess.p50).toFixed(2)}×.** Redis commands per session start`,
-      `(counted by Redis, stop included): **${start.redisPerStart.toFixed(1)}**. With ${start.liveSessions} live sessions on one instance and nothing`,
-      `else happening: **${start.redisPerSecondIdle.toFixed(1)} Redis commands per second** (lease renewals, one script per organisation and`,
-      'instance every second, whatever the number of sessions).',
+      `**Ratio Redis / in-process (both on PostgreSQL), p50: ${(withRedis.p50 / inProcess.p50).toFixed(2)}×.** Counted by Redis (\`INFO commandstats\`),`,
+      `per session start, its stop included: **${start.redisPerStart.requests.toFixed(1)} requests** of the service (Lua scripts: rate, slot,`,
+      `release) executing ${start.redisPerStart.executed.toFixed(1)} Redis commands. With ${start.liveSessions} live sessions on one instance and nothing else`,
+      `happening: **${start.redisPerSecondLive.requests.toFixed(1)} requests per second** (the lease renewal: one script per organisation and instance`,
+      `every second, whatever the number of sessions) executing ${start.redisPerSecondLive.executed.toFixed(1)} commands per second (about two per live session).`,
       '',
       '### Concurrent sessions: two instances beside one',
       '',
