@@ -7,31 +7,20 @@
 import assert from 'node:assert/strict';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
-import { type TestPostgres, type TestRedis, startPostgres, startRedis } from '../helpers/backends';
 import { type BalancerKind, type TestBalancer, startBalancer } from '../helpers/balancer';
-import { DICTATED, dictation, scriptFile, startInstances, stopAll } from '../helpers/cluster';
+import { DICTATED, dictation, scriptFile, startInstances, useBackends } from '../helpers/cluster';
 import type { TestServer } from '../helpers/server';
 import { sleep, waitFor } from '../helpers/wait';
 
 describe('the client library through a load balancer, its instance killed (built service)', function () {
   this.timeout(150_000);
-  let pg: TestPostgres;
-  let redis: TestRedis;
-  let n = 0;
-
-  before(async () => {
-    [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-  });
-  after(async () => {
-    await Promise.all([pg?.destroy(), redis?.destroy()]);
-  });
+  const backends = useBackends('balancer');
 
   for (const kind of ['haproxy', 'nginx'] as BalancerKind[]) {
     it(`behind ${kind}: the run resumes on another instance, every word exactly once`, async () => {
-      let instances: TestServer[] = [];
       let lb: TestBalancer | undefined;
       try {
-        instances = await startInstances(3, { database: await pg.createDatabase(`balancer_${++n}`), redis: redis.url(), script: scriptFile() });
+        const instances = backends.track(await startInstances(3, { database: await backends.database(), redis: backends.redis.url(), script: scriptFile() }));
         lb = await startBalancer(kind, instances.map((s) => s.port));
         const { key } = await instances[0]!.createKey();
         const session = new DictationSession({ serverUrl: lb.url, apiKey: key, config: { language: 'en' }, backoffBaseMs: 100, backoffMaxMs: 1000, maxAttempts: 20 });
@@ -79,7 +68,6 @@ describe('the client library through a load balancer, its instance killed (built
         session.dispose();
       } finally {
         await lb?.stop();
-        await stopAll(instances);
       }
     });
   }

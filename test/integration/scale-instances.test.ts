@@ -7,25 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import type { BatchReplaceMessage, TranscriptMessage } from '../../src/protocol';
-import { TranscriptModel } from '../../src/client/transcript';
-import { type TestPostgres, type TestRedis, startPostgres, startRedis } from '../helpers/backends';
-import { DICTATED, dictation, scriptFile, startInstances, stopAll, tryConfigure } from '../helpers/cluster';
+import { DICTATED, FRAME, LiveDictation, scriptFile, startInstances, tryConfigure, useBackends } from '../helpers/cluster';
 import { SERVER_JS, type TestServer, WsProbe } from '../helpers/server';
-import { framesOf } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
-
-const isEvent = (m: Record<string, unknown>): boolean => m.type === 'transcript' || m.type === 'batch.replace';
-
-/** Feeds a probe's transcript messages (from index `from`) to the model; returns the new index. */
-function feed(model: TranscriptModel, p: WsProbe, from = 0): number {
-  for (const m of p.messages.slice(from)) if (isEvent(m)) model.apply(m as unknown as TranscriptMessage | BatchReplaceMessage);
-  return p.messages.length;
-}
-
-function words(model: TranscriptModel): string[] {
-  return model.committedText().split(/\s+/).filter(Boolean);
-}
 
 async function sessionInit(server: TestServer, key: string): Promise<Response> {
   return fetch(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
@@ -33,27 +17,11 @@ async function sessionInit(server: TestServer, key: string): Promise<Response> {
 
 describe('several instances on PostgreSQL and Redis (built service)', function () {
   this.timeout(120_000);
-  let pg: TestPostgres;
-  let redis: TestRedis;
-  let dbNo = 0;
-  let running: TestServer[] = [];
-  const database = (): Promise<string> => pg.createDatabase(`scale_${++dbNo}`);
-
-  before(async () => {
-    [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-  });
-  afterEach(async () => {
-    await stopAll(running);
-    running = [];
-  });
-  after(async () => {
-    await Promise.all([pg?.destroy(), redis?.destroy()]);
-  });
+  const backends = useBackends('scale');
+  const database = (): Promise<string> => backends.database();
 
   async function cluster(n: number, o: { args?: string[]; env?: Record<string, string>; script?: string; redis?: boolean } = {}): Promise<TestServer[]> {
-    const servers = await startInstances(n, { database: await database(), redis: o.redis === false ? undefined : redis.url(), args: o.args, env: o.env, script: o.script });
-    running.push(...servers);
-    return servers;
+    return backends.track(await startInstances(n, { database: await database(), redis: o.redis === false ? undefined : backends.redis.url(), args: o.args, env: o.env, script: o.script }));
   }
 
   it('a key created through one instance works on another; its master key is the same everywhere; no password in any log', async () => {
@@ -66,7 +34,7 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
     const listed = (await (await fetch(`${b!.url}/v1/api-keys`, { headers: { authorization: `Bearer ${b!.masterKey}` } })).json()) as { keys: Array<{ id: string }> };
     assert.ok(listed.keys.some((k) => k.id === id), 'the key is listed by the other instance');
     for (const s of [a!, b!]) {
-      assert.ok(!s.logs().includes(pg.password) && !s.logs().includes(redis.password), 'no password in the logs');
+      assert.ok(!s.logs().includes(backends.pg.password) && !s.logs().includes(backends.redis.password), 'no password in the logs');
       assert.match(s.logs(), /"store":"postgres","limits":"redis"/);
     }
   });
@@ -134,82 +102,58 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
   });
 
   it('an instance killed mid-dictation: the session resumes on another with the same id, seq continuing, every word once', async () => {
-    const [a, b] = await cluster(2, { script: scriptFile() });
+    const [a, c] = await cluster(2, { script: scriptFile() });
     const { key } = await a!.createKey();
-    const audio = dictation();
-    const model = new TranscriptModel();
-    const p = new WsProbe(a!.wsUrl, { header: key });
-    const c = await p.configure({ language: 'en' });
+    const live = await LiveDictation.start(a!, key);
     // 13.5 s: two sentences final, the third half spoken.
-    const cut = 135 * 3200;
-    for (const f of framesOf(audio.subarray(0, cut))) p.sendAudio(f);
-    await waitFor(() => {
-      feed(model, p);
-      return words(model).length >= 20 && p.messages.some((m) => m.type === 'transcript' && m.status !== 'final' && String(m.text).includes('w21'));
-    }, 15_000, 'two sentences final and the third provisional on A');
-    feed(model, p);
+    const cut = 135;
+    live.send(0, cut);
+    await waitFor(() => live.words().length >= 20 && live.probe.messages.some((m) => m.type === 'transcript' && m.status !== 'final' && String(m.text).includes('w21')), 15_000, 'two sentences final and the third provisional on A');
     await a!.kill();
-    await p.closed;
-    model.dropProvisional();
-    const lastSeq = model.lastHandledSeq ?? 0;
-    const q = new WsProbe(b!.wsUrl, { header: key });
-    const rc = await q.configure({ language: 'en', resume: { session_id: c.session_id, last_seq: lastSeq } });
-    assert.equal(rc.session_id, c.session_id, 'the same session');
+    await live.probe.closed;
+    const lastSeq = (live.words(), live.model.lastHandledSeq ?? 0);
+    const rc = await live.resumeOn(c!, key);
+    assert.equal(rc.session_id, live.sessionId, 'the same session');
     assert.equal(rc.resumed, true);
     assert.ok(Number(rc.last_seq) >= lastSeq);
     const offset = Number(rc.resume_audio_offset);
-    assert.ok(offset > 0 && offset < cut, `resume_audio_offset ${offset} (cut at ${cut}): the provisional tail is re-sent`);
-    for (const f of framesOf(audio.subarray(offset))) q.sendAudio(f);
-    await q.roundTrip();
-    q.send({ type: 'control', action: 'stop' });
-    await q.closed;
-    feed(model, q);
-    const seqs = q.messages.filter((m) => m.seq !== undefined).map((m) => Number(m.seq));
+    assert.ok(offset > 0 && offset < cut * FRAME, `resume_audio_offset ${offset} (cut at ${cut * FRAME}): the provisional tail is re-sent`);
+    assert.deepEqual(await live.finishFrom(offset), DICTATED);
+    const seqs = live.probe.messages.filter((m) => m.seq !== undefined).map((m) => Number(m.seq));
     assert.ok(seqs.length > 0 && seqs.every((s, i) => s > lastSeq && (i === 0 || s > seqs[i - 1]!)), `seq continues above ${lastSeq}: ${seqs.join(',')}`);
-    assert.deepEqual(words(model), DICTATED);
-    assert.match(b!.logs(), /session restored from storage.*"previous_owner":"i1"/);
+    assert.match(c!.logs(), /session restored from storage.*"previous_owner":"i1"/);
   });
 
   it('two instances never both write a session: the one that had it is fenced and ends it, the resumed one goes on', async () => {
-    const [a, b] = await cluster(2, { script: scriptFile() });
+    const [a, c] = await cluster(2, { script: scriptFile() });
     const { key } = await a!.createKey();
-    const audio = dictation();
-    const model = new TranscriptModel();
-    const p = new WsProbe(a!.wsUrl, { header: key });
-    const c = await p.configure({ language: 'en' });
-    const cut = 75 * 3200; // 7.5 s: one sentence final, the second under way
-    for (const f of framesOf(audio.subarray(0, cut))) p.sendAudio(f);
-    await waitFor(() => (feed(model, p), words(model).length >= 10), 15_000, 'the first sentence final on A');
+    const live = await LiveDictation.start(a!, key);
+    const cut = 75; // 7.5 s: one sentence final, the second under way
+    live.send(0, cut);
+    await waitFor(() => live.words().length >= 10, 15_000, 'the first sentence final on A');
     // The client believes A's socket dead (it is not) and resumes on B: B claims the session.
-    const q = new WsProbe(b!.wsUrl, { header: key });
-    const rc = await q.configure({ language: 'en', resume: { session_id: c.session_id, last_seq: model.lastHandledSeq ?? 0 } });
+    const stale = live.probe;
+    const rc = await live.resumeOn(c!, key);
     assert.equal(rc.resumed, true);
-    const claimed = await pg.query<{ owner: string; epoch: number }>('SELECT owner, epoch FROM session_checkpoints WHERE session_id = $1', [c.session_id], `scale_${dbNo}`);
+    const claimed = await backends.pg.query<{ owner: string; epoch: number }>('SELECT owner, epoch FROM session_checkpoints WHERE session_id = $1', [live.sessionId], backends.dbName);
     assert.deepEqual(claimed.map((r) => [r.owner, Number(r.epoch)]), [['i2', 2]]);
     // Late audio reaches A's stale session: its next final is refused by the database, never sent, and A ends the session.
-    const before = p.messages.length;
-    for (const f of framesOf(audio.subarray(cut, 120 * 3200))) p.sendAudio(f);
-    await p.closed;
-    assert.ok(!p.messages.slice(before).some((m) => (m.type === 'transcript' && m.status === 'final') || m.type === 'batch.replace'), 'A sent no final after B claimed the session');
+    const before = stale.messages.length;
+    for (let off = cut * FRAME; off < 120 * FRAME; off += FRAME) stale.sendAudio(live.audio.subarray(off, off + FRAME));
+    await stale.closed;
+    assert.ok(!stale.messages.slice(before).some((m) => (m.type === 'transcript' && m.status === 'final') || m.type === 'batch.replace'), 'A sent no final after B claimed the session');
     await waitFor(() => /session resumed on another instance: ended here/.test(a!.logs()), 5000, 'A to log the take-over');
     // B goes on from its checkpoint: every word once.
-    model.dropProvisional();
-    const offset = Number(rc.resume_audio_offset);
-    for (const f of framesOf(audio.subarray(offset))) q.sendAudio(f);
-    await q.roundTrip();
-    q.send({ type: 'control', action: 'stop' });
-    await q.closed;
-    feed(model, q);
-    assert.deepEqual(words(model), DICTATED);
+    assert.deepEqual(await live.finishFrom(Number(rc.resume_audio_offset)), DICTATED);
   });
 
   it('several instances starting at once on a fresh database: migrations applied once, under the lock', async () => {
     const servers = await cluster(3);
-    const rows = await pg.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version', [], `scale_${dbNo}`);
+    const rows = await backends.pg.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version', [], backends.dbName);
     assert.deepEqual(rows.map((r) => r.version), [1]);
     const applied = servers.filter((s) => /"migrations_applied":\[1\]/.test(s.logs()));
     assert.equal(applied.length, 1, 'exactly one instance applied the migration');
-    const orgs = await pg.query('SELECT id FROM orgs', [], `scale_${dbNo}`);
+    const orgs = await backends.pg.query('SELECT id FROM orgs', [], backends.dbName);
     assert.equal(orgs.length, 1, 'one organisation');
   });
 
@@ -240,23 +184,23 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
       assert.equal(r.status, 1);
       assert.match(r.stderr, /cannot connect to PostgreSQL at postgres:\/\/dictee:\*\*\*@127\.0\.0\.1:1\/dictee: .*ECONNREFUSED/);
       assert.ok(!r.stderr.includes('s3cret-pw'));
-      const q = start(['--database', pg.url(), '--redis', 'redis://:r3dis-pw@127.0.0.1:1']);
+      const q = start(['--database', backends.pg.url(), '--redis', 'redis://:r3dis-pw@127.0.0.1:1']);
       assert.equal(q.status, 1);
       assert.match(q.stderr, /cannot connect to Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1: .*ECONNREFUSED/);
-      assert.ok(!q.stderr.includes('r3dis-pw') && !q.stderr.includes(pg.password));
+      assert.ok(!q.stderr.includes('r3dis-pw') && !q.stderr.includes(backends.pg.password));
     });
 
     it('a wrong password; a failed migration (names the migration)', async () => {
-      const wrong = start(['--database', pg.url().replace(pg.password, 'wrong-password')]);
+      const wrong = start(['--database', backends.pg.url().replace(backends.pg.password, 'wrong-password')]);
       assert.equal(wrong.status, 1);
       assert.match(wrong.stderr, /cannot connect to PostgreSQL at .*: password authentication failed/);
       const url = await database();
-      await pg.query('CREATE TABLE api_keys (id INTEGER)', [], `scale_${dbNo}`);
+      await backends.pg.query('CREATE TABLE api_keys (id INTEGER)', [], backends.dbName);
       const r = start(['--database', url]);
       assert.equal(r.status, 1);
       assert.match(r.stderr, /PostgreSQL migration 1 \(keys, sessions, resume data\) failed: relation "api_keys" already exists/);
-      assert.ok(!r.stderr.includes(pg.password));
-      const rows = await pg.query('SELECT 1 FROM pg_tables WHERE tablename = $1', ['sessions'], `scale_${dbNo}`);
+      assert.ok(!r.stderr.includes(backends.pg.password));
+      const rows = await backends.pg.query('SELECT 1 FROM pg_tables WHERE tablename = $1', ['sessions'], backends.dbName);
       assert.equal(rows.length, 0, 'the failed migration left nothing behind');
     });
   });

@@ -6,29 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import type { BatchReplaceMessage, TranscriptMessage } from '../../src/protocol';
-import { TranscriptModel } from '../../src/client/transcript';
-import { type TestPostgres, type TestRedis, startPostgres, startRedis } from '../helpers/backends';
-import { DICTATED, dictation, scriptFile, startInstances, stopAll, tryConfigure } from '../helpers/cluster';
-import { type TestServer, WsProbe } from '../helpers/server';
-import { framesOf } from '../helpers/speech';
+import { DICTATED, LiveDictation, scriptFile, startInstances, tryConfigure, useBackends } from '../helpers/cluster';
+import type { TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
-
-const FRAME = 3200;
-
-/** Applies every transcript message of the probe not yet applied. */
-class Follower {
-  readonly model = new TranscriptModel();
-  private seen = 0;
-  constructor(readonly probe: WsProbe) {}
-  words(): string[] {
-    for (const m of this.probe.messages.slice(this.seen)) {
-      if (m.type === 'transcript' || m.type === 'batch.replace') this.model.apply(m as unknown as TranscriptMessage | BatchReplaceMessage);
-    }
-    this.seen = this.probe.messages.length;
-    return this.model.committedText().split(/\s+/).filter(Boolean);
-  }
-}
 
 /** The answer to a WebSocket upgrade: its HTTP status and body when refused, or 101. */
 function upgradeAnswer(server: TestServer, key: string): Promise<{ status: number; body: string; retryAfter: string | null }> {
@@ -67,87 +47,61 @@ async function assertRefusedUntilBack(server: TestServer, key: string): Promise<
 
 describe('a backend lost while the service runs (built service)', function () {
   this.timeout(120_000);
-  let pg: TestPostgres;
-  let redis: TestRedis;
-  let running: TestServer[] = [];
-  let n = 0;
-
-  before(async () => {
-    [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
-  });
-  afterEach(async () => {
-    await stopAll(running);
-    running = [];
-  });
-  after(async () => {
-    await Promise.all([pg?.destroy(), redis?.destroy()]);
-  });
+  const backends = useBackends('outage');
 
   it('PostgreSQL lost: finals wait until they are durable, new sessions get INTERNAL_ERROR with retry_after_ms, all resumes once it is back', async () => {
-    running = await startInstances(2, { database: await pg.createDatabase(`outage_${++n}`), redis: redis.url(), script: scriptFile() });
-    const [a, b] = running as [TestServer, TestServer];
-    const { key } = await a.createKey();
-    const audio = dictation();
-    const p = new WsProbe(a.wsUrl, { header: key });
-    await p.configure({ language: 'en' });
-    const live = new Follower(p);
-    for (const f of framesOf(audio.subarray(0, 120 * FRAME))) p.sendAudio(f);
+    const [one, two] = backends.track(await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: scriptFile() })) as [TestServer, TestServer];
+    const { key } = await one.createKey();
+    const live = await LiveDictation.start(one, key);
+    live.send(0, 120);
     await waitFor(() => live.words().length === 20, 15_000, 'two sentences final');
-    const mark = a.logs().length;
-    await pg.stop();
+    const mark = one.logs().length;
+    await backends.pg.stop();
     // The third sentence and its pause: its final is made while the database is down.
-    for (const f of framesOf(audio.subarray(120 * FRAME, 180 * FRAME))) p.sendAudio(f);
-    await p.roundTrip(); // every frame handled: the final exists, waiting for the database
-    assert.ok(p.messages.some((m) => m.type === 'transcript' && m.status !== 'final' && String(m.text).includes('w30')), 'provisional text still streams');
+    live.send(120, 180);
+    await live.probe.roundTrip(); // every frame handled: the final exists, waiting for the database
+    assert.ok(live.probe.messages.some((m) => m.type === 'transcript' && m.status !== 'final' && String(m.text).includes('w30')), 'provisional text still streams');
     assert.equal(live.words().length, 20, 'the final is not sent before it is durable');
-    await assertRefusedUntilBack(b, key);
-    assert.match(a.logs().slice(mark), /PostgreSQL connection lost/);
-    await pg.start();
+    await assertRefusedUntilBack(two, key);
+    assert.match(one.logs().slice(mark), /PostgreSQL connection lost/);
+    await backends.pg.start();
     await waitFor(() => live.words().length === 30, 20_000, 'the held final, once the database is back');
-    await waitFor(async () => (await tryConfigure(b, key)).answer.type === 'configured', 20_000, 'new sessions accepted again', 250);
-    assert.match(a.logs().slice(mark), /PostgreSQL connection restored/);
-    for (const f of framesOf(audio.subarray(180 * FRAME))) p.sendAudio(f);
-    await p.roundTrip();
-    p.send({ type: 'control', action: 'stop' });
-    await p.closed;
-    assert.deepEqual(live.words(), DICTATED);
-    assert.ok(!a.logs().includes(pg.password) && !b.logs().includes(pg.password));
+    await waitFor(async () => (await tryConfigure(two, key)).answer.type === 'configured', 20_000, 'new sessions accepted again', 250);
+    assert.match(one.logs().slice(mark), /PostgreSQL connection restored/);
+    live.send(180);
+    assert.deepEqual(await live.stop(), DICTATED);
+    assert.ok(!one.logs().includes(backends.pg.password) && !two.logs().includes(backends.pg.password));
   });
 
   it('Redis lost: live sessions go on, new sessions get INTERNAL_ERROR with retry_after_ms; once back, the live session holds its slot again', async () => {
-    running = await startInstances(2, { database: await pg.createDatabase(`outage_${++n}`), redis: redis.url(), script: scriptFile(), args: ['--concurrency-limit', '2'], env: { DICTEE_SLOT_LEASE_MS: '1500' } });
-    const [a, b] = running as [TestServer, TestServer];
-    const { key } = await a.createKey();
-    const audio = dictation();
-    const p = new WsProbe(a.wsUrl, { header: key });
-    await p.configure({ language: 'en' });
-    const live = new Follower(p);
-    for (const f of framesOf(audio.subarray(0, 60 * FRAME))) p.sendAudio(f);
+    const [one, two] = backends.track(
+      await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: scriptFile(), args: ['--concurrency-limit', '2'], env: { DICTEE_SLOT_LEASE_MS: '1500' } }),
+    ) as [TestServer, TestServer];
+    const { key } = await one.createKey();
+    const live = await LiveDictation.start(one, key);
+    live.send(0, 60);
     await waitFor(() => live.words().length === 10, 15_000, 'the first sentence final');
-    const mark = a.logs().length;
-    await redis.stop();
-    for (const f of framesOf(audio.subarray(60 * FRAME, 120 * FRAME))) p.sendAudio(f);
+    const mark = one.logs().length;
+    await backends.redis.stop();
+    live.send(60, 120);
     await waitFor(() => live.words().length === 20, 15_000, 'the second sentence final while Redis is down');
-    await assertRefusedUntilBack(b, key);
-    await waitFor(() => /Redis connection lost/.test(a.logs().slice(mark)), 5000, 'the loss logged');
-    await redis.start(); // empty: every lease is gone
+    await assertRefusedUntilBack(two, key);
+    await waitFor(() => /Redis connection lost/.test(one.logs().slice(mark)), 5000, 'the loss logged');
+    await backends.redis.start(); // empty: every lease is gone
     const second = await waitFor(async () => {
-      const r = await tryConfigure(b, key);
+      const r = await tryConfigure(two, key);
       return r.answer.type === 'configured' ? r : undefined;
     }, 20_000, 'new sessions accepted again', 250);
-    // The live session on A took its slot again (renewal): with the limit at 2, a third is refused.
+    // The live session on the first instance took its slot again (renewal): with the limit at 2, a third is refused.
     await waitFor(async () => {
-      const r = await tryConfigure(b, key);
+      const r = await tryConfigure(two, key);
       r.probe.terminate();
       return r.answer.code === 'CONCURRENCY_LIMIT_EXCEEDED';
     }, 10_000, 'the live session to count again', 250);
     second.probe.terminate();
-    assert.match(a.logs().slice(mark), /Redis connection restored/);
-    for (const f of framesOf(audio.subarray(120 * FRAME))) p.sendAudio(f);
-    await p.roundTrip();
-    p.send({ type: 'control', action: 'stop' });
-    await p.closed;
-    assert.deepEqual(live.words(), DICTATED);
-    assert.ok(!a.logs().includes(redis.password) && !b.logs().includes(redis.password));
+    assert.match(one.logs().slice(mark), /Redis connection restored/);
+    live.send(120);
+    assert.deepEqual(await live.stop(), DICTATED);
+    assert.ok(!one.logs().includes(backends.redis.password) && !two.logs().includes(backends.redis.password));
   });
 });

@@ -6,7 +6,8 @@
  * Fencing: each session's journal carries the epoch this instance holds (1 for a session it created; the
  * value of its claim for one it took over). Every batch locks the checkpoint row and is written only if the
  * epoch there is still this one; otherwise another instance claimed the session, the writes are abandoned
- * and `onLost` is told.
+ * and `onLost` is told. A batch of finals and checkpoints (the common case) is one statement; one with a
+ * stop, an end or a trim is a transaction of several.
  *
  * While the database is unreachable the writes stay queued, in order, and are written once it answers
  * again (the connection sends nothing behind them meanwhile); a statement that fails for another reason
@@ -188,6 +189,13 @@ export class Journal {
 
   /** One transaction: false when the session's checkpoint holds another epoch (claimed elsewhere). */
   private async write(sessionId: string, epoch: number, ops: JournalOp[]): Promise<boolean> {
+    const cp = ops.reduce<CheckpointRow | undefined>((last, o) => (o.kind === 'event' || o.kind === 'checkpoint' ? o.cp : last), undefined);
+    const events = ops.flatMap((o) => (o.kind === 'event' ? [o] : []));
+    if (cp && ops.every((o) => o.kind === 'event' || o.kind === 'checkpoint')) {
+      // The common case (finals and their checkpoint): one statement, one round trip.
+      const r = await this.pool.query<{ ok: boolean }>(WRITE_EVENTS, [...checkpointParams(cp, this.instance, epoch), events.map((e) => e.seq), events.map((e) => e.json)]);
+      return r.rows[0]?.ok === true;
+    }
     const client = await this.pool.connect();
     let broken: unknown;
     try {
@@ -197,7 +205,6 @@ export class Journal {
         await client.query('ROLLBACK');
         return false;
       }
-      const events = ops.flatMap((o) => (o.kind === 'event' ? [o] : []));
       if (events.length) {
         await client.query(
           `INSERT INTO session_events (session_id, seq, json) SELECT $1, s, j FROM unnest($2::int[], $3::text[]) AS u(s, j)
@@ -205,7 +212,6 @@ export class Journal {
           [sessionId, events.map((e) => e.seq), events.map((e) => e.json)],
         );
       }
-      const cp = ops.reduce<CheckpointRow | undefined>((last, o) => (o.kind === 'event' || o.kind === 'checkpoint' ? o.cp : last), undefined);
       if (cp) await client.query(UPSERT_CHECKPOINT, checkpointParams(cp, this.instance, epoch));
       if (ops.some((o) => o.kind === 'trim')) {
         await client.query(
@@ -253,6 +259,30 @@ ON CONFLICT (session_id) DO UPDATE SET next_seq = EXCLUDED.next_seq, next_index 
   audio_offset = EXCLUDED.audio_offset, engine = EXCLUDED.engine, total_frames = EXCLUDED.total_frames,
   discarded_frames = EXCLUDED.discarded_frames, stopped_at = EXCLUDED.stopped_at, updated_at = EXCLUDED.updated_at,
   owner = EXCLUDED.owner, epoch = EXCLUDED.epoch`;
+
+/**
+ * Durable events and the checkpoint after them, in one statement (so one round trip, one transaction): the
+ * checkpoint row is locked first, and nothing is written when it holds another epoch than $15 (ok = false).
+ * $1–$15 as UPSERT_CHECKPOINT; $16 the seqs, $17 the events' JSON.
+ */
+const WRITE_EVENTS = `
+WITH cur AS (SELECT epoch FROM session_checkpoints WHERE session_id = $1 FOR UPDATE),
+ok AS (SELECT NOT EXISTS (SELECT 1 FROM cur WHERE epoch <> $15::bigint) AS ok),
+ev AS (
+  INSERT INTO session_events (session_id, seq, json)
+  SELECT $1, u.s, u.j FROM unnest($16::int[], $17::text[]) AS u(s, j), ok WHERE ok.ok
+  ON CONFLICT (session_id, seq) DO UPDATE SET json = EXCLUDED.json
+  RETURNING 1),
+cp AS (
+  INSERT INTO session_checkpoints (session_id, key_id, org_id, next_seq, next_index, audio_offset, engine, config,
+    total_frames, discarded_frames, created_at, stopped_at, updated_at, owner, epoch)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 FROM ok WHERE ok.ok
+  ON CONFLICT (session_id) DO UPDATE SET next_seq = EXCLUDED.next_seq, next_index = EXCLUDED.next_index,
+    audio_offset = EXCLUDED.audio_offset, engine = EXCLUDED.engine, total_frames = EXCLUDED.total_frames,
+    discarded_frames = EXCLUDED.discarded_frames, stopped_at = EXCLUDED.stopped_at, updated_at = EXCLUDED.updated_at,
+    owner = EXCLUDED.owner, epoch = EXCLUDED.epoch
+  RETURNING 1)
+SELECT ok.ok, (SELECT count(*) FROM ev) AS events, (SELECT count(*) FROM cp) AS checkpoints FROM ok`;
 
 export function checkpointParams(cp: CheckpointRow, owner: string, epoch: number): unknown[] {
   return [
