@@ -38,9 +38,13 @@ class SessionJournal {
   last: Queued | undefined;
   running = false;
   lost = false;
-  ended = false;
+  /** When the session ended here (ms since epoch): its journal is kept a while for writes still on their way. */
+  endedAt: number | undefined;
   constructor(public epoch: number) {}
 }
+
+/** How long the journal of an ended session is kept (a decoder in a worker may still hand in flushed finals). */
+const ENDED_KEPT_MS = 60_000;
 
 const ABANDONED: Promise<JournalOutcome> = Promise.resolve('abandoned');
 
@@ -62,6 +66,7 @@ function queued(op: JournalOp): Queued {
 export class Journal {
   private readonly sessions = new Map<string, SessionJournal>();
   private closing = false;
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -70,7 +75,10 @@ export class Journal {
     private readonly instance: string,
     private readonly log: ServerLogger,
     private readonly onLost: (sessionId: string) => void,
-  ) {}
+  ) {
+    this.sweeper = setInterval(() => this.sweep(), ENDED_KEPT_MS / 2);
+    this.sweeper.unref();
+  }
 
   enqueue(sessionId: string, op: JournalOp): void {
     let j = this.sessions.get(sessionId);
@@ -108,11 +116,16 @@ export class Journal {
     this.sessions.set(sessionId, j);
   }
 
+  /** The session ended here; its journal goes once idle for ENDED_KEPT_MS (late writes keep its epoch meanwhile). */
   end(sessionId: string): void {
     const j = this.sessions.get(sessionId);
-    if (!j) return;
-    j.ended = true;
-    if (!j.running) this.sessions.delete(sessionId);
+    if (j) j.endedAt = Date.now();
+  }
+
+  private sweep(now = Date.now()): void {
+    for (const [id, j] of this.sessions) {
+      if (j.endedAt !== undefined && now - j.endedAt >= ENDED_KEPT_MS && !j.running && !j.queue.length) this.sessions.delete(id);
+    }
   }
 
   /** Sessions with writes still queued. */
@@ -127,6 +140,7 @@ export class Journal {
     const deadline = Date.now() + graceMs;
     while (this.backlog > 0 && this.availability.up && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     this.closing = true;
+    clearInterval(this.sweeper);
     let abandoned = 0;
     for (const [id, j] of this.sessions) {
       if (j.queue.length) {
@@ -157,7 +171,6 @@ export class Journal {
       }
     } finally {
       j.running = false;
-      if (j.ended && !j.queue.length) this.sessions.delete(sessionId);
     }
   }
 
