@@ -43,6 +43,7 @@ function checkpoint(sessionId: string, seq: number): CheckpointRow {
     config: JSON.stringify(resolveConfig({})),
     total_frames: seq * 10,
     discarded_frames: 0,
+    final_chunks: seq,
     created_at: now,
     stopped_at: null,
     updated_at: now,
@@ -191,7 +192,7 @@ interface StartLatency {
 }
 
 export async function startLatency(pgServer: TestPostgres, redis: TestRedis): Promise<{ rows: StartLatency[]; redisPerStart: RedisCount; redisPerSecondLive: RedisCount; liveSessions: number }> {
-  const masterKey = `bench_${randomBytes(12).toString('hex')}`;
+  const masterKey = `bench_${randomBytes(24).toString('base64url')}`;
   const sqliteSvc = await startService([], masterKey);
   const pgSvc = await startService(['--database', await pgServer.createDatabase('bench_start_a')], masterKey);
   const redisSvc = await startService(['--database', await pgServer.createDatabase('bench_start_b'), '--redis', redis.url()], masterKey);
@@ -261,7 +262,7 @@ export async function startLatency(pgServer: TestPostgres, redis: TestRedis): Pr
 const STEPS = [10, 25, 50, 100, 200, 300, 400, 600];
 
 async function twoInstances(pgServer: TestPostgres, redis: TestRedis): Promise<{ one: Target; two: Target }> {
-  const masterKey = `bench_${randomBytes(12).toString('hex')}`;
+  const masterKey = `bench_${randomBytes(24).toString('base64url')}`;
   const dbOne = await pgServer.createDatabase('bench_cap_one');
   const dbTwo = await pgServer.createDatabase('bench_cap_two');
   const single = await startService(['--database', dbOne, '--redis', redis.url(), '--instance-id', 'one'], masterKey);

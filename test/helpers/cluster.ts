@@ -48,7 +48,7 @@ export interface ClusterOptions {
 
 /** `n` instances (`i1`, `i2`, …) on free ports, started together, sharing the database, Redis and master key. */
 export async function startInstances(n: number, o: ClusterOptions): Promise<TestServer[]> {
-  const masterKey = o.masterKey ?? `master_${randomBytes(18).toString('base64url')}`;
+  const masterKey = o.masterKey ?? `master_${randomBytes(24).toString('base64url')}`;
   return Promise.all(
     Array.from({ length: n }, (_, i) =>
       startServer({

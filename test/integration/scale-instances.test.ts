@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { DICTATED, FRAME, LiveDictation, scriptFile, startInstances, tryConfigure, useBackends } from '../helpers/cluster';
 import { SERVER_JS, type TestServer, WsProbe } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
@@ -83,6 +84,22 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
     }
     const other = await a!.createKey();
     assert.equal((await sessionInit(b!, other.key)).status, 200, 'each key has its own window');
+  });
+
+  it('failed master-key attempts from an address are counted across instances (10 per minute)', async () => {
+    const [a, c] = await cluster(2);
+    const wrong = { authorization: `Bearer master_${randomBytes(24).toString('base64url')}` };
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${(i % 2 ? c : a)!.url}/v1/api-keys`, { headers: wrong });
+      assert.equal(res.status, 401, `attempt ${i + 1}`);
+    }
+    for (const s of [a!, c!]) {
+      const res = await fetch(`${s.url}/v1/api-keys`, { headers: { authorization: `Bearer ${s.masterKey}` } });
+      assert.equal(res.status, 429, 'even the right key waits once the address failed ten times');
+      const body = (await res.json()) as { error: { code: string; retry_after_ms: number } };
+      assert.equal(body.error.code, 'RATE_LIMITED');
+      assert.ok(body.error.retry_after_ms > 50_000, `retry_after_ms ${body.error.retry_after_ms}`);
+    }
   });
 
   it('a key revoked through one instance ends its live session on another within one second', async () => {
@@ -164,8 +181,9 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
   });
 
   describe('start failures: a clear message naming what failed, never the password, exit 1', () => {
+    const masterKey = `master_${randomBytes(24).toString('base64url')}`;
     function start(args: string[], env: Record<string, string> = {}): { status: number | null; stderr: string } {
-      const r = spawnSync(process.execPath, [SERVER_JS, '--port', '0', ...args], { encoding: 'utf8', env: { ...process.env, DICTEE_MASTER_KEY: 'master_failures_0123456789', ...env }, timeout: 30_000 });
+      const r = spawnSync(process.execPath, [SERVER_JS, '--port', '0', ...args], { encoding: 'utf8', env: { ...process.env, DICTEE_MASTER_KEY: masterKey, ...env }, timeout: 30_000 });
       return { status: r.status, stderr: r.stderr };
     }
 

@@ -264,36 +264,36 @@ function takeBatch(queue: Queued[]): Queued[] {
   return queue.splice(0, n);
 }
 
+/** What a checkpoint upsert changes in an existing row (everything but its identity and creation). */
+const CHECKPOINT_UPDATES = `next_seq = EXCLUDED.next_seq, next_index = EXCLUDED.next_index,
+  audio_offset = EXCLUDED.audio_offset, engine = EXCLUDED.engine, total_frames = EXCLUDED.total_frames,
+  discarded_frames = EXCLUDED.discarded_frames, final_chunks = EXCLUDED.final_chunks, stopped_at = EXCLUDED.stopped_at,
+  updated_at = EXCLUDED.updated_at, owner = EXCLUDED.owner, epoch = EXCLUDED.epoch`;
+
 export const UPSERT_CHECKPOINT = `
 INSERT INTO session_checkpoints (session_id, key_id, org_id, next_seq, next_index, audio_offset, engine, config,
-  total_frames, discarded_frames, created_at, stopped_at, updated_at, owner, epoch)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-ON CONFLICT (session_id) DO UPDATE SET next_seq = EXCLUDED.next_seq, next_index = EXCLUDED.next_index,
-  audio_offset = EXCLUDED.audio_offset, engine = EXCLUDED.engine, total_frames = EXCLUDED.total_frames,
-  discarded_frames = EXCLUDED.discarded_frames, stopped_at = EXCLUDED.stopped_at, updated_at = EXCLUDED.updated_at,
-  owner = EXCLUDED.owner, epoch = EXCLUDED.epoch`;
+  total_frames, discarded_frames, created_at, stopped_at, updated_at, owner, epoch, final_chunks)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+ON CONFLICT (session_id) DO UPDATE SET ${CHECKPOINT_UPDATES}`;
 
 /**
  * Durable events and the checkpoint after them, in one statement (so one round trip, one transaction): the
  * checkpoint row is locked first, and nothing is written when it holds another epoch than $15 (ok = false).
- * $1–$15 as UPSERT_CHECKPOINT; $16 the seqs, $17 the events' JSON.
+ * $1–$16 as UPSERT_CHECKPOINT; $17 the seqs, $18 the events' JSON.
  */
 const WRITE_EVENTS = `
 WITH cur AS (SELECT epoch FROM session_checkpoints WHERE session_id = $1 FOR UPDATE),
 ok AS (SELECT NOT EXISTS (SELECT 1 FROM cur WHERE epoch <> $15::bigint) AS ok),
 ev AS (
   INSERT INTO session_events (session_id, seq, json)
-  SELECT $1, u.s, u.j FROM unnest($16::int[], $17::text[]) AS u(s, j), ok WHERE ok.ok
+  SELECT $1, u.s, u.j FROM unnest($17::int[], $18::text[]) AS u(s, j), ok WHERE ok.ok
   ON CONFLICT (session_id, seq) DO UPDATE SET json = EXCLUDED.json
   RETURNING 1),
 cp AS (
   INSERT INTO session_checkpoints (session_id, key_id, org_id, next_seq, next_index, audio_offset, engine, config,
-    total_frames, discarded_frames, created_at, stopped_at, updated_at, owner, epoch)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 FROM ok WHERE ok.ok
-  ON CONFLICT (session_id) DO UPDATE SET next_seq = EXCLUDED.next_seq, next_index = EXCLUDED.next_index,
-    audio_offset = EXCLUDED.audio_offset, engine = EXCLUDED.engine, total_frames = EXCLUDED.total_frames,
-    discarded_frames = EXCLUDED.discarded_frames, stopped_at = EXCLUDED.stopped_at, updated_at = EXCLUDED.updated_at,
-    owner = EXCLUDED.owner, epoch = EXCLUDED.epoch
+    total_frames, discarded_frames, created_at, stopped_at, updated_at, owner, epoch, final_chunks)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16 FROM ok WHERE ok.ok
+  ON CONFLICT (session_id) DO UPDATE SET ${CHECKPOINT_UPDATES}
   RETURNING 1)
 SELECT ok.ok, (SELECT count(*) FROM ev) AS events, (SELECT count(*) FROM cp) AS checkpoints FROM ok`;
 
@@ -314,5 +314,6 @@ export function checkpointParams(cp: CheckpointRow, owner: string, epoch: number
     cp.updated_at,
     owner,
     epoch,
+    cp.final_chunks,
   ];
 }

@@ -43,10 +43,11 @@ CREATE TABLE session_checkpoints (
   session_id TEXT PRIMARY KEY, key_id TEXT NOT NULL, org_id TEXT NOT NULL, next_seq INTEGER NOT NULL,
   next_index INTEGER NOT NULL, audio_offset BIGINT NOT NULL, engine TEXT NOT NULL, config TEXT NOT NULL,
   total_frames BIGINT NOT NULL DEFAULT 0, discarded_frames BIGINT NOT NULL DEFAULT 0,
-  created_at TEXT NOT NULL, stopped_at TEXT, updated_at TEXT NOT NULL,
+  final_chunks INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, stopped_at TEXT, updated_at TEXT NOT NULL,
   owner TEXT NOT NULL, epoch BIGINT NOT NULL DEFAULT 1);
 CREATE INDEX session_checkpoints_stopped ON session_checkpoints (stopped_at);
-CREATE INDEX session_checkpoints_updated ON session_checkpoints (updated_at) WHERE stopped_at IS NULL;
+CREATE INDEX session_checkpoints_updated ON session_checkpoints (updated_at);
+CREATE INDEX sessions_ended ON sessions (COALESCE(ended_at, created_at));
 CREATE TABLE session_events (
   session_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (session_id, seq));
 `,

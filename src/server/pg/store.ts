@@ -103,7 +103,7 @@ export class PgStore implements SessionStore, KeyRows {
     await this.q('UPDATE sessions SET ended_at = $2, duration = $3, total_frames = $4, final_chunks = $5, end_reason = $6 WHERE id = $1', [id, r.at, r.duration, r.totalFrames, r.finals, r.reason]);
   }
   async getSession(id: string): Promise<SessionRecord | undefined> {
-    return (await this.q<SessionRecord>('SELECT * FROM sessions WHERE id = $1', [id])).rows[0];
+    return (await this.q<SessionRecord>('SELECT s.*, k.project_id AS project_id FROM sessions s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.id = $1', [id])).rows[0];
   }
 
   // ---------------------------------------------------------------- resume
@@ -129,6 +129,28 @@ export class PgStore implements SessionStore, KeyRows {
       [stoppedBefore, idleBefore],
     );
     return r.rows.map((x) => x.session_id);
+  }
+  /**
+   * Retention, as SQLite's (db.ts): checkpoints not updated since `before`, then the records of sessions that
+   * ended (or, never ended, were created) before it with no checkpoint left, then the events that belong to
+   * neither; one transaction.
+   */
+  async pruneBefore(before: string): Promise<{ sessions: number; events: number }> {
+    const r = await this.q<{ sessions: number; events: number }>(
+      `WITH cps AS (DELETE FROM session_checkpoints WHERE updated_at < $1 RETURNING session_id),
+       recs AS (
+         DELETE FROM sessions WHERE COALESCE(ended_at, created_at) < $1
+           AND id NOT IN (SELECT session_id FROM session_checkpoints EXCEPT SELECT session_id FROM cps)
+         RETURNING id),
+       evs AS (
+         DELETE FROM session_events e
+         WHERE NOT EXISTS (SELECT 1 FROM session_checkpoints c WHERE c.session_id = e.session_id AND c.session_id NOT IN (SELECT session_id FROM cps))
+           AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = e.session_id AND s.id NOT IN (SELECT id FROM recs))
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM recs)::int AS sessions, (SELECT count(*) FROM evs)::int AS events`,
+      [before],
+    );
+    return r.rows[0] ?? { sessions: 0, events: 0 };
   }
   async dropResumeData(sessionId: string): Promise<void> {
     await this.q(

@@ -3,6 +3,7 @@
  *
  * - rate: a sliding-window log per key (a sorted set of request times), checked and counted by one Lua
  *   script, so two instances never both take the last request of a window; times are Redis's clock;
+ * - failed master-key attempts per client address: the same window, counted the same way;
  * - concurrency: per organisation, a sorted set of the sessions holding a slot, scored by when their lease
  *   ends, and a hash of which instance holds each. The holding instance renews its leases every
  *   `leaseMs / 3`; the slots of an instance that died are free again when their leases end (`leaseMs`).
@@ -13,24 +14,34 @@
  * (re-taken if Redis lost them) once it is back.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS } from '../limits';
 import type { ServerLogger } from '../log';
 import type { Limits, RateDecision } from '../stores';
 import type { RedisLink } from './connect';
 
 const PREFIX = 'dictee:';
 
-/** KEYS[1] the key's log; ARGV limit, window ms, a unique member. Returns 0 (counted) or the wait in ms. */
-const RATE_SCRIPT = `
+/** A sliding window (KEYS[1], ARGV limit and window ms): the wait in ms before one more request fits, 0 when it does. */
+const WINDOW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local n = redis.call('ZCARD', KEYS[1])
+local wait = 0
 if n >= limit then
   local oldest = redis.call('ZRANGE', KEYS[1], n - limit, n - limit, 'WITHSCORES')
-  return math.max(1, tonumber(oldest[2]) + window - now)
-end
+  wait = math.max(1, tonumber(oldest[2]) + window - now)
+end`;
+
+/** The window's wait, without counting. */
+const WAIT_SCRIPT = `${WINDOW}
+return wait`;
+
+/** KEYS[1] the log; ARGV limit, window ms, a unique member. Counts the request if it fits: returns 0 (counted) or the wait in ms. */
+const RATE_SCRIPT = `${WINDOW}
+if wait > 0 then return wait end
 redis.call('ZADD', KEYS[1], now, ARGV[3])
 redis.call('PEXPIRE', KEYS[1], window)
 return 0`;
@@ -108,9 +119,12 @@ class Script {
 }
 
 const RATE = new Script(RATE_SCRIPT);
+const WAIT = new Script(WAIT_SCRIPT);
 const ACQUIRE = new Script(ACQUIRE_SCRIPT);
 const RELEASE = new Script(RELEASE_SCRIPT);
 const RENEW = new Script(RENEW_SCRIPT);
+
+const uniqueMember = (): string => `${Date.now()}-${randomBytes(6).toString('base64url')}`;
 
 const slotKeys = (orgId: string): [string, string] => [`${PREFIX}slots:{${orgId}}`, `${PREFIX}slot-holders:{${orgId}}`];
 
@@ -153,9 +167,17 @@ export class RedisLimits implements Limits {
   }
 
   async takeRate(keyId: string): Promise<RateDecision> {
-    const member = `${Date.now()}-${randomBytes(6).toString('base64url')}`;
-    const wait = await this.run<number>(RATE, [`${PREFIX}rate:{${keyId}}`], [this.rateLimit, this.rateWindowMs, member]);
+    const wait = await this.run<number>(RATE, [`${PREFIX}rate:{${keyId}}`], [this.rateLimit, this.rateWindowMs, uniqueMember()]);
     return wait === 0 ? { allowed: true } : { allowed: false, retryAfterMs: wait };
+  }
+
+  /** Failed master-key attempts per address, one window for every instance (as in limits.ts). */
+  masterKeyWait(address: string): Promise<number> {
+    return this.run<number>(WAIT, [`${PREFIX}master-failures:{${address}}`], [MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS]);
+  }
+
+  async masterKeyFailed(address: string): Promise<void> {
+    await this.run(RATE, [`${PREFIX}master-failures:{${address}}`], [MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS, uniqueMember()]);
   }
 
   async acquireSlot(orgId: string, sessionId: string): Promise<boolean> {
