@@ -9,15 +9,11 @@ import { createLogger } from '../../src/server/log';
 import { openPool } from '../../src/server/pg/connect';
 import { prepareDatabase } from '../../src/server/pg/migrations';
 import { PgStore } from '../../src/server/pg/store';
-import type { CheckpointRow } from '../../src/server/stores';
 import { type TestPostgres, startPostgres } from '../helpers/backends';
+import { checkRetention, checkpointAt, daysAgo } from '../helpers/store-retention';
 import { waitFor } from '../helpers/wait';
 
-const daysAgo = (d: number): string => new Date(Date.now() - d * 86_400_000).toISOString();
-const cp = (id: string, updated: string, finals = 0): CheckpointRow => ({
-  session_id: id, key_id: 'k', org_id: 'o', next_seq: 1, next_index: 0, audio_offset: 0, engine: '{}', config: '{}',
-  total_frames: 0, discarded_frames: 0, final_chunks: finals, created_at: updated, stopped_at: null, updated_at: updated,
-});
+const cp = checkpointAt;
 
 describe('PostgreSQL store (real PostgreSQL)', function () {
   this.timeout(60_000);
@@ -51,26 +47,7 @@ describe('PostgreSQL store (real PostgreSQL)', function () {
 
   it('pruneBefore deletes old records and their events, keeps recent and still-live sessions (as SQLite does)', async () => {
     const store = await storeOn(await server.createDatabase(`store_${++n}`), 'a');
-    await store.recordSession('old', 'k', 'o', 'ws', daysAgo(40));
-    await store.sessionEnded('old', { at: daysAgo(39), duration: 1, totalFrames: 1, finals: 1, reason: 'client stop' });
-    store.persistEvent('old', 1, '{"text":"old words"}', cp('old', daysAgo(39)));
-    await store.recordSession('recent', 'k', 'o', 'ws', daysAgo(2));
-    store.persistEvent('recent', 1, '{"text":"recent words"}', cp('recent', daysAgo(2)));
-    await store.recordSession('long-live', 'k', 'o', 'ws', daysAgo(40));
-    store.persistEvent('long-live', 1, '{"text":"still dictating"}', cp('long-live', daysAgo(0), 3));
-    await store.recordSession('unused-init', 'k', 'o', 'http', daysAgo(31));
-    for (const id of ['old', 'recent', 'long-live']) await written(store, id);
-    const r = await store.pruneBefore(daysAgo(30));
-    assert.deepEqual(r, { sessions: 2, events: 1 });
-    assert.equal(await store.getSession('old'), undefined);
-    assert.equal(await store.getSession('unused-init'), undefined);
-    assert.ok(await store.getSession('recent'));
-    assert.ok(await store.getSession('long-live'), 'a session still live keeps its record');
-    assert.equal((await store.eventsAfter('old', 0)).length, 0);
-    assert.equal((await store.eventsAfter('recent', 0)).length, 1);
-    assert.equal((await store.eventsAfter('long-live', 0)).length, 1);
-    assert.equal((await store.getCheckpoint('long-live'))?.final_chunks, 3, 'the checkpoint keeps its counters');
-    assert.equal((await store.getSession('recent'))?.project_id, null, 'a session of an unknown key has no project');
+    await checkRetention(store, (id) => written(store, id));
   });
 
   it('a claim by another instance fences the one that had the session: its next write is refused and it is told', async () => {
