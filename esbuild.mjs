@@ -34,7 +34,9 @@ const common = {
 };
 
 // The service's native modules stay in node_modules (devDependencies: they never ship in the .vsix).
-const serverNative = ['better-sqlite3', 'koffi', 'sherpa-onnx-node'];
+// Native modules, loaded from node_modules at run time. pg loads its optional libpq binding (pg-native) only
+// when asked for `pg.native`, which the service never is; pg and ioredis themselves are bundled.
+const serverNative = ['better-sqlite3', 'koffi', 'sherpa-onnx-node', 'pg-native'];
 
 const targets = [
   {

@@ -2,9 +2,11 @@
 // `npm run e2e:setup`: installs, idempotently, everything the end-to-end tests in real VS Code need.
 //
 // - Debian packages: chromium, sox (+ formats), pulseaudio, pulseaudio-utils, espeak-ng, faketime, ripgrep, the
-//   pocketsphinx engine (library, en-us model, the recorded test speech), bzip2 (model archives) and the
-//   headers code-server's native modules build against. As root it runs `apt-get update` + `apt-get install`;
-//   otherwise it prints the exact command and fails.
+//   pocketsphinx engine (library, en-us model, the recorded test speech), bzip2 (model archives), the
+//   headers code-server's native modules build against, and postgresql, redis-server, haproxy and nginx,
+//   which the integration tests of several instances start themselves (in temporary directories, on free
+//   ports; never the system services). As root it runs `apt-get update` + `apt-get install`; otherwise it
+//   prints the exact command and fails.
 // - code-server (pinned) into `.cache/code-server/` (gitignored), with its VS Code dependencies installed
 //   and its native modules rebuilt from source against this machine's Node (nothing is downloaded from
 //   anywhere but the npm registry and Debian).
@@ -49,6 +51,10 @@ export const APT_PACKAGES = [
   'pkg-config',
   'build-essential',
   'python3',
+  'postgresql',
+  'redis-server',
+  'haproxy',
+  'nginx',
 ];
 
 const t0 = Date.now();

@@ -1,25 +1,24 @@
 /**
  * The service: the HTTP server with its API (http/), the WebSocket upgrade on `/api/v1/audio/live`
  * (authorised before it happens, auth.ts), the session registry (registry.ts), the stores and limits
- * behind their interfaces (stores.ts: SQLite and in-process here), the keep-alive and sweep timers, and
- * the shutdown drain.
+ * behind their interfaces (stores.ts; opened by backends.ts: SQLite or PostgreSQL, in-process or Redis),
+ * revocations from the other instances, the keep-alive and sweep timers, and the shutdown drain.
  */
 import http, { type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { type ErrorCode, MAX_AUDIO_FRAME_BYTES, PATHS, closeCodeFor } from '../protocol';
 import { WRITE_NEEDED, authorize } from './auth';
-import { SqliteStore } from './db';
 import type { Engine } from './engine/recognizer';
 import type { ApiContext } from './http/context';
 import { httpFailure, route } from './http/routes';
 import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl } from './http/util';
-import { SqliteKeyStore } from './keys';
-import { InProcessLimits } from './limits';
 import { LoopDelayMonitor } from './loopDelay';
 import type { ServerLogger } from './log';
 import { SessionRegistry, type Timing } from './registry';
-import type { KeyStore, Limits, SessionStore } from './stores';
+import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './stores';
+import type { Backends } from './backends';
+import { errorMessage } from '../shared/errors';
 
 export { DEFAULT_TIMING, type Timing } from './registry';
 
@@ -27,15 +26,10 @@ export { DEFAULT_TIMING, type Timing } from './registry';
 const SHUTDOWN_DRAIN_MS = 30_000;
 
 export interface ServiceOptions {
-  dataDir: string;
+  /** What the service keeps and counts (backends.ts); closed by the shutdown. */
+  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'close'>;
   engine: Engine;
   log: ServerLogger;
-  masterKey: string | undefined;
-  /** Called once with a newly generated master key (to print it on stdout). */
-  announceMasterKey: (key: string) => void;
-  concurrencyLimit: number;
-  rateLimit: number;
-  rateWindowMs: number;
   timing: Timing;
   /** Live sessions per key (undefined: no limit of its own). */
   perKeyLimit?: number;
@@ -57,11 +51,15 @@ export class Service {
 
   constructor(private readonly opts: ServiceOptions) {
     this.log = opts.log;
-    const sqlite = new SqliteStore(opts.dataDir);
-    this.store = sqlite;
-    this.keys = new SqliteKeyStore(sqlite, opts.dataDir, opts.masterKey, opts.announceMasterKey);
-    this.limits = new InProcessLimits(opts.rateLimit, opts.rateWindowMs, opts.concurrencyLimit);
-    this.registry = new SessionRegistry({ engine: opts.engine, store: this.store, limits: this.limits, log: this.log, timing: opts.timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays });
+    const { store, keys, limits, revocations } = opts.backends;
+    this.store = store;
+    this.keys = keys;
+    this.limits = limits;
+    this.registry = new SessionRegistry({ engine: opts.engine, store, limits, revocations, log: this.log, timing: opts.timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays });
+    revocations.subscribe(
+      (keyId) => void this.registry.endKeySessions(keyId).catch((e: unknown) => this.log.error('could not end the sessions of a revoked key', { key_id: keyId, error: e })),
+      () => void this.recheckKeys(),
+    );
     this.api = {
       keys: this.keys,
       store: this.store,
@@ -167,6 +165,11 @@ export class Service {
         });
       },
       (e: unknown) => {
+        if (e instanceof BackendUnavailableError) {
+          this.log.warn('WebSocket refused: backend unreachable', { backend: e.backend, retry_after_ms: e.retryAfterMs });
+          refuseUpgrade(socket, HttpError.unavailable(e.retryAfterMs));
+          return;
+        }
         this.log.error('internal error while authorising a WebSocket', { error: e, url: safeUrl(req.url ?? '') });
         refuseUpgrade(socket, HttpError.of('INTERNAL_ERROR', 'internal error'));
       },
@@ -193,8 +196,19 @@ export class Service {
     await Promise.race([serverClosed, new Promise((r) => setTimeout(r, 1000))]);
     this.healthDelay.dispose();
     this.statusDelay.dispose();
-    await this.store.close();
+    await this.opts.backends.close();
     this.log.info('shutdown complete');
+  }
+
+  /** Revocations may have been missed (the feed reconnected): the keys of the live sessions are checked again. */
+  private async recheckKeys(): Promise<void> {
+    try {
+      const revoked = await this.keys.revokedAmong(this.registry.liveKeyIds());
+      for (const keyId of revoked) await this.registry.endKeySessions(keyId);
+      if (revoked.length) this.log.info('revocations missed while the feed was down: sessions ended', { keys: revoked.length });
+    } catch (e) {
+      this.log.warn('could not re-check the keys of the live sessions', { error: errorMessage(e) });
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * One WebSocket of an authorised key: the `configure`-first rule, message parsing and the mapping of
- * every failure to an `error` message followed by the close code of its error code. Session semantics
- * live in session.ts; admission, resume and limits in registry.ts.
+ * every failure to an `error` message followed by the close code of its error code, and the order of
+ * what it sends: a message waits for the journal writes of its session queued before it (a networked
+ * store, docs/architecture.md), so nothing is sent before it is durable and nothing overtakes it.
+ * Session semantics live in session.ts; admission, resume and limits in registry.ts.
  */
 import { isUtf8 } from 'node:buffer';
 import type { WebSocket } from 'ws';
@@ -19,7 +21,13 @@ import {
 import { monotonicMs } from './clock';
 import type { ServerLogger } from './log';
 import type { LiveSession, SessionPeer } from './session';
-import type { ApiKey } from './stores';
+import { type ApiKey, BackendUnavailableError, type JournalOutcome } from './stores';
+import { unavailableMessage } from './http/util';
+
+/** The journal writes a message must wait for (those of its session queued so far), or undefined when none. */
+export type Barrier = () => Promise<JournalOutcome> | undefined;
+
+type Outgoing = { message: object; wait: Promise<JournalOutcome> | undefined } | { close: { code: number; reason: string }; wait: undefined };
 
 export interface ConnectionHost {
   /** Creates or resumes the connection's session (it may wait for storage and limits). */
@@ -54,6 +62,10 @@ export class Connection implements SessionPeer {
   /** Arrival times of the latest control messages (at most MAX_CONTROL_MESSAGES). */
   private readonly controlTimes: number[] = [];
   private overflowed = false;
+  /** What waits to be sent, in order, behind journal writes (empty with SQLite). */
+  private outbox: Outgoing[] = [];
+  private sending = false;
+  private barrier: Barrier | undefined;
 
   constructor(
     readonly ws: WebSocket,
@@ -84,7 +96,18 @@ export class Connection implements SessionPeer {
     return !this.closing && this.ws.readyState === this.ws.OPEN;
   }
 
+  /** Sends now, or once the journal writes queued before it are done (and after what already waits). */
   send(message: object): void {
+    const wait = this.barrier?.();
+    if (!wait && this.outbox.length === 0) {
+      this.write(message);
+      return;
+    }
+    this.outbox.push({ message, wait });
+    void this.sendWaiting();
+  }
+
+  private write(message: object): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(JSON.stringify(message));
     if (this.ws.bufferedAmount > (this.host.maxUnsentBytes ?? MAX_UNSENT_BYTES)) this.notReading();
@@ -99,6 +122,28 @@ export class Connection implements SessionPeer {
     this.fail('PROTOCOL_ERROR', `client is not reading: more than ${bound} bytes of messages wait to be sent; resume the session to get them`);
   }
 
+  private async sendWaiting(): Promise<void> {
+    if (this.sending) return;
+    this.sending = true;
+    try {
+      while (this.outbox.length) {
+        const head = this.outbox[0]!;
+        if (head.wait && (await head.wait) === 'abandoned') {
+          // The writes will never be made (the session was claimed by another instance, or the store closed at
+          // shutdown): what waited for them is not sent; the client resumes and gets it from storage.
+          this.log.warn('messages waiting for the journal dropped: the session continues elsewhere', { messages: this.outbox.length });
+          this.terminate();
+          return;
+        }
+        this.outbox.shift();
+        if ('close' in head) this.closeNow(head.close.code, head.close.reason);
+        else this.write(head.message);
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+
   /**
    * Sends `error` and closes with the code's close code. Pending text is flushed first (not lost);
    * with a decoder in a worker, the error follows once the flushed events were sent.
@@ -111,7 +156,7 @@ export class Connection implements SessionPeer {
       if (s) err.session_id = s.id;
       this.log.info('error sent', { code, message });
       this.send(err);
-      this.closeNow(opts.closeCode ?? closeCodeFor(code), code);
+      this.closeAfterSent(opts.closeCode ?? closeCodeFor(code), code);
     };
     let flushed: Promise<void> | undefined;
     if (s && opts.flush !== false && s.isLive && s.peer === this) {
@@ -132,14 +177,20 @@ export class Connection implements SessionPeer {
     });
   }
 
+  /** Closes once what waits to be sent is sent. */
   close(code: number, reason = ''): void {
     if (this.closing) return;
     this.closing = true;
-    this.closeNow(code, reason);
+    this.closeAfterSent(code, reason);
+  }
+
+  private closeAfterSent(code: number, reason: string): void {
+    this.clearTimer();
+    if (this.outbox.length) this.outbox.push({ close: { code, reason }, wait: undefined });
+    else this.closeNow(code, reason);
   }
 
   private closeNow(code: number, reason: string): void {
-    this.clearTimer();
     this.ws.close(code, reason.slice(0, 120));
     // A peer that never answers the close handshake is cut off.
     setTimeout(() => this.ws.terminate(), 2000).unref();
@@ -148,13 +199,16 @@ export class Connection implements SessionPeer {
   terminate(): void {
     this.closing = true;
     this.clearTimer();
+    this.outbox = [];
     this.ws.terminate();
   }
 
-  attached(session: LiveSession): void {
+  /** The connection now carries `session`; what it sends waits for `barrier` (the session's journal). */
+  attached(session: LiveSession, barrier?: Barrier): void {
     this.clearTimer();
     this.lastAudioAt = monotonicMs();
     this.session = session;
+    this.barrier = barrier;
     this.log = this.log.child({ session_id: session.id });
   }
 
@@ -237,6 +291,11 @@ export class Connection implements SessionPeer {
       this.host
         .configure(this, msg.config ?? {})
         .catch((e: unknown) => {
+          if (e instanceof BackendUnavailableError) {
+            this.log.warn('configure refused: backend unreachable', { backend: e.backend, retry_after_ms: e.retryAfterMs });
+            this.fail('INTERNAL_ERROR', unavailableMessage(e.retryAfterMs), { retryAfterMs: e.retryAfterMs });
+            return;
+          }
           this.log.error('internal error while configuring the session', { error: e });
           this.fail('INTERNAL_ERROR', 'internal error while handling the message; the session can be resumed');
         })

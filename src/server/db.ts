@@ -3,13 +3,14 @@
  * (SHA-256 hashes only; keys.ts makes them a KeyStore), and the `SessionStore` of stores.ts: session
  * records, and what a session needs to be resumed after a restart (durable events and a checkpoint).
  * better-sqlite3 is synchronous: the asynchronous methods of the interface do their work before they
- * return, so nothing is reordered.
+ * return, so nothing is reordered, and no journal write is ever pending. One process owns the database,
+ * so it owns every session's journal: a claim is a read of the checkpoint.
  */
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { type CheckpointRow, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionRecord, type SessionStore, type StoredEvent } from './stores';
+import { type CheckpointRow, type JournalOutcome, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionRecord, type SessionStore, type StoredEvent } from './stores';
 
 export const DB_FILE = 'dictee.sqlite';
 
@@ -266,4 +267,17 @@ export class SqliteStore implements SessionStore {
     this.st.deleteCheckpoint.run(sessionId);
     this.st.deleteEvents.run(sessionId);
   }
+
+  // ---------------------------------------------------------------- ownership (one process: always this one)
+  pendingWrites(): Promise<JournalOutcome> | undefined {
+    return undefined;
+  }
+  endJournal(): void {}
+  claim(sessionId: string): Promise<CheckpointRow | undefined> {
+    return this.getCheckpoint(sessionId);
+  }
+  async stillOwned(): Promise<boolean> {
+    return true;
+  }
+  onTakenOver(): void {}
 }

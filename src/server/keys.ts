@@ -1,7 +1,8 @@
 /**
- * The `KeyStore` of stores.ts on SQLite: API keys and the master key. Keys are `svc_live_`, `svc_test_`
- * or `svc_proj_` followed by 43 characters of base64url (32 random bytes). Only their SHA-256 (hex) is
- * stored; a presented key is hashed, looked up by hash, and compared in constant time.
+ * The `KeyStore` of stores.ts: API keys and the master key, over the rows of a database (`KeyRows`: SQLite
+ * here, PostgreSQL in pg/store.ts). Keys are `svc_live_`, `svc_test_` or `svc_proj_` followed by 43
+ * characters of base64url (32 random bytes). Only their SHA-256 (hex) is stored; a presented key is
+ * hashed, looked up by hash, and compared in constant time.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,8 @@ import {
   redactKey,
 } from '../protocol';
 import type { KeyRow, SqliteStore } from './db';
+
+export type { KeyRow };
 import { type ApiKey, type Authenticated, type KeyStore, KeyRequestError } from './stores';
 
 export const MASTER_KEY_FILE = 'master-key.sha256';
@@ -101,34 +104,41 @@ export function listing(k: ApiKey): KeyListing {
   };
 }
 
-export class SqliteKeyStore implements KeyStore {
-  private readonly masterHash: string;
+/** Where API keys are kept: one row per key, found by the SHA-256 of the key or by its id. */
+export interface KeyRows {
+  readonly orgId: string;
+  insertKey(row: KeyRow): Promise<void>;
+  keyByHash(hash: string): Promise<KeyRow | undefined>;
+  keyById(id: string): Promise<KeyRow | undefined>;
+  listKeys(): Promise<KeyRow[]>;
+  /** Marks the key revoked at `at` unless it already is. */
+  revokeKey(id: string, at: string): Promise<void>;
+  /** Which of these ids are revoked or unknown. */
+  revokedAmong(ids: string[]): Promise<string[]>;
+}
 
-  /**
-   * @param masterKeyFromEnv `DICTEE_MASTER_KEY`. When absent, the hash kept in the data dir is used, or
-   *   a new master key is generated, its hash stored (mode 0600) and the key handed to `announce` once.
-   */
-  constructor(
-    private readonly store: SqliteStore,
-    dataDir: string,
-    masterKeyFromEnv: string | undefined,
-    announce: (masterKey: string) => void,
-  ) {
-    const file = path.join(dataDir, MASTER_KEY_FILE);
-    if (masterKeyFromEnv) {
-      this.masterHash = sha256Hex(masterKeyFromEnv);
-    } else if (existsSync(file)) {
-      const stored = readFileSync(file, 'utf8').trim();
-      if (!/^[0-9a-f]{64}$/.test(stored)) throw new Error(`${file} does not hold a SHA-256 hex digest`);
-      this.masterHash = stored;
-    } else {
-      const key = generateMasterKey();
-      this.masterHash = sha256Hex(key);
-      writeFileSync(file, this.masterHash + '\n', { mode: 0o600 });
-      chmodSync(file, 0o600);
-      announce(key);
-    }
+/** The SHA-256 of the master key: of DICTEE_MASTER_KEY when set, else the one kept in the data dir (or a new one, announced once). */
+export function masterHashInDataDir(dataDir: string, masterKeyFromEnv: string | undefined, announce: (masterKey: string) => void): string {
+  if (masterKeyFromEnv) return sha256Hex(masterKeyFromEnv);
+  const file = path.join(dataDir, MASTER_KEY_FILE);
+  if (existsSync(file)) {
+    const stored = readFileSync(file, 'utf8').trim();
+    if (!/^[0-9a-f]{64}$/.test(stored)) throw new Error(`${file} does not hold a SHA-256 hex digest`);
+    return stored;
   }
+  const key = generateMasterKey();
+  const hash = sha256Hex(key);
+  writeFileSync(file, hash + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  announce(key);
+  return hash;
+}
+
+export class ApiKeys implements KeyStore {
+  constructor(
+    private readonly rows: KeyRows,
+    private readonly masterHash: string,
+  ) {}
 
   isMaster(presented: string | undefined): boolean {
     if (!presented) return false;
@@ -139,14 +149,14 @@ export class SqliteKeyStore implements KeyStore {
     if (!presented) return { ok: false, reason: 'missing' };
     if (!KEY_PATTERN.test(presented)) return { ok: false, reason: 'malformed' };
     const hash = sha256Hex(presented);
-    const row = this.store.keyByHash(hash);
+    const row = await this.rows.keyByHash(hash);
     if (!row || !hashesEqual(row.hash, hash)) return { ok: false, reason: 'unknown' };
     if (row.revoked_at) return { ok: false, reason: 'revoked' };
     return { ok: true, key: fromRow(row) };
   }
 
   async create(req: CreateKeyRequest): Promise<CreateKeyResponse> {
-    const orgId = this.store.orgId;
+    const orgId = this.rows.orgId;
     if (req.type === 'project' && !req.project_id) {
       throw new KeyRequestError('project_id', 'project_id is required for a project key');
     }
@@ -173,7 +183,7 @@ export class SqliteKeyStore implements KeyStore {
       created_at: new Date().toISOString(),
       revoked_at: null,
     };
-    this.store.insertKey(row);
+    await this.rows.insertKey(row);
     return {
       id: row.id,
       key,
@@ -188,19 +198,48 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async list(): Promise<KeyListing[]> {
-    return this.store.listKeys().map((r) => listing(fromRow(r)));
+    return (await this.rows.listKeys()).map((r) => listing(fromRow(r)));
   }
 
   /** Finds a key by its id or by its value. */
-  private find(keyOrId: string): ApiKey | undefined {
-    const row = KEY_PATTERN.test(keyOrId) ? this.store.keyByHash(sha256Hex(keyOrId)) : this.store.keyById(keyOrId);
+  private async find(keyOrId: string): Promise<ApiKey | undefined> {
+    const row = KEY_PATTERN.test(keyOrId) ? await this.rows.keyByHash(sha256Hex(keyOrId)) : await this.rows.keyById(keyOrId);
     return row ? fromRow(row) : undefined;
   }
 
   async revoke(keyOrId: string): Promise<ApiKey | undefined> {
-    const key = this.find(keyOrId);
+    const key = await this.find(keyOrId);
     if (!key) return undefined;
-    if (!key.revokedAt) this.store.revokeKey(key.id, new Date().toISOString());
+    if (!key.revokedAt) await this.rows.revokeKey(key.id, new Date().toISOString());
     return this.find(key.id);
   }
+
+  revokedAmong(keyIds: string[]): Promise<string[]> {
+    return keyIds.length ? this.rows.revokedAmong(keyIds) : Promise.resolve([]);
+  }
+}
+
+/** The KeyStore on SQLite (one instance): rows in the data dir's database, the master key's hash in the data dir. */
+export class SqliteKeyStore extends ApiKeys {
+  /**
+   * @param masterKeyFromEnv `DICTEE_MASTER_KEY`. When absent, the hash kept in the data dir is used, or
+   *   a new master key is generated, its hash stored (mode 0600) and the key handed to `announce` once.
+   */
+  constructor(store: SqliteStore, dataDir: string, masterKeyFromEnv: string | undefined, announce: (masterKey: string) => void) {
+    super(sqliteKeyRows(store), masterHashInDataDir(dataDir, masterKeyFromEnv, announce));
+  }
+}
+
+function sqliteKeyRows(store: SqliteStore): KeyRows {
+  return {
+    orgId: store.orgId,
+    insertKey: async (row) => store.insertKey(row),
+    keyByHash: async (hash) => store.keyByHash(hash),
+    keyById: async (id) => store.keyById(id),
+    listKeys: async () => store.listKeys(),
+    revokeKey: async (id, at) => {
+      store.revokeKey(id, at);
+    },
+    revokedAmong: async (ids) => ids.filter((id) => store.keyById(id)?.revoked_at !== null),
+  };
 }

@@ -7,7 +7,7 @@
  * when a session gets a connection and gives it back when it loses it, stops or ends.
  */
 import { monotonicMs } from './clock';
-import type { Limits, RateDecision } from './stores';
+import type { Limits, RateDecision, RevocationFeed } from './stores';
 
 export class RateLimiter {
   private readonly hits = new Map<string, number[]>();
@@ -118,4 +118,13 @@ export class InProcessLimits implements Limits {
     this.rate.sweep();
     this.masterFailures.sweep();
   }
+
+  async close(): Promise<void> {}
+}
+
+/** Revocation in one process: the registry has already ended the key's sessions; nobody else to tell. */
+export class LocalRevocations implements RevocationFeed {
+  async announce(): Promise<void> {}
+  subscribe(): void {}
+  async close(): Promise<void> {}
 }

@@ -1,14 +1,18 @@
 /**
  * `node dist/server.js [--host H] [--port P] [--data-dir DIR] [--engine NAME] [--model DIR]
- *  [--script FILE] [--workers N] [--concurrency-limit N] [--rate-limit N] [--rate-window S]`
+ *  [--script FILE] [--workers N] [--concurrency-limit N] [--rate-limit N] [--rate-window S] …
+ *  [--database URL] [--redis URL] [--instance-id ID]`
  *
  * stdout carries only the `listening on http://HOST:PORT` line and, at a first start without
  * DICTEE_MASTER_KEY, the one-time master key notice. Logs are JSON lines on stderr.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../protocol/http';
 import { DEFAULT_TIMING, Service, type Timing } from './app';
+import { BackendStartError } from './backend';
+import { type Backends, openBackends } from './backends';
 import { EngineUnavailableError } from './engine/pocketsphinx/ffi';
 import { ENGINE_NAMES, type EngineName, openEngine } from './engine/pooled';
 import type { Engine } from './engine/recognizer';
@@ -42,11 +46,19 @@ Options:
   --rate-window S        rate-limit window in seconds (default 60)
   --retention-days D     keep session records and their transcript events D days after the
                          session ended (default 30)
+  --database URL         keep keys, sessions and resume data in PostgreSQL
+                         (postgres://user:password@host:5432/db) instead of SQLite in --data-dir,
+                         so that several instances share them
+  --redis URL            count rate limits and concurrency slots in Redis (redis://host:6379), one
+                         count for every instance, and tell every instance of a revocation
+  --instance-id ID       this instance's name in logs and in storage (default: host name and pid)
   -h, --help             show this help
 
 Environment:
   DICTEE_MASTER_KEY      master key for key management; if unset, one is generated at the first
                          start, printed once, and only its SHA-256 is kept in the data dir
+  DICTEE_DATABASE_URL    the same as --database (the flag wins)
+  DICTEE_REDIS_URL       the same as --redis (the flag wins)
   DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error
 `;
 
@@ -65,6 +77,11 @@ export interface CliOptions {
   rateWindowS: number;
   perKeyLimit?: number;
   retentionDays: number;
+  /** PostgreSQL URL (`--database` or DICTEE_DATABASE_URL), or undefined for SQLite in the data dir. */
+  database?: string;
+  /** Redis URL (`--redis` or DICTEE_REDIS_URL), or undefined for limits in this process. */
+  redis?: string;
+  instanceId: string;
   help: boolean;
 }
 
@@ -81,10 +98,17 @@ const OPTIONS = {
   'rate-window': { type: 'string' },
   'per-key-limit': { type: 'string' },
   'retention-days': { type: 'string' },
+  database: { type: 'string' },
+  redis: { type: 'string' },
+  'instance-id': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export function parseArgs(argv: string[]): CliOptions {
+export function defaultInstanceId(): string {
+  return `${os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 48) || 'host'}-${process.pid}`;
+}
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptions {
   const { values: v } = parseCommandLine(argv, OPTIONS);
   const o: CliOptions = {
     host: v.host === undefined ? DEFAULT_HOST : nonEmpty('--host', v.host),
@@ -95,8 +119,14 @@ export function parseArgs(argv: string[]): CliOptions {
     rateLimit: v['rate-limit'] === undefined ? 120 : wholeNumber('--rate-limit', v['rate-limit'], 1, 10000000),
     rateWindowS: v['rate-window'] === undefined ? 60 : wholeNumber('--rate-window', v['rate-window'], 1, 86400),
     retentionDays: v['retention-days'] === undefined ? 30 : wholeNumber('--retention-days', v['retention-days'], 1, 3650),
+    instanceId: v['instance-id'] === undefined ? defaultInstanceId() : nonEmpty('--instance-id', v['instance-id']),
     help: v.help === true,
   };
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(o.instanceId)) throw new UsageError('--instance-id takes 1 to 64 letters, digits, ".", "_" or "-"');
+  const database = v.database ?? (env.DICTEE_DATABASE_URL || undefined);
+  const redis = v.redis ?? (env.DICTEE_REDIS_URL || undefined);
+  if (database !== undefined) o.database = database;
+  if (redis !== undefined) o.redis = redis;
   if (v.engine !== undefined) {
     if (!(ENGINE_NAMES as readonly string[]).includes(v.engine)) {
       throw new UsageError(`unknown engine ${JSON.stringify(v.engine)}; choose one of ${ENGINE_NAMES.join(', ')}`);
@@ -137,6 +167,14 @@ export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
   return t;
 }
 
+/** `DICTEE_SLOT_LEASE_MS`: the lease of a concurrency slot in Redis (default 3000; the slots of a dead instance are free after it). */
+export function slotLeaseFromEnv(env: NodeJS.ProcessEnv): number {
+  const v = env.DICTEE_SLOT_LEASE_MS;
+  if (v === undefined || v === '') return 3000;
+  if (!/^\d+$/.test(v) || Number(v) < 300) throw new UsageError('DICTEE_SLOT_LEASE_MS must be a whole number of milliseconds, at least 300');
+  return Number(v);
+}
+
 /**
  * `mkdir -p` one level at a time (mode 0700). Node's recursive mkdirSync can spin forever on some
  * virtual file systems (e.g. a path under /proc); this fails with the real error instead.
@@ -156,9 +194,11 @@ export function makeDirs(dir: string): void {
 async function main(): Promise<void> {
   let opts: CliOptions;
   let timing: Timing;
+  let slotLeaseMs: number;
   try {
-    opts = parseArgs(process.argv.slice(2));
+    opts = parseArgs(process.argv.slice(2), process.env);
     timing = timingFromEnv(process.env);
+    slotLeaseMs = slotLeaseFromEnv(process.env);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`error: ${e.message}\n\n${USAGE}`);
@@ -192,11 +232,13 @@ async function main(): Promise<void> {
     }
   }
   const dataDir = path.resolve(opts.dataDir);
-  try {
-    makeDirs(dataDir);
-  } catch (e) {
-    process.stderr.write(`error: cannot create the data dir ${dataDir}: ${errorMessage(e)}\n`);
-    process.exit(1);
+  if (!opts.database) {
+    try {
+      makeDirs(dataDir);
+    } catch (e) {
+      process.stderr.write(`error: cannot create the data dir ${dataDir}: ${errorMessage(e)}\n`);
+      process.exit(1);
+    }
   }
   let engine: Engine;
   try {
@@ -206,41 +248,50 @@ async function main(): Promise<void> {
     process.stderr.write(`error: the ${opts.engine} engine cannot start: ${why}\n`);
     process.exit(1);
   }
-  const dirWarning = dataDirWarning(dataDir);
+  const dirWarning = opts.database ? undefined : dataDirWarning(dataDir);
   if (dirWarning) log.warn(dirWarning);
-  let service: Service;
+  let backends: Backends;
   try {
-    service = new Service({
+    backends = await openBackends({
       dataDir,
-      engine,
-      log,
+      databaseUrl: opts.database,
+      redisUrl: opts.redis,
+      instanceId: opts.instanceId,
       masterKey,
       announceMasterKey: (key) => process.stdout.write(`master key (shown once): ${key}\n`),
       concurrencyLimit: opts.concurrencyLimit,
       rateLimit: opts.rateLimit,
       rateWindowMs: opts.rateWindowS * 1000,
-      timing,
-      perKeyLimit: opts.perKeyLimit,
-      retentionDays: opts.retentionDays,
+      slotLeaseMs,
+      log,
     });
   } catch (e) {
-    process.stderr.write(`error: cannot open the data dir ${dataDir}: ${errorMessage(e)}\n`);
     await engine.close?.();
+    if (!(e instanceof BackendStartError)) throw e;
+    process.stderr.write(`error: ${e.message}\n`);
     process.exit(1);
   }
+  const service = new Service({ backends, engine, log, timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays });
   let port: number;
   try {
     port = await service.listen(opts.host, opts.port);
   } catch (e) {
     process.stderr.write(`error: cannot listen on ${opts.host}:${opts.port}: ${errorMessage(e)}\n`);
-    await service.store.close();
+    await backends.close();
     await engine.close?.();
     process.exit(1);
+  }
+  if (backends.storeKind === 'postgres' && backends.limitsKind === 'in-process') {
+    log.warn('limits are per instance: PostgreSQL is shared but without --redis the rate limit, the concurrency slots and the revocation of live sessions count in this instance only');
   }
   log.info('service started', {
     host: opts.host,
     port,
-    data_dir: dataDir,
+    instance_id: opts.instanceId,
+    store: backends.storeKind,
+    limits: backends.limitsKind,
+    data_dir: backends.storeKind === 'sqlite' ? dataDir : undefined,
+    migrations_applied: backends.migrationsApplied.length ? backends.migrationsApplied : undefined,
     engine: engine.name,
     languages: engine.languages,
     engine_note: engine.name === 'simulated' ? 'the simulated engine produces text without recognising speech' : undefined,

@@ -13,7 +13,7 @@ import type { Engine } from './engine/recognizer';
 import { HttpInits } from './httpInits';
 import type { ServerLogger } from './log';
 import { LiveSession, type LiveSessionInit } from './session';
-import type { ApiKey, CheckpointRow, Limits, SessionStore, StoredEvent } from './stores';
+import type { ApiKey, CheckpointRow, Limits, RevocationFeed, SessionStore, StoredEvent } from './stores';
 
 export interface Timing {
   configureTimeoutMs: number;
@@ -55,6 +55,8 @@ export interface RegistryOptions {
   engine: Engine;
   store: SessionStore;
   limits: Limits;
+  /** Tells the other instances of a revocation (nothing to tell in one process). */
+  revocations: RevocationFeed;
   log: ServerLogger;
   timing: Timing;
   /** Live sessions one key may hold (undefined: only the organisation's limit applies). */
@@ -108,6 +110,7 @@ export class SessionRegistry implements ConnectionHost {
   constructor(private readonly o: RegistryOptions) {
     this.log = o.log;
     this.httpInits = new HttpInits(o.timing.initAdoptMs);
+    o.store.onTakenOver((id) => this.takenOver(id));
   }
 
   get configureTimeoutMs(): number {
@@ -206,8 +209,19 @@ export class SessionRegistry implements ConnectionHost {
     conn.send(configured(id, this.o.engine, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
   }
 
-  /** Revocation: every connection of the key gets AUTH_ERROR (its pending text flushed first); its sessions end for good. */
+  /** Revocation through this instance: the key's sessions end here, and the other instances are told to end theirs. */
   async revokeKey(keyId: string): Promise<void> {
+    await this.endKeySessions(keyId);
+    await this.o.revocations.announce(keyId).catch((e: unknown) => this.log.error('could not announce a revocation', { key_id: keyId, error: e }));
+  }
+
+  /** The keys of the live sessions here. */
+  liveKeyIds(): string[] {
+    return [...new Set([...this.sessions.values()].filter((s) => s.isLive).map((s) => s.keyId))];
+  }
+
+  /** A revoked key: every connection of the key gets AUTH_ERROR (its pending text flushed first); its sessions end for good. */
+  async endKeySessions(keyId: string): Promise<void> {
     for (const conn of [...this.connections]) {
       if (conn.key.id === keyId) conn.fail('AUTH_ERROR', 'API key revoked');
     }
@@ -335,6 +349,11 @@ export class SessionRegistry implements ConnectionHost {
       this.log.info('resume refused: session of another key', { session_id: sessionId });
       return false;
     }
+    if (session?.isLive && !(await this.o.store.stillOwned(session.id))) {
+      // Resumed on another instance meanwhile: what this one holds is stale; take it back from storage.
+      this.takenOver(session.id);
+      return this.resume(conn, sessionId, lastSeq);
+    }
     if (session && lastSeq > session.lastSeq) {
       conn.fail('CONFIG_ERROR', lastSeqTooHigh(lastSeq, session.lastSeq));
       return true;
@@ -360,8 +379,8 @@ export class SessionRegistry implements ConnectionHost {
         this.log.info('resume refused: unknown or expired session', { session_id: sessionId });
         return false;
       }
-      const storedSeq = await this.o.store.maxSeq(sessionId);
       if (row.stopped_at) {
+        const storedSeq = await this.o.store.maxSeq(sessionId);
         const issued = Math.max(storedSeq, row.next_seq - 1);
         if (lastSeq > issued) {
           conn.fail('CONFIG_ERROR', lastSeqTooHigh(lastSeq, issued));
@@ -370,25 +389,12 @@ export class SessionRegistry implements ConnectionHost {
         await this.replayStopped(conn, sessionId, lastSeq, issued, row.audio_offset, storedMetrics(row));
         return true;
       }
-      let config: EffectiveConfig;
-      try {
-        config = JSON.parse(row.config) as EffectiveConfig;
-      } catch {
-        this.log.warn('resume refused: unreadable checkpoint', { session_id: sessionId });
-        return false;
-      }
       if (!(await this.admit(conn, sessionId))) return true;
       // Another connection may have restored it meanwhile (a store across the network answers later).
       if (this.sessions.has(sessionId)) return this.resume(conn, sessionId, lastSeq);
-      try {
-        session = this.create(sessionId, key, config, { row, lastSeq, storedSeq });
-      } catch (e) {
-        this.o.limits.releaseSlot(key.orgId, sessionId);
-        this.log.warn('resume refused: checkpoint cannot be restored', { session_id: sessionId, error: e });
-        return false;
-      }
-      this.sessions.set(sessionId, session);
-      session.log.info('session restored from storage', { audio_offset: row.audio_offset });
+      const restored = await this.restore(conn, sessionId, lastSeq);
+      if (!restored) return false;
+      session = restored;
     }
     const events = await this.unseenEvents(session, lastSeq);
     if (!this.attach(session, conn)) return true;
@@ -397,6 +403,36 @@ export class SessionRegistry implements ConnectionHost {
     const replayed = session.replay(events);
     session.log.info('session resumed', { client_last_seq: lastSeq, last_seq: issued, replayed, resume_audio_offset: session.audioOffset });
     return true;
+  }
+
+  /**
+   * A session from storage (its slot already taken): this instance claims its journal (any other instance's
+   * writes to it are refused from now on) and rebuilds it from the checkpoint as claimed. Undefined (and the
+   * slot given back) when it cannot be restored.
+   */
+  private async restore(conn: Connection, sessionId: string, lastSeq: number): Promise<LiveSession | undefined> {
+    const key = conn.key;
+    let row: CheckpointRow | undefined;
+    let storedSeq: number;
+    try {
+      row = await this.o.store.claim(sessionId);
+      storedSeq = row ? await this.o.store.maxSeq(sessionId) : 0;
+    } catch (e) {
+      this.o.limits.releaseSlot(key.orgId, sessionId);
+      throw e;
+    }
+    let session: LiveSession;
+    try {
+      if (!row || row.key_id !== key.id || row.stopped_at) throw new Error('the checkpoint changed while it was claimed');
+      session = this.create(sessionId, key, JSON.parse(row.config) as EffectiveConfig, { row, lastSeq, storedSeq });
+    } catch (e) {
+      this.o.limits.releaseSlot(key.orgId, sessionId);
+      this.log.warn('resume refused: checkpoint cannot be restored', { session_id: sessionId, error: e });
+      return undefined;
+    }
+    this.sessions.set(sessionId, session);
+    session.log.info('session restored from storage', { audio_offset: row.audio_offset, previous_owner: (row as { previous_owner?: string }).previous_owner });
+    return session;
   }
 
   /** The durable events after `lastSeq`, up to the last one the session persisted. */
@@ -470,7 +506,7 @@ export class SessionRegistry implements ConnectionHost {
       return false;
     }
     session.attach(conn);
-    conn.attached(session);
+    conn.attached(session, () => this.o.store.pendingWrites(session.id));
     return true;
   }
 
@@ -480,11 +516,25 @@ export class SessionRegistry implements ConnectionHost {
     this.o.limits.releaseSlot(session.orgId, session.id);
   }
 
-  /** The session ends for good. */
+  /** The session ends for good (here). */
   private forget(session: LiveSession): void {
     session.dispose();
     this.sessions.delete(session.id);
     this.o.limits.releaseSlot(session.orgId, session.id);
+    this.o.store.endJournal(session.id);
+  }
+
+  /** Another instance claimed a session this one has: it ends here without a word (its client is over there). */
+  private takenOver(sessionId: string): void {
+    const s = this.sessions.get(sessionId);
+    if (!s) return;
+    const conn = s.peer instanceof Connection ? s.peer : undefined;
+    s.log.warn('session resumed on another instance: ended here');
+    this.forget(s);
+    if (conn) {
+      conn.terminate();
+      this.connections.delete(conn);
+    }
   }
 }
 

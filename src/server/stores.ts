@@ -15,6 +15,12 @@
  * ever waits on I/O. A networked journal queues its writes in order and makes them visible to this
  * store's own reads of the session (`getCheckpoint`, `eventsAfter`, `maxSeq`), which are asynchronous.
  * Releasing a slot does not wait either.
+ *
+ * Several instances (PostgreSQL and Redis, docs/deploy.md): a networked journal may lag behind the session
+ * that writes it, so `pendingWrites` tells a connection what it must wait for before it sends an event
+ * (nothing is sent before it is durable); `claim` and `stillOwned` make one instance at a time the owner of a
+ * session's journal (fencing: the writes of an earlier owner are refused once another instance claimed it,
+ * and that instance is told through `onTakenOver`).
  */
 import type { CreateKeyRequest, CreateKeyResponse, KeyListing, Permission } from '../protocol';
 
@@ -54,6 +60,8 @@ export interface KeyStore {
   list(): Promise<KeyListing[]>;
   /** Revokes a key given by its id or its value (idempotent): the key as revoked, or undefined when unknown. */
   revoke(keyOrId: string): Promise<ApiKey | undefined>;
+  /** Which of these key ids are revoked (or unknown). */
+  revokedAmong(keyIds: string[]): Promise<string[]>;
 }
 
 export interface SessionRecord {
@@ -108,6 +116,30 @@ export interface StoredEvent {
 /** Durable events kept per session for replay. */
 export const MAX_EVENTS_PER_SESSION = 2000;
 
+/** How the journal writes queued for a session ended. */
+export type JournalOutcome =
+  /** written */
+  | 'durable'
+  /** failed for good (logged by the store): the events are sent all the same, as with a failed SQLite write */
+  | 'failed'
+  /** not written and never will be: another instance claimed the session, or the store closed first */
+  | 'abandoned';
+
+/**
+ * A backend (PostgreSQL, Redis) is unreachable: the request is refused with INTERNAL_ERROR and
+ * `retry_after_ms`; live sessions go on. The message names the backend, never its address or password.
+ */
+export class BackendUnavailableError extends Error {
+  override readonly name = 'BackendUnavailableError';
+  constructor(
+    readonly backend: 'PostgreSQL' | 'Redis',
+    readonly retryAfterMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`${backend} is unreachable`, options);
+  }
+}
+
 export interface SessionStore {
   // -------- records (awaited once per session)
   recordSession(id: string, keyId: string, orgId: string, origin: 'http' | 'ws', at: string): Promise<void>;
@@ -137,6 +169,24 @@ export interface SessionStore {
   trimEvents(sessionId: string): void;
   saveCheckpoint(cp: CheckpointRow): void;
   markStopped(sessionId: string, nextSeq: number, at: string): void;
+  /**
+   * The journal writes queued so far for the session: undefined when none is waiting (SQLite: always), else
+   * a promise of how they ended. What a session sends after a journal write waits for it.
+   */
+  pendingWrites(sessionId: string): Promise<JournalOutcome> | undefined;
+  /** The session ended on this instance: once its queued writes are done, its journal is forgotten here. */
+  endJournal(sessionId: string): void;
+
+  // -------- ownership (several instances; awaited at resume)
+  /**
+   * Makes this instance the owner of a session's journal, taking it from the instance that had it (whose
+   * writes are refused from now on): the checkpoint as claimed, or undefined when there is none.
+   */
+  claim(sessionId: string): Promise<CheckpointRow | undefined>;
+  /** Whether this instance still owns the journal of a session it has in memory (no other instance claimed it). */
+  stillOwned(sessionId: string): Promise<boolean>;
+  /** Called when another instance claimed a session this one journals (its writes were refused). */
+  onTakenOver(listener: (sessionId: string) => void): void;
 
   close(): Promise<void>;
 }
@@ -161,4 +211,17 @@ export interface Limits {
   masterKeyFailed(address: string): Promise<void>;
   /** Forgets what no longer counts (now and then). */
   sweep(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Revocation across instances: a key revoked through one instance ends its live sessions on every
+ * instance (Redis pub/sub; in one process, nothing to tell).
+ */
+export interface RevocationFeed {
+  /** Tells every instance (this one included) that the key is revoked. */
+  announce(keyId: string): Promise<void>;
+  /** `revoked` is called with each key id announced by any instance; `resync` when announcements may have been missed (the feed reconnected). */
+  subscribe(revoked: (keyId: string) => void, resync: () => void): void;
+  close(): Promise<void>;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { makeDirs, parseArgs, timingFromEnv, UsageError } from '../../src/server/main';
+import { defaultInstanceId, makeDirs, parseArgs, slotLeaseFromEnv, timingFromEnv, UsageError } from '../../src/server/main';
 import { DEFAULT_TIMING } from '../../src/server/app';
 
 describe('server command line', () => {
@@ -16,8 +16,33 @@ describe('server command line', () => {
       rateLimit: 120,
       rateWindowS: 60,
       retentionDays: 30,
+      instanceId: defaultInstanceId(),
       help: false,
     });
+    assert.match(defaultInstanceId(), new RegExp(`^[A-Za-z0-9._-]+-${process.pid}$`));
+  });
+
+  it('--database and --redis, or DICTEE_DATABASE_URL and DICTEE_REDIS_URL (the flag wins); --instance-id', () => {
+    const env = { DICTEE_DATABASE_URL: 'postgres://env/db', DICTEE_REDIS_URL: 'redis://env:6379' };
+    const fromEnv = parseArgs([], env);
+    assert.equal(fromEnv.database, 'postgres://env/db');
+    assert.equal(fromEnv.redis, 'redis://env:6379');
+    const flags = parseArgs(['--database', 'postgres://flag/db', '--redis=redis://flag', '--instance-id', 'dictee-2'], env);
+    assert.equal(flags.database, 'postgres://flag/db');
+    assert.equal(flags.redis, 'redis://flag');
+    assert.equal(flags.instanceId, 'dictee-2');
+    const none = parseArgs([], { DICTEE_DATABASE_URL: '', DICTEE_REDIS_URL: '' });
+    assert.equal(none.database, undefined, 'an empty variable is no database');
+    assert.equal(none.redis, undefined);
+    assert.throws(() => parseArgs(['--instance-id', 'a b']), (e: unknown) => e instanceof UsageError && /--instance-id takes 1 to 64 letters/.test(e.message));
+    assert.throws(() => parseArgs(['--database']), (e: unknown) => e instanceof UsageError && /--database needs a value/.test(e.message));
+  });
+
+  it('DICTEE_SLOT_LEASE_MS: 3000 by default, at least 300', () => {
+    assert.equal(slotLeaseFromEnv({}), 3000);
+    assert.equal(slotLeaseFromEnv({ DICTEE_SLOT_LEASE_MS: '1500' }), 1500);
+    assert.throws(() => slotLeaseFromEnv({ DICTEE_SLOT_LEASE_MS: '100' }), UsageError);
+    assert.throws(() => slotLeaseFromEnv({ DICTEE_SLOT_LEASE_MS: 'soon' }), UsageError);
   });
 
   it('reads every flag, in both --flag v and --flag=v forms', () => {

@@ -5,34 +5,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DB_FILE, SqliteStore, dataDirWarning } from '../../src/server/db';
 import { masterKeyWeakness } from '../../src/server/keys';
+import { checkRetention } from '../helpers/store-retention';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'dictee-store-'));
-const daysAgo = (d: number): string => new Date(Date.now() - d * 86_400_000).toISOString();
 
 describe('server storage: retention, migrations, data dir', () => {
   it('pruneBefore deletes old records and their events, keeps recent and still-live sessions', async () => {
     const store = new SqliteStore(tmp());
-    const cp = (id: string, updated: string): Parameters<SqliteStore['saveCheckpoint']>[0] => ({
-      session_id: id, key_id: 'k', org_id: 'o', next_seq: 1, next_index: 0, audio_offset: 0, engine: '{}', config: '{}',
-      total_frames: 0, discarded_frames: 0, final_chunks: 0, created_at: updated, stopped_at: null, updated_at: updated,
-    });
-    await store.recordSession('old', 'k', 'o', 'ws', daysAgo(40));
-    await store.sessionEnded('old', { at: daysAgo(39), duration: 1, totalFrames: 1, finals: 1, reason: 'client stop' });
-    store.persistEvent('old', 1, '{"text":"old words"}', cp('old', daysAgo(39)));
-    await store.recordSession('recent', 'k', 'o', 'ws', daysAgo(2));
-    store.persistEvent('recent', 1, '{"text":"recent words"}', cp('recent', daysAgo(2)));
-    await store.recordSession('long-live', 'k', 'o', 'ws', daysAgo(40));
-    store.persistEvent('long-live', 1, '{"text":"still dictating"}', cp('long-live', daysAgo(0)));
-    await store.recordSession('unused-init', 'k', 'o', 'http', daysAgo(31));
-    const r = await store.pruneBefore(daysAgo(30));
-    assert.deepEqual(r, { sessions: 2, events: 1 });
-    assert.equal(await store.getSession('old'), undefined);
-    assert.equal(await store.getSession('unused-init'), undefined);
-    assert.ok(await store.getSession('recent'));
-    assert.ok(await store.getSession('long-live'), 'a session still live keeps its record');
-    assert.equal((await store.eventsAfter('old', 0)).length, 0);
-    assert.equal((await store.eventsAfter('recent', 0)).length, 1);
-    assert.equal((await store.eventsAfter('long-live', 0)).length, 1);
+    await checkRetention(store);
     await store.close();
   });
 

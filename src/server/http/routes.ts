@@ -1,6 +1,7 @@
 /** The HTTP API of the service: every path of `PATHS`, its methods, and the error body for every failure. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PATHS } from '../../protocol';
+import { BackendUnavailableError } from '../stores';
 import type { ApiContext } from './context';
 import { createKey, listKeys, requireMaster, revokeKey } from './keys';
 import { readSession, sessionInit } from './sessions';
@@ -76,7 +77,10 @@ export function httpFailure(ctx: ApiContext, req: IncomingMessage, res: ServerRe
   }
   let err: HttpError;
   if (e instanceof HttpError) err = e;
-  else {
+  else if (e instanceof BackendUnavailableError) {
+    ctx.log.warn('request refused: backend unreachable', { backend: e.backend, retry_after_ms: e.retryAfterMs, method: req.method, path: safeUrl(req.url ?? '') });
+    err = HttpError.unavailable(e.retryAfterMs);
+  } else {
     ctx.log.error('internal error on an HTTP request', { error: e, method: req.method, path: safeUrl(req.url ?? '') });
     err = HttpError.of('INTERNAL_ERROR', 'internal error');
   }

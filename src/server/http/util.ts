@@ -31,9 +31,18 @@ export class HttpError extends Error {
     return new HttpError(status, code, message, retryAfterMs);
   }
 
+  /** A request refused while a backend (PostgreSQL, Redis) is unreachable: 503 INTERNAL_ERROR with the wait; no address, no name of a backend. */
+  static unavailable(retryAfterMs: number): HttpError {
+    return HttpError.of('INTERNAL_ERROR', unavailableMessage(retryAfterMs), retryAfterMs, 503);
+  }
+
   static methodNotAllowed(method: string, allowed: readonly string[]): HttpError {
     return new HttpError(405, 'METHOD_NOT_ALLOWED', `method ${method} not allowed here; use ${allowed.join(' or ')}`, 0, { allow: allowed.join(', ') });
   }
+}
+
+export function unavailableMessage(retryAfterMs: number): string {
+  return `service temporarily unavailable; retry in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s`;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
