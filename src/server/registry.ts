@@ -1,52 +1,23 @@
 /**
  * The live sessions of the service and the connections that carry them: admission of a new session (a
- * concurrency slot, freed from a silent socket of the same key if need be), lookup, resume (of a session
- * in memory, taking over from a dying connection; from storage after a restart; or the replay of a
- * stopped one), revocation, keep-alive, the sweep of what expired, and the drain at shutdown.
+ * concurrency slot, freed from a silent socket of the same key if need be), lookup, resume (decided in
+ * `resume.ts`), revocation, keep-alive, the sweep of what expired, and the drain at shutdown.
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import { type ClientConfig, ConfigConflictError, type EffectiveConfig, MAX_UNSENT_BYTES, resolveConfig } from '../protocol';
+import { type ClientConfig, ConfigConflictError, type EffectiveConfig, resolveConfig } from '../protocol';
 import { monotonicMs } from './clock';
 import { Connection, type ConnectionHost } from './connection';
 import type { Engine } from './engine/recognizer';
 import { HttpInits } from './httpInits';
 import type { ServerLogger } from './log';
 import { LiveSession, type LiveSessionInit } from './session';
-import type { ApiKey, CheckpointRow, Limits, RevocationFeed, SessionStore, StoredEvent } from './stores';
+import { Resumer, configured } from './resume';
+import type { ApiKey, Limits, RevocationFeed, SessionStore } from './stores';
+import type { Timing } from './timing';
 
-export interface Timing {
-  configureTimeoutMs: number;
-  pingIntervalMs: number;
-  pongTimeoutMs: number;
-  /** A socket silent this long may be replaced by a new session of the same key at the concurrency limit. */
-  staleSocketMs: number;
-  /** How long a stopped session can still be resumed (to get its replay). */
-  stoppedTtlMs: number;
-  /** How long a dropped (not stopped) session can be resumed. */
-  resumeTtlMs: number;
-  /** How long an HTTP-initialised session id waits for its WebSocket. */
-  initAdoptMs: number;
-  /** A session that receives no audio this long (configured and never started, paused, silent) is closed: SESSION_IDLE. */
-  idleTimeoutMs: number;
-  /** Bytes of messages waiting for a client that does not read, past which it is dropped. */
-  maxUnsentBytes: number;
-  /** Time allowed for an HTTP request's headers (then 408). */
-  headersTimeoutMs: number;
-}
+export { DEFAULT_TIMING, type Timing } from './timing';
 
-export const DEFAULT_TIMING: Timing = {
-  configureTimeoutMs: 10_000,
-  pingIntervalMs: 15_000,
-  pongTimeoutMs: 30_000,
-  staleSocketMs: 5_000,
-  stoppedTtlMs: 5 * 60_000,
-  resumeTtlMs: 30 * 60_000,
-  initAdoptMs: 60_000,
-  idleTimeoutMs: 10 * 60_000,
-  maxUnsentBytes: MAX_UNSENT_BYTES,
-  headersTimeoutMs: 15_000,
-};
 
 /** How often old session records are pruned (retention). */
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -65,51 +36,32 @@ export interface RegistryOptions {
   retentionDays: number;
 }
 
-/** Reads of a replay that may lag behind the session's own writes (a networked store) are retried this often at most. */
-const REPLAY_READS = 5;
-
-function lastSeqTooHigh(lastSeq: number, issued: number): string {
-  return `invalid configuration: resume.last_seq ${lastSeq} is above the highest seq this session issued (${issued})`;
-}
-
-/** The metrics of a stopped session as its checkpoint kept them (after a restart). */
-function storedMetrics(row: CheckpointRow): object {
-  let audioSeconds = 0;
-  try {
-    audioSeconds = Math.round((row.audio_offset / 2 / (JSON.parse(row.config) as EffectiveConfig).sample_rate) * 1000) / 1000;
-  } catch {
-    /* an unreadable config: no audio_seconds */
-  }
-  return {
-    total_chunks: row.total_frames,
-    session_duration: (Date.parse(row.stopped_at ?? row.updated_at) - Date.parse(row.created_at)) / 1000,
-    discarded_chunks: row.discarded_frames,
-    audio_seconds: audioSeconds,
-    final_chunks: row.final_chunks,
-  };
-}
-
-/** The one `configured` builder: the engine and its languages, the resume fields when the `configure` asked to resume. */
-function configured(sessionId: string, engine: Engine, resume?: { resumed: boolean; lastSeq: number; offset: number }): object {
-  return {
-    type: 'configured',
-    session_id: sessionId,
-    engine: engine.name,
-    languages: engine.languages,
-    ...(resume ? { resumed: resume.resumed, last_seq: resume.lastSeq, resume_audio_offset: resume.offset } : {}),
-  };
-}
-
 export class SessionRegistry implements ConnectionHost {
   private readonly sessions = new Map<string, LiveSession>();
   private readonly connections = new Set<Connection>();
   readonly httpInits: HttpInits;
   private readonly log: ServerLogger;
+  private readonly resumer: Resumer;
   private lastPrune = -Infinity;
 
   constructor(private readonly o: RegistryOptions) {
     this.log = o.log;
     this.httpInits = new HttpInits(o.timing.initAdoptMs);
+    this.resumer = new Resumer({
+      engine: o.engine,
+      store: o.store,
+      log: o.log,
+      sessions: this.sessions,
+      admit: (conn, id) => this.admit(conn, id),
+      attach: (session, conn) => this.attach(session, conn),
+      create: (id, key, config, restore) => this.create(id, key, config, restore),
+      releaseSlot: (orgId, id) => o.limits.releaseSlot(orgId, id),
+      dropConnection: (conn) => {
+        conn.terminate();
+        this.connections.delete(conn);
+      },
+      takenOver: (id) => this.takenOver(id),
+    });
     o.store.onTakenOver((id) => this.takenOver(id));
   }
 
@@ -171,7 +123,7 @@ export class SessionRegistry implements ConnectionHost {
       return;
     }
     const resume = config.resume;
-    if (resume && (await this.resume(conn, resume.session_id, resume.last_seq))) return;
+    if (resume && (await this.resumer.resume(conn, resume.session_id, resume.last_seq))) return;
     // A new session needs decoders that keep up with real time, and a slot.
     const busy = this.o.engine.busy?.();
     if (busy) {
@@ -339,118 +291,6 @@ export class SessionRegistry implements ConnectionHost {
   /** Cuts the connections still open (after the drain's grace time). */
   terminateAll(): void {
     for (const conn of this.connections) conn.terminate();
-  }
-
-  /** Resumes a session (in memory, or from storage after a restart). Resolves false to start a new one. */
-  private async resume(conn: Connection, sessionId: string, lastSeq: number): Promise<boolean> {
-    const key = conn.key;
-    let session = this.sessions.get(sessionId);
-    if (session && session.keyId !== key.id) {
-      this.log.info('resume refused: session of another key', { session_id: sessionId });
-      return false;
-    }
-    if (session?.isLive && !(await this.o.store.stillOwned(session.id))) {
-      // Resumed on another instance meanwhile: what this one holds is stale; take it back from storage.
-      this.takenOver(session.id);
-      return this.resume(conn, sessionId, lastSeq);
-    }
-    if (session && lastSeq > session.lastSeq) {
-      conn.fail('CONFIG_ERROR', lastSeqTooHigh(lastSeq, session.lastSeq));
-      return true;
-    }
-    if (session && !session.isLive) {
-      await this.replayStopped(conn, session.id, lastSeq, session.lastSeq, session.audioOffset, session.metrics());
-      return true;
-    }
-    if (session) {
-      const old = session.peer;
-      if (old instanceof Connection && old !== conn) {
-        // Take-over: the old socket is dead or dying; its slot passes to the new one.
-        old.log.info('connection replaced by a resuming one');
-        old.terminate();
-        this.connections.delete(old);
-        session.detach();
-      } else if (!(await this.admit(conn, session.id))) {
-        return true;
-      }
-    } else {
-      const row = await this.o.store.getCheckpoint(sessionId);
-      if (!row || row.key_id !== key.id) {
-        this.log.info('resume refused: unknown or expired session', { session_id: sessionId });
-        return false;
-      }
-      if (row.stopped_at) {
-        const storedSeq = await this.o.store.maxSeq(sessionId);
-        const issued = Math.max(storedSeq, row.next_seq - 1);
-        if (lastSeq > issued) {
-          conn.fail('CONFIG_ERROR', lastSeqTooHigh(lastSeq, issued));
-          return true;
-        }
-        await this.replayStopped(conn, sessionId, lastSeq, issued, row.audio_offset, storedMetrics(row));
-        return true;
-      }
-      if (!(await this.admit(conn, sessionId))) return true;
-      // Another connection may have restored it meanwhile (a store across the network answers later).
-      if (this.sessions.has(sessionId)) return this.resume(conn, sessionId, lastSeq);
-      const restored = await this.restore(conn, sessionId, lastSeq);
-      if (!restored) return false;
-      session = restored;
-    }
-    const events = await this.unseenEvents(session, lastSeq);
-    if (!this.attach(session, conn)) return true;
-    const issued = session.lastSeq;
-    conn.send(configured(session.id, this.o.engine, { resumed: true, lastSeq: issued, offset: session.audioOffset }));
-    const replayed = session.replay(events);
-    session.log.info('session resumed', { client_last_seq: lastSeq, last_seq: issued, replayed, resume_audio_offset: session.audioOffset });
-    return true;
-  }
-
-  /**
-   * A session from storage (its slot already taken): this instance claims its journal (any other instance's
-   * writes to it are refused from now on) and rebuilds it from the checkpoint as claimed. Undefined (and the
-   * slot given back) when it cannot be restored.
-   */
-  private async restore(conn: Connection, sessionId: string, lastSeq: number): Promise<LiveSession | undefined> {
-    const key = conn.key;
-    let row: CheckpointRow | undefined;
-    let storedSeq: number;
-    try {
-      row = await this.o.store.claim(sessionId);
-      storedSeq = row ? await this.o.store.maxSeq(sessionId) : 0;
-    } catch (e) {
-      this.o.limits.releaseSlot(key.orgId, sessionId);
-      throw e;
-    }
-    let session: LiveSession;
-    try {
-      if (!row || row.key_id !== key.id || row.stopped_at) throw new Error('the checkpoint changed while it was claimed');
-      session = this.create(sessionId, key, JSON.parse(row.config) as EffectiveConfig, { row, lastSeq, storedSeq });
-    } catch (e) {
-      this.o.limits.releaseSlot(key.orgId, sessionId);
-      this.log.warn('resume refused: checkpoint cannot be restored', { session_id: sessionId, error: e });
-      return undefined;
-    }
-    this.sessions.set(sessionId, session);
-    session.log.info('session restored from storage', { audio_offset: row.audio_offset, previous_owner: (row as { previous_owner?: string }).previous_owner });
-    return session;
-  }
-
-  /** The durable events after `lastSeq`, up to the last one the session persisted. */
-  private async unseenEvents(session: LiveSession, lastSeq: number): Promise<StoredEvent[]> {
-    const events = await this.o.store.eventsAfter(session.id, lastSeq);
-    for (let i = 1; i < REPLAY_READS && (events.at(-1)?.seq ?? lastSeq) < session.durableSeq; i++) {
-      events.push(...(await this.o.store.eventsAfter(session.id, events.at(-1)?.seq ?? lastSeq)));
-    }
-    return events;
-  }
-
-  private async replayStopped(conn: Connection, id: string, lastSeq: number, issued: number, offset: number, metrics: object): Promise<void> {
-    const events = await this.o.store.eventsAfter(id, lastSeq);
-    conn.send(configured(id, this.o.engine, { resumed: true, lastSeq: issued, offset }));
-    for (const row of events) conn.send(JSON.parse(row.json) as object);
-    conn.send({ type: 'status', state: 'stopped', message: 'session already stopped (replayed)', metrics });
-    this.log.info('stopped session replayed', { session_id: id, replayed: events.length });
-    conn.close(1000, 'stopped');
   }
 
   /** A slot for a live session of the connection's organisation. Sends the error itself when none is free. */
