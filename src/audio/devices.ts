@@ -25,9 +25,12 @@ export interface InputDevice {
 
 export interface DeviceListing {
   devices: InputDevice[];
-  /** Why the list is empty or partial (no pactl, no sound server…), in plain words. */
-  problem?: string;
+  /** Why the list is empty (the editor puts it in words of the user's language). */
+  problem?: DeviceProblem;
 }
+
+/** Why no device could be listed. */
+export type DeviceProblem = 'arecordFailed' | 'noPactl' | 'noSoundServer' | 'pactlFailed' | 'systemProfilerFailed' | 'noListOnThisSystem';
 
 interface PactlSource {
   name?: unknown;
@@ -114,13 +117,13 @@ function failed(r: ProgramResult): boolean {
 export async function listInputDevices(recorder: RecorderName, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): Promise<DeviceListing> {
   if (platform === 'linux' && recorder === 'arecord') {
     const r = await runProgram('arecord', ['-L'], { env });
-    if (failed(r)) return { devices: [], problem: 'arecord -L did not answer' };
+    if (failed(r)) return { devices: [], problem: 'arecordFailed' };
     return { devices: parseArecordList(r.stdout) };
   }
   if (platform === 'linux') {
     const def = await runProgram('pactl', ['get-default-source'], { env });
-    if (def.error) return { devices: [], problem: 'pactl is not installed (Debian/Ubuntu: sudo apt-get install pulseaudio-utils)' };
-    if (failed(def)) return { devices: [], problem: 'no PulseAudio or PipeWire sound server answers' };
+    if (def.error) return { devices: [], problem: 'noPactl' };
+    if (failed(def)) return { devices: [], problem: 'noSoundServer' };
     const defaultName = def.stdout.trim() || undefined;
     const json = await runProgram('pactl', ['-f', 'json', 'list', 'sources'], { env });
     if (!failed(json)) {
@@ -131,17 +134,17 @@ export async function listInputDevices(recorder: RecorderName, platform: NodeJS.
       }
     }
     const short = await runProgram('pactl', ['list', 'short', 'sources'], { env });
-    if (failed(short)) return { devices: [], problem: 'pactl could not list the sources' };
+    if (failed(short)) return { devices: [], problem: 'pactlFailed' };
     return { devices: parsePactlShort(short.stdout, defaultName) };
   }
   if (platform === 'darwin') {
     const r = await runProgram('system_profiler', ['SPAudioDataType', '-json'], { env, timeoutMs: 15_000 });
-    if (failed(r)) return { devices: [], problem: 'system_profiler did not answer' };
+    if (failed(r)) return { devices: [], problem: 'systemProfilerFailed' };
     try {
       return { devices: parseSystemProfiler(r.stdout) };
     } catch {
-      return { devices: [], problem: 'system_profiler gave an unexpected answer' };
+      return { devices: [], problem: 'systemProfilerFailed' };
     }
   }
-  return { devices: [], problem: 'this system gives no list of its microphones to SoX: type the device name' };
+  return { devices: [], problem: 'noListOnThisSystem' };
 }

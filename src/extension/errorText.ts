@@ -112,3 +112,20 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
       };
   }
 }
+
+/**
+ * A warning of the client library (the run goes on) as a plain sentence: the library's own words carry
+ * byte counts and go to the log only.
+ */
+export function warningSentence(l10n: L10n, text: string): string {
+  if (/oldest buffered audio is being dropped/.test(text)) {
+    return l10n.t('Dictée: the connection has been lost for more than a minute; the oldest of what you say now is being lost. Dictation goes on.');
+  }
+  if (/cannot be re-sent/.test(text)) {
+    return l10n.t('Dictée: after the connection came back, a few seconds of audio could not be sent again: some words may be missing just before the break.');
+  }
+  if (/does not support resume/.test(text)) {
+    return l10n.t('Dictée: the service could not continue the session; dictation goes on in a new one.');
+  }
+  return l10n.t('Dictée: something went wrong with the connection to the service, but dictation goes on (details in the log).');
+}

@@ -4,7 +4,7 @@
  * Nothing is sent anywhere.
  */
 import * as vscode from 'vscode';
-import { installHint, MicrophoneCapture } from '../audio/capture';
+import { installCommands, MicrophoneCapture } from '../audio/capture';
 import { which } from '../audio/spawn';
 import { FLOOR_DBFS, LevelMeter } from '../audio/level';
 import { errorMessage } from '../shared/errors';
@@ -40,7 +40,7 @@ export async function testMicrophone(settings: Settings, log: Log, notifications
   }
   const device = s.device || vscode.l10n.t('the system default microphone');
   await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Dictée: microphone test ({0}). Speak now:', device), cancellable: true },
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Dictée: microphone test ({0}), speak now', device), cancellable: true },
     (progress, token) =>
       new Promise<void>((resolve) => {
         const started = Date.now();
@@ -86,6 +86,11 @@ export function checkRecorder(settings: Settings, log: Log): boolean {
     void vscode.window.showInformationMessage(vscode.l10n.t('Dictée: the recorder "{0}" is installed ({1}).', recorder, found));
     return true;
   }
-  void vscode.window.showErrorMessage(vscode.l10n.t('Dictée: the recorder "{0}" is not installed or not on PATH. To install it: {1}.', recorder, installHint(recorder)));
+  const how = installCommands(recorder);
+  void vscode.window.showErrorMessage(
+    how
+      ? vscode.l10n.t('Dictée: the recorder "{0}" is not installed or not on PATH. To install it: {1}.', recorder, how)
+      : vscode.l10n.t('Dictée: the audio recorder "{0}" does not exist on this system: choose SoX in the settings.', recorder),
+  );
   return false;
 }

@@ -5,11 +5,11 @@
  * of errors come from errorText.ts; keys are scrubbed from everything shown.
  */
 import * as vscode from 'vscode';
-import { installHint, RecorderMissingError } from '../audio/capture';
+import { installCommands, RecorderMissingError } from '../audio/capture';
 import type { RecorderName } from '../audio/spawn';
 import { scrubKey, type DictationError } from '../client/errors';
 import type { Disposable } from '../shared/events';
-import { actionLabel, ALL_SETTINGS, type ErrorAction, type ErrorContext, presentError } from './errorText';
+import { actionLabel, ALL_SETTINGS, type ErrorAction, type ErrorContext, presentError, warningSentence } from './errorText';
 
 const OPEN_SETTINGS = 'workbench.action.openSettings';
 
@@ -55,9 +55,12 @@ export class Notifications {
   /** The recorder is missing (with how to install it) or could not record. */
   recorderFailed(e: Error, recorder: RecorderName): void {
     if (e instanceof RecorderMissingError) {
+      const how = installCommands(recorder);
       void this.withActions(
         'error',
-        vscode.l10n.t('Dictée: the audio recorder "{0}" is not installed or not on PATH. To install it: {1}. Or choose another recorder in the settings.', recorder, installHint(recorder)),
+        how
+          ? vscode.l10n.t('Dictée: the audio recorder "{0}" is not installed or not on PATH. To install it: {1}. Or choose another recorder in the settings.', recorder, how)
+          : vscode.l10n.t('Dictée: the audio recorder "{0}" does not exist on this system: choose SoX in the settings.', recorder),
         ['openSettings', 'showLog'],
         'dictee.audio',
       );
@@ -78,9 +81,9 @@ export class Notifications {
     );
   }
 
-  /** Something was lost or degraded but the run goes on (the client library's words: logged too). */
+  /** Something was lost or degraded but the run goes on (the client library's words are in the log). */
   warning(text: string): void {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Dictée: {0}', text));
+    void vscode.window.showWarningMessage(warningSentence(vscode.l10n, text));
   }
 
   /** A spoken command could not be done, or something the user should know about dictation (never dictated words). */

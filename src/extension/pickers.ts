@@ -4,7 +4,7 @@
  * of the next run, stored in `dictee.language` / `dictee.specialty`).
  */
 import * as vscode from 'vscode';
-import { listInputDevices } from '../audio/devices';
+import { listInputDevices, type DeviceProblem } from '../audio/devices';
 import { LANGUAGES, SPECIALTIES, type Language, type Specialty } from '../protocol/config';
 import type { Logger } from '../shared/logger';
 import type { Settings } from './settings';
@@ -21,6 +21,7 @@ export async function selectMicrophone(settings: Settings, log: Logger): Promise
   const qp = vscode.window.createQuickPick<DeviceItem>();
   qp.title = vscode.l10n.t('Dictée: Select Microphone');
   qp.placeholder = vscode.l10n.t('The microphone to dictate with');
+  qp.matchOnDetail = true;
   qp.busy = true;
   qp.show();
   const listing = await listInputDevices(s.recorder);
@@ -42,7 +43,7 @@ export async function selectMicrophone(settings: Settings, log: Logger): Promise
   if (monitors.length) items.push({ label: vscode.l10n.t('What this machine plays (monitors)'), kind: vscode.QuickPickItemKind.Separator });
   for (const d of monitors) items.push({ label: `${check(current === d.id)}${d.label}`, description: d.isDefault ? vscode.l10n.t('default') : undefined, detail: d.id, device: d.id });
   items.push({ label: '', kind: vscode.QuickPickItemKind.Separator });
-  items.push({ label: `$(edit) ${vscode.l10n.t('Type a device name…')}`, detail: listing.problem, typeIn: true });
+  items.push({ label: `$(edit) ${vscode.l10n.t('Type a device name…')}`, detail: listing.problem && problemText(listing.problem), typeIn: true });
   qp.items = items;
   qp.activeItems = items.filter((i) => i.device === current).slice(0, 1);
   qp.busy = false;
@@ -94,4 +95,22 @@ export async function chooseLanguage(settings: Settings): Promise<void> {
   if (!picked) return;
   if (picked.language) await c.update('language', picked.language, vscode.ConfigurationTarget.Global);
   if (picked.specialty) await c.update('specialty', picked.specialty, vscode.ConfigurationTarget.Global);
+}
+
+/** Why no microphone is listed, in the user's words. */
+function problemText(p: DeviceProblem): string {
+  switch (p) {
+    case 'arecordFailed':
+      return vscode.l10n.t('arecord gave no list of devices.');
+    case 'noPactl':
+      return vscode.l10n.t('pactl is not installed (Debian, Ubuntu: sudo apt-get install pulseaudio-utils).');
+    case 'noSoundServer':
+      return vscode.l10n.t('No PulseAudio or PipeWire sound server answers.');
+    case 'pactlFailed':
+      return vscode.l10n.t('pactl could not list the microphones.');
+    case 'systemProfilerFailed':
+      return vscode.l10n.t('macOS gave no list of its microphones.');
+    case 'noListOnThisSystem':
+      return vscode.l10n.t('This system gives SoX no list of its microphones: type the device name.');
+  }
 }

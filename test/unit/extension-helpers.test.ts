@@ -5,7 +5,7 @@ import { ConfigSchema, DEFAULTS } from '../../src/protocol/config';
 import { ADVANCED_FIELDS, configFromSettings, normaliseSettings, settingForField } from '../../src/extension/settingsMap';
 import { normaliseGrammarSettings, resolveFolderSetting } from '../../src/extension/grammarSettings';
 import { formatElapsed, languageView, levelBar, statusView } from '../../src/extension/statusText';
-import { presentError } from '../../src/extension/errorText';
+import { presentError, warningSentence } from '../../src/extension/errorText';
 import { ENGLISH } from '../../src/extension/l10nText';
 import { displayProvisional, PROVISIONAL_MAX_CHARS } from '../../src/extension/provisionalText';
 import { cleartextRemote, languageForUi } from '../../src/extension/settingsMap';
@@ -324,6 +324,20 @@ describe('extension pure helpers', () => {
       assert.match(lost.text, /network connection to the service was lost/);
       assert.doesNotMatch(lost.text, /serverUrl|server address/);
       assert.match(presentError(ENGLISH, err({ code: 'INTERNAL_ERROR', message: 'gave up', sessionId: 's-1' }), { serverUrl: 'x' }).text, /What was written stays in the document/);
+    });
+
+    it("puts the client library's warnings (logged as they are) in plain sentences without byte counts", () => {
+      const cases: [string, RegExp][] = [
+        ['disconnected for more than 60 s: the oldest buffered audio is being dropped', /lost for more than a minute/],
+        ['the service needs audio from byte 96000 but only audio from byte 128000 is retained: 32000 bytes cannot be re-sent', /could not be sent again/],
+        ['the service does not support resume (SESSION_NOT_FOUND); the run continues on a new session', /goes on in a new one/],
+        ['something new', /details in the log/],
+      ];
+      for (const [text, re] of cases) {
+        const s = warningSentence(ENGLISH, text);
+        assert.match(s, re);
+        assert.doesNotMatch(s, /\d{3,}|byte|SESSION_NOT_FOUND/, s);
+      }
     });
   });
 
