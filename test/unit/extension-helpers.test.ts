@@ -137,7 +137,11 @@ describe('extension pure helpers', () => {
 
   describe('manifest (package.json contributes)', () => {
     const props = manifest.contributes.configuration.properties;
-    const nls = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.nls.json'), 'utf8')) as Record<string, string>;
+    // What an English VS Code shows: package.nls.json, with package.nls.en.json over it.
+    const nls = {
+      ...(JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.nls.json'), 'utf8')) as Record<string, string>),
+      ...(JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.nls.en.json'), 'utf8')) as Record<string, string>),
+    };
     const text = (v: unknown): string => (typeof v === 'string' ? v.replace(/^%(.+)%$/, (_, k: string) => nls[k] ?? `<missing ${k}>`) : '');
 
     it('declares every setting with its default, a description in plain words, and enumDescriptions for enums', () => {
@@ -171,6 +175,12 @@ describe('extension pure helpers', () => {
         assert.doesNotMatch(d, /`[a-z]+_[a-z_]+`/, `${k}: no protocol field names in the description`);
         if (p.enum) assert.equal(p.enumDescriptions?.length, p.enum.length, `${k} enumDescriptions`);
       }
+    });
+
+    it('the original titles (package.nls.json) name the category without its accent, so that "Dictee" finds the commands in any other language', () => {
+      const original = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.nls.json'), 'utf8')) as Record<string, string>;
+      assert.equal(original.category, 'Dictee');
+      assert.equal(text('%category%'), 'Dictée');
     });
 
     it('has its commands in category Dictée, no * activation, keybindings with when clauses, its own icons and the provisional colour', () => {
