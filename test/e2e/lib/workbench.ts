@@ -155,6 +155,13 @@ export class Workbench {
     await this.page.keyboard.press('Enter');
   }
 
+  /** Waits for a row of the open quick pick containing `text` and accepts it (click). */
+  async pickQuickPickRow(text: string | RegExp, timeoutMs = 15_000): Promise<void> {
+    const row = this.quickInput.locator('.monaco-list-row', { hasText: text }).first();
+    await row.waitFor({ state: 'visible', timeout: timeoutMs });
+    await row.click();
+  }
+
   // ---- files and editor -----------------------------------------------------------------------------
 
   /** Opens a workspace file with quick open (Ctrl+P). */
@@ -250,9 +257,14 @@ export class Workbench {
 
   // ---- status bar and notifications ------------------------------------------------------------------
 
-  /** The Dictée status-bar item (its DOM id carries the item id `dictee...`). */
+  /** The Dictée status-bar item (its DOM id carries the item id `dictee.status`). */
   statusItem(): Locator {
-    return this.page.locator('.part.statusbar .statusbar-item[id*="dictee" i]');
+    return this.page.locator('.part.statusbar .statusbar-item[id*="dictee.status" i]');
+  }
+
+  /** The language item beside it (`dictee.language`). */
+  languageItem(): Locator {
+    return this.page.locator('.part.statusbar .statusbar-item[id*="dictee.language" i]');
   }
 
   async statusItems(): Promise<{ id: string; text: string; label: string }[]> {
