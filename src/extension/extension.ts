@@ -12,7 +12,6 @@ import { ToggleKey } from './keybindings';
 import { Log } from './log';
 import { checkRecorder, testMicrophone } from './microphoneTest';
 import { chooseLanguage, selectMicrophone } from './pickers';
-import { PushToTalk } from './pushToTalk';
 import { Settings } from './settings';
 import { cleartextRemote } from './settingsMap';
 import { StatusBar } from './statusBar';
@@ -47,7 +46,6 @@ export function activate(context: vscode.ExtensionContext): void {
   const manifest = context.extension.packageJSON as { version?: unknown; contributes?: { keybindings?: { command: string; key: string; mac?: string }[] } };
   const defaultBinding = manifest.contributes?.keybindings?.find((k) => k.command === 'dictee.toggle');
   const toggleKey = new ToggleKey(context.globalStorageUri, process.platform === 'darwin' ? (defaultBinding?.mac ?? defaultBinding?.key) : defaultBinding?.key);
-  const pushToTalk = new PushToTalk(dictation, log);
   controller = dictation;
   void templates.load(settings.read().grammar.templatesFolder);
 
@@ -68,13 +66,9 @@ export function activate(context: vscode.ExtensionContext): void {
     announcer,
     dictation,
     toggleKey,
-    pushToTalk,
     toggleKey.onDidChange(showKey),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('dictee')) {
-        log.info('settings changed');
-        showSettings();
-      }
+      if (e.affectsConfiguration('dictee')) showSettings();
       if (e.affectsConfiguration('dictee.serverUrl')) warnIfCleartext(settings);
     }),
     vscode.commands.registerCommand('dictee.start', () => dictation.start()),
@@ -82,7 +76,6 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('dictee.resume', () => dictation.resume()),
     vscode.commands.registerCommand('dictee.stop', () => dictation.stop()),
     vscode.commands.registerCommand('dictee.toggle', () => dictation.toggle()),
-    vscode.commands.registerCommand('dictee.pushToTalk', () => pushToTalk.key()),
     vscode.commands.registerCommand('dictee.setApiKey', () => keys.promptAndStore(settings.read().serverUrl)),
     vscode.commands.registerCommand('dictee.clearApiKey', () => keys.clear()),
     vscode.commands.registerCommand('dictee.showLog', () => log.show()),
