@@ -129,10 +129,35 @@ function startChild(name, cmd, args, env, ready) {
   });
 }
 
-function stopAll() {
-  for (const c of children.reverse()) {
+function stopAll(signal = 'SIGTERM') {
+  for (const c of [...children].reverse()) {
     try {
-      process.kill(-c.pid, 'SIGTERM');
+      process.kill(-c.pid, signal);
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+/**
+ * Stops every child and waits for them (reading their output meanwhile: a service whose output pipe is
+ * closed while it drains could not finish), then kills what is left after `timeoutMs`.
+ */
+async function stopAndWait(timeoutMs = 10_000) {
+  const running = (c) => c.exitCode === null && c.signalCode === null;
+  const alive = children.filter(running);
+  stopAll('SIGTERM');
+  let timer;
+  await Promise.race([
+    Promise.all(alive.map((c) => new Promise((resolve) => (running(c) ? c.once('exit', resolve) : resolve())))),
+    new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  const left = alive.filter(running);
+  if (left.length) say(`${left.length} process(es) did not stop within ${timeoutMs / 1000} s: killing them`);
+  for (const c of left) {
+    try {
+      process.kill(-c.pid, 'SIGKILL');
     } catch {
       /* gone */
     }
@@ -268,8 +293,10 @@ async function main() {
   const scriptFile = path.join(startDir, 'script.txt');
   writeFileSync(scriptFile, SAMPLE_SCRIPT);
   const state = { stopping: false };
-  process.once('SIGINT', () => (state.stopping = true));
-  process.once('SIGTERM', () => (state.stopping = true));
+  // `on`, not `once`: a second Ctrl+C (npm forwards the signal too) must not end this script before
+  // it has stopped its children.
+  process.on('SIGINT', () => (state.stopping = true));
+  process.on('SIGTERM', () => (state.stopping = true));
   const serviceUrl = await superviseService(
     {
       port: servicePort,
@@ -386,11 +413,12 @@ Ctrl+C stops everything.
         resolve();
       });
     }
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+    process.on('SIGINT', resolve);
+    process.on('SIGTERM', resolve);
   });
   state.stopping = true;
-  stopAll();
+  say('stopping the service, code-server and the microphone');
+  await stopAndWait();
 }
 
 process.on('exit', stopAll);
