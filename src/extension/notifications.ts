@@ -88,7 +88,7 @@ export class Notifications {
 
   /** A spoken command could not be done, or something the user should know about dictation (never dictated words). */
   dictationNote(message: string): void {
-    void vscode.window.showInformationMessage(`Dictée: ${message}`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Dictée: {0}', message));
   }
 
   /** A setting cannot be used as it is (it names the setting). */

@@ -32,6 +32,6 @@ export class Settings {
       const v = userValue(c, `advanced.${key}`);
       if (v !== undefined && v !== null) raw[`advanced.${key}`] = v;
     }
-    return normaliseSettings(raw);
+    return normaliseSettings(raw, vscode.l10n);
   }
 }

@@ -7,6 +7,7 @@ import { DEFAULTS, LANGUAGES, PRESETS, SPECIALTIES, DEFAULT_SAMPLE_RATE, SUPPORT
 import { DEFAULT_SERVER_URL } from '../protocol/http';
 import { DEFAULT_RECORDER, RECORDERS, type RecorderName } from '../audio/spawn';
 import { normaliseGrammarSettings, type GrammarSettings } from './grammarSettings';
+import { ENGLISH, type L10n } from './l10nText';
 
 /** The advanced settings (`dictee.advanced.<key>`) and the `configure` field each one sets. */
 export const ADVANCED_FIELDS = {
@@ -84,7 +85,7 @@ function oneOf<T extends string>(values: readonly T[], v: unknown, fallback: T):
  * typed settings. Invalid enum values fall back to the default; invalid numbers are passed on as they
  * are so that the service names the field in a CONFIG_ERROR rather than Dictée silently changing them.
  */
-export function normaliseSettings(raw: Record<string, unknown>): DicteeSettings {
+export function normaliseSettings(raw: Record<string, unknown>, l10n: L10n = ENGLISH): DicteeSettings {
   const advanced: AdvancedValues = {};
   for (const key of Object.keys(ADVANCED_FIELDS) as AdvancedKey[]) {
     const v = raw[`advanced.${key}`];
@@ -106,7 +107,7 @@ export function normaliseSettings(raw: Record<string, unknown>): DicteeSettings 
     recorder: oneOf(RECORDERS, raw['audio.recorder'], DEFAULT_RECORDER),
     device: typeof raw['audio.device'] === 'string' ? raw['audio.device'].trim() : '',
     advanced,
-    grammar: normaliseGrammarSettings(raw),
+    grammar: normaliseGrammarSettings(raw, l10n),
   };
 }
 
