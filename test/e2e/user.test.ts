@@ -43,14 +43,14 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     if (this.currentTest?.state === 'failed' && w) await keepFailure(w, this.currentTest.title);
   });
 
-  it('9. the command palette shows the commands in the language of VS Code, findable without the accent', async () => {
+  it('12. the command palette shows the commands in the language of VS Code, findable without the accent', async () => {
     const { wb } = w;
     await wb.escapeQuickInput();
     await wb.page.keyboard.press('F1');
     await wb.page.locator('.quick-input-widget').waitFor({ state: 'visible' });
     await wb.page.keyboard.type('Dictee');
     await waitFor(async () => (await wb.quickPickRows()).some((r) => r.includes(UI.startCommand)), 10_000, `"${UI.startCommand}" in the palette for "Dictee"`);
-    await wb.screenshot('9-command-palette');
+    await wb.screenshot('12-command-palette');
     // The list shows a few rows at a time: each command is looked for with a word of its English title.
     const input = wb.page.locator('.quick-input-widget input.input').first();
     for (const [title, word] of [
@@ -63,7 +63,7 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     await wb.escapeQuickInput();
   });
 
-  it('10. the walkthrough\'s microphone test shows the live level and says the microphone works', async () => {
+  it('13. the walkthrough\'s microphone test shows the live level and says the microphone works', async () => {
     const { wb, mic } = w;
     await wb.runCommand(UI.getStartedCommand);
     const step = wb.page.locator('.getting-started-step', { hasText: UI.micStepTitle }).first();
@@ -71,7 +71,7 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     await step.click();
     const button = step.locator('.button-link, button, a', { hasText: UI.testMicrophone }).first();
     await button.waitFor({ state: 'visible', timeout: 10_000 });
-    await wb.screenshot('10-walkthrough-microphone-step');
+    await wb.screenshot('13-walkthrough-microphone-step');
     await button.click();
     await wb.waitForNotification(UI.micTestRunning, 15_000);
     // Speak while the test records: the meter in the notification rises.
@@ -82,24 +82,24 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
       'the level meter to rise while speech plays',
       100,
     );
-    await wb.screenshot('10-microphone-test-level');
+    await wb.screenshot('13-microphone-test-level');
     await speaking;
     const ok = await wb.waitForNotification(UI.micWorks, 20_000);
     assert.match(ok.message, /-?\d+ dB/, `the level is given: ${ok.message}`);
     assert.ok(loud.includes('█'));
-    await wb.screenshot('10-microphone-test-result');
+    await wb.screenshot('13-microphone-test-result');
     await wb.clearNotifications();
     await wb.runCommand('View: Close All Editors').catch(() => undefined);
   });
 
-  it('11. Select Microphone lists the PulseAudio sources; dictation then records the one picked', async () => {
+  it('14. Select Microphone lists the PulseAudio sources; dictation then records the one picked', async () => {
     const { wb, mic } = w;
     await wb.runCommand(UI.selectMicrophoneCommand);
     await waitFor(async () => (await wb.quickPickRows()).some((r) => r.includes(TEST_MIC_SOURCE)), 15_000, `${TEST_MIC_SOURCE} in the picker`);
     const rows = await wb.quickPickRows();
     assert.ok(rows.some((r) => r.includes('virtmic.monitor')), `the monitor is listed too: ${JSON.stringify(rows)}`);
     assert.ok(rows.some((r) => r.includes(UI.systemDefault)), `the system default is offered: ${JSON.stringify(rows)}`);
-    await wb.screenshot('11-select-microphone');
+    await wb.screenshot('14-select-microphone');
     await wb.pickQuickPickRow(TEST_MIC_SOURCE);
     await waitFor(
       () => ['User', 'Machine'].some((f) => readFileSync(path.join(w.codeServer.userDataDir, f, 'settings.json'), 'utf8').includes(`"dictee.audio.device": "${TEST_MIC_SOURCE}"`)),
@@ -124,26 +124,26 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     );
   });
 
-  it('12. Escape stops dictation while recording; what was said is written', async () => {
+  it('15. Escape stops dictation while recording; what was said is written', async () => {
     const { wb, mic } = w;
     await openReportAtFindings(w);
     await startDictation(w);
     await mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.'));
     await waitFor(async () => firstPassWords(await findingsLine(wb)).length >= 4, 20_000, 'committed words');
-    await wb.screenshot('12-before-escape');
+    await wb.screenshot('15-before-escape');
     // Escape closes a notification toast first (VS Code's rule), as the notice of the simulated engine.
     await wb.clearNotifications();
     await wb.focusEditor();
     await wb.gotoLineEnd(5);
     await wb.page.keyboard.press('Escape');
     await waitForState(wb, UI.idle, 30_000);
-    await wb.screenshot('12-stopped-with-escape');
+    await wb.screenshot('15-stopped-with-escape');
     await wb.save();
     const dictated = between(readFileSync(w.reportPath, 'utf8'), BEFORE, AFTER);
     assertScriptPrefix(dictated, SCRIPT, 4);
   });
 
-  it('13. Transcribe Audio File: a WAV file goes into the document at the cursor, with progress, faster than it plays', async () => {
+  it('16. Transcribe Audio File: a WAV file goes into the document at the cursor, with progress, faster than it plays', async () => {
     const { wb } = w;
     const text = SCRIPT.split('. ').slice(0, 3).join('. ') + '.';
     const pcm = await sentences(text, 1200);
@@ -163,11 +163,11 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     const started = Date.now();
     await wb.page.keyboard.press('Enter');
     const progress = await wb.waitForNotification(UI.transcribing, 20_000);
-    await wb.screenshot('13-transcribe-progress');
+    await wb.screenshot('16-transcribe-progress');
     assert.match(progress.message, /dictation\.wav/);
     await waitForState(wb, UI.idle, 60_000);
     const tookS = (Date.now() - started) / 1000;
-    await wb.screenshot('13-transcribed');
+    await wb.screenshot('16-transcribed');
     await wb.focusEditor();
     await wb.save();
     const dictated = between(readFileSync(w.reportPath, 'utf8'), BEFORE, AFTER);
@@ -176,7 +176,7 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     assert.ok(tookS < seconds, `transcribed in ${tookS.toFixed(1)} s, faster than the ${seconds.toFixed(1)} s it plays`);
   });
 
-  it('14. the log of the whole run holds no dictated word and no document or file name', () => {
+  it('17. the log of the whole run holds no dictated word and no document or file name', () => {
     const log = extensionLog(w);
     assert.ok(log.length > 1000, 'the log was read');
     assert.match(log, /committed chunk/, 'the log does record the commits (ids, lengths)');
