@@ -39,7 +39,7 @@ export const UI = {
   setApiKeyButton: 'Définir la clé API',
   pauseLink: 'Pause',
   resumeLink: 'Reprendre',
-  noRecorder: /l'enregistreur audio « sox »/i,
+  noRecorder: /l'enregistreur audio «\ssox\s»/i,
   /** The status item's accessible label and text, by state. */
   idle: /prête/i,
   idleOrError: /prête|erreur/i,
