@@ -279,9 +279,23 @@ export class Workbench {
     // The hover of an earlier element closes first, so that the one read is this element's.
     await this.page.mouse.move(0, 0);
     await waitFor(async () => (await hovers.count()) === 0 || !(await hovers.last().isVisible()), 5_000, 'the previous hover to close', 50);
-    await el.hover();
     const hover = hovers.last();
-    await hover.waitFor({ state: 'visible', timeout: 5_000 });
+    // A hover that does not open (the pointer's move was missed on a loaded machine) is tried again.
+    await waitFor(
+      async () => {
+        await el.hover();
+        try {
+          await hover.waitFor({ state: 'visible', timeout: 3_000 });
+          return true;
+        } catch {
+          await this.page.mouse.move(0, 0);
+          return false;
+        }
+      },
+      20_000,
+      'the hover to open',
+      50,
+    );
     const text = (await hover.innerText()).trim();
     await this.page.mouse.move(0, 0);
     return text;
