@@ -43,6 +43,8 @@ const targets = [
     ...common,
     entryPoints: ['src/extension/extension.ts'],
     outfile: 'dist/extension.js',
+    // jsonc-parser's "main" is a UMD build whose inner requires esbuild cannot follow: take its ES module build.
+    mainFields: ['module', 'main'],
     // node-record-lpcm16 loads its recorders with a dynamic require: it ships in the .vsix as a module.
     external: [...common.external, 'vscode', 'node-record-lpcm16'],
   },

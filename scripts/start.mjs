@@ -3,13 +3,16 @@
 //
 // 1. installs what is missing: `npm ci` (no node_modules), code-server (`npm run e2e:setup -- --code-server`),
 //    then builds (`npm run build`) and packages the extension (`npm run package`);
-// 2. starts the Live Transcription Service on 127.0.0.1:8787 with the simulated engine, or the one named by
-//    `npm start -- --engine pocketsphinx` (real English recognition; `--model DIR` is passed on too), (DICTEE_PORT; a free port if
-//    taken) with its data in .dictee-data/; the master key comes from DICTEE_MASTER_KEY or is generated once and
+// 2. starts the Live Transcription Service on 127.0.0.1:8787 (DICTEE_PORT; a free port if taken) with its data
+//    in .dictee-data/, and starts it again whenever it exits (code-server and the microphone keep running, so
+//    the extension's reconnection can be seen). The engine: pocketsphinx (real English recognition) when its
+//    Debian packages are installed, else the simulated engine with a script that matches the sample report;
+//    `npm start -- --engine NAME [--model DIR]` chooses; the master key comes from DICTEE_MASTER_KEY or is generated once and
 //    kept in .dictee-data/dev/master-key (mode 600); a development key (svc_test_…) is created through the
 //    HTTP API once and kept in .dictee-data/dev/api-key (mode 600), checked and reused on later starts;
 // 3. starts code-server on 127.0.0.1:8080 (DICTEE_CODE_PORT; a free port if taken) with the fresh .vsix
-//    installed, dictee.serverUrl pointing at the service and a sample report.md, and prints the URL to open.
+//    installed, dictee.serverUrl pointing at the service and a sample report.md in a workspace outside the
+//    clone (so that VS Code offers no parent git repository), and prints the URL to open.
 //
 // No microphone is needed: when no sound server answers (or DICTEE_START_VIRTUAL_MIC=1), a private PulseAudio
 // daemon with a virtual microphone is started for code-server's extension host, and the printed notes say
@@ -18,6 +21,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,9 +32,15 @@ const startDir = path.join(root, '.cache', 'start');
 const codeServerEntry = path.join(root, '.cache', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 const children = [];
 
-/** `npm start -- --engine NAME [--model DIR]`: the service's engine (default simulated). */
+/** Whether pocketsphinx can run here: its Debian library and English model (what `--engine pocketsphinx` needs). */
+function pocketsphinxInstalled() {
+  const lib = spawnSync('sh', ['-c', 'ldconfig -p | grep -q "libpocketsphinx.so.3 "']).status === 0;
+  return lib && existsSync('/usr/share/pocketsphinx/model/en-us/en-us');
+}
+
+/** `npm start -- --engine NAME [--model DIR]`: the service's engine (default: pocketsphinx when installed, else simulated). */
 function engineArgs(argv) {
-  const out = { engine: 'simulated', model: undefined };
+  const out = { engine: undefined, model: undefined };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
     if (flag !== '--engine' && flag !== '--model') {
@@ -47,8 +57,9 @@ function engineArgs(argv) {
   return out;
 }
 const chosen = engineArgs(process.argv.slice(2));
+chosen.engine ??= pocketsphinxInstalled() ? 'pocketsphinx' : 'simulated';
 const ENGINE_NOTES = {
-  simulated: "simulated engine: it writes a sample report's words, one per 300 ms of speech, without recognising speech",
+  simulated: "simulated engine: it writes the sample report's findings, one word per 300 ms of speech, without recognising speech (each dictation starts the script again)",
   pocketsphinx: 'pocketsphinx engine: English speech recognition on this machine (dictionary words, no punctuation until a sentence is proofread)',
   'sherpa-onnx': 'sherpa-onnx engine: the neural model given with --model',
 };
@@ -118,10 +129,35 @@ function startChild(name, cmd, args, env, ready) {
   });
 }
 
-function stopAll() {
-  for (const c of children.reverse()) {
+function stopAll(signal = 'SIGTERM') {
+  for (const c of [...children].reverse()) {
     try {
-      process.kill(-c.pid, 'SIGTERM');
+      process.kill(-c.pid, signal);
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+/**
+ * Stops every child and waits for them (reading their output meanwhile: a service whose output pipe is
+ * closed while it drains could not finish), then kills what is left after `timeoutMs`.
+ */
+async function stopAndWait(timeoutMs = 10_000) {
+  const running = (c) => c.exitCode === null && c.signalCode === null;
+  const alive = children.filter(running);
+  stopAll('SIGTERM');
+  let timer;
+  await Promise.race([
+    Promise.all(alive.map((c) => new Promise((resolve) => (running(c) ? c.once('exit', resolve) : resolve())))),
+    new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  const left = alive.filter(running);
+  if (left.length) say(`${left.length} process(es) did not stop within ${timeoutMs / 1000} s: killing them`);
+  for (const c of left) {
+    try {
+      process.kill(-c.pid, 'SIGKILL');
     } catch {
       /* gone */
     }
@@ -178,7 +214,7 @@ async function virtualMic() {
     say('could not start a virtual microphone (PulseAudio): dictation will record the default microphone');
     return undefined;
   }
-  return env;
+  return { env, child };
 }
 
 const SAMPLE_REPORT = `# Chest X-ray report
@@ -187,10 +223,43 @@ Patient: Jane Doe, 52.
 
 Findings: 
 
-Impression: 
-
 Signed: Dr. Martin
 `;
+
+/** What the simulated engine writes: the findings and impression of the sample report, in its words. */
+const SAMPLE_SCRIPT =
+  'Chest radiograph shows clear lungs. No pleural effusion is seen. The heart size is within normal limits. The mediastinum is not widened. Bones and soft tissues are unremarkable. Impression: normal chest radiograph.';
+
+/**
+ * Runs the service and starts it again whenever it exits (crashed, killed), on the same port, so that
+ * the editor's reconnection and resume can be seen; gives up after five exits within ten seconds of their
+ * start. Resolves with the service's URL once it first listens.
+ */
+async function superviseService(args, env, state) {
+  let port = args.port;
+  let quickExits = 0;
+  const once = async () => {
+    const startedAt = Date.now();
+    const { child, match } = await startChild('service', process.execPath, ['dist/server.js', ...args.rest, '--port', String(port)], env, /listening on (http:\/\/[^\s]+)/);
+    port = Number(new URL(match[1]).port);
+    child.once('exit', (code, signal) => {
+      const i = children.indexOf(child);
+      if (i >= 0) children.splice(i, 1);
+      if (state.stopping) return;
+      quickExits = Date.now() - startedAt < 10_000 ? quickExits + 1 : 0;
+      if (quickExits >= 5) {
+        say(`the service exited ${quickExits} times in a row just after starting (last: ${signal ?? `code ${code}`}); not starting it again. Ctrl+C stops the rest.`);
+        return;
+      }
+      say(`the service exited (${signal ?? `code ${code}`}); starting it again on port ${port} (code-server and the microphone keep running)`);
+      setTimeout(() => {
+        once().catch((e) => say(`the service could not be started again: ${e instanceof Error ? e.message : String(e)}`));
+      }, 1000);
+    });
+    return match[1];
+  };
+  return once();
+}
 
 async function main() {
   // 1. Install and build what is missing.
@@ -220,21 +289,39 @@ async function main() {
     }
   }
   const servicePort = await pickPort(Number(process.env.DICTEE_PORT ?? 8787), 'the service');
-  const { match: listen } = await startChild(
-    'service',
-    process.execPath,
-    ['dist/server.js', '--host', '127.0.0.1', '--port', String(servicePort), '--data-dir', dataDir, '--engine', chosen.engine, ...(chosen.model ? ['--model', chosen.model] : [])],
+  mkdirSync(startDir, { recursive: true });
+  const scriptFile = path.join(startDir, 'script.txt');
+  writeFileSync(scriptFile, SAMPLE_SCRIPT);
+  const state = { stopping: false };
+  // `on`, not `once`: a second Ctrl+C (npm forwards the signal too) must not end this script before
+  // it has stopped its children.
+  process.on('SIGINT', () => (state.stopping = true));
+  process.on('SIGTERM', () => (state.stopping = true));
+  const serviceUrl = await superviseService(
+    {
+      port: servicePort,
+      rest: [
+        '--host',
+        '127.0.0.1',
+        '--data-dir',
+        dataDir,
+        '--engine',
+        chosen.engine,
+        ...(chosen.model ? ['--model', chosen.model] : []),
+        ...(chosen.engine === 'simulated' ? ['--script', scriptFile] : []),
+      ],
+    },
     { DICTEE_MASTER_KEY: masterKey },
-    /listening on (http:\/\/[^\s]+)/,
+    state,
   );
-  const serviceUrl = listen[1];
   say(`service: ${serviceUrl} (${ENGINE_NOTES[chosen.engine] ?? `${chosen.engine} engine`})`);
   const apiKey = await devKey(serviceUrl, masterKey);
 
   // 3. code-server with the extension.
   const userData = path.join(startDir, 'user-data');
   const extensions = path.join(startDir, 'extensions');
-  const workspace = path.join(startDir, 'workspace');
+  // Outside the clone: a workspace inside it would make VS Code offer the clone's git repository.
+  const workspace = path.join(os.tmpdir(), `dictee-start-${process.getuid?.() ?? 'user'}`, 'workspace');
   for (const d of [path.join(userData, 'User'), path.join(userData, 'Machine'), extensions, workspace]) mkdirSync(d, { recursive: true });
   const report = path.join(workspace, 'report.md');
   if (!existsSync(report)) writeFileSync(report, SAMPLE_REPORT);
@@ -256,7 +343,7 @@ async function main() {
   writeFileSync(path.join(userData, 'User', 'settings.json'), settings);
   writeFileSync(path.join(userData, 'Machine', 'settings.json'), settings);
   const mic = await virtualMic();
-  const csEnv = { XDG_CONFIG_HOME: path.join(startDir, 'xdg'), XDG_DATA_HOME: path.join(startDir, 'xdg'), ...(mic ?? {}) };
+  const csEnv = { XDG_CONFIG_HOME: path.join(startDir, 'xdg'), XDG_DATA_HOME: path.join(startDir, 'xdg'), ...(mic?.env ?? {}) };
   // The extension imports DICTEE_API_KEY into VS Code's secret storage when none is stored there.
   const csRunEnv = { ...csEnv, DICTEE_API_KEY: apiKey };
   const inst = spawnSync(
@@ -266,7 +353,7 @@ async function main() {
   );
   if (inst.status !== 0) throw new Error(`installing ${path.basename(vsix)} into code-server failed:\n${inst.stdout}\n${inst.stderr}`);
   const codePort = await pickPort(Number(process.env.DICTEE_CODE_PORT ?? 8080), 'code-server');
-  const { match: csListen } = await startChild(
+  const { child: csChild, match: csListen } = await startChild(
     'code-server',
     process.execPath,
     [
@@ -299,7 +386,8 @@ async function main() {
 Dictée is running.
 
   Open        ${url}
-  Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/, ${chosen.engine} engine${chosen.engine === 'simulated' ? ': npm start -- --engine pocketsphinx recognises real English' : ''})
+  Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/, ${chosen.engine} engine${chosen.engine === 'simulated' ? ': it writes a script; install libpocketsphinx3 pocketsphinx-en-us for real English recognition' : ''})
+              If it stops (kill it to see the editor reconnect), it is started again.
   API key     a development key (svc_test_…), kept in ${keyFile} (mode 600), is handed to the
               extension through DICTEE_API_KEY; it stores it in VS Code's secret storage.
   Document    report.md opens with the cursor after "Findings:": run "Dictée: Start Dictation"
@@ -309,7 +397,7 @@ ${
     mic
       ? `  Microphone  no sound server was running, so dictation records a virtual microphone. Play speech into it:
                 espeak-ng -v en -w /tmp/speech.wav "Chest radiograph shows clear lungs. No pleural effusion."
-                PULSE_SERVER=${mic.PULSE_SERVER} paplay --device=virtmic /tmp/speech.wav
+                PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic /tmp/speech.wav
               (start dictation first and wait a second or two: the recorder needs a moment to start)`
       : `  Microphone  the default microphone of this machine's sound server (sox records it). No microphone?
               DICTEE_START_VIRTUAL_MIC=1 npm start records a virtual one that speech can be played into.`
@@ -317,15 +405,20 @@ ${
 
 Ctrl+C stops everything.
 `);
+  // Ctrl+C stops everything; code-server or the microphone exiting stops everything too (the service is restarted).
   await new Promise((resolve) => {
-    for (const c of children) c.once('exit', (code) => {
-      say(`a child process (${c.spawnfile}) exited (code ${code}); stopping`);
-      resolve();
-    });
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+    for (const c of [csChild, ...(mic ? [mic.child] : [])]) {
+      c.once('exit', (code) => {
+        say(`${c === csChild ? 'code-server' : 'the virtual microphone'} exited (code ${code}); stopping`);
+        resolve();
+      });
+    }
+    process.on('SIGINT', resolve);
+    process.on('SIGTERM', resolve);
   });
-  stopAll();
+  state.stopping = true;
+  say('stopping the service, code-server and the microphone');
+  await stopAndWait();
 }
 
 process.on('exit', stopAll);

@@ -9,6 +9,22 @@ import { DEFAULT_SAMPLE_RATE } from '../protocol/config';
 import { DEFAULT_RECORDER, RECORDERS, isProcessAlive, spawnRecorder, which, type RecorderName, type RecorderProcess } from './spawn';
 import { errorMessage } from '../shared/errors';
 
+/**
+ * Only the commands that install a recorder on a platform (no sentence around them, so that the editor
+ * can put them in a sentence of the user's language); undefined where the recorder does not exist.
+ */
+export function installCommands(recorder: RecorderName, platform: NodeJS.Platform = process.platform): string | undefined {
+  if (recorder === 'arecord') return platform === 'linux' ? '`sudo apt-get install alsa-utils` (Debian, Ubuntu), `sudo dnf install alsa-utils` (Fedora)' : undefined;
+  switch (platform) {
+    case 'darwin':
+      return '`brew install sox`';
+    case 'win32':
+      return '`choco install sox.portable`';
+    default:
+      return '`sudo apt-get install sox` (Debian, Ubuntu), `sudo dnf install sox` (Fedora)';
+  }
+}
+
 /** The install command for a recorder on a platform. */
 export function installHint(recorder: RecorderName, platform: NodeJS.Platform = process.platform): string {
   if (recorder === 'arecord') {

@@ -4,7 +4,7 @@
  * Keeping it here means the recorder can be exercised with a real child process in tests and is
  * started nowhere else.
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -147,4 +147,29 @@ export function spawnRecorder(options: RecorderSpawnOptions): RecorderProcess {
     }
   }
   return { process: recording.process, stream: recording.stream() };
+}
+
+export interface ProgramResult {
+  /** Exit code (null when killed or never started). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** The program could not be started (not installed: ENOENT). */
+  error?: NodeJS.ErrnoException;
+}
+
+/** Runs a short program (device listings, `sox --info`) to completion; never rejects. */
+export function runProgram(cmd: string, args: readonly string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ProgramResult> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { timeout: options.timeoutMs ?? 5000, env: options.env ?? process.env, maxBuffer: 4 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
+      const e = err as (NodeJS.ErrnoException & { code?: unknown }) | null;
+      const code = e ? (typeof e.code === 'number' ? e.code : null) : 0;
+      resolve({ code, stdout, stderr, error: e && typeof e.code === 'string' ? e : undefined });
+    });
+  });
+}
+
+/** Starts a long-running program whose stdout is read as a stream (the audio file decoder). */
+export function spawnProgram(cmd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  return spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
 }

@@ -71,6 +71,11 @@ export class ServiceLink {
     return this.readyFlag;
   }
 
+  /** Audio and messages written to the current connection but not yet on the network. */
+  get bufferedBytes(): number {
+    return this.socket?.bufferedBytes ?? 0;
+  }
+
   get sessionId(): string | undefined {
     return this.resumption.sessionId;
   }

@@ -85,7 +85,7 @@ export class DictationSession {
 
   get audioStats(): AudioStats {
     const { sentBytes, resentBytes, droppedBytes, unrecoverableBytes } = this.link.ledger.stats;
-    return { sentBytes, resentBytes, pausedBytes: this.pausedBytes, droppedBytes, unrecoverableBytes, queuedBytes: this.link.ledger.queuedBytes };
+    return { sentBytes, resentBytes, pausedBytes: this.pausedBytes, droppedBytes, unrecoverableBytes, queuedBytes: this.link.ledger.queuedBytes, bufferedBytes: this.link.bufferedBytes };
   }
 
   /**

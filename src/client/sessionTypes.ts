@@ -132,6 +132,8 @@ export interface AudioStats {
   unrecoverableBytes: number;
   /** Bytes waiting to be sent. */
   queuedBytes: number;
+  /** Bytes given to the connection that it has not yet written to the network (how far the service lags behind). */
+  bufferedBytes: number;
 }
 
 export interface SessionEvents {

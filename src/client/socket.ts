@@ -98,6 +98,11 @@ export class ServiceSocket {
     return this.ws?.readyState === WebSocket.OPEN;
   }
 
+  /** Bytes handed to the socket that it has not yet written to the network. */
+  get bufferedBytes(): number {
+    return this.ws?.bufferedAmount ?? 0;
+  }
+
   /** `configured` arrived: the connect deadline no longer applies. */
   configured(): void {
     clearTimeout(this.configureTimer);

@@ -69,7 +69,7 @@ export class ApiKeyStore implements vscode.Disposable {
   async clear(): Promise<void> {
     const had = await this.get();
     await this.secrets.delete(SECRET_ID);
-    void vscode.window.showInformationMessage(had ? 'Dictée: API key cleared.' : 'Dictée: no API key was stored.');
+    void vscode.window.showInformationMessage(had ? vscode.l10n.t('Dictée: API key cleared.') : vscode.l10n.t('Dictée: no API key was stored.'));
   }
 
   /**
@@ -79,16 +79,16 @@ export class ApiKeyStore implements vscode.Disposable {
    */
   async promptAndStore(serverUrl: string): Promise<string | undefined> {
     const entered = await vscode.window.showInputBox({
-      title: 'Dictée: Set API Key',
-      prompt: `API key for ${serverUrl} (starts with svc_live_, svc_test_ or svc_proj_). It is stored in your system's secret storage.`,
+      title: vscode.l10n.t('Dictée: Set API Key'),
+      prompt: vscode.l10n.t("API key for {0} (it starts with svc_live_, svc_test_ or svc_proj_). It is kept in your system's secret storage.", serverUrl),
       placeHolder: 'svc_live_…',
       password: true,
       ignoreFocusOut: true,
       validateInput: (v) => {
         const t = v.trim();
         if (t === '') return null;
-        if (!/^svc_(live|test|proj)_/.test(t)) return 'An API key starts with svc_live_, svc_test_ or svc_proj_.';
-        if (!looksLikeApiKey(t)) return 'After its prefix, a key has 32 to 128 letters, digits, "-" or "_".';
+        if (!/^svc_(live|test|proj)_/.test(t)) return vscode.l10n.t('An API key starts with svc_live_, svc_test_ or svc_proj_.');
+        if (!looksLikeApiKey(t)) return vscode.l10n.t('After its prefix, a key has 32 to 128 letters, digits, "-" or "_".');
         return null;
       },
     });
@@ -98,36 +98,37 @@ export class ApiKeyStore implements vscode.Disposable {
       return undefined;
     }
     if (!looksLikeApiKey(key)) {
-      void vscode.window.showErrorMessage('Dictée: this is not an API key (svc_live_…, svc_test_… or svc_proj_… followed by 32 to 128 characters). Nothing was saved.');
+      void vscode.window.showErrorMessage(vscode.l10n.t('Dictée: this is not an API key (svc_live_…, svc_test_… or svc_proj_… followed by 32 to 128 characters). Nothing was saved.'));
       return undefined;
     }
     try {
       const check = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Dictée: checking the API key with ${serverUrl}…` },
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Dictée: checking the API key with {0}…', serverUrl) },
         () => verifyKey(serverUrl, key),
       );
       await this.secrets.store(SECRET_ID, key);
       this.log.info(`API key ${redactKey(key)} verified (org ${check.orgId}) and stored`);
-      void vscode.window.showInformationMessage('Dictée: API key verified and saved.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Dictée: API key verified and saved.'));
       return key;
     } catch (e) {
       const err = e instanceof DictationError ? e : undefined;
       const message = scrubKey(errorMessage(e), key);
       this.log.warn(`Set API Key: the key ${redactKey(key)} was not saved: ${message}`);
       if (err && (err.code === 'NETWORK_ERROR' || err.code === 'TIMEOUT' || err.code === 'RATE_LIMITED' || err.code === 'INTERNAL_ERROR')) {
+        const saveAnyway = vscode.l10n.t('Save Without Checking');
         const choice = await vscode.window.showWarningMessage(
-          `Dictée: the key could not be checked (${message}). Save it without checking?`,
-          'Save Without Checking',
-          'Cancel',
+          vscode.l10n.t('Dictée: the key could not be checked: the service at {0} did not answer. Save it without checking?', serverUrl),
+          saveAnyway,
+          vscode.l10n.t('Cancel'),
         );
-        if (choice === 'Save Without Checking') {
+        if (choice === saveAnyway) {
           await this.secrets.store(SECRET_ID, key);
           this.log.info(`API key ${redactKey(key)} stored without verification`);
           return key;
         }
         return undefined;
       }
-      void vscode.window.showErrorMessage(`Dictée: the API key was refused and not saved: ${message}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Dictée: the service refused this API key (unknown, revoked, or not allowed to dictate); it was not saved.'));
       return undefined;
     }
   }

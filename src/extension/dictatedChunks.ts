@@ -194,7 +194,7 @@ export class DictatedChunks implements ChunkWriter {
       );
       if (!ok) {
         this.stats.failed++;
-        this.log.error(`could not rewrite chunks ${ids.join(', ')} in ${this.target.doc.uri.toString(true)}; the earlier text is left as it is`);
+        this.log.error(`could not rewrite chunks ${ids.join(', ')} in the document; the earlier text is left as it is`);
         return;
       }
       this.opened(op.id);
@@ -258,7 +258,7 @@ export class DictatedChunks implements ChunkWriter {
     );
     if (!ok) {
       this.stats.failed++;
-      this.log.error(`could not write chunk ${r.id} into ${this.target.doc.uri.toString(true)}; its text is kept for the end of the run`);
+      this.log.error(`could not write chunk ${r.id} into the document; its text is kept for the end of the run`);
       return false;
     }
     this.opened(r.id);

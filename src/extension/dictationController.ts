@@ -8,9 +8,10 @@ import { toDictationError } from '../client/errors';
 import type { SessionState } from '../client/session';
 import type { Language } from '../dictation';
 import { redactKey } from '../protocol/http';
+import type { Announcer } from './announcer';
 import type { ApiKeyStore } from './apiKeyStore';
 import type { DictatedChunks, DictationSetup } from './dictatedChunks';
-import { DictationRun, type RunHost, type RunOutcome } from './dictationRun';
+import { DictationRun, type RunHost, type RunOutcome, type RunSource } from './dictationRun';
 import type { FieldWarnings } from './fieldWarnings';
 import type { Log } from './log';
 import { Notifications } from './notifications';
@@ -31,10 +32,15 @@ export class DictationController implements vscode.Disposable, RunHost {
   private runCounter = 0;
   private starting = false;
   private readonly decoration = new ProvisionalDecoration();
+  private readonly stateEmitter = new vscode.EventEmitter<DictationState>();
+  /** Fires at every change of state. */
+  readonly onDidChangeState = this.stateEmitter.event;
   readonly notifications: Notifications;
   private readonly listeners: vscode.Disposable[] = [];
   /** Settings problems already told (each once per window). */
   private readonly told = new Set<string>();
+  /** The last sentence committed in this window (for "Read Last Dictated Sentence"); never logged. */
+  lastSentence = '';
 
   constructor(
     private readonly settings: Settings,
@@ -43,6 +49,8 @@ export class DictationController implements vscode.Disposable, RunHost {
     readonly status: StatusBar,
     private readonly templates: TemplateStore,
     private readonly fields: FieldWarnings,
+    private readonly announcer: Announcer,
+    readonly rescueDir: vscode.Uri,
   ) {
     this.notifications = new Notifications(() => log.show());
     void vscode.commands.executeCommand('setContext', 'dictee.state', 'idle');
@@ -75,34 +83,43 @@ export class DictationController implements vscode.Disposable, RunHost {
     return this.stateValue;
   }
 
+  /** The current run writes from a file (pause does not apply). */
+  get isFileRun(): boolean {
+    return this.run?.source.kind === 'file';
+  }
+
   private setState(state: DictationState): void {
     if (state === this.stateValue) return;
+    const before = this.stateValue;
     this.stateValue = state;
     this.log.info(`state: ${state}`);
     void vscode.commands.executeCommand('setContext', 'dictee.state', state);
     this.status.update({ state });
+    this.announcer.stateChanged(before, state, this.isFileRun);
+    this.stateEmitter.fire(state);
   }
 
   async toggle(): Promise<void> {
     if (this.stateValue === 'idle') await this.start();
+    else if (this.stateValue === 'paused') await this.resume();
     else if (this.stateValue !== 'stopping') await this.stop();
   }
 
-  /** Starts a run at the cursor of the active editor (or in a new untitled document). */
-  async start(): Promise<void> {
+  /** Starts a run at the cursor of the active editor (or in a new untitled document). Resolves once it runs (or failed to start). */
+  async start(source: RunSource = { kind: 'microphone' }): Promise<DictationRun | undefined> {
     if (this.stateValue !== 'idle' || this.starting) {
       this.log.info(`start ignored: dictation is ${this.starting ? 'starting' : this.stateValue}`);
-      return;
+      return undefined;
     }
     this.starting = true;
     try {
-      await this.startRun();
+      return await this.startRun(source);
     } finally {
       this.starting = false;
     }
   }
 
-  private async startRun(): Promise<void> {
+  private async startRun(source: RunSource): Promise<DictationRun | undefined> {
     const settings = this.settings.read();
     let key = await this.keys.get();
     if (!key) {
@@ -110,29 +127,38 @@ export class DictationController implements vscode.Disposable, RunHost {
       key = await this.keys.promptAndStore(settings.serverUrl);
       if (!key) {
         this.notifications.needsKey();
-        return;
+        return undefined;
       }
     }
     const target = await pickTarget(this.log);
-    if (!target) return;
+    if (!target) return undefined;
     this.tellSettingsProblems(settings);
     const dictation = settings.grammar.enabled ? await this.dictationSetup(settings, target) : undefined;
     let run: DictationRun;
     try {
-      run = new DictationRun(++this.runCounter, settings, key, target, this.log, this.decoration, this, dictation);
+      run = new DictationRun(++this.runCounter, settings, key, target, this.log, this.decoration, this, source, dictation);
     } catch (e) {
       const err = toDictationError(e);
       this.log.error(`dictation cannot start: ${err.code}: ${err.message}`);
-      this.notifications.runFailed(err, settings.serverUrl, key);
-      return;
+      this.notifications.runFailed(err, { serverUrl: settings.serverUrl }, key);
+      return undefined;
     }
     this.run = run;
-    this.status.update({ state: 'connecting', target: docName(target.doc), error: undefined });
+    this.status.update({
+      state: 'connecting',
+      target: docName(target.doc),
+      error: undefined,
+      device: settings.device,
+      file: source.kind === 'file' ? source.path.slice(source.path.replace(/\\/g, '/').lastIndexOf('/') + 1) : undefined,
+    });
+    void vscode.commands.executeCommand('setContext', 'dictee.fileRun', source.kind === 'file');
     this.setState('connecting');
+    // Never the document's name or the file's: the log carries ids, counts and timings only.
     run.log.info(
-      `run ${run.id}: dictating into ${target.doc.uri.toString(true)} at offset ${target.anchor}${target.selectionLength ? ` (replacing a ${target.selectionLength}-character selection)` : ''}; service ${settings.serverUrl}, key ${redactKey(key)}, ${settings.language}/${settings.specialty}/${settings.preset}, ${settings.sampleRate} Hz, recorder ${settings.recorder}${settings.device ? ` device ${settings.device}` : ''}; dictation grammar ${dictation ? 'on' : 'off'}`,
+      `run ${run.id}: dictating from ${source.kind === 'file' ? `an audio file${source.seconds ? ` (${source.seconds.toFixed(1)} s)` : ''}` : 'the microphone'} at offset ${target.anchor}${target.selectionLength ? ` (replacing a ${target.selectionLength}-character selection)` : ''}; service ${settings.serverUrl}, key ${redactKey(key)}, ${settings.language}${settings.languageAuto ? ' (auto)' : ''}/${settings.specialty}/${settings.preset}, ${settings.sampleRate} Hz, recorder ${settings.recorder}${settings.device ? ` device ${settings.device}` : ''}; dictation grammar ${dictation ? 'on' : 'off'}`,
     );
     await run.start();
+    return run;
   }
 
   /** The grammar of a run: its options from the settings and the templates, and what its commands need. */
@@ -159,7 +185,7 @@ export class DictationController implements vscode.Disposable, RunHost {
 
   async pause(): Promise<void> {
     const run = this.run;
-    if (!run || this.stateValue !== 'recording') return;
+    if (!run || this.stateValue !== 'recording' || run.source.kind === 'file') return;
     await run.pause();
     if (this.run === run && !run.isEnding) this.setState('paused');
   }
@@ -198,11 +224,27 @@ export class DictationController implements vscode.Disposable, RunHost {
     this.setState('stopping');
   }
 
-  ended(run: DictationRun, { fatal, recorderFailed }: RunOutcome): void {
+  engine(run: DictationRun, engine: string): void {
+    if (this.run !== run) return;
+    this.status.update({ engine });
+    if (engine === 'simulated') this.notifications.simulatedEngine(run.settings.serverUrl);
+  }
+
+  committed(run: DictationRun, text: string): void {
+    this.lastSentence = text.trim();
+    if (run.settings.announceSentences) this.announcer.sentence(this.lastSentence);
+  }
+
+  ended(run: DictationRun, { fatal, recorderFailed, wasConnected }: RunOutcome): void {
     if (this.run === run) this.run = undefined;
-    this.status.update({ reconnecting: false, retryInS: undefined, muted: false, error: fatal ? `${fatal.code}: ${fatal.message}`.slice(0, 200) : recorderFailed ? 'recorder failed' : undefined });
+    const told = fatal ? vscode.l10n.t('dictation stopped after an error.') : recorderFailed ? vscode.l10n.t('the recorder failed.') : undefined;
+    this.status.update({ reconnecting: false, retryInS: undefined, muted: false, error: told });
     this.setState('idle');
-    if (fatal) this.notifications.runFailed(fatal, run.settings.serverUrl, run.key);
+    if (fatal) {
+      // A file is not started again by "Retry": its first part may already be in the document.
+      const retry = run.source.kind === 'microphone' ? () => void this.start() : undefined;
+      this.notifications.runFailed(fatal, { serverUrl: run.settings.serverUrl, wasConnected }, run.key, retry);
+    }
     if (run.dictation) this.fields.runEnded(run.document);
   }
 
@@ -218,5 +260,6 @@ export class DictationController implements vscode.Disposable, RunHost {
     this.run = undefined;
     this.decoration.dispose();
     for (const l of this.listeners) l.dispose();
+    this.stateEmitter.dispose();
   }
 }

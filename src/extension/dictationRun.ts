@@ -6,11 +6,13 @@
  */
 import * as vscode from 'vscode';
 import { MicrophoneCapture } from '../audio/capture';
+import { AudioFileSource } from '../audio/fileSource';
+import { LevelMeter } from '../audio/level';
 import { SilenceDetector } from '../audio/silence';
 import type { DictationError } from '../client/errors';
 import { DictationSession, sessionLogPrefix, type SessionState, type StopResult } from '../client/session';
 import { TranscriptModel, type TranscriptOp } from '../client/transcript';
-import { DEFAULTS } from '../protocol/config';
+import { bytesPerSecond, DEFAULTS } from '../protocol/config';
 import { errorMessage } from '../shared/errors';
 import { rewritingLogger, type Logger } from '../shared/logger';
 import type { DictatedChunks, DictationSetup } from './dictatedChunks';
@@ -25,11 +27,36 @@ import type { DictationTarget } from './target';
 const MUTED_AFTER_S = 3;
 /** Seconds a stop may take beyond `stop_delay` (including reconnecting to send it) before giving up. */
 const STOP_EXTRA_S = 30;
+/** Seconds of a file's audio that may wait unsent (in the session or the socket) before decoding pauses. */
+const FILE_AHEAD_S = 2;
+
+/** Replaces every spelling of a document's address and name in a log line by `<document>`. */
+export function documentNames(uri: vscode.Uri): (line: string) => string {
+  const name = uri.path.slice(uri.path.lastIndexOf('/') + 1);
+  const forms = [uri.toString(), uri.toString(true), uri.fsPath, uri.path, name].filter((f) => f.length >= 3).sort((a, b) => b.length - a.length);
+  return (line) => forms.reduce((l, f) => l.split(f).join('<document>'), line);
+}
+
+/** Where a run's audio comes from: the microphone, or an audio file streamed as fast as the service takes it. */
+export type RunSource =
+  | { kind: 'microphone' }
+  | {
+      kind: 'file';
+      path: string;
+      /** Its duration, when SoX can tell (the progress, and how long the service may take to finish). */
+      seconds: number | undefined;
+      /** Seconds of the file sent so far. */
+      progress(sentSeconds: number): void;
+    };
 
 /** How a run ended: the error the user is told about, if any. */
 export interface RunOutcome {
   fatal?: DictationError;
   recorderFailed?: Error;
+  /** The run had reached recording (a network error then is a lost connection). */
+  wasConnected: boolean;
+  /** A file run delivered its whole file. */
+  fileDone: boolean;
 }
 
 /** What a run tells its controller. */
@@ -42,22 +69,32 @@ export interface RunHost {
   ending(run: DictationRun): void;
   /** The run is over; everything it held is released. */
   ended(run: DictationRun, outcome: RunOutcome): void;
+  /** The service told which engine serves the run. */
+  engine(run: DictationRun, engine: string): void;
+  /** A sentence was committed to the document (for screen-reader announcements); never logged. */
+  committed(run: DictationRun, text: string): void;
+  /** Where the text of a run goes when no document can be opened for it (the extension's own storage). */
+  readonly rescueDir: vscode.Uri;
 }
 
 export class DictationRun {
   readonly session: DictationSession;
   /** Every line about the run, prefixed with its session id. */
   readonly log: Logger;
-  private readonly capture: MicrophoneCapture;
+  private readonly capture: MicrophoneCapture | AudioFileSource;
   private readonly model: TranscriptModel;
   private readonly writer: DocumentWriter;
   private readonly silence: SilenceDetector;
+  private readonly meter = new LevelMeter();
+  private wasConnected = false;
+  private fileDone = false;
   private readonly disposables: vscode.Disposable[] = [];
   private endingPromise: Promise<void> | undefined;
   private targetClosed = false;
   private mutedWarned = false;
   private fatal: DictationError | undefined;
   private recorderFailed: Error | undefined;
+  private readonly stopExtraS: number;
 
   /** Throws a DictationError (CONFIG_ERROR) when the server URL of the settings is not usable. */
   constructor(
@@ -68,14 +105,29 @@ export class DictationRun {
     baseLog: Logger,
     decoration: ProvisionalDecoration,
     private readonly host: RunHost,
+    readonly source: RunSource = { kind: 'microphone' },
     dictation?: DictationSetup,
   ) {
-    this.session = new DictationSession({ serverUrl: settings.serverUrl, apiKey: key, config: configFromSettings(settings), logger: baseLog });
-    this.log = rewritingLogger(baseLog, (m) => `${sessionLogPrefix(this.session.sessionId)} ${m}`);
+    // A file's audio may reach the service much faster than it decodes it: the stop waits up to the file's length.
+    const fileSeconds = source.kind === 'file' ? (source.seconds ?? 600) : 0;
+    this.session = new DictationSession({
+      serverUrl: settings.serverUrl,
+      apiKey: key,
+      config: configFromSettings(settings),
+      logger: baseLog,
+      ...(source.kind === 'file' ? { stopMarginMs: 5000 + fileSeconds * 1000 } : {}),
+    });
+    // The log carries session ids, counts and timings: never the document's name (nor dictated text).
+    const hide = documentNames(target.doc.uri);
+    this.log = rewritingLogger(baseLog, (m) => `${sessionLogPrefix(this.session.sessionId)} ${hide(m)}`);
     this.model = new TranscriptModel({ onIgnored: (i) => this.log.debug(`transcript: ignored a message (${i.reason})`) });
     this.writer = new DocumentWriter(target.doc, target.anchor, target.selectionLength, this.log, decoration, dictation);
-    this.capture = new MicrophoneCapture({ recorder: settings.recorder, device: settings.device, sampleRate: settings.sampleRate, logger: this.log });
+    this.capture =
+      source.kind === 'file'
+        ? new AudioFileSource(source.path, settings.sampleRate, () => this.canTakeFileAudio())
+        : new MicrophoneCapture({ recorder: settings.recorder, device: settings.device, sampleRate: settings.sampleRate, logger: this.log });
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
+    this.stopExtraS = STOP_EXTRA_S + fileSeconds;
     this.disposables.push(this.writer, ...this.wireSession(), ...this.wireCapture());
     this.disposables.push(
       this.writer.onDidCloseTarget(() => {
@@ -93,6 +145,13 @@ export class DictationRun {
   /** The dictation grammar's writer (fields, templates, commands), when the grammar is on. */
   get dictation(): DictatedChunks | undefined {
     return this.writer.dictation;
+  }
+
+  /** A file's decoding goes on while little of its audio waits unsent: as fast as the service takes it. */
+  private canTakeFileAudio(): boolean {
+    if (this.session.state !== 'recording') return false;
+    const { queuedBytes, bufferedBytes } = this.session.audioStats;
+    return queuedBytes + bufferedBytes < FILE_AHEAD_S * bytesPerSecond(this.settings.sampleRate);
   }
 
   /** Whether the end of the run has begun (stop, failure, closed document). */
@@ -155,7 +214,7 @@ export class DictationRun {
     this.host.ending(this);
     await this.capture.stop().catch((e: unknown) => this.log.error(`could not stop the recorder: ${errorMessage(e)}`));
     // Bounded: a service that never comes back must not keep the run in "stopping" for ever.
-    const stopLimitMs = ((configFromSettings(this.settings).stop_delay ?? DEFAULTS.stop_delay) + STOP_EXTRA_S) * 1000;
+    const stopLimitMs = ((configFromSettings(this.settings).stop_delay ?? DEFAULTS.stop_delay) + this.stopExtraS) * 1000;
     let timer: NodeJS.Timeout | undefined;
     const result = await Promise.race([
       this.session.stop(),
@@ -179,23 +238,33 @@ export class DictationRun {
     const fatal = this.fatal ?? result.error;
     this.session.dispose();
     for (const d of this.disposables) d.dispose();
-    this.host.ended(this, { fatal, recorderFailed: this.recorderFailed });
+    this.host.ended(this, { fatal, recorderFailed: this.recorderFailed, wasConnected: this.wasConnected, fileDone: this.fileDone });
   }
 
-  /** Opens everything dictated in the run in a new untitled document: nothing is lost. */
+  /**
+   * Opens everything dictated in the run in a new untitled document: nothing is lost. If even that fails,
+   * the text goes to a file in the extension's own storage and to the clipboard — never to the log.
+   */
   private async rescue(leftover: string): Promise<void> {
     const text = [this.model.committedText(), leftover].filter((t) => t.trim() !== '').join(' ');
-    const why = this.targetClosed ? 'the document was closed during dictation' : 'some text could not be written into the document';
-    this.log.warn(`run ${this.id}: ${why}; opening the run's text (${text.length} characters) in a new document`);
+    const why = this.targetClosed ? vscode.l10n.t('the document was closed during dictation') : vscode.l10n.t('some text could not be written into the document');
+    this.log.warn(`run ${this.id}: ${this.targetClosed ? 'the document was closed during dictation' : 'some text could not be written into the document'}; opening the run's text (${text.length} characters) in a new document`);
     if (text === '') return;
     try {
       const doc = await vscode.workspace.openTextDocument({ content: text, language: this.writer.doc.languageId || 'plaintext' });
       await vscode.window.showTextDocument(doc, { preview: false });
       this.host.notifications.rescued(why);
     } catch (e) {
-      this.log.error(`could not open a new document for the run's text: ${errorMessage(e)}`);
-      this.host.notifications.rescueFailed(why);
-      this.log.error(`text of run ${this.id}: ${text}`);
+      this.log.error(`could not open a new document for the run's text: ${errorMessage(e)}; saving it in the extension's storage`);
+      const file = vscode.Uri.joinPath(this.host.rescueDir, `dictation-${new Date().toISOString().replace(/[:.]/g, '-')}.txt`);
+      try {
+        await vscode.workspace.fs.createDirectory(this.host.rescueDir);
+        await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
+      } catch (e2) {
+        this.log.error(`could not save the run's text in the extension's storage: ${errorMessage(e2)}`);
+      }
+      await vscode.env.clipboard.writeText(text).then(undefined, () => undefined);
+      this.host.notifications.rescueSaved(why, file);
     }
   }
 
@@ -206,7 +275,8 @@ export class DictationRun {
     } catch (e) {
       this.recorderFailed = e instanceof Error ? e : new Error(errorMessage(e));
       this.log.error(`recorder: ${this.recorderFailed.message}`);
-      this.host.notifications.recorderFailed(this.recorderFailed, this.settings.recorder);
+      if (this.source.kind === 'file') this.fatalFile(this.recorderFailed);
+      else this.host.notifications.recorderFailed(this.recorderFailed, this.settings.recorder);
       return false;
     }
   }
@@ -215,11 +285,16 @@ export class DictationRun {
     const { session, model, writer, host } = this;
     const apply = (ops: TranscriptOp[]): void => void writer.write(ops);
     return [
-      session.on('message', (m) => apply(model.apply(m))),
+      session.on('message', (m) => {
+        const ops = model.apply(m);
+        apply(ops);
+        for (const op of ops) if (op.kind === 'insert' && op.text.trim() !== '') host.committed(this, op.text);
+      }),
       session.on('generation', () => apply(model.beginGeneration())),
       session.on('configured', (c) => {
         if (c.resumed) apply(model.dropProvisional());
         host.status.update({ reconnecting: false, retryInS: undefined });
+        if (c.engine) host.engine(this, c.engine);
       }),
       session.on('reconnecting', (r) => {
         apply(model.dropProvisional());
@@ -234,7 +309,10 @@ export class DictationRun {
       }),
       session.on('state', (s) => {
         this.log.info(`session state: ${s}`);
-        if (s === 'recording') host.status.update({ reconnecting: false, retryInS: undefined });
+        if (s === 'recording') {
+          this.wasConnected = true;
+          host.status.update({ reconnecting: false, retryInS: undefined });
+        }
         else if (s === 'reconnecting') host.status.update({ reconnecting: true });
         host.sessionState(this, s);
         if (s === 'stopped' || s === 'failed') void this.end(s === 'failed' ? 'the session failed' : 'the session stopped');
@@ -243,10 +321,30 @@ export class DictationRun {
   }
 
   private wireCapture(): vscode.Disposable[] {
-    const { capture, session, silence, host } = this;
+    const { capture, session, silence, host, source } = this;
+    if (capture instanceof AudioFileSource) {
+      const bps = bytesPerSecond(this.settings.sampleRate);
+      return [
+        capture.on('data', (pcm) => {
+          session.sendAudio(pcm);
+          if (source.kind === 'file') source.progress(capture.delivered / bps);
+        }),
+        capture.on('end', () => {
+          this.fileDone = true;
+          this.log.info(`run ${this.id}: the whole file was sent (${(capture.delivered / bps).toFixed(1)} s of audio)`);
+          void this.end('the whole file was sent');
+        }),
+        capture.on('error', (e) => {
+          if (this.isEnding) return;
+          this.fatalFile(e);
+          void this.end('the audio file could not be read');
+        }),
+      ];
+    }
     return [
       capture.on('data', (pcm) => {
         session.sendAudio(pcm);
+        host.status.level(this.meter.push(pcm));
         for (const ev of silence.push(pcm)) {
           if (ev.kind === 'muted') {
             host.status.update({ muted: true });
@@ -269,5 +367,12 @@ export class DictationRun {
         void this.end('the recorder failed');
       }),
     ];
+  }
+
+  /** A file run cannot read its file: the error is logged (without the file name) and the user told, with SoX's words. */
+  private fatalFile(e: Error): void {
+    this.recorderFailed = e;
+    this.log.error(`the audio file could not be read (${e.name})`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Dictée: the audio file could not be read: {0}', e.message));
   }
 }

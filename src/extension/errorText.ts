@@ -1,13 +1,14 @@
 /**
- * What the user is told when a run ends with an error, and which buttons go with it. Pure (no `vscode`),
- * tested in plain Node. The words come from the one advice table (`ERROR_ADVICE`, src/client/errors.ts);
- * this adds what only the extension knows: the setting concerned, the service's address, the buttons.
- * Messages never contain the API key (the client library scrubs it; the controller scrubs again).
+ * What the user is told when a run ends with an error, and which buttons go with it: plain sentences,
+ * never an error code, a byte offset or the service's own words (those are in the log, once). Pure (no
+ * `vscode`), tested in plain Node. Messages never contain the API key.
  */
-import { ERROR_ADVICE, type DictationError } from '../client/errors';
+import type { DictationError } from '../client/errors';
+import type { L10n } from './l10nText';
 import { settingForField } from './settingsMap';
 
-export type ErrorAction = 'Set API Key' | 'Open Settings' | 'Show Log';
+/** The buttons of an error message (the extension shows them with translated labels). */
+export type ErrorAction = 'setApiKey' | 'openSettings' | 'retry' | 'selectMicrophone' | 'showLog';
 
 export interface ErrorPresentation {
   severity: 'error' | 'warning';
@@ -17,42 +18,114 @@ export interface ErrorPresentation {
   setting?: string;
 }
 
-/** The settings query that lists every Dictée setting. */
-const ALL_SETTINGS = '@ext:dictee.dictee';
-
-function strip(message: string): string {
-  const m = message.trim().replace(/\.$/, '');
-  return m.length > 300 ? `${m.slice(0, 297)}…` : m;
+/** What the extension knows about the run beyond the error. */
+export interface ErrorContext {
+  serverUrl: string;
+  /** The run had been recording (connected) before it failed: a network error is a lost connection. */
+  wasConnected?: boolean;
 }
 
-export function presentError(e: DictationError, serverUrl: string): ErrorPresentation {
-  const { summary, advice } = ERROR_ADVICE[e.code];
-  /** `Dictée: <summary><where> (<message>). <advice><more>` */
-  const text = (where = '', more = ''): string => `Dictée: ${summary}${where} (${strip(e.message)}). ${advice}${more}`;
+/** The settings query that lists every Dictée setting. */
+export const ALL_SETTINGS = '@ext:dictee.dictee';
+
+/** The label of a button, in the user's language. */
+export function actionLabel(l10n: L10n, a: ErrorAction): string {
+  switch (a) {
+    case 'setApiKey':
+      return l10n.t('Set API Key');
+    case 'openSettings':
+      return l10n.t('Open Settings');
+    case 'retry':
+      return l10n.t('Retry');
+    case 'selectMicrophone':
+      return l10n.t('Select Microphone');
+    case 'showLog':
+      return l10n.t('Show Log');
+  }
+}
+
+export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): ErrorPresentation {
   switch (e.code) {
     case 'AUTH_ERROR':
-      return { severity: 'error', text: text(), actions: ['Set API Key', 'Show Log'] };
+      return {
+        severity: 'error',
+        text: l10n.t('Dictée: the service refused the API key (it is unknown, revoked, or not allowed to dictate). Set a valid key, then dictate again.'),
+        actions: ['setApiKey', 'showLog'],
+      };
     case 'CONFIG_ERROR': {
       const setting = settingForField(e.field);
-      return { severity: 'error', text: text(setting ? `: ${setting}` : ''), actions: ['Open Settings', 'Show Log'], setting: setting ?? ALL_SETTINGS };
+      return {
+        severity: 'error',
+        text: setting
+          ? l10n.t('Dictée: the service does not accept the value of the setting {0}. Correct it or reset it to its default.', setting)
+          : l10n.t('Dictée: the service does not accept one of the dictation settings. Check them, or reset them to their defaults.'),
+        actions: ['openSettings', 'showLog'],
+        setting: setting ?? ALL_SETTINGS,
+      };
     }
     case 'INIT_ERROR':
-      return { severity: 'error', text: text('', ' (dictee.sampleRate, dictee.language)'), actions: ['Open Settings', 'Show Log'], setting: ALL_SETTINGS };
+      return {
+        severity: 'error',
+        text: l10n.t('Dictée: the service cannot take dictation in this language or at this sample rate. Choose another language, or reset the sample rate to 16000 Hz.'),
+        actions: ['openSettings', 'showLog'],
+        setting: ALL_SETTINGS,
+      };
     case 'CONCURRENCY_LIMIT_EXCEEDED':
-      return { severity: 'error', text: text(), actions: ['Show Log'] };
+      return {
+        severity: 'error',
+        text: l10n.t('Dictée: too many dictations are open for your organisation. Stop dictating in another window or on another device, then retry.'),
+        actions: ['retry', 'showLog'],
+      };
     case 'RATE_LIMITED':
-      return { severity: 'warning', text: text(), actions: ['Show Log'] };
+      return {
+        severity: 'warning',
+        text: l10n.t('Dictée: the service received too many requests with this key and dictation stopped. Wait a minute, then retry.'),
+        actions: ['retry', 'showLog'],
+      };
     case 'SESSION_IDLE':
-      return { severity: 'warning', text: text(), actions: ['Show Log'] };
+      return {
+        severity: 'warning',
+        text: l10n.t('Dictée: the service ended the dictation after a long time without audio. What was dictated is in the document.'),
+        actions: ['retry', 'showLog'],
+      };
     case 'PROTOCOL_ERROR':
     case 'INTERNAL_ERROR':
       return {
         severity: 'error',
-        text: text('', ` Dictation stopped; what was written stays in the document${e.sessionId ? ` (session ${e.sessionId})` : ''}.`),
-        actions: ['Show Log'],
+        text: l10n.t('Dictée: the service failed and dictation stopped. What was written stays in the document.'),
+        actions: ['retry', 'showLog'],
       };
     case 'NETWORK_ERROR':
     case 'TIMEOUT':
-      return { severity: 'error', text: text(` at ${serverUrl}`, ' (dictee.serverUrl)'), actions: ['Open Settings', 'Show Log'], setting: 'dictee.serverUrl' };
+      if (ctx.wasConnected) {
+        return {
+          severity: 'error',
+          text: l10n.t('Dictée: the network connection to the service was lost and could not be restored, so dictation stopped. What was dictated until then is in the document.'),
+          actions: ['retry', 'showLog'],
+        };
+      }
+      return {
+        severity: 'error',
+        text: l10n.t('Dictée: the service at {0} cannot be reached. Check that it is running and that the server address is right.', ctx.serverUrl),
+        actions: ['retry', 'openSettings', 'showLog'],
+        setting: 'dictee.serverUrl',
+      };
   }
+}
+
+/**
+ * A warning of the client library (the run goes on) as a plain sentence: the library's own words carry
+ * byte counts and go to the log only.
+ */
+export function warningSentence(l10n: L10n, text: string): string {
+  if (/oldest buffered audio is being dropped/.test(text)) {
+    return l10n.t('Dictée: the connection has been lost for more than a minute; the oldest of what you say now is being lost. Dictation goes on.');
+  }
+  if (/cannot be re-sent/.test(text)) {
+    return l10n.t('Dictée: after the connection came back, a few seconds of audio could not be sent again: some words may be missing just before the break.');
+  }
+  if (/does not support resume/.test(text)) {
+    return l10n.t('Dictée: the service could not continue the session; dictation goes on in a new one.');
+  }
+  return l10n.t('Dictée: something went wrong with the connection to the service, but dictation goes on (details in the log).');
 }

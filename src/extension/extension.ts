@@ -3,36 +3,74 @@
  * `context.subscriptions`, registers the commands. Behaviour lives in the classes.
  */
 import * as vscode from 'vscode';
+import { Announcer } from './announcer';
 import { ApiKeyStore } from './apiKeyStore';
 import { DictationController } from './dictationController';
 import { FieldWarnings } from './fieldWarnings';
+import { transcribeAudioFile } from './fileTranscription';
+import { ToggleKey } from './keybindings';
 import { Log } from './log';
+import { checkRecorder, testMicrophone } from './microphoneTest';
+import { chooseLanguage, selectMicrophone } from './pickers';
 import { Settings } from './settings';
+import { cleartextRemote } from './settingsMap';
 import { StatusBar } from './statusBar';
 import { TemplateCommands } from './templateCommands';
 import { TemplateStore } from './templateStore';
 
 let controller: DictationController | undefined;
 
+/** `dictee.serverUrl` with http:// or ws:// to another machine: the key and the audio would travel in clear. */
+function warnIfCleartext(settings: Settings): void {
+  const url = settings.read().serverUrl;
+  if (!cleartextRemote(url)) return;
+  void vscode.window
+    .showWarningMessage(
+      vscode.l10n.t('Dictée: the server address {0} is not encrypted (http://) and not on this machine: your API key and your dictation would travel in clear over the network. Use an https:// address.', url),
+      vscode.l10n.t('Open Settings'),
+    )
+    .then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'dictee.serverUrl'));
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   const log = new Log();
   const settings = new Settings();
   const keys = new ApiKeyStore(context.secrets, log);
-  const keybinding = process.platform === 'darwin' ? '⌥⇧⌘D' : 'Ctrl+Alt+Shift+D';
-  const status = new StatusBar(keybinding);
+  const status = new StatusBar();
+  const announcer = new Announcer();
   const templates = new TemplateStore(context.extensionUri, log, (m) => void vscode.window.showWarningMessage(`Dictée: ${m}`));
   // "Next Field" of a fields-left warning is the command's (created just below, called later).
   const fields: FieldWarnings = new FieldWarnings((doc): Promise<void> => templateCommands.field('next', doc));
-  const dictation = new DictationController(settings, keys, log, status, templates, fields);
+  const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'));
   const templateCommands = new TemplateCommands(dictation, templates, fields);
+  const manifest = context.extension.packageJSON as { version?: unknown; contributes?: { keybindings?: { command: string; key: string; mac?: string }[] } };
+  const defaultBinding = manifest.contributes?.keybindings?.find((k) => k.command === 'dictee.toggle');
+  const toggleKey = new ToggleKey(context.globalStorageUri, process.platform === 'darwin' ? (defaultBinding?.mac ?? defaultBinding?.key) : defaultBinding?.key);
   controller = dictation;
   void templates.load(settings.read().grammar.templatesFolder);
+
+  const showSettings = (): void => {
+    const s = settings.read();
+    status.setLanguage(s.language, s.specialty, s.languageAuto);
+    if (dictation.state === 'idle') status.update({ device: s.device });
+  };
+  showSettings();
+  const showKey = (k: string | undefined): void => status.update({ keybinding: k });
+  void toggleKey.read().then(showKey);
+  warnIfCleartext(settings);
 
   context.subscriptions.push(
     log,
     keys,
     status,
+    announcer,
     dictation,
+    toggleKey,
+    toggleKey.onDidChange(showKey),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('dictee')) showSettings();
+      if (e.affectsConfiguration('dictee.serverUrl')) warnIfCleartext(settings);
+    }),
     vscode.commands.registerCommand('dictee.start', () => dictation.start()),
     vscode.commands.registerCommand('dictee.pause', () => dictation.pause()),
     vscode.commands.registerCommand('dictee.resume', () => dictation.resume()),
@@ -41,6 +79,17 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('dictee.setApiKey', () => keys.promptAndStore(settings.read().serverUrl)),
     vscode.commands.registerCommand('dictee.clearApiKey', () => keys.clear()),
     vscode.commands.registerCommand('dictee.showLog', () => log.show()),
+    vscode.commands.registerCommand('dictee.selectMicrophone', () => selectMicrophone(settings, log)),
+    vscode.commands.registerCommand('dictee.chooseLanguage', () => chooseLanguage(settings)),
+    vscode.commands.registerCommand('dictee.checkRecorder', () => checkRecorder(settings, log)),
+    vscode.commands.registerCommand('dictee.testMicrophone', () => testMicrophone(settings, log, dictation.notifications)),
+    vscode.commands.registerCommand('dictee.transcribeFile', (uri?: vscode.Uri) => transcribeAudioFile(dictation, log, uri instanceof vscode.Uri ? uri : undefined)),
+    vscode.commands.registerCommand('dictee.readLastSentence', () =>
+      announcer.say(dictation.lastSentence ? dictation.lastSentence : vscode.l10n.t('Dictée: nothing has been dictated yet in this window.'), true),
+    ),
+    vscode.commands.registerCommand('dictee.openWalkthrough', () =>
+      vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#dictee.gettingStarted`, false),
+    ),
     templates,
     fields,
     vscode.commands.registerCommand('dictee.insertTemplate', () => templateCommands.insertTemplate()),
@@ -52,7 +101,7 @@ export function activate(context: vscode.ExtensionContext): void {
       if (e.affectsConfiguration('dictee.templates.folder')) void templates.load(settings.read().grammar.templatesFolder);
     }),
   );
-  log.info(`Dictée ${String((context.extension.packageJSON as { version?: unknown }).version)} activated (service ${settings.read().serverUrl})`);
+  log.info(`Dictée ${String(manifest.version)} activated (service ${settings.read().serverUrl}, display language ${vscode.env.language})`);
 }
 
 /** VS Code does not await `dispose`: the asynchronous teardown (recorder, connection) is returned here. */

@@ -5,6 +5,7 @@
  * user), never silently dropped.
  */
 import { LANGUAGES, type Language, type Vocabulary } from '../dictation';
+import { ENGLISH, type L10n } from './l10nText';
 
 export interface GrammarSettings {
   /** Spoken punctuation, commands, numbers, templates (`dictee.grammar.enabled`). */
@@ -23,31 +24,31 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function normaliseGrammarSettings(raw: Record<string, unknown>): GrammarSettings {
+export function normaliseGrammarSettings(raw: Record<string, unknown>, l10n: L10n = ENGLISH): GrammarSettings {
   const problems: string[] = [];
   const enabled = raw['grammar.enabled'] !== false;
   const sep = raw['grammar.decimalSeparator'];
   const decimalSeparator = sep === ',' || sep === '.' ? sep : undefined;
   if (sep !== undefined && sep !== null && sep !== 'language' && decimalSeparator === undefined) {
-    problems.push(`dictee.grammar.decimalSeparator: ${JSON.stringify(sep)} is not "language", "," or "."; the language's own separator is used`);
+    problems.push(l10n.t('{0}: {1} is not "language", "," or "."; the language\'s own separator is used.', 'dictee.grammar.decimalSeparator', JSON.stringify(sep)));
   }
   const vocabulary = Object.fromEntries(LANGUAGES.map((l) => [l, {}])) as Record<Language, Record<string, string>>;
   const v = raw.vocabulary;
   if (v !== undefined && v !== null && !isRecord(v)) {
-    problems.push('dictee.vocabulary: expected an object by language, e.g. {"en": {"sea tea": "CT"}}; it is not used');
+    problems.push(l10n.t('{0}: expected an object by language, e.g. {1}; it is not used.', 'dictee.vocabulary', '{"en": {"sea tea": "CT"}}'));
   } else if (isRecord(v)) {
     for (const [lang, entries] of Object.entries(v)) {
       if (!(LANGUAGES as readonly string[]).includes(lang)) {
-        problems.push(`dictee.vocabulary: "${lang}" is not a language (${LANGUAGES.join(', ')}); its entries are not used`);
+        problems.push(l10n.t('{0}: "{1}" is not a language ({2}); its entries are not used.', 'dictee.vocabulary', lang, LANGUAGES.join(', ')));
         continue;
       }
       if (!isRecord(entries)) {
-        problems.push(`dictee.vocabulary.${lang}: expected an object of replacements, e.g. {"sea tea": "CT"}; it is not used`);
+        problems.push(l10n.t('{0}: expected an object of replacements, e.g. {1}; it is not used.', `dictee.vocabulary.${lang}`, '{"sea tea": "CT"}'));
         continue;
       }
       for (const [said, written] of Object.entries(entries)) {
         if (typeof written !== 'string' || said.trim() === '') {
-          problems.push(`dictee.vocabulary.${lang}: the entry "${said}" needs a non-empty spoken form and a text to write; it is not used`);
+          problems.push(l10n.t('{0}: the entry "{1}" needs a non-empty spoken form and a text to write; it is not used.', `dictee.vocabulary.${lang}`, said));
           continue;
         }
         vocabulary[lang as Language][said] = written;
@@ -56,7 +57,7 @@ export function normaliseGrammarSettings(raw: Record<string, unknown>): GrammarS
   }
   const folder = raw['templates.folder'];
   const templatesFolder = typeof folder === 'string' ? folder.trim() : '';
-  if (folder !== undefined && folder !== null && typeof folder !== 'string') problems.push('dictee.templates.folder: expected a folder path; it is not used');
+  if (folder !== undefined && folder !== null && typeof folder !== 'string') problems.push(l10n.t('{0}: expected a folder path; it is not used.', 'dictee.templates.folder'));
   return { enabled, decimalSeparator, vocabulary, templatesFolder, problems };
 }
 

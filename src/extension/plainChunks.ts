@@ -87,7 +87,7 @@ export class PlainChunks implements ChunkWriter {
     );
     if (!ok) {
       this.stats.failed++;
-      this.log.error(`could not write chunk ${id} into ${this.target.doc.uri.toString(true)}; its text is kept for the end of the run`);
+      this.log.error(`could not write chunk ${id} into the document; its text is kept for the end of the run`);
       return;
     }
     if (written === '') return;
@@ -145,7 +145,7 @@ export class PlainChunks implements ChunkWriter {
     );
     if (!ok) {
       this.stats.failed++;
-      this.log.error(`could not rewrite chunks ${known.join(', ')} in ${this.target.doc.uri.toString(true)}; the earlier text is left as it is`);
+      this.log.error(`could not rewrite chunks ${known.join(', ')} in the document; the earlier text is left as it is`);
       return;
     }
     if (conflict || !rewritten) return;

@@ -65,9 +65,14 @@ export class ProvisionalDecoration implements vscode.Disposable {
         continue;
       }
       const pos = p.doc.positionAt(p.offset);
-      editor.setDecorations(this.type, [
-        { range: new vscode.Range(pos, pos), renderOptions: { after: { contentText: displayProvisional(p.text) } } },
-      ]);
+      const shown = displayProvisional(p.text);
+      const hover = shown === p.text ? undefined : new vscode.MarkdownString().appendText(p.text);
+      editor.setDecorations(this.type, [{ range: new vscode.Range(pos, pos), hoverMessage: hover, renderOptions: { after: { contentText: shown } } }]);
+      // Keep the insertion point in view while the user has not moved away from it (the cursor is on its line).
+      if (editor === vscode.window.activeTextEditor && Math.abs(editor.selection.active.line - pos.line) <= 1) {
+        const visible = editor.visibleRanges.some((r) => r.contains(pos));
+        if (!visible) editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      }
     }
   }
 

@@ -1,5 +1,11 @@
 import * as vscode from 'vscode';
-import { ADVANCED_FIELDS, type DicteeSettings, normaliseSettings } from './settingsMap';
+import { ADVANCED_FIELDS, normaliseSettings, type DicteeSettings } from './settingsMap';
+
+/** Only what the user set (in any scope): `null` and unset values leave the choice to the preset. */
+function userValue(c: vscode.WorkspaceConfiguration, key: string): unknown {
+  const i = c.inspect(key);
+  return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+}
 
 /** The one typed reader of the `dictee.*` settings (read afresh at every start of dictation). */
 export class Settings {
@@ -8,22 +14,24 @@ export class Settings {
     const raw: Record<string, unknown> = {
       serverUrl: c.get('serverUrl'),
       language: c.get('language'),
+      uiLanguage: vscode.env.language,
       specialty: c.get('specialty'),
       preset: c.get('preset'),
-      sampleRate: c.get('sampleRate'),
+      'advanced.sampleRate': userValue(c, 'advanced.sampleRate'),
+      sampleRate: userValue(c, 'sampleRate'),
       'audio.recorder': c.get('audio.recorder'),
       'audio.device': c.get('audio.device'),
       'grammar.enabled': c.get('grammar.enabled'),
       'grammar.decimalSeparator': c.get('grammar.decimalSeparator'),
       vocabulary: c.get('vocabulary'),
       'templates.folder': c.get('templates.folder'),
+      'accessibility.announceSentences': c.get('accessibility.announceSentences'),
     };
     // Advanced fields are sent only when the user set them, so that the preset's values apply otherwise.
     for (const key of Object.keys(ADVANCED_FIELDS)) {
-      const i = c.inspect(`advanced.${key}`);
-      const v = i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+      const v = userValue(c, `advanced.${key}`);
       if (v !== undefined && v !== null) raw[`advanced.${key}`] = v;
     }
-    return normaliseSettings(raw);
+    return normaliseSettings(raw, vscode.l10n);
   }
 }

@@ -7,6 +7,7 @@ import { DEFAULTS, LANGUAGES, PRESETS, SPECIALTIES, DEFAULT_SAMPLE_RATE, SUPPORT
 import { DEFAULT_SERVER_URL } from '../protocol/http';
 import { DEFAULT_RECORDER, RECORDERS, type RecorderName } from '../audio/spawn';
 import { normaliseGrammarSettings, type GrammarSettings } from './grammarSettings';
+import { ENGLISH, type L10n } from './l10nText';
 
 /** The advanced settings (`dictee.advanced.<key>`) and the `configure` field each one sets. */
 export const ADVANCED_FIELDS = {
@@ -22,9 +23,25 @@ export const ADVANCED_FIELDS = {
 export type AdvancedKey = keyof typeof ADVANCED_FIELDS;
 export type AdvancedValues = { [K in AdvancedKey]?: K extends 'enableFinalProofreading' ? boolean : number };
 
+/** `dictee.language`: a language, or `auto` (the language of VS Code's interface). */
+export const LANGUAGE_SETTING_VALUES = ['auto', ...LANGUAGES] as const;
+
+/**
+ * The dictation language for `auto`: VS Code's display language (`fr`, `fr-ca`, `de-ch`…) when Dictée
+ * has it, else English.
+ */
+export function languageForUi(uiLanguage: string | undefined): Language {
+  const base = (uiLanguage ?? '').toLowerCase().split(/[-_]/)[0] ?? '';
+  return (LANGUAGES as readonly string[]).includes(base) ? (base as Language) : 'en';
+}
+
 export interface DicteeSettings {
   serverUrl: string;
   language: Language;
+  /** The language follows VS Code's display language (`dictee.language` is `auto`). */
+  languageAuto: boolean;
+  /** Announce each committed sentence to screen readers (start and stop are always announced). */
+  announceSentences: boolean;
   specialty: Specialty;
   preset: Preset;
   sampleRate: number;
@@ -49,7 +66,7 @@ export function settingForField(field: string | undefined): string | undefined {
       return 'dictee.preset';
     case 'sample_rate':
     case 'encoding':
-      return 'dictee.sampleRate';
+      return 'dictee.advanced.sampleRate';
     case 'serverUrl':
       return 'dictee.serverUrl';
   }
@@ -68,7 +85,7 @@ function oneOf<T extends string>(values: readonly T[], v: unknown, fallback: T):
  * typed settings. Invalid enum values fall back to the default; invalid numbers are passed on as they
  * are so that the service names the field in a CONFIG_ERROR rather than Dictée silently changing them.
  */
-export function normaliseSettings(raw: Record<string, unknown>): DicteeSettings {
+export function normaliseSettings(raw: Record<string, unknown>, l10n: L10n = ENGLISH): DicteeSettings {
   const advanced: AdvancedValues = {};
   for (const key of Object.keys(ADVANCED_FIELDS) as AdvancedKey[]) {
     const v = raw[`advanced.${key}`];
@@ -76,17 +93,21 @@ export function normaliseSettings(raw: Record<string, unknown>): DicteeSettings 
     (advanced as Record<string, unknown>)[key] = v;
   }
   const url = typeof raw.serverUrl === 'string' && raw.serverUrl.trim() !== '' ? raw.serverUrl.trim() : DEFAULT_SERVER_URL;
-  const rate = raw.sampleRate;
+  // `advanced.sampleRate`, or the setting of earlier versions (`sampleRate`) when only that one is set.
+  const rate = raw['advanced.sampleRate'] ?? raw.sampleRate;
+  const languageSetting = oneOf(LANGUAGE_SETTING_VALUES, raw.language, 'auto');
   return {
     serverUrl: url,
-    language: oneOf(LANGUAGES, raw.language, DEFAULTS.language),
+    language: languageSetting === 'auto' ? languageForUi(typeof raw.uiLanguage === 'string' ? raw.uiLanguage : undefined) : languageSetting,
+    languageAuto: languageSetting === 'auto',
+    announceSentences: raw['accessibility.announceSentences'] === true,
     specialty: oneOf(SPECIALTIES, raw.specialty, DEFAULTS.specialty),
     preset: oneOf(PRESETS, raw.preset, DEFAULTS.preset),
     sampleRate: typeof rate === 'number' && Number.isInteger(rate) ? rate : DEFAULT_SAMPLE_RATE,
     recorder: oneOf(RECORDERS, raw['audio.recorder'], DEFAULT_RECORDER),
     device: typeof raw['audio.device'] === 'string' ? raw['audio.device'].trim() : '',
     advanced,
-    grammar: normaliseGrammarSettings(raw),
+    grammar: normaliseGrammarSettings(raw, l10n),
   };
 }
 
@@ -104,4 +125,20 @@ export function configFromSettings(s: DicteeSettings): ClientConfig {
     config[ADVANCED_FIELDS[key as AdvancedKey]] = value;
   }
   return config as ClientConfig;
+}
+
+/**
+ * Whether a server address sends the key and the audio unencrypted to another machine: `http://` or
+ * `ws://` to a host that is not this one (127.0.0.0/8, `localhost`, `::1`).
+ */
+export function cleartextRemote(serverUrl: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(serverUrl);
+  } catch {
+    return false;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'ws:') return false;
+  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return !(host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host));
 }

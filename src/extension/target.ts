@@ -25,7 +25,7 @@ export async function pickTarget(log: Logger): Promise<DictationTarget | undefin
     return { doc, anchor: 0, selectionLength: 0 };
   } catch (e) {
     log.error(`no document to dictate into: ${errorMessage(e)}`);
-    void vscode.window.showErrorMessage(`Dictée: open a document to dictate into (${errorMessage(e)}).`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Dictée: open a document to dictate into; no new one could be opened.'));
     return undefined;
   }
 }

@@ -87,12 +87,12 @@ export class TrackedDocument implements vscode.Disposable {
           if (this.closedFlag || this.disposed) return;
           const again = vscode.workspace.textDocuments.find((t) => t.uri.toString() === this.uri && !t.isClosed);
           if (again) {
-            this.log.info(`the target document ${again.uri.toString(true)} was reopened (language ${again.languageId}); dictation goes on`);
+            this.log.info(`the target document was reopened (language ${again.languageId}); dictation goes on`);
             this.docValue = again;
             return;
           }
           this.closedFlag = true;
-          this.log.warn(`the target document ${d.uri.toString(true)} was closed during dictation`);
+          this.log.warn('the target document was closed during dictation');
           this.closeEmitter.fire();
         }, REOPEN_GRACE_MS);
       }),

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { silence, speechPcm } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
 import { ensureKey, extensionLog, keepFailure, openReportAt, saveReport, startDictation, stopDictation } from './lib/dictate';
+import { UI } from './lib/ui';
 import { ROOT } from './lib/codeServer';
 import { dicteeSettings, getWorld, SCRIPT, useWorld, type World } from './lib/world';
 
@@ -104,7 +105,7 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
     // "What Can I Say?" lists the spoken commands of the language dictated in (French, once VS Code has read the setting).
     await waitFor(
       async () => {
-        await wb.runCommand('Dictée: What Can I Say?');
+        await wb.runCommand(UI.whatCanISayCommand);
         await waitFor(() => wb.quickInputTitle(), 5_000, 'the title of "What Can I Say?"');
         const french = (await wb.quickInputTitle()).includes('Français');
         if (!french) await wb.escapeQuickInput();
@@ -122,8 +123,8 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
     // Insert Template…: the built-in French templates; the first field is selected, typing replaces it.
     await wb.focusEditor();
     await wb.gotoLineEnd(3);
-    await wb.runCommand('Dictée: Insert Template…');
-    await waitFor(async () => (await wb.quickInputTitle()).includes('Insert Template'), 5_000, 'the template quick pick');
+    await wb.runCommand(UI.insertTemplateCommand);
+    await waitFor(async () => (await wb.quickInputTitle()).includes(UI.insertTemplateTitle), 5_000, 'the template quick pick');
     const rows = await waitFor(async () => {
       const r = await wb.quickPickRows();
       return r.length >= 3 ? r : null;
@@ -146,14 +147,14 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
     await wb.screenshot('9-template-fields-by-keyboard');
     // Saving with fields left: a warning that does not block, with "Next Field".
     await wb.save();
-    const warning = await wb.waitForNotification(/report\.md was saved with 4 template fields left/);
-    assert.ok(warning.buttons.includes('Next Field'), JSON.stringify(warning));
+    const warning = await wb.waitForNotification(UI.fieldsLeftOnSave('report.md', 4));
+    assert.ok(warning.buttons.includes(UI.nextFieldButton), JSON.stringify(warning));
     assert.ok(!readFileSync(w.reportPath, 'utf8').includes('{{Bilan.}}'), 'the file was saved all the same');
     await wb.screenshot('9-saved-with-fields-left');
-    await wb.clickNotificationButton(/saved with 4 template fields left/, 'Next Field');
+    await wb.clickNotificationButton(UI.fieldsLeftOnSave('report.md', 4), UI.nextFieldButton);
     await waitFor(async () => /selected/.test(await selectionStatus(w)), 5_000, 'the next field selected');
     await wb.typeText('non dilatée');
-    await wb.runCommand('Dictée: Accept Defaults');
+    await wb.runCommand(UI.acceptDefaultsCommand);
     const expected =
       '# Notes\n\n' +
       builtinTemplate('cardiologie.md')
@@ -167,7 +168,7 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
     await waitForText(w, (t) => !t.includes('{{'), 'every field filled');
     await wb.clearNotifications();
     assert.equal(await saveReport(w), expected);
-    assert.ok(!(await wb.notifications()).some((n) => /template field/.test(n.message)), 'no warning once no field is left');
+    assert.ok(!(await wb.notifications()).some((n) => UI.anyFieldWarning.test(n.message)), 'no warning once no field is left');
   });
 
   it('10. a French report by voice: the radiology template, two fields by "champ suivant", punctuation, a new paragraph, a measurement, "efface ça"; report.md exactly', async () => {
@@ -214,10 +215,10 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
     await wb.screenshot('10-after-efface-ca');
     // Stopping with a field left says so, without blocking.
     await stopDictation(w);
-    const warning = await wb.waitForNotification(/dictation stopped with 1 template field left in report\.md/);
-    assert.ok(warning.buttons.includes('Next Field'));
+    const warning = await wb.waitForNotification(UI.oneFieldLeftOnStop('report.md'));
+    assert.ok(warning.buttons.includes(UI.nextFieldButton));
     await wb.focusEditor();
-    await wb.runCommand('Dictée: Accept Defaults');
+    await wb.runCommand(UI.acceptDefaultsCommand);
     await waitForText(w, (t) => t.includes('## Conclusion\n\nExamen normal.'), 'the conclusion field with its default');
     await wb.screenshot('10-report-done');
     await wb.clearNotifications();

@@ -6,58 +6,32 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { speechPcm, silence } from '../helpers/speech';
+import { speechPcm } from '../helpers/speech';
 import { assertScriptPrefix, between } from './lib/checks';
 import { sleep, waitFor } from '../helpers/wait';
 import { dicteeSettings, firstPassWords, getWorld, REPORT_INITIAL, SCRIPT, useWorld, type World } from './lib/world';
-import { ensureKey, extensionLog, framesAtService, keepFailure, openReportAt, startDictation, statusText, stopAndSave, waitForState } from './lib/dictate';
-import { OUTPUT_DIR, type Workbench } from './lib/workbench';
+import {
+  AFTER,
+  BEFORE,
+  ensureKey,
+  extensionLog,
+  FIRST_SENTENCE,
+  findingsLine,
+  framesAtService,
+  keepFailure,
+  openReportAtFindings,
+  SECOND_SCRIPT,
+  sentences,
+  settled,
+  startDictation,
+  statusText,
+  stopAndSave,
+  waitForState,
+} from './lib/dictate';
+import { UI } from './lib/ui';
+import { OUTPUT_DIR } from './lib/workbench';
 
 useWorld();
-
-const BEFORE = '# Chest X-ray report\n\nPatient: Jane Doe, 52.\n\nFindings:';
-const AFTER = '\n\nSigned: Dr. Martin\n';
-const FINDINGS_LINE = 5;
-const FIRST_SENTENCE = 'Chest radiograph shows clear lungs.';
-const SECOND_SCRIPT = 'Alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango.';
-
-/** Opens report.md (reset to its initial text) with the cursor at the end of the "Findings:" line. */
-function openReportAtFindings(w: World, content = REPORT_INITIAL): Promise<void> {
-  return openReportAt(w, content, FINDINGS_LINE);
-}
-
-/** Speech of `text` with a pause after each sentence long enough to end it. */
-async function sentences(text: string, pauseMs = 1500): Promise<Buffer> {
-  const parts: Buffer[] = [silence(300)];
-  for (const s of text.match(/[^.!?:]+[.!?:]?/g) ?? []) {
-    if (!s.trim()) continue;
-    parts.push(await speechPcm(s.trim()), silence(pauseMs));
-  }
-  return Buffer.concat(parts);
-}
-
-/** Waits until `read()` returns the same value for `quietMs` in a row; returns it. */
-async function settled<T>(read: () => Promise<T>, quietMs = 3000, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = JSON.stringify(await read());
-  let since = Date.now();
-  for (;;) {
-    await sleep(200);
-    const v = await read();
-    const j = JSON.stringify(v);
-    if (j !== last) {
-      last = j;
-      since = Date.now();
-    } else if (Date.now() - since >= quietMs) {
-      return v;
-    }
-    if (Date.now() > deadline) throw new Error(`the value kept changing for ${timeoutMs} ms: ${j}`);
-  }
-}
-
-async function findingsLine(wb: Workbench): Promise<string> {
-  return (await wb.editorLines())[FINDINGS_LINE - 1] ?? '';
-}
 
 describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual microphone)', function () {
   this.timeout(240_000);
@@ -74,13 +48,13 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
 
   it('1. Set API Key from the command palette, with a key created through the service HTTP API', async () => {
     const { wb } = w;
-    await wb.runCommand('Dictée: Set API Key');
+    await wb.runCommand(UI.setApiKeyCommand);
     const box = await wb.waitForInputBox();
     assert.ok(box.password, 'the key is typed into a password box');
     assert.match(`${box.placeholder} ${box.message}`, /svc_/);
     await wb.screenshot('1-set-api-key-prompt');
     await wb.typeIntoInputBox(w.apiKey);
-    const n = await wb.waitForNotification(/API key verified and saved/);
+    const n = await wb.waitForNotification(UI.keySaved);
     assert.ok(!n.message.includes(w.apiKey), 'the key itself is never shown');
     await wb.screenshot('1-set-api-key-saved');
     // The key is in SecretStorage, not in settings.
@@ -136,23 +110,23 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
   it('3. the status-bar item starts, pauses, resumes and stops; its text and tooltip follow the state', async () => {
     const { wb, mic } = w;
     await openReportAtFindings(w);
-    await waitForState(wb, /ready/i);
-    assert.match(await wb.tooltipOf(wb.statusItem().first()), /ready/i);
+    await waitForState(wb, UI.idle);
+    assert.match(await wb.tooltipOf(wb.statusItem().first()), UI.idle);
     // Click: start.
     const sessionId = await startDictation(w, 'status');
     assert.match(await statusText(wb), /\d:\d\d/, 'recording shows the elapsed time');
     const recTip = await wb.tooltipOf(wb.statusItem().first());
-    assert.match(recTip, /recording/i);
+    assert.match(recTip, UI.recording);
     assert.match(recTip, /report\.md/);
     await mic.playPcm(await sentences(FIRST_SENTENCE));
     await waitFor(async () => (await findingsLine(wb)).trim() !== 'Findings:', 15_000, 'committed text');
     await wb.screenshot('3-status-recording');
     // Pause from the tooltip's link.
     await wb.statusItem().first().hover();
-    await wb.page.locator('.workbench-hover a, .monaco-hover a', { hasText: 'Pause' }).first().click();
-    await waitForState(wb, /paused/i);
-    assert.match(await statusText(wb), /Paused/);
-    assert.match(await wb.tooltipOf(wb.statusItem().first()), /paused/i);
+    await wb.page.locator('.workbench-hover a, .monaco-hover a', { hasText: UI.pauseLink }).first().click();
+    await waitForState(wb, UI.paused);
+    assert.match(await statusText(wb), UI.paused);
+    assert.match(await wb.tooltipOf(wb.statusItem().first()), UI.paused);
     await wb.screenshot('3-status-paused');
     // What was said before the pause may still arrive; then nothing more while paused, whatever is said:
     // the microphone is off, so not one frame reaches the service while the speech plays.
@@ -164,12 +138,12 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assert.deepEqual(await wb.afterDecorations(), [], 'nothing is shown as provisional while paused');
     // Resume from the tooltip's link.
     await wb.statusItem().first().hover();
-    await wb.page.locator('.workbench-hover a, .monaco-hover a', { hasText: 'Resume' }).first().click();
-    await waitForState(wb, /recording/i);
+    await wb.page.locator('.workbench-hover a, .monaco-hover a', { hasText: UI.resumeLink }).first().click();
+    await waitForState(wb, UI.recording);
     // Click: stop.
     await wb.statusItem().first().click();
-    await waitForState(wb, /ready/i, 30_000);
-    assert.match(await wb.tooltipOf(wb.statusItem().first()), /ready/i);
+    await waitForState(wb, UI.idle, 30_000);
+    assert.match(await wb.tooltipOf(wb.statusItem().first()), UI.idle);
     await wb.screenshot('3-status-stopped');
     await wb.focusEditor();
     await wb.save();
@@ -244,10 +218,10 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     const { wb, service } = w;
     // A key the service never issued is refused by "Set API Key" and not saved.
     const unknown = `svc_test_${'x'.repeat(40)}`;
-    await wb.runCommand('Dictée: Set API Key');
+    await wb.runCommand(UI.setApiKeyCommand);
     await wb.waitForInputBox();
     await wb.typeIntoInputBox(unknown);
-    const refused = await wb.waitForNotification(/refused and not saved/i);
+    const refused = await wb.waitForNotification(UI.keyRefusedOnSet);
     assert.ok(!refused.message.includes(unknown), 'the key itself is never shown');
     await wb.screenshot('6-unknown-key-refused');
     await wb.clearNotifications();
@@ -256,18 +230,18 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     await ensureKey(w, doomed.key);
     await service.revokeKey(doomed.key);
     await openReportAtFindings(w);
-    await wb.runCommand('Dictée: Start Dictation');
-    const n = await wb.waitForNotification(/authentication failed/i, 30_000);
-    assert.ok(n.buttons.includes('Set API Key'), `the message offers "Set API Key": ${JSON.stringify(n)}`);
+    await wb.runCommand(UI.startCommand);
+    const n = await wb.waitForNotification(UI.keyRefusedOnRun, 30_000);
+    assert.ok(n.buttons.includes(UI.setApiKeyButton), `the message offers "${UI.setApiKeyButton}": ${JSON.stringify(n)}`);
     assert.ok(!n.message.includes(doomed.key), 'the key itself is never shown');
     await wb.screenshot('6-auth-error');
-    await waitForState(wb, /error|ready/i, 20_000);
+    await waitForState(wb, UI.idleOrError, 20_000);
     // The action leads to the key prompt; the good key makes dictation work again.
-    await wb.clickNotificationButton(/authentication failed/i, 'Set API Key');
+    await wb.clickNotificationButton(UI.keyRefusedOnRun, UI.setApiKeyButton);
     const box = await wb.waitForInputBox();
     assert.ok(box.password);
     await wb.typeIntoInputBox(w.apiKey);
-    await wb.waitForNotification(/API key verified and saved/);
+    await wb.waitForNotification(UI.keySaved);
     await wb.clearNotifications();
     const doc = readFileSync(w.reportPath, 'utf8');
     assert.equal(doc, REPORT_INITIAL, 'the document is untouched by the failed run');
@@ -289,7 +263,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     await mic.playPcm(await sentences(SECOND_SCRIPT, 1500));
     const second = firstPassWords(SECOND_SCRIPT);
     await waitFor(async () => firstPassWords(await findingsLine(wb)).some((x) => second.includes(x)), 45_000, 'text from the restarted service');
-    await waitForState(wb, /recording/i, 30_000);
+    await waitForState(wb, UI.recording, 30_000);
     await wb.screenshot('7-recovered');
     const doc = await stopAndSave(w);
     writeFileSync(scriptFile, SCRIPT);

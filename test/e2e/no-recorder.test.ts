@@ -8,6 +8,7 @@ import { startCodeServer, pathWithout, type CodeServer } from './lib/codeServer'
 import { waitFor } from '../helpers/wait';
 import { dicteeSettings, getWorld, useWorld } from './lib/world';
 import { Workbench } from './lib/workbench';
+import { LOCALE, UI } from './lib/ui';
 
 useWorld();
 
@@ -35,13 +36,14 @@ describe('Dictée without a recorder installed', function () {
       folder: w.workspace,
       settings: dicteeSettings(w.service.url),
       env: { ...w.mic.env, PATH: p.PATH, VSCODE_CLI: '1' },
+      locale: LOCALE,
     });
     const page = await Workbench.open(w.browser, cs.folderUrl);
     wb = page;
     w.resetReport();
     await wb.openFile('report.md');
     await wb.gotoLineEnd(5);
-    await wb.runCommand('Dictée: Start Dictation');
+    await wb.runCommand(UI.startCommand);
     // This browser has no key stored yet: starting asks for one first.
     const message = await waitFor(
       async () => {
@@ -53,7 +55,7 @@ describe('Dictée without a recorder installed', function () {
       200,
     );
     await wb.screenshot('8-no-recorder');
-    assert.match(message, /sox/i, 'the message names the program');
-    assert.match(message, /apt-get install sox|apt install sox|install sox/i, 'the message says how to install it');
+    assert.match(message, UI.noRecorder, 'the message names the program');
+    assert.match(message, /sudo apt-get install sox/, 'the message says how to install it');
   });
 });

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigSchema, DEFAULTS } from '../../src/protocol/config';
 import { ADVANCED_FIELDS, configFromSettings, normaliseSettings, settingForField } from '../../src/extension/settingsMap';
 import { normaliseGrammarSettings, resolveFolderSetting } from '../../src/extension/grammarSettings';
-import { formatElapsed, statusView } from '../../src/extension/statusText';
-import { presentError } from '../../src/extension/errorText';
-import { displayProvisional } from '../../src/extension/provisionalText';
+import { formatElapsed, languageView, levelBar, statusView } from '../../src/extension/statusText';
+import { presentError, warningSentence } from '../../src/extension/errorText';
+import { ENGLISH } from '../../src/extension/l10nText';
+import { displayProvisional, PROVISIONAL_MAX_CHARS } from '../../src/extension/provisionalText';
+import { cleartextRemote, languageForUi } from '../../src/extension/settingsMap';
+import { displayKey, effectiveKey } from '../../src/extension/keybindingText';
 import { ERROR_CODES } from '../../src/protocol/errors';
 import { DEFAULT_SERVER_URL } from '../../src/protocol/http';
 import { DEFAULT_RECORDER, RECORDERS } from '../../src/audio/spawn';
@@ -14,9 +17,11 @@ import { DictationError, ERROR_ADVICE, type DictationErrorInit } from '../../src
 
 const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
   contributes: {
-    configuration: { properties: Record<string, { default: unknown; enum?: unknown[]; enumDescriptions?: string[]; markdownDescription?: string }> };
-    commands: Array<{ command: string; title: string; category: string; enablement?: string }>;
+    configuration: { properties: Record<string, { default: unknown; enum?: unknown[]; enumDescriptions?: string[]; markdownDescription?: string; scope?: string }> };
+    commands: Array<{ command: string; title: string; category: string; enablement?: string; icon?: string }>;
     keybindings: Array<{ command: string; key: string; mac?: string; when?: string }>;
+    icons: Record<string, { default: { fontPath: string; fontCharacter: string } }>;
+    walkthroughs: Array<{ steps: Array<{ id: string; completionEvents?: string[]; description: string }> }>;
     colors: Array<{ id: string; defaults: Record<string, string> }>;
   };
   activationEvents: string[];
@@ -24,9 +29,10 @@ const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'packa
 
 describe('extension pure helpers', () => {
   describe('settings → configure', () => {
-    it('defaults give the spec defaults and no advanced field (the preset decides)', () => {
-      const s = normaliseSettings({});
+    it('defaults give the spec defaults and no advanced field (the preset decides); the language follows VS Code', () => {
+      const s = normaliseSettings({ uiLanguage: 'fr' });
       assert.equal(s.serverUrl, 'http://127.0.0.1:8787');
+      assert.equal(s.languageAuto, true);
       const c = configFromSettings(s);
       assert.deepEqual(c, { language: 'fr', specialty: 'general', preset: 'balanced', sample_rate: 16000, encoding: 'pcm_s16le' });
       assert.ok(ConfigSchema.safeParse(c).success);
@@ -43,8 +49,9 @@ describe('extension pure helpers', () => {
     });
 
     it('an invalid enum falls back to its default; an out-of-range number is passed on for the service to name', () => {
-      const s = normaliseSettings({ language: 'xx', preset: 7, 'advanced.silenceThreshold': 99, 'audio.recorder': 'ffmpeg' });
-      assert.equal(s.language, 'fr');
+      const s = normaliseSettings({ language: 'xx', uiLanguage: 'de-ch', preset: 7, 'advanced.silenceThreshold': 99, 'audio.recorder': 'ffmpeg' });
+      assert.equal(s.language, 'de');
+      assert.equal(s.languageAuto, true);
       assert.equal(s.preset, 'balanced');
       assert.equal(s.recorder, 'sox');
       assert.equal(configFromSettings(s).silence_threshold, 99);
@@ -53,11 +60,35 @@ describe('extension pure helpers', () => {
     it('every configure field maps back to the setting that sets it', () => {
       for (const [key, field] of Object.entries(ADVANCED_FIELDS)) assert.equal(settingForField(field), `dictee.advanced.${key}`);
       assert.equal(settingForField('config.silence_threshold'), 'dictee.advanced.silenceThreshold');
-      assert.equal(settingForField('sample_rate'), 'dictee.sampleRate');
+      assert.equal(settingForField('sample_rate'), 'dictee.advanced.sampleRate');
       assert.equal(settingForField('language'), 'dictee.language');
       assert.equal(settingForField('serverUrl'), 'dictee.serverUrl');
       assert.equal(settingForField('nonsense'), undefined);
       assert.equal(settingForField(undefined), undefined);
+    });
+
+    it('auto: the display language of VS Code when Dictée has it, else English; an explicit language wins', () => {
+      assert.equal(languageForUi('fr'), 'fr');
+      assert.equal(languageForUi('fr-CA'), 'fr');
+      assert.equal(languageForUi('es-419'), 'es');
+      assert.equal(languageForUi('de'), 'de');
+      assert.equal(languageForUi('ja'), 'en');
+      assert.equal(languageForUi(undefined), 'en');
+      const s = normaliseSettings({ language: 'es', uiLanguage: 'fr' });
+      assert.equal(s.language, 'es');
+      assert.equal(s.languageAuto, false);
+    });
+
+    it('the sample rate is an advanced setting; the setting of earlier versions is still read', () => {
+      assert.equal(normaliseSettings({}).sampleRate, 16000);
+      assert.equal(normaliseSettings({ 'advanced.sampleRate': 8000 }).sampleRate, 8000);
+      assert.equal(normaliseSettings({ sampleRate: 22050 }).sampleRate, 22050);
+      assert.equal(normaliseSettings({ sampleRate: 22050, 'advanced.sampleRate': 8000 }).sampleRate, 8000);
+    });
+
+    it('warns of a server address that sends the key and audio in clear to another machine', () => {
+      for (const u of ['http://dictation.example.org', 'ws://10.0.0.5:8787', 'http://192.168.1.2', 'http://[2001:db8::1]:80']) assert.equal(cleartextRemote(u), true, u);
+      for (const u of ['https://dictation.example.org', 'wss://x', 'http://127.0.0.1:8787', 'http://localhost:1', 'http://[::1]:8787', 'http://127.4.5.6', 'not a url']) assert.equal(cleartextRemote(u), false, u);
     });
   });
 
@@ -106,52 +137,58 @@ describe('extension pure helpers', () => {
 
   describe('manifest (package.json contributes)', () => {
     const props = manifest.contributes.configuration.properties;
-    it('declares every setting of the issue with the spec defaults, a markdownDescription, and enumDescriptions for enums', () => {
+    // What an English VS Code shows: package.nls.json, with package.nls.en.json over it.
+    const nls = {
+      ...(JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.nls.json'), 'utf8')) as Record<string, string>),
+      ...(JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.nls.en.json'), 'utf8')) as Record<string, string>),
+    };
+    const text = (v: unknown): string => (typeof v === 'string' ? v.replace(/^%(.+)%$/, (_, k: string) => nls[k] ?? `<missing ${k}>`) : '');
+
+    it('declares every setting with its default, a description in plain words, and enumDescriptions for enums', () => {
       const expected: Record<string, unknown> = {
         'dictee.serverUrl': 'http://127.0.0.1:8787',
-        'dictee.language': 'fr',
+        'dictee.language': 'auto',
         'dictee.specialty': 'general',
         'dictee.preset': 'balanced',
-        'dictee.sampleRate': 16000,
         'dictee.audio.recorder': 'sox',
         'dictee.audio.device': '',
+        'dictee.accessibility.announceSentences': false,
       };
       for (const [k, v] of Object.entries(expected)) assert.equal(props[k]?.default, v, k);
       // The manifest and the code share their defaults and the recorder list.
       assert.equal(props['dictee.serverUrl']?.default, DEFAULT_SERVER_URL);
       assert.equal(props['dictee.audio.recorder']?.default, DEFAULT_RECORDER);
       assert.deepEqual(props['dictee.audio.recorder']?.enum, [...RECORDERS]);
-      for (const f of ['language', 'specialty', 'preset'] as const) assert.equal(props[`dictee.${f}`]?.default, DEFAULTS[f], f);
-      assert.deepEqual(normaliseSettings({}), { ...normaliseSettings({}), serverUrl: DEFAULT_SERVER_URL, language: DEFAULTS.language, specialty: DEFAULTS.specialty, preset: DEFAULTS.preset, sampleRate: DEFAULTS.sample_rate, recorder: DEFAULT_RECORDER });
-      for (const [key, field] of Object.entries(ADVANCED_FIELDS)) {
+      for (const f of ['specialty', 'preset'] as const) assert.equal(props[`dictee.${f}`]?.default, DEFAULTS[f], f);
+      assert.equal(props['dictee.serverUrl']?.scope, 'application', 'the server address: user settings only (the User tab), never a workspace');
+      assert.deepEqual(normaliseSettings({}), { ...normaliseSettings({}), serverUrl: DEFAULT_SERVER_URL, specialty: DEFAULTS.specialty, preset: DEFAULTS.preset, sampleRate: DEFAULTS.sample_rate, recorder: DEFAULT_RECORDER });
+      // Advanced settings default to "the preset decides" (null), never to numbers the preset overrides.
+      for (const key of [...Object.keys(ADVANCED_FIELDS), 'sampleRate']) {
         const p = props[`dictee.advanced.${key}`];
         assert.ok(p, key);
-        assert.equal(p.default, (DEFAULTS as Record<string, unknown>)[field], `${key} has the spec default`);
+        assert.equal(p.default, null, `${key} defaults to null`);
       }
+      assert.equal(props['dictee.sampleRate'], undefined, 'the sample rate moved to the advanced settings');
       for (const [k, p] of Object.entries(props)) {
-        assert.ok(p.markdownDescription && p.markdownDescription.length > 20, `${k} has a markdownDescription`);
+        const d = text(p.markdownDescription);
+        assert.ok(d.length > 20, `${k} has a description`);
+        assert.doesNotMatch(d, /`[a-z]+_[a-z_]+`/, `${k}: no protocol field names in the description`);
         if (p.enum) assert.equal(p.enumDescriptions?.length, p.enum.length, `${k} enumDescriptions`);
       }
     });
 
-    it('has the thirteen commands in category Dictée, no * activation, a toggle keybinding and the provisional colour', () => {
-      const ids = manifest.contributes.commands.map((c) => c.command).sort();
-      assert.deepEqual(ids, [
-        'dictee.acceptDefaults',
-        'dictee.clearApiKey',
-        'dictee.insertTemplate',
-        'dictee.nextField',
-        'dictee.pause',
-        'dictee.previousField',
-        'dictee.resume',
-        'dictee.setApiKey',
-        'dictee.showLog',
-        'dictee.start',
-        'dictee.stop',
-        'dictee.toggle',
-        'dictee.whatCanISay',
-      ]);
-      for (const c of manifest.contributes.commands) assert.equal(c.category, 'Dictée');
+    it('the original titles (package.nls.json) name the category without its accent, so that "Dictee" finds the commands in any other language', () => {
+      const original = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.nls.json'), 'utf8')) as Record<string, string>;
+      assert.equal(original.category, 'Dictee');
+      assert.equal(text('%category%'), 'Dictée');
+    });
+
+    it('has its commands in category Dictée, no * activation, keybindings with when clauses, its own icons and the provisional colour', () => {
+      const ids = manifest.contributes.commands.map((c) => c.command);
+      for (const id of ['dictee.start', 'dictee.pause', 'dictee.resume', 'dictee.stop', 'dictee.toggle', 'dictee.setApiKey', 'dictee.clearApiKey', 'dictee.showLog', 'dictee.selectMicrophone', 'dictee.testMicrophone', 'dictee.transcribeFile', 'dictee.readLastSentence', 'dictee.chooseLanguage', 'dictee.insertTemplate', 'dictee.nextField', 'dictee.previousField', 'dictee.acceptDefaults', 'dictee.whatCanISay']) {
+        assert.ok(ids.includes(id), id);
+      }
+      for (const c of manifest.contributes.commands) assert.equal(text(c.category), 'Dictée');
       assert.ok(!manifest.activationEvents.includes('*'));
       const kb = manifest.contributes.keybindings.find((k) => k.command === 'dictee.toggle');
       assert.equal(kb?.key, 'ctrl+alt+shift+d');
@@ -163,8 +200,30 @@ describe('extension pure helpers', () => {
         assert.equal(k?.mac, `cmd+alt+shift+${key}`);
         assert.equal(k?.when, 'editorTextFocus && !editorReadonly');
       }
+      for (const k of manifest.contributes.keybindings) assert.ok(k.when, `${k.command} has a when clause`);
+      const esc = manifest.contributes.keybindings.find((k) => k.key === 'escape');
+      assert.equal(esc?.command, 'dictee.stop');
+      assert.match(esc?.when ?? '', /dictee\.state == recording/);
+      assert.match(esc?.when ?? '', /!suggestWidgetVisible/, 'Escape still closes the suggestions first');
+      // Pause, resume and stop have icons of their own, not the debugger's.
+      for (const c of manifest.contributes.commands) assert.doesNotMatch(c.icon ?? '', /debug-/, c.command);
+      for (const [id, icon] of Object.entries(manifest.contributes.icons)) {
+        assert.ok(existsSync(path.join(__dirname, '..', '..', icon.default.fontPath)), `${id}: ${icon.default.fontPath}`);
+      }
       const color = manifest.contributes.colors.find((c) => c.id === 'dictee.provisionalForeground');
       assert.ok(color && color.defaults.dark && color.defaults.light && color.defaults.highContrast && color.defaults.highContrastLight);
+    });
+
+    it('the walkthrough has the recorder, server, key, language, microphone test and first dictation', () => {
+      const steps = manifest.contributes.walkthroughs[0]!.steps;
+      assert.deepEqual(
+        steps.map((s) => s.id),
+        ['dictee.recorder', 'dictee.server', 'dictee.apiKey', 'dictee.language', 'dictee.microphone', 'dictee.dictate'],
+      );
+      const mic = steps.find((s) => s.id === 'dictee.microphone')!;
+      assert.match(text(mic.description), /command:dictee\.testMicrophone/);
+      assert.match(text(steps[0]!.description), /apt-get install sox/);
+      for (const s of steps) assert.ok(s.completionEvents?.length, `${s.id} completes on an event`);
     });
   });
 
@@ -176,60 +235,135 @@ describe('extension pure helpers', () => {
       assert.equal(formatElapsed(3_723_000), '1:02:03');
     });
 
-    it('shows each state with stable texts and the right links', () => {
-      assert.equal(statusView({ state: 'idle', elapsedMs: 0 }).text, '$(mic) Dictée');
-      assert.equal(statusView({ state: 'connecting', elapsedMs: 0 }).text, '$(loading~spin) Dictée: connecting');
-      const rec = statusView({ state: 'recording', elapsedMs: 12_000 });
-      assert.equal(rec.text, '$(record) 0:12');
+    it('shows each state with its own icon and words (never colour alone), and a click that does what the state needs', () => {
+      const idle = statusView(ENGLISH, { state: 'idle', elapsedMs: 0 });
+      assert.equal(idle.text, '$(mic) Dictée');
+      assert.equal(idle.command, 'dictee.start');
+      assert.equal(statusView(ENGLISH, { state: 'connecting', elapsedMs: 0 }).text, '$(loading~spin) Dictée connecting');
+      const rec = statusView(ENGLISH, { state: 'recording', elapsedMs: 12_000, level: 0.5 });
+      assert.equal(rec.text, '$(record) Dictée 0:12 ▅');
+      assert.equal(rec.colour, 'recording');
+      assert.equal(rec.command, 'dictee.stop');
       assert.match(rec.tooltip, /command:dictee\.pause/);
       assert.match(rec.tooltip, /command:dictee\.stop/);
-      const paused = statusView({ state: 'paused', elapsedMs: 12_000 });
-      assert.equal(paused.text, '$(debug-pause) Paused 0:12');
+      const paused = statusView(ENGLISH, { state: 'paused', elapsedMs: 12_000, target: 'report.md' });
+      assert.equal(paused.text, '$(dictee-pause) Dictée paused 0:12');
+      assert.equal(paused.command, 'dictee.resume', 'a click while paused resumes');
       assert.match(paused.tooltip, /command:dictee\.resume/);
-      assert.equal(statusView({ state: 'recording', elapsedMs: 5000, reconnecting: true }).text, '$(loading~spin) 0:05 reconnecting');
-      assert.equal(statusView({ state: 'recording', elapsedMs: 5000, retryInS: 5 }).text, '$(watch) 0:05 retry in 5s');
-      const err = statusView({ state: 'idle', elapsedMs: 0, error: 'AUTH_ERROR: refused' });
-      assert.equal(err.text, '$(warning) Dictée');
-      assert.equal(err.warning, true);
+      assert.match(paused.tooltip, /Click to resume dictating into \*\*report\\\.md\*\*/);
+      assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, reconnecting: true }).text, '$(loading~spin) Dictée 0:05 reconnecting');
+      assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, retryInS: 5 }).text, '$(watch) Dictée 0:05 retry in 5 s');
+      assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, muted: true }).text, '$(warning) Dictée 0:05 no sound');
+      const err = statusView(ENGLISH, { state: 'idle', elapsedMs: 0, error: 'dictation stopped after an error.' });
+      assert.equal(err.text, '$(error) Dictée');
+      assert.equal(err.colour, 'error');
+    });
+
+    it('the tooltip gives the user\'s key, the language, the microphone, and says when the engine is simulated', () => {
+      const v = statusView(ENGLISH, { state: 'idle', elapsedMs: 0, keybinding: 'Ctrl+Shift+Alt+D', language: 'fr', specialty: 'radiology', device: 'virtmic.monitor', engine: 'simulated' });
+      assert.match(v.tooltip, /Ctrl\\\+Shift\\\+Alt\\\+D/);
+      assert.match(v.tooltip, /Language: French, vocabulary: Radiology/);
+      assert.match(v.tooltip, /Microphone: \*\*virtmic\\\.monitor\*\*/);
+      assert.match(v.tooltip, /simulated\*\* engine: it writes a prepared script/);
+      assert.match(statusView(ENGLISH, { state: 'idle', elapsedMs: 0 }).tooltip, /Microphone: the system default/);
+      assert.doesNotMatch(statusView(ENGLISH, { state: 'idle', elapsedMs: 0, engine: 'pocketsphinx' }).tooltip, /simulated/);
+    });
+
+    it('the language item shows the language and vocabulary of the next run', () => {
+      assert.equal(languageView(ENGLISH, 'fr', 'general', true).text, 'FR');
+      const v = languageView(ENGLISH, 'en', 'radiology', false);
+      assert.equal(v.text, 'EN · Radiology');
+      assert.match(v.tooltip, /English, vocabulary: Radiology\. Click to change/);
+    });
+
+    it('draws the input level as one bar', () => {
+      assert.equal(levelBar(undefined), '');
+      assert.equal(levelBar(0), '▁');
+      assert.equal(levelBar(1), '█');
+      assert.equal(levelBar(7), '█');
     });
 
     it('escapes document names in the Markdown tooltip', () => {
-      const v = statusView({ state: 'recording', elapsedMs: 0, target: 'a_[b](command:x).md' });
+      const v = statusView(ENGLISH, { state: 'recording', elapsedMs: 0, target: 'a_[b](command:x).md' });
       assert.ok(!v.tooltip.includes('[b](command:x)'));
+    });
+  });
+
+  describe('keys', () => {
+    it('the user\'s keybindings.json wins over the default; a removed default is no key', () => {
+      assert.equal(effectiveKey('dictee.toggle', 'ctrl+alt+shift+d', undefined), 'ctrl+alt+shift+d');
+      const user = `// comments are allowed
+        [ { "key": "f9", "command": "dictee.toggle" }, ]`;
+      assert.equal(effectiveKey('dictee.toggle', 'ctrl+alt+shift+d', user), 'f9');
+      assert.equal(effectiveKey('dictee.toggle', 'ctrl+alt+shift+d', '[{ "key": "ctrl+alt+shift+d", "command": "-dictee.toggle" }]'), undefined);
+      assert.equal(effectiveKey('dictee.toggle', 'ctrl+alt+shift+d', 'not json at all'), 'ctrl+alt+shift+d');
+    });
+
+    it('writes keys as VS Code does', () => {
+      assert.equal(displayKey('ctrl+alt+shift+d', 'linux'), 'Ctrl+Shift+Alt+D');
+      assert.equal(displayKey('cmd+alt+shift+d', 'darwin'), '⇧⌥⌘D');
+      assert.equal(displayKey('f9', 'win32'), 'F9');
+      assert.equal(displayKey('ctrl+k ctrl+d', 'linux'), 'Ctrl+K Ctrl+D');
     });
   });
 
   describe('error messages', () => {
     const err = (init: Omit<DictationErrorInit, 'fatal'>): DictationError => new DictationError({ ...init, fatal: true });
 
-    it('tells, for every error code, what went wrong, the message, the advice of the table, with an action', () => {
+    it('tells every error in a plain sentence with an action, never a code, an offset or the service\'s words', () => {
       for (const code of [...ERROR_CODES, 'NETWORK_ERROR', 'TIMEOUT'] as const) {
-        const p = presentError(err({ code, message: 'details' }), 'http://h:1');
-        assert.ok(p.text.startsWith(`Dictée: ${ERROR_ADVICE[code].summary}`), `${code}: ${p.text}`);
-        assert.ok(p.text.includes('(details)'), code);
-        assert.ok(p.text.includes(ERROR_ADVICE[code].advice), code);
+        const p = presentError(ENGLISH, err({ code, message: 'resume_audio_offset 123456 ECONNRESET' }), { serverUrl: 'http://h:1' });
+        assert.ok(p.text.startsWith('Dictée: '), `${code}: ${p.text}`);
+        assert.ok(!p.text.includes(code), `${code} is not shown`);
+        assert.doesNotMatch(p.text, /123456|ECONNRESET|resume_audio_offset/, code);
         assert.ok(p.actions.length > 0, code);
       }
     });
 
-    it('AUTH_ERROR offers Set API Key; CONFIG_ERROR names the setting and opens it; a network error names the address', () => {
-      assert.deepEqual(presentError(err({ code: 'AUTH_ERROR', message: 'revoked' }), 'x').actions[0], 'Set API Key');
-      assert.equal(
-        presentError(err({ code: 'AUTH_ERROR', message: 'API key revoked' }), 'x').text,
-        'Dictée: authentication failed (API key revoked). Set a valid API key with the write permission (the one used is missing, unknown, revoked, or lacks it).',
-      );
-      const c = presentError(err({ code: 'CONFIG_ERROR', message: 'silence_threshold must be between 0.2 and 10', field: 'silence_threshold' }), 'x');
+    it('AUTH_ERROR offers Set API Key; CONFIG_ERROR names the setting; unreachable names the address; a lost connection says so', () => {
+      assert.equal(presentError(ENGLISH, err({ code: 'AUTH_ERROR', message: 'revoked' }), { serverUrl: 'x' }).actions[0], 'setApiKey');
+      const c = presentError(ENGLISH, err({ code: 'CONFIG_ERROR', message: 'silence_threshold must be between 0.2 and 10', field: 'silence_threshold' }), { serverUrl: 'x' });
       assert.match(c.text, /dictee\.advanced\.silenceThreshold/);
       assert.equal(c.setting, 'dictee.advanced.silenceThreshold');
-      assert.deepEqual(c.actions[0], 'Open Settings');
-      const n = presentError(err({ code: 'NETWORK_ERROR', message: 'ECONNREFUSED' }), 'http://h:1');
+      assert.equal(c.actions[0], 'openSettings');
+      const n = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'ECONNREFUSED' }), { serverUrl: 'http://h:1' });
       assert.equal(n.setting, 'dictee.serverUrl');
-      assert.match(n.text, /cannot be reached at http:\/\/h:1 \(ECONNREFUSED\)/);
-      assert.match(presentError(err({ code: 'INTERNAL_ERROR', message: 'gave up', sessionId: 's-1' }), 'x').text, /Dictation stopped; what was written stays in the document \(session s-1\)/);
+      assert.match(n.text, /the service at http:\/\/h:1 cannot be reached/);
+      assert.deepEqual(n.actions, ['retry', 'openSettings', 'showLog']);
+      const lost = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'gave up' }), { serverUrl: 'http://h:1', wasConnected: true });
+      assert.match(lost.text, /network connection to the service was lost/);
+      assert.doesNotMatch(lost.text, /serverUrl|server address/);
+      assert.match(presentError(ENGLISH, err({ code: 'INTERNAL_ERROR', message: 'gave up', sessionId: 's-1' }), { serverUrl: 'x' }).text, /What was written stays in the document/);
+    });
+
+    it("puts the client library's warnings (logged as they are) in plain sentences without byte counts", () => {
+      const cases: [string, RegExp][] = [
+        ['disconnected for more than 60 s: the oldest buffered audio is being dropped', /lost for more than a minute/],
+        ['the service needs audio from byte 96000 but only audio from byte 128000 is retained: 32000 bytes cannot be re-sent', /could not be sent again/],
+        ['the service does not support resume (SESSION_NOT_FOUND); the run continues on a new session', /goes on in a new one/],
+        ['something new', /details in the log/],
+      ];
+      for (const [text, re] of cases) {
+        const s = warningSentence(ENGLISH, text);
+        assert.match(s, re);
+        assert.doesNotMatch(s, /\d{3,}|byte|SESSION_NOT_FOUND/, s);
+      }
     });
   });
 
-  it('shows newlines of provisional text as pilcrows', () => {
-    assert.equal(displayProvisional('one\ntwo\r\nthree\tfour'), 'one ¶ two ¶ three four');
+  describe('provisional text', () => {
+    it('shows newlines as pilcrows', () => {
+      assert.equal(displayProvisional('one\ntwo\r\nthree\tfour'), 'one ¶ two ¶ three four');
+    });
+
+    it('shows the last words of a long text after an ellipsis, never more than the limit', () => {
+      const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+      const shown = displayProvisional(long);
+      assert.ok(shown.startsWith('…'), shown);
+      assert.ok(shown.length <= PROVISIONAL_MAX_CHARS, `${shown.length}`);
+      assert.ok(shown.endsWith('word59'));
+      assert.ok(/^…word\d+ /.test(shown), `cut at a word: ${shown}`);
+      assert.equal(displayProvisional('x'.repeat(200)).length, PROVISIONAL_MAX_CHARS);
+    });
   });
 });

@@ -3,7 +3,8 @@
  * and extensions dirs, the packaged .vsix installed and settings.json pre-written.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { start, type Proc } from './procs';
@@ -19,6 +20,8 @@ export interface CodeServerOptions {
   settings: Record<string, unknown>;
   /** Extra environment for code-server and so its extension host (PulseAudio, PATH…). */
   env?: Record<string, string>;
+  /** VS Code's display language (`--locale`), e.g. `fr`; English when absent. */
+  locale?: string;
 }
 
 export interface CodeServer {
@@ -64,16 +67,50 @@ export const QUIET_SETTINGS: Record<string, unknown> = {
 };
 
 /** Installs the .vsix into `extensionsDir` with code-server's own CLI. */
-export function installExtension(vsix: string, userDataDir: string, extensionsDir: string, env: NodeJS.ProcessEnv): void {
+export function installExtension(vsix: string, userDataDir: string, extensionsDir: string, env: NodeJS.ProcessEnv, idPrefix = 'dictee.dictee-'): void {
   const r = spawnSync(
     process.execPath,
     [CODE_SERVER_ENTRY, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'],
     { encoding: 'utf8', env, timeout: 120_000 },
   );
   if (r.status !== 0) throw new Error(`code-server --install-extension ${vsix} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  if (!readdirSync(extensionsDir).some((d) => d.startsWith('dictee.dictee-'))) {
+  if (!readdirSync(extensionsDir).some((d) => d.startsWith(idPrefix))) {
     throw new Error(`the extension is not in ${extensionsDir} after --install-extension:\n${r.stdout}\n${r.stderr}`);
   }
+}
+
+const LOCALE_PACK = path.join(ROOT, 'test', 'fixtures', 'locale-pack');
+
+/**
+ * Makes VS Code run in `locale`. VS Code (and code-server) honour `--locale` only when a language pack for
+ * it is installed, and the Marketplace's packs cannot be downloaded here: the test pack of
+ * test/fixtures/locale-pack (which translates nothing of VS Code itself) is packaged for `locale`,
+ * installed, and registered in languagepacks.json as VS Code's language-pack service registers a pack
+ * installed from its UI (code-server's `--install-extension` does not).
+ */
+function installLocalePack(locale: string, base: string, userDataDir: string, extensionsDir: string, env: NodeJS.ProcessEnv): void {
+  const dir = path.join(base, 'locale-pack');
+  cpSync(LOCALE_PACK, dir, { recursive: true });
+  const manifestFile = path.join(dir, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { publisher: string; name: string; version: string; contributes: { localizations: { languageId: string }[] } };
+  manifest.contributes.localizations[0]!.languageId = locale;
+  writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  const vsix = path.join(base, 'locale-pack.vsix');
+  const vsce = path.join(ROOT, 'node_modules', '.bin', 'vsce');
+  const r = spawnSync(vsce, ['package', '--allow-missing-repository', '--skip-license', '-o', vsix], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`packaging the test language pack failed:\n${r.stdout}\n${r.stderr}`);
+  installExtension(vsix, userDataDir, extensionsDir, env, `${manifest.publisher}.${manifest.name}-`);
+  const id = `${manifest.publisher}.${manifest.name}`;
+  const installed = path.join(extensionsDir, `${id}-${manifest.version}`);
+  const packs = {
+    [locale]: {
+      hash: createHash('md5').update(id).update(manifest.version).digest('hex'),
+      extensions: [{ extensionIdentifier: { id }, version: manifest.version }],
+      translations: { vscode: path.join(installed, 'translations', 'main.i18n.json') },
+      label: locale,
+    },
+  };
+  writeFileSync(path.join(userDataDir, 'languagepacks.json'), JSON.stringify(packs));
 }
 
 export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServer> {
@@ -87,6 +124,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: xdg, ...opts.env };
   delete env.VSCODE_IPC_HOOK_CLI;
   installExtension(opts.vsix, userDataDir, extensionsDir, env);
+  if (opts.locale && !opts.locale.startsWith('en')) installLocalePack(opts.locale, base, userDataDir, extensionsDir, env);
   // code-server is a remote window: `machine`-scoped settings (dictee.serverUrl) are read from the
   // remote's Machine settings, the rest from User settings. Both get the same content.
   mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
@@ -109,6 +147,7 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
       '--disable-update-check',
       '--disable-workspace-trust',
       '--disable-getting-started-override',
+      ...(opts.locale ? ['--locale', opts.locale] : []),
       '--user-data-dir',
       userDataDir,
       '--extensions-dir',

@@ -1,14 +1,23 @@
 /**
  * What the end-to-end scenarios do as a user: set the key, open a document at a line, start and stop
- * dictation (speaking once the microphone's audio reaches the service), save, read the status item and
- * the extension's log.
+ * dictation (speaking once the microphone's audio reaches the service), speak sentences, save, read the
+ * status item and the extension's log. The texts read and clicked are Dictée's French ones (lib/ui.ts):
+ * the suite runs VS Code in French.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { waitFor } from '../../helpers/wait';
+import { speechPcm, silence } from '../../helpers/speech';
+import { sleep, waitFor } from '../../helpers/wait';
+import { UI } from './ui';
 import { OUTPUT_DIR, type Workbench } from './workbench';
-import type { World } from './world';
+import { REPORT_INITIAL, type World } from './world';
+
+export const BEFORE = '# Chest X-ray report\n\nPatient: Jane Doe, 52.\n\nFindings:';
+export const AFTER = '\n\nSigned: Dr. Martin\n';
+export const FINDINGS_LINE = 5;
+export const FIRST_SENTENCE = 'Chest radiograph shows clear lungs.';
+export const SECOND_SCRIPT = 'Alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango.';
 
 /** The files of the extension's log ("Dictée" output channel) in code-server's log folder. */
 function extensionLogFiles(userDataDir: string): string[] {
@@ -31,8 +40,9 @@ export async function keepFailure(w: World, title: string): Promise<void> {
   await w.wb.screenshot(`FAILED-${title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => undefined);
   writeFileSync(path.join(OUTPUT_DIR, `${tag}service.log`), w.service.logs());
   copyExtensionLogs(w, tag);
-  await w.wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
-  await waitForState(w.wb, /ready|error/i, 30_000).catch(() => undefined);
+  await w.wb.escapeQuickInput().catch(() => undefined);
+  await w.wb.runCommand(UI.stopCommand).catch(() => undefined);
+  await waitForState(w.wb, UI.idleOrError, 30_000).catch(() => undefined);
 }
 
 /** The extension's log so far, as "Dictée: Show Log" shows it, of the code-server with this user-data dir. */
@@ -76,11 +86,11 @@ export async function openReportAt(w: World, content: string, line: number): Pro
 }
 
 export async function ensureKey(w: World, key = w.apiKey): Promise<void> {
-  await w.wb.runCommand('Dictée: Set API Key');
+  await w.wb.runCommand(UI.setApiKeyCommand);
   const box = await w.wb.waitForInputBox();
   assert.ok(box.password, 'the API key input box must be a password box');
   await w.wb.typeIntoInputBox(key);
-  await w.wb.waitForNotification(/API key verified and saved/, 20_000);
+  await w.wb.waitForNotification(UI.keySaved, 20_000);
   await w.wb.clearNotifications();
 }
 
@@ -113,9 +123,9 @@ export async function framesAtService(w: World, sessionId: string): Promise<numb
 export async function startDictation(w: World, how: 'palette' | 'status' = 'palette'): Promise<string> {
   const { wb } = w;
   const mark = w.service.logs().length;
-  if (how === 'palette') await wb.runCommand('Dictée: Start Dictation');
+  if (how === 'palette') await wb.runCommand(UI.startCommand);
   else await wb.statusItem().first().click();
-  await waitForState(wb, /recording/i);
+  await waitForState(wb, UI.recording);
   const id = await waitFor(() => lastConfiguredSession(w, mark), 10_000, 'the service to configure the session');
   await waitFor(async () => (await framesAtService(w, id)) > 0, 15_000, "the recorder's audio to reach the service", 100);
   return id;
@@ -123,8 +133,8 @@ export async function startDictation(w: World, how: 'palette' | 'status' = 'pale
 
 /** Stops dictation and waits for the end of the run. */
 export async function stopDictation(w: World): Promise<void> {
-  await w.wb.runCommand('Dictée: Stop Dictation');
-  await waitForState(w.wb, /ready|error/i, 30_000);
+  await w.wb.runCommand(UI.stopCommand);
+  await waitForState(w.wb, UI.idleOrError, 30_000);
 }
 
 /** Saves the active editor; returns report.md as it is on disk. */
@@ -132,6 +142,44 @@ export async function saveReport(w: World): Promise<string> {
   await w.wb.focusEditor();
   await w.wb.save();
   return readFileSync(w.reportPath, 'utf8');
+}
+
+/** Opens report.md (reset to its initial text) with the cursor at the end of the "Findings:" line. */
+export function openReportAtFindings(w: World, content = REPORT_INITIAL): Promise<void> {
+  return openReportAt(w, content, FINDINGS_LINE);
+}
+
+export async function findingsLine(wb: Workbench): Promise<string> {
+  return (await wb.editorLines())[FINDINGS_LINE - 1] ?? '';
+}
+
+/** Speech of `text` with a pause after each sentence long enough to end it. */
+export async function sentences(text: string, pauseMs = 1500): Promise<Buffer> {
+  const parts: Buffer[] = [silence(300)];
+  for (const s of text.match(/[^.!?:]+[.!?:]?/g) ?? []) {
+    if (!s.trim()) continue;
+    parts.push(await speechPcm(s.trim()), silence(pauseMs));
+  }
+  return Buffer.concat(parts);
+}
+
+/** Waits until `read()` returns the same value for `quietMs` in a row; returns it. */
+export async function settled<T>(read: () => Promise<T>, quietMs = 3000, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = JSON.stringify(await read());
+  let since = Date.now();
+  for (;;) {
+    await sleep(200);
+    const v = await read();
+    const j = JSON.stringify(v);
+    if (j !== last) {
+      last = j;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) {
+      return v;
+    }
+    if (Date.now() > deadline) throw new Error(`the value kept changing for ${timeoutMs} ms: ${j}`);
+  }
 }
 
 export async function stopAndSave(w: World): Promise<string> {

@@ -1,6 +1,8 @@
 /**
  * A private PulseAudio daemon with a null sink `virtmic` whose monitor is the default source: what is
- * played into `virtmic` (paplay --device=virtmic) is what `sox -d` records. It runs in the foreground of
+ * played into `virtmic` (paplay --device=virtmic) is what `sox -d` records. A second source,
+ * `dictee_test_mic` (a remap of that monitor: a source that is not a monitor, as a microphone is), hears
+ * the same, for the microphone picker. It runs in the foreground of
  * its own process group with its own runtime dir and socket, so it never touches a desktop's PulseAudio
  * and is stopped with the rest of the harness. As root PulseAudio warns ("not intended to be run as root")
  * but works in this per-user mode; `--system` is not needed.
@@ -11,6 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { start, type Proc } from './procs';
 import { waitFor } from '../../helpers/wait';
+
+/** The name of the virtual microphone that is not a monitor (what the picker lists under "Microphones"). */
+export const TEST_MIC_SOURCE = 'dictee_test_mic';
 
 export interface VirtualMic {
   /** Environment a PulseAudio client (sox, paplay, code-server's extension host) needs to use it. */
@@ -36,6 +41,7 @@ export async function startVirtualMic(): Promise<VirtualMic> {
       '-n',
       `--load=module-native-protocol-unix socket=${socket} auth-anonymous=1`,
       '--load=module-null-sink sink_name=virtmic rate=16000 channels=1',
+      '--load=module-remap-source master=virtmic.monitor source_name=dictee_test_mic channels=1',
     ],
     { env: { ...process.env, ...env, HOME: runtimeDir } },
   );

@@ -155,6 +155,13 @@ export class Workbench {
     await this.page.keyboard.press('Enter');
   }
 
+  /** Waits for a row of the open quick pick containing `text` and accepts it (click). */
+  async pickQuickPickRow(text: string | RegExp, timeoutMs = 15_000): Promise<void> {
+    const row = this.quickInput.locator('.monaco-list-row', { hasText: text }).first();
+    await row.waitFor({ state: 'visible', timeout: timeoutMs });
+    await row.click();
+  }
+
   // ---- files and editor -----------------------------------------------------------------------------
 
   /** Opens a workspace file with quick open (Ctrl+P). */
@@ -250,9 +257,14 @@ export class Workbench {
 
   // ---- status bar and notifications ------------------------------------------------------------------
 
-  /** The Dictée status-bar item (its DOM id carries the item id `dictee...`). */
+  /** The Dictée status-bar item (its DOM id carries the item id `dictee.status`). */
   statusItem(): Locator {
-    return this.page.locator('.part.statusbar .statusbar-item[id*="dictee" i]');
+    return this.page.locator('.part.statusbar .statusbar-item[id*="dictee.status" i]');
+  }
+
+  /** The language item beside it (`dictee.language`). */
+  languageItem(): Locator {
+    return this.page.locator('.part.statusbar .statusbar-item[id*="dictee.language" i]');
   }
 
   async statusItems(): Promise<{ id: string; text: string; label: string }[]> {
@@ -267,9 +279,23 @@ export class Workbench {
     // The hover of an earlier element closes first, so that the one read is this element's.
     await this.page.mouse.move(0, 0);
     await waitFor(async () => (await hovers.count()) === 0 || !(await hovers.last().isVisible()), 5_000, 'the previous hover to close', 50);
-    await el.hover();
     const hover = hovers.last();
-    await hover.waitFor({ state: 'visible', timeout: 5_000 });
+    // A hover that does not open (the pointer's move was missed on a loaded machine) is tried again.
+    await waitFor(
+      async () => {
+        await el.hover();
+        try {
+          await hover.waitFor({ state: 'visible', timeout: 3_000 });
+          return true;
+        } catch {
+          await this.page.mouse.move(0, 0);
+          return false;
+        }
+      },
+      20_000,
+      'the hover to open',
+      50,
+    );
     const text = (await hover.innerText()).trim();
     await this.page.mouse.move(0, 0);
     return text;

@@ -14,6 +14,7 @@ import { CODE_SERVER_ENTRY, ROOT, startCodeServer, type CodeServer } from './cod
 import { startVirtualMic, type VirtualMic } from './pulse';
 import { killOnExit, stopAll } from './procs';
 import { CHROMIUM, launchBrowser, Workbench } from './workbench';
+import { LOCALE } from './ui';
 
 /** The words the simulated engine "recognises", in order (`--script`). Unique words, two sentences. */
 export const SCRIPT =
@@ -136,7 +137,7 @@ async function createWorld(): Promise<World> {
   const resetReport = (content = REPORT_INITIAL) => writeFileSync(reportPath, content);
   resetReport();
   writeFileSync(path.join(workspace, 'notes.md'), '# Notes\n');
-  const codeServer = await startCodeServer({ vsix, folder: workspace, settings: dicteeSettings(service.url), env: mic.env });
+  const codeServer = await startCodeServer({ vsix, folder: workspace, settings: dicteeSettings(service.url), env: mic.env, locale: LOCALE });
   cleanups.push(() => codeServer.stop());
   const browser = await launchBrowser();
   cleanups.push(() => browser.close());
