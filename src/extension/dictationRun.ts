@@ -9,6 +9,7 @@ import { MicrophoneCapture } from '../audio/capture';
 import { SilenceDetector } from '../audio/silence';
 import type { DictationError } from '../client/errors';
 import { DictationSession, sessionLogPrefix, type SessionState, type StopResult } from '../client/session';
+import { DEFAULT_STOP_MAX_WAIT_MS } from '../client/sessionTypes';
 import { TranscriptModel, type TranscriptOp } from '../client/transcript';
 import { DEFAULTS } from '../protocol/config';
 import { errorMessage } from '../shared/errors';
@@ -23,8 +24,12 @@ import type { DictationTarget } from './target';
 
 /** Seconds of all-zero audio before the muted-microphone warning. */
 const MUTED_AFTER_S = 3;
-/** Seconds a stop may take beyond `stop_delay` (including reconnecting to send it) before giving up. */
-const STOP_EXTRA_S = 30;
+/**
+ * Seconds a stop may take beyond `stop_delay` before the run gives up on it: beyond the session's own
+ * bound (it waits while the service shows it is working, DEFAULT_STOP_MAX_WAIT_MS at most), so the
+ * session decides.
+ */
+const STOP_EXTRA_S = 5 + DEFAULT_STOP_MAX_WAIT_MS / 1000 + 10;
 
 /** How a run ended: the error the user is told about, if any. */
 export interface RunOutcome {
@@ -175,7 +180,9 @@ export class DictationRun {
     const stats = this.writer.stats;
     this.log.info(`run ${this.id}: ${stats.commits} chunks committed, ${stats.replaces} rewritten, ${stats.conflicts} conflicts kept, ${stats.failed} failed`);
     const leftover = this.model.provisionalText();
-    if (this.targetClosed || stats.failed > 0) await this.rescue(leftover);
+    if (this.targetClosed || stats.failed > 0) await this.rescue(leftover, this.targetClosed ? 'the document was closed during dictation' : 'some text could not be written into the document');
+    // The service never finished the last words: what it showed as provisional is not dropped silently.
+    else if (result.reason !== 'stopped' && leftover.trim() !== '') await this.rescue(leftover, 'the service did not finish the last words, shown as provisional text and not proofread');
     const fatal = this.fatal ?? result.error;
     this.session.dispose();
     for (const d of this.disposables) d.dispose();
@@ -183,9 +190,8 @@ export class DictationRun {
   }
 
   /** Opens everything dictated in the run in a new untitled document: nothing is lost. */
-  private async rescue(leftover: string): Promise<void> {
+  private async rescue(leftover: string, why: string): Promise<void> {
     const text = [this.model.committedText(), leftover].filter((t) => t.trim() !== '').join(' ');
-    const why = this.targetClosed ? 'the document was closed during dictation' : 'some text could not be written into the document';
     this.log.warn(`run ${this.id}: ${why}; opening the run's text (${text.length} characters) in a new document`);
     if (text === '') return;
     try {

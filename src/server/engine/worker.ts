@@ -4,7 +4,6 @@
  * handled in order: a flush is answered after the audio sent before it is decoded.
  */
 import { errorMessage } from '../../shared/errors';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EffectiveConfig } from '../../protocol';
 import { type SegmentEvent, Segmenter } from '../segmenter';
@@ -20,6 +19,14 @@ import type { FromWorker, ToWorker, WorkerEngine } from './workerProtocol';
  * this many ms of audio decoded, to prove that a crashed decoder ends only its sessions.
  */
 const CRASH_AFTER_MS = Number(process.env.DICTEE_TEST_DECODER_CRASH_AFTER_MS ?? '') || 0;
+
+/**
+ * Test hook (docs/server.md): a decoder worker blocks this many ms before it decodes each audio
+ * frame, as one starved of CPU by other work on the machine does: decoding falls behind real time,
+ * deterministically.
+ */
+const DELAY_MS = Number(process.env.DICTEE_TEST_DECODER_DELAY_MS ?? '') || 0;
+const delayCell = DELAY_MS ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
 
 interface Hosted {
   segmenter: Segmenter;
@@ -115,6 +122,7 @@ function handle(m: ToWorker): void {
   }
   if (!h) return; // failed earlier: the service already knows
   if (m.t === 'audio') {
+    if (delayCell) Atomics.wait(delayCell, 0, 0, DELAY_MS);
     const events = h.segmenter.push(Buffer.from(m.pcm));
     h.decoded += m.pcm.byteLength;
     report(m.id, h, events);
@@ -131,23 +139,12 @@ function handle(m: ToWorker): void {
   void h.segmenter.proofreadingDone().finally(() => report(m.id, h, [], req));
 }
 
-/** Niceness of decoder threads: the event loop thread (HTTP, WebSocket, persistence) goes first. */
-export const DECODER_NICE = 5;
-
-/**
- * Lowers this thread's scheduling priority (Linux: niceness is per thread, addressed by its tid).
- * Decoding saturates the cores; the service's event loop must not wait behind it.
+/*
+ * Decoder threads run at the same priority as the event loop. At a lower one (they used to run at
+ * niceness 5), any ordinary process on a shared machine starved them: the audio of a session waited
+ * undecoded and a stop lost its last sentence. The event loop stays responsive because decoding never
+ * runs on it, not because decoders wait.
  */
-function lowerPriority(): void {
-  if (process.platform !== 'linux') return;
-  try {
-    const koffi = require('koffi') as typeof import('koffi');
-    const gettid = koffi.load('libc.so.6').func('int gettid(void)') as () => number;
-    setPriority(gettid(), DECODER_NICE);
-  } catch {
-    /* not permitted or not available: decode at normal priority */
-  }
-}
 
 /** A decoder worker's proofreading thread: whole sentences, one at a time. */
 function proofreading(spec: WorkerEngine): void {
@@ -166,7 +163,6 @@ function proofreading(spec: WorkerEngine): void {
 
 const spec = workerData as WorkerEngine;
 if (spec.role === 'proofreader') {
-  lowerPriority();
   proofreading(spec);
 } else {
   startDecoderWorker();
@@ -174,7 +170,6 @@ if (spec.role === 'proofreader') {
 
 function startDecoderWorker(): void {
   try {
-    lowerPriority();
     engine = factory(spec);
     // A model that cannot load fails the service's start, not a session.
     engine.prepare();
