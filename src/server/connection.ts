@@ -84,9 +84,9 @@ export class Connection implements SessionPeer {
     return !this.closing && this.ws.readyState === this.ws.OPEN;
   }
 
-  send(message: object): void {
+  send(message: object | string): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(JSON.stringify(message));
+    this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
     if (this.ws.bufferedAmount > (this.host.maxUnsentBytes ?? MAX_UNSENT_BYTES)) this.notReading();
   }
 
