@@ -248,6 +248,9 @@ export class LiveSession {
       this.log.error('could not record the end of the session', { error: e });
     }
     this.recordEnd(opts.reason, at);
+    // Everything is final and persisted: the decoder is freed now, not when the stopped session is
+    // forgotten (it stays for a replay), so its worker can load the next session's decoder meanwhile.
+    if (!opts.resumable) this.segmenter.close();
     this.send({
       type: 'status',
       state: 'stopped',

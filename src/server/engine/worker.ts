@@ -4,6 +4,7 @@
  * handled in order: a flush is answered after the audio sent before it is decoded.
  */
 import { errorMessage } from '../../shared/errors';
+import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EffectiveConfig } from '../../protocol';
 import { type SegmentEvent, Segmenter } from '../segmenter';
@@ -41,7 +42,10 @@ function post(m: FromWorker): void {
 
 interface Factory {
   make(config: EffectiveConfig, onProgress?: () => void): Recognizer;
-  /** Loads what the next session will need while nothing else is asked (a spare decoder). */
+  /**
+   * Loads what the next session will need (a spare decoder). It blocks this thread for most of a
+   * second: it runs only while the thread decodes for no session (at start, after its last session).
+   */
   prepare(): void;
 }
 
@@ -69,6 +73,24 @@ function factory(spec: WorkerEngine): Factory {
 
 const sessions = new Map<string, Hosted>();
 let engine: Factory;
+
+/** Loads a spare decoder and says so (the service logs it at debug level, with the sessions hosted). */
+function loadSpare(): void {
+  try {
+    const t0 = performance.now();
+    engine.prepare();
+    post({ t: 'spare', ms: Math.round(performance.now() - t0), hosted: sessions.size });
+  } catch {
+    /* the next session loads its own decoder, and reports its failure */
+  }
+}
+
+/** Loads a spare decoder once the messages already waiting are handled, if no session came meanwhile. */
+function prepareWhenIdle(): void {
+  setImmediate(() => {
+    if (sessions.size === 0) loadSpare();
+  });
+}
 
 function report(id: string, h: Hosted, events: SegmentEvent[], flushed?: number): void {
   post({
@@ -107,8 +129,9 @@ function handle(m: ToWorker): void {
       onLateEvents: (events) => report(m.id, hosted, events),
     });
     sessions.set(m.id, hosted);
-    // The next spare decoder, once the messages already waiting are handled.
-    setImmediate(() => engine.prepare());
+    // No spare is loaded now: that would stall the audio of this thread's sessions for most of a
+    // second (the first words of the session just opened too). The next spare is loaded once this
+    // thread hosts no session; the pool sends new sessions to the least busy thread first.
     return;
   }
   const h = sessions.get(m.id);
@@ -117,6 +140,7 @@ function handle(m: ToWorker): void {
     void (h ? h.segmenter.proofreadingDone() : Promise.resolve()).finally(() => {
       if (h) drop(m.id, h);
       post({ t: 'closed', id: m.id });
+      if (sessions.size === 0) prepareWhenIdle();
     });
     return;
   }
