@@ -57,7 +57,7 @@ export class Service {
 
   constructor(private readonly opts: ServiceOptions) {
     this.log = opts.log;
-    const sqlite = new SqliteStore(opts.dataDir);
+    const sqlite = new SqliteStore(opts.dataDir, { onCheckpointError: (message) => this.log.warn('could not checkpoint the database log; retried every second, nothing is lost', { error: message }) });
     this.store = sqlite;
     this.keys = new SqliteKeyStore(sqlite, opts.dataDir, opts.masterKey, opts.announceMasterKey);
     this.limits = new InProcessLimits(opts.rateLimit, opts.rateWindowMs, opts.concurrencyLimit);
