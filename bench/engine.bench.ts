@@ -27,7 +27,7 @@ import { Segmenter } from '../src/server/segmenter';
 import { VAD_WINDOW_MS, Vad } from '../src/server/vad';
 import { type Recording, recordings, wordErrors } from '../test/helpers/recordings';
 import { framesOf, silence } from '../test/helpers/speech';
-import { type StepResult, percentile } from './server.bench';
+import { type StepResult, cpuSecondsOf, percentile } from './server.bench';
 
 const CONFIG = { language: 'en' as const };
 const EFFECTIVE = resolveConfig(CONFIG);
@@ -238,12 +238,21 @@ interface Step extends StepResult {
   /** From the frame that ended a sentence to its batch.replace (ms): median and max. */
   replaceP50: number;
   replaceMax: number;
+  /**
+   * CPU the service used over the step, in cores (CPU seconds / wall seconds; Linux): below what its
+   * sessions need (sessions × the real-time factor with proofreading), its decoders were starved.
+   */
+  cores?: number;
 }
 
 async function step(svc: Svc, frames: Buffer[], cause: { sync: number[]; late: number[] }, lateReplace: boolean, n: number): Promise<Step> {
   const load = os.loadavg()[0]!;
   await fetch(`${svc.url}/healthz`); // resets the event-loop delay interval
+  const cpu0 = cpuSecondsOf(svc.child.pid);
+  const wall0 = performance.now();
   const runs = await Promise.all(Array.from({ length: n }, (_, i) => session(svc, frames, { offsetMs: (i * 100) / n, stop: false })));
+  const cpu1 = cpuSecondsOf(svc.child.pid);
+  const wallS = (performance.now() - wall0) / 1000;
   const health = (await (await fetch(`${svc.url}/healthz`)).json()) as { event_loop_delay_ms?: { p99: number } };
   const lat: number[] = [];
   const replaceLat: number[] = [];
@@ -274,6 +283,7 @@ async function step(svc: Svc, frames: Buffer[], cause: { sync: number[]; late: n
     errors,
     loopP99: health.event_loop_delay_ms?.p99 ?? NaN,
     load,
+    ...(cpu0 !== undefined && cpu1 !== undefined ? { cores: (cpu1 - cpu0) / wallS } : {}),
   };
 }
 
@@ -321,11 +331,11 @@ export async function run(): Promise<{ title: string; markdown: string }> {
     const psCap = await capacity(ps, 'pocketsphinx', frames);
     const simCap = await capacity(sim, 'simulated', frames);
     const table = (steps: Step[]): string[] => [
-      '| sessions | events | p50 ms | p99 ms | max ms | missing | errors | event-loop delay p99 ms | sentence end → batch.replace p50 / max ms | load avg |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| sessions | events | p50 ms | p99 ms | max ms | missing | errors | event-loop delay p99 ms | sentence end → batch.replace p50 / max ms | service CPU, cores | load avg |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...steps.map(
         (s) =>
-          `| ${s.sessions} | ${s.events} | ${f1(s.p50)} | ${f1(s.p99)} | ${f1(s.max)} | ${s.missing} | ${s.errors} | ${f1(s.loopP99)} | ${f1(s.replaceP50)} / ${f1(s.replaceMax)} | ${f1(s.load ?? NaN)} |`,
+          `| ${s.sessions} | ${s.events} | ${f1(s.p50)} | ${f1(s.p99)} | ${f1(s.max)} | ${s.missing} | ${s.errors} | ${f1(s.loopP99)} | ${f1(s.replaceP50)} / ${f1(s.replaceMax)} | ${(s.cores ?? NaN).toFixed(2)} | ${f1(s.load ?? NaN)} |`,
       ),
     ];
     const capText = (c: number): string => (c === STEPS[STEPS.length - 1] ? `≥ ${c}` : String(c));
@@ -374,7 +384,10 @@ export async function run(): Promise<{ title: string; markdown: string }> {
       '`transcript` events (streaming, interim, final): the live text. A `batch.replace` comes after a second decode of the',
       'whole sentence by design; its latency, from the frame that ended the sentence, has its own column. A step passes with p99 < 200 ms, no event',
       'missing 1.5 s after the last frame (no session fell behind) and no error; a failing step runs once more. Event-loop',
-      "delay: the service's own (perf_hooks), over the step, from `GET /healthz`. Baseline: the simulated engine, same stream.",
+      "delay: the service's own (perf_hooks), over the step, from `GET /healthz`. Service CPU: the CPU seconds the service",
+      `used over the step per wall second; a session needs at most about ${((streamCpu + whole.cpuS) / audioS).toFixed(2)} cores (the real-time factor with proofreading;`,
+      'the pauses cost less), so a failing step where the service got less than that was starved by other',
+      'work on the machine (see the load), not slowed by the service. Baseline: the simulated engine, same stream.',
       '',
       `**pocketsphinx: ${capText(psCap.capacity)} sessions. Simulated baseline: ${capText(simCap.capacity)} sessions. Ratio: ${simCap.capacity ? (psCap.capacity / simCap.capacity).toFixed(2) : 'n/a'}.**`,
       '',

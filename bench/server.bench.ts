@@ -13,7 +13,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,7 +24,18 @@ import { SimulatedEngine } from '../src/server/engine/simulated';
 import { Segmenter } from '../src/server/segmenter';
 import { framesOf, silence, speechPcm } from '../test/helpers/speech';
 
-const STEPS = [10, 25, 50, 100, 200, 400, 600, 800];
+/** Up to where both the service and the echo server fail; `DICTEE_BENCH_STEPS=100,1600` runs other steps. */
+const STEPS = process.env.DICTEE_BENCH_STEPS !== undefined ? process.env.DICTEE_BENCH_STEPS.split(',').filter(Boolean).map(Number) : [10, 50, 100, 200, 400, 800, 1200, 1600, 2000, 2500, 3000, 3500, 4000, 5000];
+/** `DICTEE_BENCH_CPU_PROF=DIR`: the service runs under `node --cpu-prof` and writes its profile to DIR. */
+const CPU_PROF_DIR = process.env.DICTEE_BENCH_CPU_PROF;
+/**
+ * The CPU cost per session: the server's CPU time per second of audio at this many sessions, in rounds
+ * alternating service and echo after one warm-up round each (`DICTEE_BENCH_COST_SESSIONS`).
+ */
+const COST_SESSIONS = Number(process.env.DICTEE_BENCH_COST_SESSIONS ?? '') || 400;
+const COST_ROUNDS = 5;
+/** `DICTEE_BENCH_ONLY=service|echo`: step one target alone (for profiling). */
+const ONLY = process.env.DICTEE_BENCH_ONLY;
 const STEP_SECONDS = 4;
 const WARMUP_MS = 1000;
 export const P99_LIMIT_MS = 50;
@@ -41,6 +52,22 @@ export interface StepResult {
   /** 1-minute load average of the machine when the step started (other work skews the result). */
   load?: number;
   attempts?: number;
+  /**
+   * CPU ms the server process used per session per second of audio, from the first frame to the last
+   * event (session setup and teardown not counted; Linux).
+   */
+  cpuMsPerSessionSecond?: number;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+export function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined || process.platform !== 'linux') return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 // ====================================================================== client (child process)
@@ -140,6 +167,8 @@ async function runClients(job: ClientJob): Promise<StepResult> {
   );
   // Real-time clock: frame i of client c is due at t0 + offset_c + 100 ms × i.
   t0 = performance.now() + 50;
+  // The parent reads the server's CPU time from here to the last frame (session setup is not counted).
+  process.stdout.write('streaming\n');
   await new Promise<void>((resolve) => {
     const tick = (): void => {
       const now = performance.now();
@@ -157,7 +186,42 @@ async function runClients(job: ClientJob): Promise<StepResult> {
     tick();
   });
   await new Promise((r) => setTimeout(r, 600));
+  // Every event has arrived (or is missing): the server's CPU time is read here, before the teardown.
+  process.stdout.write('sent\n');
+  // The teardown waits until the parent has read the server's CPU time (a line on stdin).
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 5000);
+    process.stdin.once('data', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  process.stdin.destroy();
+  const counted = received;
+  if (job.mode === 'service') {
+    // Each dictation ends with a stop, as in use. Sockets cut instead would leave resumable sessions whose
+    // flush timers all fire together (flush_timeout later) in the next step: a burst no real use makes.
+    const stopped = clients.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 15_000);
+          c.ws.on('message', (d, isBinary) => {
+            if (!isBinary && String(d).includes('"state":"stopped"')) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+          c.ws.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          c.ws.send(JSON.stringify({ type: 'control', action: 'stop' }));
+        }),
+    );
+    await Promise.all(stopped);
+  }
   for (const c of clients) c.ws.terminate();
+  received = counted;
   const expected = job.mode === 'service' ? causeOf.length * job.sessions : frames.length * job.sessions;
   latencies.sort((a, b) => a - b);
   return {
@@ -187,15 +251,33 @@ export function spawnLine(args: string[], env: NodeJS.ProcessEnv, re: RegExp): P
   });
 }
 
-function runClientChild(job: ClientJob): Promise<StepResult> {
+/** Runs the clients of one step; `serverPid`: the server whose CPU time is read while the frames are sent. */
+function runClientChild(job: ClientJob, serverPid?: number): Promise<StepResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', __filename, 'bench-client', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', __filename, 'bench-client', JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    child.stdin.on('error', () => undefined); // the child stopped waiting for it
     let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    let cpu0: number | undefined;
+    let cpu1: number | undefined;
+    let wall0 = 0;
+    let wall1 = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      const before = out.length;
+      out += d.toString();
+      const fresh = out.slice(Math.max(0, before - 10));
+      if (cpu0 === undefined && fresh.includes('streaming\n')) [cpu0, wall0] = [cpuSecondsOf(serverPid), performance.now()];
+      if (cpu1 === undefined && fresh.includes('sent\n')) {
+        [cpu1, wall1] = [cpuSecondsOf(serverPid), performance.now()];
+        child.stdin.end('read\n');
+      }
+    });
     child.once('exit', (code) => {
       const line = out.trim().split('\n').pop() ?? '';
       try {
-        resolve(JSON.parse(line) as StepResult);
+        const r = JSON.parse(line) as StepResult;
+        // Per second of audio streamed (not of wall time): a server that falls behind still does all the work.
+        if (cpu0 !== undefined && cpu1 !== undefined && wall1 > wall0) r.cpuMsPerSessionSecond = ((cpu1 - cpu0) * 1000) / (job.sessions * job.seconds);
+        resolve(r);
       } catch {
         reject(new Error(`client child failed (${code}): ${out}`));
       }
@@ -208,9 +290,12 @@ export const fmt = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '
 /** The steps of one target as a Markdown table. */
 export function stepsTable(steps: StepResult[]): string[] {
   return [
-    '| sessions | events received | p50 ms | p99 ms | max ms | missing | errors | load avg at start | attempt |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...steps.map((s) => `| ${s.sessions} | ${s.events} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${s.missing} | ${s.errors} | ${fmt(s.load ?? NaN)} | ${s.attempts ?? 1} |`),
+    '| sessions | events received | p50 ms | p99 ms | max ms | missing | errors | server CPU ms per session-second | load avg at start | attempt |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...steps.map(
+      (s) =>
+        `| ${s.sessions} | ${s.events} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${fmt(s.max)} | ${s.missing} | ${s.errors} | ${s.cpuMsPerSessionSecond?.toFixed(3) ?? '–'} | ${fmt(s.load ?? NaN)} | ${s.attempts ?? 1} |`,
+    ),
   ];
 }
 
@@ -222,6 +307,7 @@ export interface Target {
   steps: StepResult[];
   capacity: number;
   done: boolean;
+  pid?: number;
 }
 
 const passes = (r: StepResult): boolean => r.p99 < P99_LIMIT_MS && r.missing === 0 && r.errors === 0;
@@ -232,8 +318,9 @@ async function step(t: Target, n: number): Promise<void> {
   // Other work on a shared machine causes latency spikes that are not the server's.
   for (let attempt = 1; attempt <= 2 && !(r && passes(r)); attempt++) {
     const load = os.loadavg()[0]!;
-    const a: StepResult = { ...(await runClientChild({ mode: t.mode, url: t.url, urls: t.urls, key: t.key, sessions: n, seconds: STEP_SECONDS })), load, attempts: attempt };
-    console.log(`  ${t.mode} ${n} sessions (attempt ${attempt}): p50 ${a.p50.toFixed(1)} ms, p99 ${a.p99.toFixed(1)} ms, missing ${a.missing}, errors ${a.errors}, load ${load.toFixed(1)}`);
+    const a: StepResult = { ...(await runClientChild({ mode: t.mode, url: t.url, urls: t.urls, key: t.key, sessions: n, seconds: STEP_SECONDS }, t.pid)), load, attempts: attempt };
+    const cpu = a.cpuMsPerSessionSecond === undefined ? '' : `, server CPU ${a.cpuMsPerSessionSecond.toFixed(2)} ms per session-second`;
+    console.log(`  ${t.mode} ${n} sessions (attempt ${attempt}): p50 ${a.p50.toFixed(1)} ms, p99 ${a.p99.toFixed(1)} ms, missing ${a.missing}, errors ${a.errors}, load ${load.toFixed(1)}${cpu}`);
     if (!r || passes(a) || a.p99 < r.p99) r = a;
   }
   t.steps.push(r!);
@@ -247,6 +334,28 @@ export async function capacities(targets: Target[], steps: number[] = STEPS): Pr
     for (const t of targets) if (!t.done) await step(t, n);
     if (targets.every((t) => t.done)) break;
   }
+}
+
+interface Cost {
+  service: number[];
+  echo: number[];
+}
+
+/**
+ * CPU ms per session-second of each server, measured by the kernel (not by latency, so other work on
+ * the machine moves it little): the cost that sets how many sessions one core holds.
+ */
+async function cpuCost(targets: Target[]): Promise<Cost> {
+  const out: Cost = { service: [], echo: [] };
+  for (let round = 0; round <= COST_ROUNDS; round++) {
+    for (const t of targets) {
+      const r = await runClientChild({ mode: t.mode, url: t.url, key: t.key, sessions: COST_SESSIONS, seconds: STEP_SECONDS }, t.pid);
+      if (r.cpuMsPerSessionSecond === undefined) return out; // not Linux
+      console.log(`  cost ${t.mode} ${COST_SESSIONS} sessions (${round === 0 ? 'warm-up' : `round ${round}`}): ${r.cpuMsPerSessionSecond.toFixed(3)} CPU ms per session-second, p99 ${r.p99.toFixed(1)} ms`);
+      if (round > 0) out[t.mode].push(r.cpuMsPerSessionSecond);
+    }
+  }
+  return out;
 }
 
 function persistCost(): { durableUs: number; memoryUs: number } {
@@ -288,10 +397,11 @@ function persistCost(): { durableUs: number; memoryUs: number } {
 export async function run(): Promise<{ title: string; markdown: string }> {
   const masterKey = `bench_${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-'));
-  const serverJs = path.resolve(__dirname, '..', 'dist', 'server.js');
+  // `DICTEE_BENCH_SERVER_JS=FILE`: measure another build of the service (e.g. the previous commit's).
+  const serverJs = process.env.DICTEE_BENCH_SERVER_JS ?? path.resolve(__dirname, '..', 'dist', 'server.js');
   const env = { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'warn' };
   const svc = await spawnLine(
-    [serverJs, '--port', '0', '--data-dir', dataDir, '--concurrency-limit', '100000', '--rate-limit', '1000000'],
+    [...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : []), serverJs, '--port', '0', '--data-dir', dataDir, '--concurrency-limit', '100000', '--rate-limit', '1000000'],
     env,
     /listening on http:\/\/127\.0\.0\.1:(\d+)/,
   );
@@ -309,11 +419,30 @@ export async function run(): Promise<{ title: string; markdown: string }> {
       body: JSON.stringify({ name: 'bench', type: 'personal' }),
     });
     const { key } = (await res.json()) as { key: string };
-    const service: Target = { mode: 'service', url: `ws://127.0.0.1:${port}/api/v1/audio/live`, key, steps: [], capacity: 0, done: false };
-    const baseline: Target = { mode: 'echo', url: `ws://127.0.0.1:${echo.match[1]!}`, steps: [], capacity: 0, done: false };
-    await capacities([service, baseline]);
+    const service: Target = { mode: 'service', url: `ws://127.0.0.1:${port}/api/v1/audio/live`, key, steps: [], capacity: 0, done: false, pid: svc.child.pid };
+    const baseline: Target = { mode: 'echo', url: `ws://127.0.0.1:${echo.match[1]!}`, steps: [], capacity: 0, done: false, pid: echo.child.pid };
+    await capacities([service, baseline].filter((t) => !ONLY || t.mode === ONLY));
+    const cost = await cpuCost([service, baseline]);
     const persist = persistCost();
     const table = stepsTable;
+    const median = (xs: number[]): number => {
+      const ys = [...xs].sort((a, b) => a - b);
+      return ys.length ? (ys[(ys.length - 1) >> 1]! + ys[ys.length >> 1]!) / 2 : NaN;
+    };
+    const costService = median(cost.service);
+    const costEcho = median(cost.echo);
+    const costLines = cost.service.length
+      ? [
+          `CPU cost, measured by the kernel (\`/proc/PID/stat\`, user + system) from the first frame to the last event, per session`,
+          `and second of audio, at ${COST_SESSIONS} sessions, ${COST_ROUNDS} rounds alternating the two servers after a warm-up round each: other`,
+          'work on the machine moves it much less than it moves tail latencies. When the server process is what saturates a core,',
+          'the sessions it holds are inversely proportional to it.',
+          '',
+          `**Service ${costService.toFixed(3)} CPU ms per session-second (rounds: ${cost.service.map((x) => x.toFixed(3)).join(', ')}); echo ${costEcho.toFixed(3)}`,
+          `(${cost.echo.map((x) => x.toFixed(3)).join(', ')}). Ratio echo / service: ${(costEcho / costService).toFixed(2)}.**`,
+          '',
+        ]
+      : [];
     const capText = (c: number): string => (c === STEPS[STEPS.length - 1] ? `≥ ${c}` : String(c));
     const ratio = baseline.capacity > 0 ? (service.capacity / baseline.capacity).toFixed(2) : 'n/a';
     // When both reach the same step, their p99 there is the finer comparison.
@@ -339,6 +468,7 @@ export async function run(): Promise<{ title: string; markdown: string }> {
       '',
       p99Line,
       '',
+      ...costLines,
       'Reading the ratio: the echo server does no work per frame but sends the whole 3200-byte frame back (10 events per',
       'session per second, twice the bytes on the loopback); the service analyses every frame (VAD on five 20 ms windows,',
       'the segmenter, a synchronous SQLite write per final) and answers only the frames that cause an event (about 3 per',
@@ -359,8 +489,10 @@ export async function run(): Promise<{ title: string; markdown: string }> {
     ].join('\n');
     return { title: 'Live Transcription Service: concurrent real-time sessions', markdown };
   } finally {
+    const exited = new Promise((r) => svc.child.once('exit', r));
     svc.child.kill('SIGTERM');
     echo.child.kill('SIGTERM');
+    await exited; // a --cpu-prof profile is written as the service exits
   }
 }
 

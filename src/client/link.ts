@@ -32,6 +32,8 @@ export interface LinkHost {
   stopped(metrics: Metrics | undefined): void;
   /** The connection closed cleanly after the run's stop, without `stopped`: nothing more will come. */
   closedAfterStop(): void;
+  /** The service showed it is alive: a message, a pong, a connection configured. */
+  alive(): void;
   /** A failed connection is retried (after the backoff). */
   reconnecting(): void;
   /** The run is paused (a session closed for idleness then waits for the run to resume). */
@@ -164,7 +166,11 @@ export class ServiceLink {
       },
       {
         open: () => socket.sendJson({ type: 'configure', config }),
-        text: (text) => this.onText(text),
+        text: (text) => {
+          this.host.alive();
+          this.onText(text);
+        },
+        alive: () => this.host.alive(),
         closed: (code, reason, cause) => this.onClosed(socket, code, reason, cause),
       },
     );

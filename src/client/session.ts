@@ -32,6 +32,9 @@ export class DictationSession {
   private pausedBytes = 0;
   private stopRequested = false;
   private stopTimer: NodeJS.Timeout | undefined;
+  /** When the run's stop was first sent, and the last sign since that the service is working (ms). */
+  private stopSentAt: number | undefined;
+  private lastSignAt = 0;
   private lastMetrics: Metrics | undefined;
 
   private startPromise: Promise<void> | undefined;
@@ -57,6 +60,9 @@ export class DictationSession {
       closedAfterStop: () => {
         this.finishStop({ reason: 'error', sessionId: this.sessionId, metrics: this.lastMetrics });
         this.endRun('stopped');
+      },
+      alive: () => {
+        this.lastSignAt = Date.now();
       },
       reconnecting: () => {
         if (!this.stopRequested) this.setState('reconnecting');
@@ -136,9 +142,11 @@ export class DictationSession {
   }
 
   /**
-   * Sends what is pending, then `control stop`, and resolves with the `metrics` of `status: stopped`
-   * (waiting `stop_delay` plus a margin); then closes. Never rejects. While reconnecting, the stop is
-   * sent once the connection is back (the buffered audio first).
+   * Sends what is pending, then `control stop`, and resolves with the `metrics` of `status: stopped`;
+   * then closes. Never rejects. It waits as long as the service shows it is working (any message, a
+   * pong: a decoder behind real time on a loaded machine still delivers the last sentence), and gives
+   * up after `stop_delay` plus `stopMarginMs` without any sign, or `stopMaxWaitMs` more in all (reason
+   * `timeout`). While reconnecting, the stop is sent once the connection is back (the buffered audio first).
    */
   stop(): Promise<StopResult> {
     if (this.stopPromise) return this.stopPromise;
@@ -192,15 +200,34 @@ export class DictationSession {
 
   private sendStop(): void {
     this.link.sendStop(this.paused);
-    const waitMs = (this.o.config.stop_delay ?? DEFAULTS.stop_delay) * 1000 + this.o.stopMarginMs;
+    const now = Date.now();
+    this.stopSentAt ??= now;
+    this.lastSignAt = now;
+    this.armStopTimer();
+    this.logger.info('stop sent');
+  }
+
+  /** The stop's deadline: `stop_delay` + margin after the last sign of work, within the overall bound. */
+  private armStopTimer(): void {
     clearTimeout(this.stopTimer);
+    const quietMs = (this.o.config.stop_delay ?? DEFAULTS.stop_delay) * 1000 + this.o.stopMarginMs;
+    const limitAt = this.stopSentAt! + quietMs + this.o.stopMaxWaitMs;
+    const dueAt = Math.min(this.lastSignAt + quietMs, limitAt);
     this.stopTimer = setTimeout(() => {
       this.stopTimer = undefined;
-      this.logger.warn(`no "stopped" within ${waitMs} ms; closing`);
+      const now = Date.now();
+      if (now < Math.min(this.lastSignAt + quietMs, limitAt)) {
+        this.armStopTimer(); // the service showed it works meanwhile
+        return;
+      }
+      this.logger.warn(
+        now >= limitAt
+          ? `no "stopped" within ${limitAt - this.stopSentAt!} ms, the most a stop waits; closing`
+          : `no "stopped" and no sign of the service for ${quietMs} ms; closing`,
+      );
       this.finishStop({ reason: 'timeout', sessionId: this.sessionId, metrics: this.lastMetrics });
       this.endRun('stopped');
-    }, waitMs);
-    this.logger.info('stop sent');
+    }, Math.max(0, dueAt - Date.now()));
   }
 
   /** Ends the run for good with a fatal error: logged here, once; emitted; `start()` rejects with it. */

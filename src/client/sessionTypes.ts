@@ -23,8 +23,16 @@ export interface DictationSessionOptions {
   bufferSeconds?: number;
   /** Seconds of already-sent audio kept for re-sending after a resume (default 60, never less). */
   retainSeconds?: number;
-  /** Added to `stop_delay` while waiting for `status: stopped` (default 5000 ms). */
+  /**
+   * Added to `stop_delay`: how long a stop waits for `status: stopped` without any sign that the
+   * service is working (a message, a pong, a new connection) (default 5000 ms).
+   */
   stopMarginMs?: number;
+  /**
+   * The most a stop waits for `status: stopped` in all, beyond `stop_delay` plus the margin, while the
+   * service shows it is working (a decoder behind real time on a loaded machine) (default 120 000 ms).
+   */
+  stopMaxWaitMs?: number;
   /** Connection + `configured` timeout (default 10 000 ms). */
   connectTimeoutMs?: number;
   /**
@@ -52,6 +60,7 @@ export interface SessionSettings {
   random: () => number;
   bufferSeconds: number;
   stopMarginMs: number;
+  stopMaxWaitMs: number;
   connectTimeoutMs: number;
   idleTimeoutMs: number;
   pingIntervalMs: number;
@@ -62,6 +71,9 @@ export interface SessionSettings {
   /** Least bytes of sent audio kept for re-sending. */
   retainBytes: number;
 }
+
+/** The most a stop waits in all, beyond `stop_delay` plus the margin, while the service is working. */
+export const DEFAULT_STOP_MAX_WAIT_MS = 120_000;
 
 export function sessionSettings(o: DictationSessionOptions): SessionSettings {
   const config = { ...(o.config ?? {}) };
@@ -80,6 +92,7 @@ export function sessionSettings(o: DictationSessionOptions): SessionSettings {
     random: o.random ?? Math.random,
     bufferSeconds,
     stopMarginMs: o.stopMarginMs ?? 5000,
+    stopMaxWaitMs: o.stopMaxWaitMs ?? DEFAULT_STOP_MAX_WAIT_MS,
     connectTimeoutMs: o.connectTimeoutMs ?? 10_000,
     idleTimeoutMs: o.idleTimeoutMs ?? 7000,
     pingIntervalMs: o.pingIntervalMs ?? 2000,

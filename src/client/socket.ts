@@ -27,6 +27,8 @@ export interface SocketOptions {
 export interface SocketHandlers {
   open(): void;
   text(text: string): void;
+  /** A pong (or ping) from the service: it is alive and reads this connection. */
+  alive?(): void;
   /** The connection is gone; `cause` is what ended it, when known (a timeout, a refusal, a service error). */
   closed(code: number, reason: string, cause: DictationError | undefined): void;
 }
@@ -75,10 +77,14 @@ export class ServiceSocket {
       else this.on.text(rawToString(data));
     });
     ws.on('ping', () => {
-      if (!this.released) this.touch();
+      if (this.released) return;
+      this.touch();
+      this.on.alive?.();
     });
     ws.on('pong', () => {
-      if (!this.released) this.touch();
+      if (this.released) return;
+      this.touch();
+      this.on.alive?.();
     });
     ws.on('unexpected-response', (_req, res) => {
       if (this.released) return;

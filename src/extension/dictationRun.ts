@@ -11,6 +11,7 @@ import { LevelMeter } from '../audio/level';
 import { SilenceDetector } from '../audio/silence';
 import type { DictationError } from '../client/errors';
 import { DictationSession, sessionLogPrefix, type SessionState, type StopResult } from '../client/session';
+import { DEFAULT_STOP_MAX_WAIT_MS } from '../client/sessionTypes';
 import { TranscriptModel, type TranscriptOp } from '../client/transcript';
 import { bytesPerSecond, DEFAULTS } from '../protocol/config';
 import { errorMessage } from '../shared/errors';
@@ -25,8 +26,12 @@ import type { DictationTarget } from './target';
 
 /** Seconds of all-zero audio before the muted-microphone warning. */
 const MUTED_AFTER_S = 3;
-/** Seconds a stop may take beyond `stop_delay` (including reconnecting to send it) before giving up. */
-const STOP_EXTRA_S = 30;
+/**
+ * Seconds a stop may take beyond `stop_delay` before the run gives up on it: beyond the session's own
+ * bound (it waits while the service shows it is working, DEFAULT_STOP_MAX_WAIT_MS at most), so the
+ * session decides.
+ */
+const STOP_EXTRA_S = 5 + DEFAULT_STOP_MAX_WAIT_MS / 1000 + 10;
 /** Seconds of a file's audio that may wait unsent (in the session or the socket) before decoding pauses. */
 const FILE_AHEAD_S = 2;
 
@@ -48,6 +53,28 @@ export type RunSource =
       /** Seconds of the file sent so far. */
       progress(sentSeconds: number): void;
     };
+
+/** Why a run's text is opened in a new document. */
+type RescueReason = 'closed' | 'failed' | 'unfinished';
+
+/** The reasons as the log says them (in English, whatever the display language). */
+const RESCUE_LOG: Record<RescueReason, string> = {
+  closed: 'the document was closed during dictation',
+  failed: 'some text could not be written into the document',
+  unfinished: 'the service did not finish the last words, shown as provisional text and not proofread',
+};
+
+/** The reasons as the user reads them. */
+function rescueText(reason: RescueReason): string {
+  switch (reason) {
+    case 'closed':
+      return vscode.l10n.t('the document was closed during dictation');
+    case 'failed':
+      return vscode.l10n.t('some text could not be written into the document');
+    case 'unfinished':
+      return vscode.l10n.t('the service did not finish the last words, shown as provisional text and not proofread');
+  }
+}
 
 /** How a run ended: the error the user is told about, if any. */
 export interface RunOutcome {
@@ -234,7 +261,9 @@ export class DictationRun {
     const stats = this.writer.stats;
     this.log.info(`run ${this.id}: ${stats.commits} chunks committed, ${stats.replaces} rewritten, ${stats.conflicts} conflicts kept, ${stats.failed} failed`);
     const leftover = this.model.provisionalText();
-    if (this.targetClosed || stats.failed > 0) await this.rescue(leftover);
+    if (this.targetClosed || stats.failed > 0) await this.rescue(leftover, this.targetClosed ? 'closed' : 'failed');
+    // The service never finished the last words: what it showed as provisional is not dropped silently.
+    else if (result.reason !== 'stopped' && leftover.trim() !== '') await this.rescue(leftover, 'unfinished');
     const fatal = this.fatal ?? result.error;
     this.session.dispose();
     for (const d of this.disposables) d.dispose();
@@ -245,10 +274,10 @@ export class DictationRun {
    * Opens everything dictated in the run in a new untitled document: nothing is lost. If even that fails,
    * the text goes to a file in the extension's own storage and to the clipboard — never to the log.
    */
-  private async rescue(leftover: string): Promise<void> {
+  private async rescue(leftover: string, reason: RescueReason): Promise<void> {
     const text = [this.model.committedText(), leftover].filter((t) => t.trim() !== '').join(' ');
-    const why = this.targetClosed ? vscode.l10n.t('the document was closed during dictation') : vscode.l10n.t('some text could not be written into the document');
-    this.log.warn(`run ${this.id}: ${this.targetClosed ? 'the document was closed during dictation' : 'some text could not be written into the document'}; opening the run's text (${text.length} characters) in a new document`);
+    const why = rescueText(reason);
+    this.log.warn(`run ${this.id}: ${RESCUE_LOG[reason]}; opening the run's text (${text.length} characters) in a new document`);
     if (text === '') return;
     try {
       const doc = await vscode.workspace.openTextDocument({ content: text, language: this.writer.doc.languageId || 'plaintext' });

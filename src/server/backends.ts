@@ -71,7 +71,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
     } else {
       let sqlite: SqliteStore;
       try {
-        sqlite = new SqliteStore(o.dataDir);
+        sqlite = new SqliteStore(o.dataDir, { onCheckpointError: (message) => o.log.warn('could not checkpoint the database log; retried every second, nothing is lost', { error: message }) });
         keys = new SqliteKeyStore(sqlite, o.dataDir, o.masterKey, o.announceMasterKey);
       } catch (e) {
         throw new BackendStartError(`cannot open the data dir ${o.dataDir}: ${e instanceof Error ? e.message : String(e)}`);

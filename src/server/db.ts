@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type CheckpointRow, type JournalOutcome, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionRecord, type SessionStore, type StoredEvent } from './stores';
+import { WalCheckpointer } from './walCheckpointer';
 
 export const DB_FILE = 'dictee.sqlite';
 
@@ -92,11 +93,21 @@ export class SqliteStore implements SessionStore {
   private readonly st;
   private readonly persistTx: (sessionId: string, seq: number, json: string, cp: CheckpointRow) => void;
 
-  constructor(dataDir: string) {
+  /** Checkpoints the WAL off the event loop (walCheckpointer.ts). */
+  readonly checkpointer: WalCheckpointer;
+
+  /**
+   * `onCheckpointError`: a checkpoint of the WAL failed (nothing is lost; said once per run of failures).
+   * `checkpointEveryMs`: how often the thread checkpoints (1000).
+   */
+  constructor(dataDir: string, opts: { onCheckpointError?: (message: string) => void; checkpointEveryMs?: number } = {}) {
     makeDataFilesPrivate(dataDir);
-    this.db = new Database(path.join(dataDir, DB_FILE));
+    const file = path.join(dataDir, DB_FILE);
+    this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    // Never inside a commit on the event loop: a thread of its own checkpoints (and waits for the disk).
+    this.db.pragma('wal_autocheckpoint = 0');
     // better-sqlite3 is synchronous: a wait for a lock held by another process stalls every live
     // session of this one, so it is kept short. Only an outside writer can hold the lock (this process is
     // the only writer; WAL readers such as backups never block it); a failed write is an INTERNAL_ERROR
@@ -104,6 +115,7 @@ export class SqliteStore implements SessionStore {
     this.db.pragma('busy_timeout = 500');
     this.db.exec(SCHEMA);
     migrate(this.db);
+    this.checkpointer = new WalCheckpointer(file, opts.onCheckpointError, opts.checkpointEveryMs);
     const st = {
       getMeta: this.db.prepare<[string], { v: string }>('SELECT v FROM meta WHERE k = ?'),
       setMeta: this.db.prepare('INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v'),
@@ -178,9 +190,10 @@ export class SqliteStore implements SessionStore {
     this.orgId = org;
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.checkpointer.close();
+    // The last connection closed checkpoints what is left and removes the -wal file.
     if (this.db.open) this.db.close();
-    return Promise.resolve();
   }
 
   // ---------------------------------------------------------------- keys

@@ -21,9 +21,36 @@ function render(v: unknown): unknown {
   return v;
 }
 
+/**
+ * Writes lines to a stream (stderr) until the stream fails: once its reader is gone (EPIPE: a closed
+ * terminal, `| head`, a supervisor that died), every later line is dropped, once said in `onBroken`.
+ * An error of the log stream is never logged to it (that would fail again, forever) and never
+ * reaches the process's uncaught-exception handler; the service goes on serving, and SIGTERM still
+ * drains and exits.
+ */
+export function streamWriter(stream: NodeJS.WritableStream, onBroken?: (e: Error) => void): (line: string) => void {
+  let broken = false;
+  stream.on('error', (e: Error) => {
+    if (broken) return;
+    broken = true;
+    onBroken?.(e);
+  });
+  return (line) => {
+    if (broken) return;
+    try {
+      stream.write(line);
+    } catch (e) {
+      broken = true;
+      onBroken?.(e instanceof Error ? e : new Error(String(e)));
+    }
+  };
+}
+
+let stderrLines: ((line: string) => void) | undefined;
+
 export function createLogger(opts: { level?: Level; write?: (line: string) => void; fields?: Fields } = {}): ServerLogger {
   const min = LEVELS.indexOf(opts.level ?? 'info');
-  const write = opts.write ?? ((line: string) => process.stderr.write(line));
+  const write = opts.write ?? (stderrLines ??= streamWriter(process.stderr));
   const base = opts.fields ?? {};
   const log = (level: Level, msg: string, fields?: Fields): void => {
     if (LEVELS.indexOf(level) < min) return;

@@ -18,7 +18,7 @@ import { ENGINE_NAMES, type EngineName, openEngine } from './engine/pooled';
 import type { Engine } from './engine/recognizer';
 import { dataDirWarning } from './db';
 import { masterKeyWeakness } from './keys';
-import { LEVELS, type Level, createLogger } from './log';
+import { LEVELS, type Level, createLogger, streamWriter } from './log';
 import { errorMessage } from '../shared/errors';
 import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
 
@@ -218,6 +218,8 @@ async function main(): Promise<void> {
   }
   const levelEnv = (process.env.DICTEE_LOG_LEVEL ?? 'info') as Level;
   const log = createLogger({ level: LEVELS.includes(levelEnv) ? levelEnv : 'info' });
+  // A closed stdout (its reader gone) is said once on stderr; the service goes on.
+  const stdout = streamWriter(process.stdout, (e) => log.warn('stdout is closed: its lines are dropped', { error: errorMessage(e) }));
   let script: string | undefined;
   if (opts.script) {
     try {
@@ -258,7 +260,7 @@ async function main(): Promise<void> {
       redisUrl: opts.redis,
       instanceId: opts.instanceId,
       masterKey,
-      announceMasterKey: (key) => process.stdout.write(`master key (shown once): ${key}\n`),
+      announceMasterKey: (key) => stdout(`master key (shown once): ${key}\n`),
       concurrencyLimit: opts.concurrencyLimit,
       rateLimit: opts.rateLimit,
       rateWindowMs: opts.rateWindowS * 1000,
@@ -328,7 +330,7 @@ async function main(): Promise<void> {
   });
   // Only now, with the signal handlers in place: whoever waits for this line may signal us at once.
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-  process.stdout.write(`listening on http://${hostForUrl}:${port}\n`);
+  stdout(`listening on http://${hostForUrl}:${port}\n`);
 }
 
 if (require.main === module) {

@@ -25,7 +25,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ChunkStatus, EffectiveConfig } from '../protocol';
 import { type RecognizedWord, type Recognizer, sentenceCase } from './engine/recognizer';
-import { VAD_WINDOW_MS, Vad, type VadState } from './vad';
+import { VAD_WINDOW_MS, Vad, type VadState, samplesOf } from './vad';
+
+const EMPTY = Buffer.alloc(0);
 
 /** A sentence is closed (finals proofread) after this many final chunks even without a long pause. */
 export const MAX_SENTENCE_CHUNKS = 16;
@@ -103,7 +105,7 @@ export class Segmenter {
   /** State before the first window of the engine's open utterance (undefined: none open). */
   private utteranceStart: WordMark | undefined;
   private readonly windowBytes: number;
-  private remainder: Buffer = Buffer.alloc(0);
+  private remainder: Buffer = EMPTY;
   private processed = 0;
   private silenceMs = 0;
   private sentenceEnded = true;
@@ -159,11 +161,13 @@ export class Segmenter {
     if (pcm.length % 2 !== 0) throw new RangeError('PCM must have an even number of bytes');
     const buf = this.remainder.length ? Buffer.concat([this.remainder, pcm]) : pcm;
     let off = 0;
+    // One view of the samples for every window of the frame (the VAD reads them in place).
+    const samples = buf.length >= this.windowBytes ? samplesOf(buf) : undefined;
     while (buf.length - off >= this.windowBytes) {
-      this.step(buf, off);
+      this.step(buf, off, samples!);
       off += this.windowBytes;
     }
-    this.remainder = Buffer.from(buf.subarray(off));
+    this.remainder = off === buf.length ? EMPTY : Buffer.from(buf.subarray(off));
     return this.take();
   }
 
@@ -221,10 +225,10 @@ export class Segmenter {
     return out;
   }
 
-  private step(buf: Buffer, off: number): void {
+  private step(buf: Buffer, off: number, samples: Int16Array): void {
     // State before this window: where a resumed session restarts to release this window's words again.
     const before: WordMark = { offset: this.processed, engine: this.recognizer.checkpoint(), vad: this.vad.state() };
-    const voiced = this.vad.window(buf, off, this.windowBytes);
+    const voiced = this.vad.windowOf(samples, off >> 1, this.windowBytes >> 1);
     this.processed += this.windowBytes;
     this.utteranceStart ??= before;
     const words = this.recognizer.push(buf.subarray(off, off + this.windowBytes), voiced, VAD_WINDOW_MS);

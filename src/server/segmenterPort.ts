@@ -64,6 +64,7 @@ export function whileProgressing(port: SegmenterPort, work: Promise<void>, stall
 
 export class LocalSegmenterPort implements SegmenterPort {
   private readonly segmenter: Segmenter;
+  private closed = false;
   readonly queuedBytes = 0;
 
   constructor(
@@ -99,6 +100,8 @@ export class LocalSegmenterPort implements SegmenterPort {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.recognizer.dispose?.();
   }
 }

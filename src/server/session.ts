@@ -14,7 +14,8 @@ import { type CheckpointRow, MAX_EVENTS_PER_SESSION, type SessionEnd, type Sessi
 export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
 
 export interface SessionPeer {
-  send(message: object): void;
+  /** A message, or one already serialised as JSON (sent as it is). */
+  send(message: object | string): void;
   /** Sends `error` and closes (the session has ended on a failure of its own). */
   fail?(code: ErrorCode, message: string): void;
 }
@@ -86,12 +87,15 @@ export class LiveSession {
   private readonly createdIso: string;
   private flushTimer: NodeJS.Timeout | undefined;
   private durable = true;
+  /** The configuration as persisted with every checkpoint (it never changes). */
+  private readonly configJson: string;
 
   constructor(init: LiveSessionInit) {
     this.id = init.id;
     this.keyId = init.keyId;
     this.orgId = init.orgId;
     this.config = init.config;
+    this.configJson = JSON.stringify(init.config);
     this.engineName = init.recognizer.name;
     this.store = init.store;
     this.onStop = init.onStop;
@@ -244,6 +248,9 @@ export class LiveSession {
       this.log.error('could not record the end of the session', { error: e });
     }
     this.recordEnd(opts.reason, at);
+    // Everything is final and persisted: the decoder is freed now, not when the stopped session is
+    // forgotten (it stays for a replay), so its worker can load the next session's decoder meanwhile.
+    if (!opts.resumable) this.segmenter.close();
     this.send({
       type: 'status',
       state: 'stopped',
@@ -311,7 +318,7 @@ export class LiveSession {
   replay(events: StoredEvent[]): number {
     let n = 0;
     for (const row of events) {
-      this.peer?.send(JSON.parse(row.json) as object);
+      this.peer?.send(row.json);
       n++;
     }
     for (const chunk of this.segmenter.pendingChunks()) {
@@ -322,7 +329,7 @@ export class LiveSession {
   }
 
   /** Sends a status message to the peer (no seq). */
-  send(message: object): void {
+  send(message: object | string): void {
     this.peer?.send(message);
   }
 
@@ -365,14 +372,16 @@ export class LiveSession {
     } else {
       wire = { type: 'batch.replace', data: event.data, seq };
     }
-    if (event.checkpoint) this.persist(seq, wire, event.checkpoint);
-    this.peer?.send(wire);
+    // Serialised once: the same text is persisted and sent.
+    const json = JSON.stringify(wire);
+    if (event.checkpoint) this.persist(seq, json, event.checkpoint);
+    this.peer?.send(json);
   }
 
   /** Synchronously, before the event is sent: the event and the checkpoint after it. */
-  private persist(seq: number, wire: WireEvent, cp: SegmenterCheckpoint): void {
+  private persist(seq: number, json: string, cp: SegmenterCheckpoint): void {
     try {
-      this.store.persistEvent(this.id, seq, JSON.stringify(wire), this.checkpointRow(cp));
+      this.store.persistEvent(this.id, seq, json, this.checkpointRow(cp));
       this.persistedSeq = seq;
       if (++this.persistedEvents % 100 === 0 && this.persistedEvents > MAX_EVENTS_PER_SESSION) this.store.trimEvents(this.id);
       if (!this.durable) {
@@ -396,7 +405,7 @@ export class LiveSession {
       next_index: cp.nextIndex,
       audio_offset: cp.audioOffset,
       engine: JSON.stringify(cp),
-      config: JSON.stringify(this.config),
+      config: this.configJson,
       total_frames: this.totalFrames,
       discarded_frames: this.discardedFrames,
       final_chunks: this.finalChunks,

@@ -29,24 +29,47 @@ export interface VadState {
 export function levelDb(buf: Buffer, offset = 0, length = buf.length - offset): number {
   const n = Math.floor(length / 2);
   if (n === 0) return SILENT_DB;
-  let sum = 0;
   const start = buf.byteOffset + offset;
-  if (LITTLE_ENDIAN && start % 2 === 0) {
-    // Fast path: read the samples in place (s16le is the machine's own order).
-    const samples = new Int16Array(buf.buffer, start, n);
-    for (let i = 0; i < n; i++) {
-      const s = samples[i]!;
-      sum += s * s;
-    }
-  } else {
-    for (let i = 0; i < n; i++) {
-      const s = buf.readInt16LE(offset + i * 2);
-      sum += s * s;
-    }
+  if (LITTLE_ENDIAN && start % 2 === 0) return samplesLevelDb(new Int16Array(buf.buffer, start, n), 0, n);
+  let sum = 0;
+  for (let i = 0, o = offset; i < n; i++, o += 2) {
+    const s = ((buf[o]! | (buf[o + 1]! << 8)) << 16) >> 16;
+    sum += s * s;
   }
-  const rms = Math.sqrt(sum / n);
+  return dbOf(sum, n);
+}
+
+/**
+ * RMS level in dBFS of `n` samples from `start` of a view in the machine's order: the segmenter takes
+ * one view of a frame for its five windows instead of one per window.
+ */
+export function samplesLevelDb(samples: Int16Array, start: number, n: number): number {
+  if (n === 0) return SILENT_DB;
+  let sum = 0;
+  const end = start + n;
+  for (let i = start; i < end; i++) {
+    const s = samples[i]!;
+    sum += s * s;
+  }
+  return dbOf(sum, n);
+}
+
+function dbOf(sumOfSquares: number, n: number): number {
+  const rms = Math.sqrt(sumOfSquares / n);
   if (rms < 1e-3) return SILENT_DB;
   return Math.max(SILENT_DB, 20 * Math.log10(rms / 32768));
+}
+
+/**
+ * The samples of s16le `pcm` as an Int16Array in the machine's order: a view when the bytes are
+ * aligned on a little-endian machine, else a copy.
+ */
+export function samplesOf(pcm: Buffer): Int16Array {
+  const n = pcm.length >> 1;
+  if (LITTLE_ENDIAN && pcm.byteOffset % 2 === 0) return new Int16Array(pcm.buffer, pcm.byteOffset, n);
+  const out = new Int16Array(n);
+  for (let i = 0; i < n; i++) out[i] = pcm.readInt16LE(i * 2);
+  return out;
 }
 
 export class Vad {
@@ -76,6 +99,11 @@ export class Vad {
 
   window(buf: Buffer, offset: number, length: number): boolean {
     return this.classify(levelDb(buf, offset, length));
+  }
+
+  /** {@link window} over `n` samples of a view from {@link samplesOf}. */
+  windowOf(samples: Int16Array, start: number, n: number): boolean {
+    return this.classify(samplesLevelDb(samples, start, n));
   }
 
   state(): VadState {

@@ -12,6 +12,7 @@ import { MAX_QUEUED_MS } from '../../src/server/engine/pool';
 import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
 import { normalizeWords, recordings, wordErrors } from '../helpers/recordings';
 import { framesOf, silence } from '../helpers/speech';
+import { waitFor } from '../helpers/wait';
 
 const FAST = { language: 'en', silence_threshold: 1, engine_endpointing: 0.5, stop_delay: 2 };
 
@@ -273,5 +274,31 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
     r = start(bad);
     assert.equal(r.status, 1, 'exit 1, not an abort of the native library (134)');
     assert.match(String(r.stderr), /model file e\.onnx does not match its sha256 \(corrupt\); install the model again/);
+  });
+
+  it('a spare decoder is loaded only while its worker hosts no session: loading one stalls the thread for most of a second', async function () {
+    this.timeout(180000);
+    const server = await startServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_LOG_LEVEL: 'debug' } });
+    try {
+      const key = (await server.createKey({ name: 'spare' })).key;
+      const spares = (): Array<{ ms: number; sessions_hosted: number }> =>
+        server
+          .logs()
+          .split('\n')
+          .filter((l) => l.includes('loaded a spare decoder'))
+          .map((l) => JSON.parse(l) as { ms: number; sessions_hosted: number });
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await p.configure(FAST);
+      const short = recs.find((r) => r.name.endsWith('0880'))!;
+      await paced(p, Buffer.concat([short.pcm.subarray(0, 32000 * 2), silence(200)]));
+      p.send({ type: 'control', action: 'stop' });
+      await stopped(p, 90000);
+      p.close();
+      // The session is gone: its worker loads the next session's decoder now, and only now.
+      const after = await waitFor(() => (spares().length > 0 ? spares() : undefined), 30000, 'a spare decoder loaded after the session closed');
+      assert.deepEqual(after.map((s) => s.sessions_hosted), after.map(() => 0), `spare decoders loaded while sessions were hosted: ${JSON.stringify(after)}`);
+    } finally {
+      await server.stop();
+    }
   });
 });

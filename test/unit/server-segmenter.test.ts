@@ -151,6 +151,17 @@ describe('server segmenter', () => {
     assert.throws(() => b.push(Buffer.alloc(3)), /even/);
   });
 
+  it('gives the same events from frames at odd byte offsets (a copy of the samples, not a view)', () => {
+    const pcm = Buffer.concat([tone(900), silence(500), tone(700), silence(1100)]);
+    const a = make();
+    const b = make();
+    const ea = short(feed(a, pcm));
+    const eb: SegmentEvent[] = [];
+    for (const f of framesOf(pcm, 3202)) eb.push(...b.push(Buffer.concat([Buffer.alloc(1), f]).subarray(1)));
+    assert.deepEqual(short(eb), ea);
+    assert.equal(b.receivedBytes, pcm.length);
+  });
+
   it('rebuilds from a durable checkpoint: the audio from its offset gives the rest, nothing twice', () => {
     // Two chunks pending, the first forced final by max_buffer_size: the checkpoint goes back to the
     // start of the second chunk, so re-sent audio releases its words again (and only those).

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -30,6 +30,30 @@ describe('server storage: retention, migrations, data dir', () => {
     assert.equal((await store.getCheckpoint('s'))?.final_chunks, 0);
     assert.equal((await store.getCheckpoint('s'))?.total_frames, 7);
     await store.close();
+  });
+
+  it('the WAL is checkpointed by a thread of its own, never inside a commit; closing leaves no -wal', async () => {
+    const dir = tmp();
+    // Its timer far away: the one checkpoint of the test is the one asked for.
+    const store = new SqliteStore(dir, { checkpointEveryMs: 600_000 });
+    const text = 'x'.repeat(2000);
+    const cp = (i: number): Parameters<SqliteStore['saveCheckpoint']>[0] => ({
+      session_id: `s${i % 50}`, key_id: 'k', org_id: 'o', next_seq: i + 1, next_index: i, audio_offset: 0, engine: text, config: '{}',
+      total_frames: 0, discarded_frames: 0, final_chunks: 0, created_at: 'c', stopped_at: null, updated_at: 'u',
+    });
+    // Far more than SQLite's automatic checkpoint (1000 pages): a commit on the event loop would have
+    // copied the log back (and waited for the disk) and restarted it.
+    for (let i = 0; i < 1500; i++) store.persistEvent(`s${i % 50}`, i, JSON.stringify({ text }), cp(i));
+    const r = await store.checkpointer.checkpointNow();
+    assert.ok(r, 'the checkpoint thread answered');
+    assert.ok(r.log > 1000, `every commit stayed in the log for the thread (${r.log} frames)`);
+    assert.equal(r.checkpointed, r.log, 'the thread copied the whole log back');
+    // The data is there for a reader that opens the database anew.
+    const reader = new Database(path.join(dir, DB_FILE), { readonly: true });
+    assert.equal((reader.prepare('SELECT count(*) AS n FROM session_events').get() as { n: number }).n, 1500);
+    reader.close();
+    await store.close();
+    assert.equal(existsSync(path.join(dir, `${DB_FILE}-wal`)), false);
   });
 
   it('dataDirWarning: only for a dir others can read or enter', () => {

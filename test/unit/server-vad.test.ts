@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Vad, levelDb } from '../../src/server/vad';
+import { Vad, levelDb, samplesLevelDb, samplesOf } from '../../src/server/vad';
 import { silence, tone } from '../helpers/speech';
 
 function noise(ms: number, amplitude: number, seed = 1): Buffer {
@@ -40,6 +40,27 @@ describe('server VAD (energy, adaptive noise floor)', () => {
     assert.equal((unaligned.byteOffset % 2), 1);
     assert.equal(levelDb(unaligned), levelDb(t));
     assert.equal(levelDb(t, 2, 300), levelDb(Buffer.from(t.subarray(2, 302))));
+  });
+
+  it('one view of a frame for its windows: the same levels and decisions as reading each window', () => {
+    const frame = Buffer.concat([noise(40, 9000, 3), silence(20), noise(40, 300, 5)]);
+    const unaligned = Buffer.concat([Buffer.alloc(1), frame]).subarray(1);
+    const wb = Vad.windowBytes(16000);
+    for (const buf of [frame, unaligned]) {
+      const view = samplesOf(buf);
+      assert.equal(view.length, buf.length / 2);
+      // Aligned: the frame's own memory, no copy; unaligned: a copy with the same samples.
+      assert.equal(view.buffer === buf.buffer, buf.byteOffset % 2 === 0);
+      assert.equal(view[7], buf.readInt16LE(14));
+      const a = new Vad();
+      const b = new Vad();
+      for (let off = 0; off + wb <= buf.length; off += wb) {
+        assert.equal(samplesLevelDb(view, off / 2, wb / 2), levelDb(buf, off, wb));
+        assert.equal(b.windowOf(view, off / 2, wb / 2), a.window(buf, off, wb));
+      }
+      assert.deepEqual(b.state(), a.state());
+    }
+    assert.equal(samplesLevelDb(new Int16Array(4), 0, 0), -100);
   });
 
   it('digital silence is never voiced, a tone always is', () => {

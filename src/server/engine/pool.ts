@@ -211,6 +211,7 @@ export class DecoderPool {
         }
         else if (m.t === 'fatal') reject(new Error(m.message));
         else if (m.t === 'closed') host.ports.delete(m.id);
+        else if (m.t === 'spare') this.opts.log.debug('decoder worker loaded a spare decoder', { ms: m.ms, sessions_hosted: m.hosted });
         else host.ports.get(m.id)?.receive(m);
       });
       worker.on('error', (e) => {

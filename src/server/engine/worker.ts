@@ -4,7 +4,7 @@
  * handled in order: a flush is answered after the audio sent before it is decoded.
  */
 import { errorMessage } from '../../shared/errors';
-import { setPriority } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EffectiveConfig } from '../../protocol';
 import { type SegmentEvent, Segmenter } from '../segmenter';
@@ -21,6 +21,14 @@ import type { FromWorker, ToWorker, WorkerEngine } from './workerProtocol';
  */
 const CRASH_AFTER_MS = Number(process.env.DICTEE_TEST_DECODER_CRASH_AFTER_MS ?? '') || 0;
 
+/**
+ * Test hook (docs/server.md): a decoder worker blocks this many ms before it decodes each audio
+ * frame, as one starved of CPU by other work on the machine does: decoding falls behind real time,
+ * deterministically.
+ */
+const DELAY_MS = Number(process.env.DICTEE_TEST_DECODER_DELAY_MS ?? '') || 0;
+const delayCell = DELAY_MS ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+
 interface Hosted {
   segmenter: Segmenter;
   recognizer: Recognizer;
@@ -34,7 +42,10 @@ function post(m: FromWorker): void {
 
 interface Factory {
   make(config: EffectiveConfig, onProgress?: () => void): Recognizer;
-  /** Loads what the next session will need while nothing else is asked (a spare decoder). */
+  /**
+   * Loads what the next session will need (a spare decoder). It blocks this thread for most of a
+   * second: it runs only while the thread decodes for no session (at start, after its last session).
+   */
   prepare(): void;
 }
 
@@ -62,6 +73,24 @@ function factory(spec: WorkerEngine): Factory {
 
 const sessions = new Map<string, Hosted>();
 let engine: Factory;
+
+/** Loads a spare decoder and says so (the service logs it at debug level, with the sessions hosted). */
+function loadSpare(): void {
+  try {
+    const t0 = performance.now();
+    engine.prepare();
+    post({ t: 'spare', ms: Math.round(performance.now() - t0), hosted: sessions.size });
+  } catch {
+    /* the next session loads its own decoder, and reports its failure */
+  }
+}
+
+/** Loads a spare decoder once the messages already waiting are handled, if no session came meanwhile. */
+function prepareWhenIdle(): void {
+  setImmediate(() => {
+    if (sessions.size === 0) loadSpare();
+  });
+}
 
 function report(id: string, h: Hosted, events: SegmentEvent[], flushed?: number): void {
   post({
@@ -100,8 +129,9 @@ function handle(m: ToWorker): void {
       onLateEvents: (events) => report(m.id, hosted, events),
     });
     sessions.set(m.id, hosted);
-    // The next spare decoder, once the messages already waiting are handled.
-    setImmediate(() => engine.prepare());
+    // No spare is loaded now: that would stall the audio of this thread's sessions for most of a
+    // second (the first words of the session just opened too). The next spare is loaded once this
+    // thread hosts no session; the pool sends new sessions to the least busy thread first.
     return;
   }
   const h = sessions.get(m.id);
@@ -110,11 +140,13 @@ function handle(m: ToWorker): void {
     void (h ? h.segmenter.proofreadingDone() : Promise.resolve()).finally(() => {
       if (h) drop(m.id, h);
       post({ t: 'closed', id: m.id });
+      if (sessions.size === 0) prepareWhenIdle();
     });
     return;
   }
   if (!h) return; // failed earlier: the service already knows
   if (m.t === 'audio') {
+    if (delayCell) Atomics.wait(delayCell, 0, 0, DELAY_MS);
     const events = h.segmenter.push(Buffer.from(m.pcm));
     h.decoded += m.pcm.byteLength;
     report(m.id, h, events);
@@ -131,23 +163,12 @@ function handle(m: ToWorker): void {
   void h.segmenter.proofreadingDone().finally(() => report(m.id, h, [], req));
 }
 
-/** Niceness of decoder threads: the event loop thread (HTTP, WebSocket, persistence) goes first. */
-export const DECODER_NICE = 5;
-
-/**
- * Lowers this thread's scheduling priority (Linux: niceness is per thread, addressed by its tid).
- * Decoding saturates the cores; the service's event loop must not wait behind it.
+/*
+ * Decoder threads run at the same priority as the event loop. At a lower one (they used to run at
+ * niceness 5), any ordinary process on a shared machine starved them: the audio of a session waited
+ * undecoded and a stop lost its last sentence. The event loop stays responsive because decoding never
+ * runs on it, not because decoders wait.
  */
-function lowerPriority(): void {
-  if (process.platform !== 'linux') return;
-  try {
-    const koffi = require('koffi') as typeof import('koffi');
-    const gettid = koffi.load('libc.so.6').func('int gettid(void)') as () => number;
-    setPriority(gettid(), DECODER_NICE);
-  } catch {
-    /* not permitted or not available: decode at normal priority */
-  }
-}
 
 /** A decoder worker's proofreading thread: whole sentences, one at a time. */
 function proofreading(spec: WorkerEngine): void {
@@ -166,7 +187,6 @@ function proofreading(spec: WorkerEngine): void {
 
 const spec = workerData as WorkerEngine;
 if (spec.role === 'proofreader') {
-  lowerPriority();
   proofreading(spec);
 } else {
   startDecoderWorker();
@@ -174,7 +194,6 @@ if (spec.role === 'proofreader') {
 
 function startDecoderWorker(): void {
   try {
-    lowerPriority();
     engine = factory(spec);
     // A model that cannot load fails the service's start, not a session.
     engine.prepare();

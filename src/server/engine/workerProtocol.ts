@@ -35,4 +35,6 @@ export type FromWorker =
   | { t: 'failed'; id: string; message: string }
   | { t: 'closed'; id: string }
   /** Work for this session goes on (a proofreading slice decoded); at most one a second. */
-  | { t: 'progress'; id: string };
+  | { t: 'progress'; id: string }
+  /** A spare decoder was loaded for the next session, in `ms`, while this worker hosted `hosted` sessions. */
+  | { t: 'spare'; ms: number; hosted: number };
