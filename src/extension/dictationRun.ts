@@ -20,6 +20,7 @@ import type { DictatedChunks, DictationSetup } from './dictatedChunks';
 import { DocumentWriter } from './documentWriter';
 import type { Notifications } from './notifications';
 import type { ProvisionalDecoration } from './provisionalDecoration';
+import { type RescueReason, rescueText } from './rescue';
 import { configFromSettings, type DicteeSettings } from './settingsMap';
 import type { StatusBar } from './statusBar';
 import type { DictationTarget } from './target';
@@ -53,28 +54,6 @@ export type RunSource =
       /** Seconds of the file sent so far. */
       progress(sentSeconds: number): void;
     };
-
-/** Why a run's text is opened in a new document. */
-type RescueReason = 'closed' | 'failed' | 'unfinished';
-
-/** The reasons as the log says them (in English, whatever the display language). */
-const RESCUE_LOG: Record<RescueReason, string> = {
-  closed: 'the document was closed during dictation',
-  failed: 'some text could not be written into the document',
-  unfinished: 'the service did not finish the last words, shown as provisional text and not proofread',
-};
-
-/** The reasons as the user reads them. */
-function rescueText(reason: RescueReason): string {
-  switch (reason) {
-    case 'closed':
-      return vscode.l10n.t('the document was closed during dictation');
-    case 'failed':
-      return vscode.l10n.t('some text could not be written into the document');
-    case 'unfinished':
-      return vscode.l10n.t('the service did not finish the last words, shown as provisional text and not proofread');
-  }
-}
 
 /** How a run ended: the error the user is told about, if any. */
 export interface RunOutcome {
@@ -270,32 +249,12 @@ export class DictationRun {
     this.host.ended(this, { fatal, recorderFailed: this.recorderFailed, wasConnected: this.wasConnected, fileDone: this.fileDone });
   }
 
-  /**
-   * Opens everything dictated in the run in a new untitled document: nothing is lost. If even that fails,
-   * the text goes to a file in the extension's own storage and to the clipboard — never to the log.
-   */
+  /** Everything dictated in the run, and the words left provisional, into a new document: nothing is lost. */
   private async rescue(leftover: string, reason: RescueReason): Promise<void> {
     const text = [this.model.committedText(), leftover].filter((t) => t.trim() !== '').join(' ');
-    const why = rescueText(reason);
-    this.log.warn(`run ${this.id}: ${RESCUE_LOG[reason]}; opening the run's text (${text.length} characters) in a new document`);
-    if (text === '') return;
-    try {
-      const doc = await vscode.workspace.openTextDocument({ content: text, language: this.writer.doc.languageId || 'plaintext' });
-      await vscode.window.showTextDocument(doc, { preview: false });
-      this.host.notifications.rescued(why);
-    } catch (e) {
-      this.log.error(`could not open a new document for the run's text: ${errorMessage(e)}; saving it in the extension's storage`);
-      const file = vscode.Uri.joinPath(this.host.rescueDir, `dictation-${new Date().toISOString().replace(/[:.]/g, '-')}.txt`);
-      try {
-        await vscode.workspace.fs.createDirectory(this.host.rescueDir);
-        await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
-      } catch (e2) {
-        this.log.error(`could not save the run's text in the extension's storage: ${errorMessage(e2)}`);
-      }
-      await vscode.env.clipboard.writeText(text).then(undefined, () => undefined);
-      this.host.notifications.rescueSaved(why, file);
-    }
+    await rescueText(text, reason, { languageId: this.writer.doc.languageId, dir: this.host.rescueDir, notifications: this.host.notifications, log: this.log, runId: this.id });
   }
+
 
   private startCapture(): boolean {
     try {

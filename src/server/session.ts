@@ -1,6 +1,6 @@
 /**
- * One live session: its state, its segmenter, `seq` numbering, persistence of durable events, the
- * flush timer, and stop. Knows nothing of sockets: it talks to its current peer through
+ * One live session: its state, its segmenter, `seq` numbering, the flush timer, and stop; its writes go
+ * through its {@link SessionJournal}. Knows nothing of sockets: it talks to its current peer through
  * {@link SessionPeer} (absent while the socket is gone and the session waits to be resumed).
  */
 import type { ControlAction, EffectiveConfig, ErrorCode } from '../protocol';
@@ -9,7 +9,8 @@ import { monotonicMs } from './clock';
 import type { ServerLogger } from './log';
 import type { SegmentEvent, SegmenterCheckpoint } from './segmenter';
 import { LocalSegmenterPort, type PortInit, type SegmenterPort, whileProgressing } from './segmenterPort';
-import { type CheckpointRow, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionStore, type StoredEvent } from './stores';
+import { SessionJournal } from './sessionJournal';
+import type { CheckpointRow, SessionEnd, SessionStore, StoredEvent } from './stores';
 
 export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
 
@@ -65,12 +66,12 @@ export class LiveSession {
   peer: SessionPeer | undefined;
   /** When the session lost its peer (monotonic ms, clock.ts), or undefined while attached. */
   detachedAt: number | undefined;
+  /** When the session stopped or failed (monotonic ms, clock.ts). */
   stoppedAt: number | undefined;
 
-  private readonly store: SessionStore;
   private readonly onStop: ((session: LiveSession) => void) | undefined;
   /** The seq of the last durable event persisted (0: none). */
-  private persistedSeq = 0;
+  private readonly journal: SessionJournal;
   private readonly segmenter: SegmenterPort;
   /** Flushes asked of a worker and not answered yet. */
   private inFlight = new Set<Promise<void>>();
@@ -79,25 +80,19 @@ export class LiveSession {
   private totalFrames = 0;
   private discardedFrames = 0;
   private finalChunks = 0;
-  private persistedEvents = 0;
   private readonly createdAt: number;
   /** `createdAt` on the monotonic clock: durations do not move when the wall clock steps. */
   private readonly createdMono: number;
-  private stoppedMono: number | undefined;
   private readonly createdIso: string;
   private flushTimer: NodeJS.Timeout | undefined;
-  private durable = true;
   /** The configuration as persisted with every checkpoint (it never changes). */
-  private readonly configJson: string;
 
   constructor(init: LiveSessionInit) {
     this.id = init.id;
     this.keyId = init.keyId;
     this.orgId = init.orgId;
     this.config = init.config;
-    this.configJson = JSON.stringify(init.config);
     this.engineName = init.recognizer.name;
-    this.store = init.store;
     this.onStop = init.onStop;
     this.log = init.log;
     const portInit = (restore?: SegmenterCheckpoint): PortInit => ({
@@ -113,7 +108,6 @@ export class LiveSession {
       const { row, lastSeq, storedSeq } = init.restore;
       const cp = JSON.parse(row.engine) as SegmenterCheckpoint;
       this.segmenter = open(cp);
-      this.persistedSeq = storedSeq;
       this.nextSeq = Math.max(storedSeq, row.next_seq - 1, lastSeq) + 1;
       this.totalFrames = row.total_frames;
       this.discardedFrames = row.discarded_frames;
@@ -127,8 +121,19 @@ export class LiveSession {
       this.createdAt = Date.now();
       this.createdMono = monotonicMs();
       this.createdIso = new Date(this.createdAt).toISOString();
-      this.saveCheckpoint(this.segmenter.checkpoint());
     }
+    this.journal = new SessionJournal({
+      id: init.id,
+      keyId: init.keyId,
+      orgId: init.orgId,
+      configJson: JSON.stringify(init.config),
+      createdIso: this.createdIso,
+      store: init.store,
+      log: init.log,
+      persistedSeq: init.restore?.storedSeq ?? 0,
+      counters: () => ({ nextSeq: this.nextSeq, totalFrames: this.totalFrames, discardedFrames: this.discardedFrames, finalChunks: this.finalChunks }),
+    });
+    if (!init.restore) this.journal.saveCheckpoint(this.segmenter.checkpoint());
   }
 
   /** The highest seq issued so far (0 before any). */
@@ -152,7 +157,7 @@ export class LiveSession {
 
   /** The seq of the last durable event this session persisted (what a replay read from the store must reach). */
   get durableSeq(): number {
-    return this.persistedSeq;
+    return this.journal.persistedSeq;
   }
 
   attach(peer: SessionPeer): void {
@@ -168,7 +173,7 @@ export class LiveSession {
   metrics(): SessionMetrics {
     return {
       total_chunks: this.totalFrames,
-      session_duration: round3(((this.stoppedMono ?? monotonicMs()) - this.createdMono) / 1000),
+      session_duration: round3(((this.stoppedAt ?? monotonicMs()) - this.createdMono) / 1000),
       discarded_chunks: this.discardedFrames,
       audio_seconds: round3(this.segmenter.audioSeconds),
       final_chunks: this.finalChunks,
@@ -238,16 +243,8 @@ export class LiveSession {
   private finishStop(opts: { reason: string; resumable?: boolean }): SessionMetrics {
     this.state = 'stopped';
     this.stoppedAt = monotonicMs();
-    this.stoppedMono = monotonicMs();
     const metrics = this.metrics();
-    const at = new Date().toISOString();
-    try {
-      if (opts.resumable) this.saveCheckpoint(this.segmenter.checkpoint());
-      else this.store.markStopped(this.id, this.nextSeq, at);
-    } catch (e) {
-      this.log.error('could not record the end of the session', { error: e });
-    }
-    this.recordEnd(opts.reason, at);
+    this.recordStop(opts.reason, opts.resumable === true);
     // Everything is final and persisted: the decoder is freed now, not when the stopped session is
     // forgotten (it stays for a replay), so its worker can load the next session's decoder meanwhile.
     if (!opts.resumable) this.segmenter.close();
@@ -261,6 +258,18 @@ export class LiveSession {
     this.log.info('session stopped', { reason: opts.reason, ...metrics });
     this.onStop?.(this);
     return metrics;
+  }
+
+  /** The end in storage: stopped for good (resumable: a last checkpoint instead), and the session's record. */
+  private recordStop(reason: string, resumable: boolean): void {
+    const at = new Date().toISOString();
+    try {
+      if (resumable) this.journal.saveCheckpoint(this.segmenter.checkpoint());
+      else this.journal.markStopped(at);
+    } catch (e) {
+      this.log.error('could not record the end of the session', { error: e });
+    }
+    this.recordEnd(reason, at);
   }
 
   /**
@@ -295,15 +304,8 @@ export class LiveSession {
     for (const chunk of this.segmenter.pendingChunks()) this.emit({ ...chunk, status: 'final', checkpoint: cp });
     this.failedMessage = message; // from here on, anything the failed decoder still sends is dropped
     this.state = 'stopped';
-    this.stoppedAt = Date.now();
-    const metrics = this.metrics();
-    const at = new Date().toISOString();
-    try {
-      this.store.markStopped(this.id, this.nextSeq, at);
-    } catch (e) {
-      this.log.error('could not record the end of the session', { error: e });
-    }
-    this.recordEnd('decoder failure', at);
+    this.stoppedAt = monotonicMs();
+    this.recordStop('decoder failure', false);
     this.segmenter.close();
     this.onStop?.(this);
     const lost = queued > 0 ? `; the last ${queued} ms of audio were not transcribed` : '';
@@ -316,16 +318,10 @@ export class LiveSession {
    * text when the connection was lost).
    */
   replay(events: StoredEvent[]): number {
-    let n = 0;
-    for (const row of events) {
-      this.peer?.send(row.json);
-      n++;
-    }
-    for (const chunk of this.segmenter.pendingChunks()) {
-      this.emit({ ...chunk });
-      n++;
-    }
-    return n;
+    for (const row of events) this.peer?.send(row.json);
+    const pending = this.segmenter.pendingChunks();
+    for (const chunk of pending) this.emit({ ...chunk });
+    return events.length + pending.length;
   }
 
   /** Sends a status message to the peer (no seq). */
@@ -337,7 +333,7 @@ export class LiveSession {
   recordEnd(reason: string, at = new Date().toISOString()): void {
     const m = this.metrics();
     const end: SessionEnd = { at, duration: m.session_duration, totalFrames: m.total_chunks, finals: m.final_chunks, reason };
-    this.store.sessionEnded(this.id, end).catch((e: unknown) => this.log.error('could not record the end of the session', { error: e }));
+    this.journal.sessionEnded(end);
   }
 
   dispose(): void {
@@ -374,53 +370,8 @@ export class LiveSession {
     }
     // Serialised once: the same text is persisted and sent.
     const json = JSON.stringify(wire);
-    if (event.checkpoint) this.persist(seq, json, event.checkpoint);
+    if (event.checkpoint) this.journal.persist(seq, json, event.checkpoint);
     this.peer?.send(json);
-  }
-
-  /** Synchronously, before the event is sent: the event and the checkpoint after it. */
-  private persist(seq: number, json: string, cp: SegmenterCheckpoint): void {
-    try {
-      this.store.persistEvent(this.id, seq, json, this.checkpointRow(cp));
-      this.persistedSeq = seq;
-      if (++this.persistedEvents % 100 === 0 && this.persistedEvents > MAX_EVENTS_PER_SESSION) this.store.trimEvents(this.id);
-      if (!this.durable) {
-        this.durable = true;
-        this.log.info('persistence works again');
-      }
-    } catch (e) {
-      // The text still goes to the client; only resumption after a restart is at risk.
-      if (this.durable) this.log.error('could not persist a final event; resuming after a restart may lose it', { error: e, seq });
-      this.durable = false;
-    }
-  }
-
-  private checkpointRow(cp: SegmenterCheckpoint): CheckpointRow {
-    const now = new Date().toISOString();
-    return {
-      session_id: this.id,
-      key_id: this.keyId,
-      org_id: this.orgId,
-      next_seq: this.nextSeq,
-      next_index: cp.nextIndex,
-      audio_offset: cp.audioOffset,
-      engine: JSON.stringify(cp),
-      config: this.configJson,
-      total_frames: this.totalFrames,
-      discarded_frames: this.discardedFrames,
-      final_chunks: this.finalChunks,
-      created_at: this.createdIso,
-      stopped_at: null,
-      updated_at: now,
-    };
-  }
-
-  private saveCheckpoint(cp: SegmenterCheckpoint): void {
-    try {
-      this.store.saveCheckpoint(this.checkpointRow(cp));
-    } catch (e) {
-      this.log.error('could not save the session checkpoint', { error: e });
-    }
   }
 
   private armFlushTimer(): void {

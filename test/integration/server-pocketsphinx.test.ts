@@ -186,7 +186,7 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
   });
 
   it('a decoder worker that crashes ends its session with INTERNAL_ERROR (text so far final); the service goes on', async () => {
-    const server = await startServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_TEST_DECODER_CRASH_AFTER_MS: '2500' } });
+    const server = await startServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_TEST_DECODER_CRASH_AFTER_MS: '2500', DICTEE_STOPPED_TTL_MS: '1500' } });
     try {
       const key = (await server.createKey({ name: 'crash' })).key;
       const p = new WsProbe(server.wsUrl, { header: key });
@@ -211,6 +211,11 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       await paced(q, Buffer.concat([recs.find((r) => r.name === 'goforward')!.pcm.subarray(0, 16000 * 2 * 2)]), 50);
       q.send({ type: 'control', action: 'stop' });
       await stopped(q);
+      q.close();
+      // The failed session, like the stopped one, is forgotten once its replay time is over (no session kept for ever).
+      const sessionsLeft = async (): Promise<number> =>
+        ((await (await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${server.masterKey}` } })).json()) as { sessions: number }).sessions;
+      await waitFor(async () => (await sessionsLeft()) === 0, 40_000, 'the failed and the stopped session to be swept', 250);
     } finally {
       await server.stop();
     }

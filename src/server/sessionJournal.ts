@@ -1,0 +1,101 @@
+/**
+ * What a live session writes while audio flows, synchronously and before the event is sent: each durable
+ * event with the checkpoint after it, the checkpoint alone, the stop mark, the end in the session's
+ * record; and whether writing works.
+ */
+import type { ServerLogger } from './log';
+import type { SegmenterCheckpoint } from './segmenter';
+import { type CheckpointRow, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionStore } from './stores';
+
+/** The session's counters a checkpoint keeps. */
+export interface SessionCounters {
+  nextSeq: number;
+  totalFrames: number;
+  discardedFrames: number;
+  finalChunks: number;
+}
+
+export interface SessionJournalInit {
+  id: string;
+  keyId: string;
+  orgId: string;
+  /** The session's effective configuration, as JSON. */
+  configJson: string;
+  createdIso: string;
+  store: SessionStore;
+  log: ServerLogger;
+  /** The highest seq already persisted (restored from storage), 0 for a new session. */
+  persistedSeq: number;
+  counters(): SessionCounters;
+}
+
+export class SessionJournal {
+  private persisted: number;
+  private persistedEvents = 0;
+  private durable = true;
+
+  constructor(private readonly o: SessionJournalInit) {
+    this.persisted = o.persistedSeq;
+  }
+
+  /** The highest seq persisted. */
+  get persistedSeq(): number {
+    return this.persisted;
+  }
+
+  /** The event and the checkpoint after it. A failure is logged (once until writing works again), not thrown. */
+  persist(seq: number, json: string, cp: SegmenterCheckpoint): void {
+    const { store, id, log } = this.o;
+    try {
+      store.persistEvent(id, seq, json, this.row(cp));
+      this.persisted = seq;
+      if (++this.persistedEvents % 100 === 0 && this.persistedEvents > MAX_EVENTS_PER_SESSION) store.trimEvents(id);
+      if (!this.durable) {
+        this.durable = true;
+        log.info('persistence works again');
+      }
+    } catch (e) {
+      // The text still goes to the client; only resumption after a restart is at risk.
+      if (this.durable) log.error('could not persist a final event; resuming after a restart may lose it', { error: e, seq });
+      this.durable = false;
+    }
+  }
+
+  saveCheckpoint(cp: SegmenterCheckpoint): void {
+    try {
+      this.o.store.saveCheckpoint(this.row(cp));
+    } catch (e) {
+      this.o.log.error('could not save the session checkpoint', { error: e });
+    }
+  }
+
+  /** The session stopped for good (not resumable); throws what the store throws. */
+  markStopped(at: string): void {
+    this.o.store.markStopped(this.o.id, this.o.counters().nextSeq, at);
+  }
+
+  /** The session's record gets its end (also of one never stopped). Does not wait; a failure is logged. */
+  sessionEnded(end: SessionEnd): void {
+    this.o.store.sessionEnded(this.o.id, end).catch((e: unknown) => this.o.log.error('could not record the end of the session', { error: e }));
+  }
+
+  private row(cp: SegmenterCheckpoint): CheckpointRow {
+    const c = this.o.counters();
+    return {
+      session_id: this.o.id,
+      key_id: this.o.keyId,
+      org_id: this.o.orgId,
+      next_seq: c.nextSeq,
+      next_index: cp.nextIndex,
+      audio_offset: cp.audioOffset,
+      engine: JSON.stringify(cp),
+      config: this.o.configJson,
+      total_frames: c.totalFrames,
+      discarded_frames: c.discardedFrames,
+      final_chunks: c.finalChunks,
+      created_at: this.o.createdIso,
+      stopped_at: null,
+      updated_at: new Date().toISOString(),
+    };
+  }
+}
