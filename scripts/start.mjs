@@ -32,6 +32,9 @@ const startDir = path.join(root, '.cache', 'start');
 const codeServerEntry = path.join(root, '.cache', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 const children = [];
 
+/** A real recorded voice (Debian's pocketsphinx-testdata) to play into the virtual microphone. */
+const RECORDED_SPEECH = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0930.wav';
+
 /** Whether pocketsphinx can run here: its Debian library and English model (what `--engine pocketsphinx` needs). */
 function pocketsphinxInstalled() {
   const lib = spawnSync('sh', ['-c', 'ldconfig -p | grep -q "libpocketsphinx.so.3 "']).status === 0;
@@ -335,6 +338,8 @@ async function main() {
       'telemetry.telemetryLevel': 'off',
       'update.mode': 'none',
       'editor.wordWrap': 'on',
+      // The service restarting on its port would otherwise offer to forward it each time.
+      'remote.autoForwardPorts': false,
     },
     null,
     2,
@@ -396,8 +401,13 @@ Dictée is running.
 ${
     mic
       ? `  Microphone  no sound server was running, so dictation records a virtual microphone. Play speech into it:
-                espeak-ng -v en -w /tmp/speech.wav "Chest radiograph shows clear lungs. No pleural effusion."
-                PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic /tmp/speech.wav
+${
+          chosen.engine === 'pocketsphinx' && existsSync(RECORDED_SPEECH)
+            ? `                PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic ${RECORDED_SPEECH}
+              (a real recorded voice: pocketsphinx recognises people, not synthetic speech such as espeak-ng's)`
+            : `                espeak-ng -v en -w /tmp/speech.wav "Chest radiograph shows clear lungs. No pleural effusion."
+                PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic /tmp/speech.wav`
+        }
               (start dictation first and wait a second or two: the recorder needs a moment to start)`
       : `  Microphone  the default microphone of this machine's sound server (sox records it). No microphone?
               DICTEE_START_VIRTUAL_MIC=1 npm start records a virtual one that speech can be played into.`

@@ -1,7 +1,8 @@
 /**
- * Template fields left in a report: saving it, or stopping dictation in it, with `{{…}}` fields left
- * says so in a warning that does not block (with "Next Field" to go to the first one). Only documents
- * Dictée wrote into (a run, a template) are watched: `{{…}}` means something else in other files.
+ * Template fields left in a report: saving it (the user's own save, not Auto Save), or stopping
+ * dictation in it, with `{{…}}` fields left says so in a warning that does not block (with "Next
+ * Field" to go to the first one). Only documents Dictée wrote into (a run, a template) are watched:
+ * `{{…}}` means something else in other files.
  */
 import * as vscode from 'vscode';
 import { fieldsLeft } from '../dictation';
@@ -10,12 +11,25 @@ export class FieldWarnings implements vscode.Disposable {
   private readonly watched = new Set<string>();
   /** Documents whose warning is on screen (one at a time per document). */
   private readonly showing = new Set<string>();
-  private readonly listener: vscode.Disposable;
+  /** Documents being saved by the user (not by Auto Save), until their save is done. */
+  private readonly savedByUser = new Set<string>();
+  private readonly listeners: vscode.Disposable[];
 
   constructor(private readonly nextField: (doc: vscode.TextDocument) => Promise<void>) {
-    this.listener = vscode.workspace.onDidSaveTextDocument((doc) => {
-      if (this.watched.has(doc.uri.toString())) this.check(doc, 'saved');
-    });
+    this.listeners = [
+      // Auto Save (after a delay, or when focus moves) saves while the user is still filling the fields:
+      // only a save the user asked for is warned about.
+      vscode.workspace.onWillSaveTextDocument((e) => {
+        const key = e.document.uri.toString();
+        if (e.reason === vscode.TextDocumentSaveReason.Manual) this.savedByUser.add(key);
+        else this.savedByUser.delete(key);
+      }),
+      vscode.workspace.onDidSaveTextDocument((doc) => {
+        const key = doc.uri.toString();
+        const byUser = this.savedByUser.delete(key);
+        if (byUser && this.watched.has(key)) this.check(doc, 'saved');
+      }),
+    ];
   }
 
   /** Dictée wrote into `doc` (a run, a template): its fields are watched from now on. */
@@ -50,6 +64,6 @@ export class FieldWarnings implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.listener.dispose();
+    for (const l of this.listeners) l.dispose();
   }
 }
