@@ -140,7 +140,7 @@ export class DictationController implements vscode.Disposable, RunHost {
     } catch (e) {
       const err = toDictationError(e);
       this.log.error(`dictation cannot start: ${err.code}: ${err.message}`);
-      this.notifications.runFailed(err, { serverUrl: settings.serverUrl }, key);
+      this.notifications.runFailed(err, { serverUrl: settings.serverUrl, language: settings.language, sampleRate: settings.sampleRate }, key);
       return undefined;
     }
     this.run = run;
@@ -243,7 +243,7 @@ export class DictationController implements vscode.Disposable, RunHost {
     if (fatal) {
       // A file is not started again by "Retry": its first part may already be in the document.
       const retry = run.source.kind === 'microphone' ? () => void this.start() : undefined;
-      this.notifications.runFailed(fatal, { serverUrl: run.settings.serverUrl, wasConnected }, run.key, retry);
+      this.notifications.runFailed(fatal, { serverUrl: run.settings.serverUrl, wasConnected, language: run.settings.language, sampleRate: run.settings.sampleRate }, run.key, retry);
     }
     if (run.dictation) this.fields.runEnded(run.document);
   }

@@ -4,8 +4,10 @@
  * `vscode`), tested in plain Node. Messages never contain the API key.
  */
 import type { DictationError } from '../client/errors';
+import { DEFAULT_SAMPLE_RATE, type Language } from '../protocol/config';
 import type { L10n } from './l10nText';
 import { settingForField } from './settingsMap';
+import { languageName } from './statusText';
 
 /** The buttons of an error message (the extension shows them with translated labels). */
 export type ErrorAction = 'setApiKey' | 'openSettings' | 'retry' | 'selectMicrophone' | 'showLog';
@@ -23,6 +25,9 @@ export interface ErrorContext {
   serverUrl: string;
   /** The run had been recording (connected) before it failed: a network error is a lost connection. */
   wasConnected?: boolean;
+  /** The language and sample rate the run sent in its `configure` (an INIT_ERROR names them). */
+  language: Language;
+  sampleRate: number;
 }
 
 /** The settings query that lists every Dictée setting. */
@@ -63,13 +68,24 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
         setting: setting ?? ALL_SETTINGS,
       };
     }
-    case 'INIT_ERROR':
+    case 'INIT_ERROR': {
+      // The service's own words (which languages it serves) are in the log; the user is told what the run asked for.
+      const language = languageName(l10n, ctx.language);
+      if (ctx.sampleRate === DEFAULT_SAMPLE_RATE) {
+        return {
+          severity: 'error',
+          text: l10n.t('Dictée: the service cannot take dictation in {0} at {1} Hz. Choose another language.', language, ctx.sampleRate),
+          actions: ['openSettings', 'showLog'],
+          setting: 'dictee.language',
+        };
+      }
       return {
         severity: 'error',
-        text: l10n.t('Dictée: the service cannot take dictation in this language or at this sample rate. Choose another language, or reset the sample rate to 16000 Hz.'),
+        text: l10n.t('Dictée: the service cannot take dictation in {0} at {1} Hz. Choose another language, or reset the sample rate to {2} Hz.', language, ctx.sampleRate, DEFAULT_SAMPLE_RATE),
         actions: ['openSettings', 'showLog'],
         setting: ALL_SETTINGS,
       };
+    }
     case 'CONCURRENCY_LIMIT_EXCEEDED':
       return {
         severity: 'error',

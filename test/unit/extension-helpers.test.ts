@@ -309,10 +309,11 @@ describe('extension pure helpers', () => {
 
   describe('error messages', () => {
     const err = (init: Omit<DictationErrorInit, 'fatal'>): DictationError => new DictationError({ ...init, fatal: true });
+    const sent = { language: 'en', sampleRate: 16000 } as const;
 
     it('tells every error in a plain sentence with an action, never a code, an offset or the service\'s words', () => {
       for (const code of [...ERROR_CODES, 'NETWORK_ERROR', 'TIMEOUT'] as const) {
-        const p = presentError(ENGLISH, err({ code, message: 'resume_audio_offset 123456 ECONNRESET' }), { serverUrl: 'http://h:1' });
+        const p = presentError(ENGLISH, err({ code, message: 'resume_audio_offset 123456 ECONNRESET' }), { ...sent, serverUrl: 'http://h:1' });
         assert.ok(p.text.startsWith('Dictée: '), `${code}: ${p.text}`);
         assert.ok(!p.text.includes(code), `${code} is not shown`);
         assert.doesNotMatch(p.text, /123456|ECONNRESET|resume_audio_offset/, code);
@@ -321,19 +322,33 @@ describe('extension pure helpers', () => {
     });
 
     it('AUTH_ERROR offers Set API Key; CONFIG_ERROR names the setting; unreachable names the address; a lost connection says so', () => {
-      assert.equal(presentError(ENGLISH, err({ code: 'AUTH_ERROR', message: 'revoked' }), { serverUrl: 'x' }).actions[0], 'setApiKey');
-      const c = presentError(ENGLISH, err({ code: 'CONFIG_ERROR', message: 'silence_threshold must be between 0.2 and 10', field: 'silence_threshold' }), { serverUrl: 'x' });
+      assert.equal(presentError(ENGLISH, err({ code: 'AUTH_ERROR', message: 'revoked' }), { ...sent, serverUrl: 'x' }).actions[0], 'setApiKey');
+      const c = presentError(ENGLISH, err({ code: 'CONFIG_ERROR', message: 'silence_threshold must be between 0.2 and 10', field: 'silence_threshold' }), { ...sent, serverUrl: 'x' });
       assert.match(c.text, /dictee\.advanced\.silenceThreshold/);
       assert.equal(c.setting, 'dictee.advanced.silenceThreshold');
       assert.equal(c.actions[0], 'openSettings');
-      const n = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'ECONNREFUSED' }), { serverUrl: 'http://h:1' });
+      const n = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'ECONNREFUSED' }), { ...sent, serverUrl: 'http://h:1' });
       assert.equal(n.setting, 'dictee.serverUrl');
       assert.match(n.text, /the service at http:\/\/h:1 cannot be reached/);
       assert.deepEqual(n.actions, ['retry', 'openSettings', 'showLog']);
-      const lost = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'gave up' }), { serverUrl: 'http://h:1', wasConnected: true });
+      const lost = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'gave up' }), { ...sent, serverUrl: 'http://h:1', wasConnected: true });
       assert.match(lost.text, /network connection to the service was lost/);
       assert.doesNotMatch(lost.text, /serverUrl|server address/);
-      assert.match(presentError(ENGLISH, err({ code: 'INTERNAL_ERROR', message: 'gave up', sessionId: 's-1' }), { serverUrl: 'x' }).text, /What was written stays in the document/);
+      assert.match(presentError(ENGLISH, err({ code: 'INTERNAL_ERROR', message: 'gave up', sessionId: 's-1' }), { ...sent, serverUrl: 'x' }).text, /What was written stays in the document/);
+    });
+
+    it('INIT_ERROR names the language and the sample rate the run sent (never the service\'s words), and the setting to change', () => {
+      const words = 'this engine (pocketsphinx) serves only: en';
+      const fr = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: words }), { serverUrl: 'x', language: 'fr', sampleRate: 16000 });
+      assert.equal(fr.text, 'Dictée: the service cannot take dictation in French at 16000 Hz. Choose another language.');
+      assert.equal(fr.setting, 'dictee.language');
+      assert.deepEqual(fr.actions, ['openSettings', 'showLog']);
+      const rate = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: words }), { serverUrl: 'x', language: 'de', sampleRate: 44100 });
+      assert.equal(rate.text, 'Dictée: the service cannot take dictation in German at 44100 Hz. Choose another language, or reset the sample rate to 16000 Hz.');
+      assert.doesNotMatch(fr.text + rate.text, /pocketsphinx|serves only/);
+      // In the user's language: the language's own translated name.
+      const french = { t: (m: string, ...a: (string | number | boolean)[]) => (m === 'French' ? 'français' : m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)]))) };
+      assert.match(presentError(french, err({ code: 'INIT_ERROR', message: words }), { serverUrl: 'x', language: 'fr', sampleRate: 16000 }).text, /in français at 16000 Hz/);
     });
 
     it("puts the client library's warnings (logged as they are) in plain sentences without byte counts", () => {
