@@ -14,6 +14,7 @@ import type { DictatedChunks, DictationSetup } from './dictatedChunks';
 import { DictationRun, type RunHost, type RunOutcome, type RunSource } from './dictationRun';
 import type { FieldWarnings } from './fieldWarnings';
 import type { Log } from './log';
+import { LastSentence } from './lastSentence';
 import { Notifications } from './notifications';
 import { ProvisionalDecoration } from './provisionalDecoration';
 import type { Settings } from './settings';
@@ -39,8 +40,8 @@ export class DictationController implements vscode.Disposable, RunHost {
   private readonly listeners: vscode.Disposable[] = [];
   /** Settings problems already told (each once per window). */
   private readonly told = new Set<string>();
-  /** The last sentence committed in this window (for "Read Last Dictated Sentence"); never logged. */
-  lastSentence = '';
+  /** The last dictated text of this window, where it stands in its document (for "Read Last Dictated Sentence"). */
+  readonly lastSentence = new LastSentence();
 
   constructor(
     private readonly settings: Settings,
@@ -231,8 +232,11 @@ export class DictationController implements vscode.Disposable, RunHost {
   }
 
   committed(run: DictationRun, text: string): void {
-    this.lastSentence = text.trim();
-    if (run.settings.announceSentences) this.announcer.sentence(this.lastSentence);
+    if (run.settings.announceSentences) this.announcer.sentence(text.trim());
+  }
+
+  lastWritten(run: DictationRun, start: number, end: number): void {
+    this.lastSentence.written(run.document, start, end);
   }
 
   ended(run: DictationRun, { fatal, recorderFailed, wasConnected }: RunOutcome): void {
@@ -259,6 +263,7 @@ export class DictationController implements vscode.Disposable, RunHost {
     this.run?.dispose();
     this.run = undefined;
     this.decoration.dispose();
+    this.lastSentence.dispose();
     for (const l of this.listeners) l.dispose();
     this.stateEmitter.dispose();
   }

@@ -79,6 +79,8 @@ export interface RunHost {
   engine(run: DictationRun, engine: string): void;
   /** A sentence was committed to the document (for screen-reader announcements); never logged. */
   committed(run: DictationRun, text: string): void;
+  /** The run's last chunk written with text stands at `[start, end)` of its document now. */
+  lastWritten(run: DictationRun, start: number, end: number): void;
   /** Where the text of a run goes when no document can be opened for it (the extension's own storage). */
   readonly rescueDir: vscode.Uri;
 }
@@ -136,6 +138,7 @@ export class DictationRun {
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
     this.disposables.push(this.writer, ...this.wireSession(), ...this.wireCapture());
     this.disposables.push(
+      this.writer.onDidWriteLast(({ start, end }) => host.lastWritten(this, start, end)),
       this.writer.onDidCloseTarget(() => {
         this.targetClosed = true;
         void this.end('the target document was closed');

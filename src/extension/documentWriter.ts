@@ -3,6 +3,7 @@ import type { TranscriptOp } from '../client/transcript';
 import { errorMessage } from '../shared/errors';
 import type { Logger } from '../shared/logger';
 import { DictatedChunks, type DictationSetup } from './dictatedChunks';
+import { LastChunk } from './lastDictated';
 import { PlainChunks } from './plainChunks';
 import type { ProvisionalDecoration } from './provisionalDecoration';
 import { TrackedDocument } from './trackedDocument';
@@ -29,6 +30,10 @@ export class DocumentWriter implements vscode.Disposable {
   readonly stats: WriterStats = { commits: 0, replaces: 0, conflicts: 0, failed: 0 };
   /** Fires once when the target document is closed: the run must stop, its text goes elsewhere. */
   readonly onDidCloseTarget: vscode.Event<void>;
+  private readonly last = new LastChunk();
+  private readonly lastEmitter = new vscode.EventEmitter<{ start: number; end: number }>();
+  /** After each edit of the run: where the last chunk written with text stands now (never its text). */
+  readonly onDidWriteLast = this.lastEmitter.event;
 
   constructor(
     doc: vscode.TextDocument,
@@ -66,9 +71,13 @@ export class DocumentWriter implements vscode.Disposable {
       for (const op of ops) {
         if (!this.target.usable || this.disposed) return;
         try {
-          if (op.kind === 'insert') await this.chunks.insert(op);
-          else if (op.kind === 'replace') await this.chunks.replace(op);
-          else this.chunks.provisional(op.text, op.afterId);
+          if (op.kind === 'insert') {
+            this.last.committed(op.id);
+            await this.chunks.insert(op);
+          } else if (op.kind === 'replace') {
+            await this.chunks.replace(op);
+            this.last.replaced(op.targetIds, op.id, this.target.tracker);
+          } else this.chunks.provisional(op.text, op.afterId);
         } catch (e) {
           this.stats.failed++;
           this.log.error(`could not apply ${op.kind}: ${errorMessage(e)}`);
@@ -87,6 +96,8 @@ export class DocumentWriter implements vscode.Disposable {
         this.stats.failed++;
         this.log.error(`could not apply an edit: ${errorMessage(e)}`);
       }
+      const last = this.last.range(this.target.tracker);
+      if (last && this.target.usable) this.lastEmitter.fire(last);
     };
     this.queue = this.queue.then(run, run);
     return this.queue;
@@ -111,6 +122,7 @@ export class DocumentWriter implements vscode.Disposable {
   dispose(): void {
     this.disposed = true;
     for (const l of this.listeners) l.dispose();
+    this.lastEmitter.dispose();
     this.chunks.dispose();
     this.target.dispose();
     this.decoration.clear();

@@ -84,9 +84,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('dictee.checkRecorder', () => checkRecorder(settings, log)),
     vscode.commands.registerCommand('dictee.testMicrophone', () => testMicrophone(settings, log, dictation.notifications)),
     vscode.commands.registerCommand('dictee.transcribeFile', (uri?: vscode.Uri) => transcribeAudioFile(dictation, log, uri instanceof vscode.Uri ? uri : undefined)),
-    vscode.commands.registerCommand('dictee.readLastSentence', () =>
-      announcer.say(dictation.lastSentence ? dictation.lastSentence : vscode.l10n.t('Dictée: nothing has been dictated yet in this window.'), true),
-    ),
+    vscode.commands.registerCommand('dictee.readLastSentence', () => announcer.say(dictation.lastSentence.text(), true)),
     vscode.commands.registerCommand('dictee.openWalkthrough', () =>
       vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#dictee.gettingStarted`, false),
     ),

@@ -12,7 +12,7 @@ import type { Logger } from '../shared/logger';
 
 const SETTLE_TIMEOUT_MS = 2000;
 /** How long a closed target may take to reappear (a language change closes and reopens it). */
-const REOPEN_GRACE_MS = 300;
+export const REOPEN_GRACE_MS = 300;
 const MAX_ATTEMPTS = 5;
 /** Pause before retrying an edit the editor refused because the document changed meanwhile. */
 const RETRY_PAUSE_MS = 15;
@@ -35,6 +35,11 @@ export interface PlannedEdit {
 export interface UndoStops {
   before: boolean;
   after: boolean;
+}
+
+/** The content changes of an editor event as the RangeTracker reads them, in the editor's order. */
+export function textChanges(e: vscode.TextDocumentChangeEvent): TextChange[] {
+  return e.contentChanges.map((c) => ({ offset: c.rangeOffset, deletedLength: c.rangeLength, insertedLength: c.text.length, text: c.text }));
 }
 
 function pause(ms: number): Promise<void> {
@@ -68,13 +73,7 @@ export class TrackedDocument implements vscode.Disposable {
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.toString() !== this.uri || e.contentChanges.length === 0) return;
         this.docValue = e.document;
-        const changes: TextChange[] = e.contentChanges.map((c) => ({
-          offset: c.rangeOffset,
-          deletedLength: c.rangeLength,
-          insertedLength: c.text.length,
-          text: c.text,
-        }));
-        const origin = this.tracker.applyChanges(changes);
+        const origin = this.tracker.applyChanges(textChanges(e));
         for (const [edit, resolve] of this.waiters) {
           if (this.tracker.isSettled(edit)) resolve();
         }
