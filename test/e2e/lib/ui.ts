@@ -18,6 +18,7 @@ export const UI = {
   whatCanISayCommand: 'Dictée: Que puis-je dire\u00a0?',
   insertTemplateCommand: 'Dictée: Insérer un modèle…',
   acceptDefaultsCommand: 'Dictée: Accepter les valeurs par défaut',
+  readLastSentenceCommand: 'Dictée: Lire la dernière phrase dictée',
   insertTemplateTitle: 'insérer un modèle',
   nextFieldButton: 'Champ suivant',
   /** The warning after saving `file` with `n` (> 1) template fields left. */
