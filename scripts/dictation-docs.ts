@@ -44,7 +44,7 @@ function languageSection(language: Language): string[] {
   for (const g of spokenCommands(t)) {
     lines.push(`### ${g.title}`, '', '| say | gives |', '|---|---|');
     for (const e of g.entries) {
-      const note = e.editorOnly ? 'in the editor; dist/format.js ignores it' : e.specialties ? `only in: ${e.specialties.join(', ')}` : '';
+      const note = e.editorOnly ? 'in the editor; dist/format.js ignores it' : e.specialties ? `only with the ${e.specialties.join(' or ')} vocabulary` : '';
       lines.push(`| ${e.say.map((s) => `“${cell(s)}”`).join(', ')} | ${e.does}${note ? ` (${note})` : ''} |`);
     }
     lines.push('');

@@ -8,7 +8,7 @@ import { elisionVariants, inlinePhrases } from './phrases';
 import { findTemplate } from './templates';
 import { fold } from './text';
 import type { Token } from './tokenizer';
-import type { CommandRule, DictationAction, Template } from './types';
+import type { CommandRule, DictationAction, Specialty, Template } from './types';
 
 /** Stands for `{name}` while spoken forms are folded (a word, so folding keeps it). */
 const SLOT = 'zzslotzz';
@@ -115,10 +115,12 @@ export interface SpokenEntry {
   /** Only the editor does it (the command line ignores it). */
   editorOnly?: boolean;
   /** Only in these specialties. */
-  specialties?: string[];
+  specialties?: Specialty[];
 }
 
 export interface SpokenGroup {
+  /** Which group (the editor names it in the user's language). */
+  id: 'commands' | 'structure' | 'punctuation' | 'literal';
   /** "Commands", "Structure", "Punctuation". */
   title: string;
   entries: SpokenEntry[];
@@ -132,12 +134,13 @@ export function spokenCommands(table: LanguageTable): SpokenGroup[] {
     ...(c.editorOnly ? { editorOnly: true } : {}),
   });
   return [
-    { title: 'Commands (said alone)', entries: table.commands.map(cmd) },
-    { title: 'Structure', entries: table.structure.map((r) => ({ say: r.say, does: r.doc })) },
+    { id: 'commands', title: 'Commands (said alone)', entries: table.commands.map(cmd) },
+    { id: 'structure', title: 'Structure', entries: table.structure.map((r) => ({ say: r.say, does: r.doc })) },
     {
+      id: 'punctuation',
       title: 'Punctuation',
       entries: table.punctuation.map((r) => ({ say: r.say, does: r.doc, ...(r.specialties ? { specialties: r.specialties } : {}) })),
     },
-    { title: 'Literal (the next word as said)', entries: [{ say: table.literal.map((l) => `${l} ‹word›`), does: 'writes the next word without any rule' }] },
+    { id: 'literal', title: 'Literal (the next word as said)', entries: [{ say: table.literal.map((l) => `${l} ‹word›`), does: 'writes the next word without any rule' }] },
   ];
 }

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { acceptDefaults, nextField, parseFields, previousField, spokenCommands, TABLES, templateInsertion, type Language, type Template } from '../dictation';
 import type { DictatedChunks } from './dictatedChunks';
 import type { FieldWarnings } from './fieldWarnings';
+import { spokenRows } from './spokenCommandsText';
 import type { TemplateStore } from './templateStore';
 
 /** What the commands need from the state of dictation. */
@@ -139,17 +140,12 @@ export class TemplateCommands {
   /** "What Can I Say?": the spoken commands of the language dictated in. */
   async whatCanISay(): Promise<void> {
     const table = TABLES[this.state.language()];
-    const items: Array<vscode.QuickPickItem> = [];
-    for (const g of spokenCommands(table)) {
-      items.push({ label: g.title, kind: vscode.QuickPickItemKind.Separator });
-      for (const e of g.entries) {
-        const only = e.specialties ? ` (${vscode.l10n.t('only in: {0}', e.specialties.join(', '))})` : '';
-        items.push({ label: `“${e.say[0] ?? ''}”`, description: e.say.slice(1).map((s) => `“${s}”`).join(', '), detail: `${e.does}${only}` });
-      }
-    }
+    const items: vscode.QuickPickItem[] = spokenRows(vscode.l10n, spokenCommands(table)).map(({ separator, ...row }) =>
+      separator ? { label: row.label, kind: vscode.QuickPickItemKind.Separator } : row,
+    );
     await vscode.window.showQuickPick(items, {
       title: vscode.l10n.t('Dictée: what you can say ({0})', table.name),
-      placeHolder: vscode.l10n.t('Commands are said alone, with a pause before and after; the rest works inside sentences.'),
+      placeHolder: vscode.l10n.t('Search what you can say'),
       matchOnDescription: true,
       matchOnDetail: true,
     });

@@ -22,6 +22,15 @@ describe('localisation (package.nls, l10n bundles)', () => {
     for (const k of keys) assert.ok(k in nls, k);
   });
 
+  it('walkthrough descriptions write code as ``code`` (their Markdown shows a single backtick as it is), in every language', () => {
+    for (const f of ['package.nls.json', ...LANGUAGES.map((l) => `package.nls.${l}.json`)]) {
+      const nls = JSON.parse(readFileSync(path.join(ROOT, f), 'utf8')) as Record<string, string>;
+      for (const [k, v] of Object.entries(nls)) {
+        if (k.startsWith('walkthrough.')) assert.doesNotMatch(v.replace(/``[^`]+``/g, ''), /`/, `${f}: ${k}`);
+      }
+    }
+  });
+
   it('French follows French typography: a no-break space before : ; ? ! and inside « »', () => {
     for (const f of ['l10n/bundle.l10n.fr.json', 'package.nls.fr.json']) {
       const fr = JSON.parse(readFileSync(path.join(ROOT, f), 'utf8')) as Record<string, string>;

@@ -95,7 +95,7 @@ export const de: LanguageTable = {
     rule('`…`', ['Auslassungspunkte'], [mark('…')], { notAfter: DET }),
     rule('`;`', ['Semikolon', 'Strichpunkt'], [mark(';')], { notAfter: DET }),
     rule('`:`', ['Doppelpunkt'], [mark(':')], { notAfter: DET }),
-    rule('`.` (a noun after an article: "der Punkt", "auf den Punkt")', ['Punkt'], [mark('.')], {
+    rule('`.`, but the word "Punkt" stays a word after an article or "auf", "für" ("der Punkt", "auf den Punkt")', ['Punkt'], [mark('.')], {
       notAfter: [...DET, 'auf', 'für', 'springende', 'springenden', 'wunder', 'wunden'],
       notBefore: ['für', 'genau', 'eins', 'zwei', 'drei', 'vier', 'fünf', 'sechs', 'sieben', 'acht', 'neun', '#number'],
       notAfterAdjective: ['e', 'er', 'en', 'es', 'em'],

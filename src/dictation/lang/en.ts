@@ -91,12 +91,12 @@ export const en: LanguageTable = {
     rule('`…`', ['ellipsis', 'dot dot dot'], [mark('…')]),
     rule('`;`', ['semicolon', 'semi colon'], [mark(';')]),
     rule('`:`', ['colon mark', 'colon sign'], [mark(':')]),
-    rule('`:` (general and legal dictation only; in medical dictation "colon" is the organ)', ['colon'], [mark(':')], {
+    rule('`:` — in medical dictation "colon" is the organ and stays a word', ['colon'], [mark(':')], {
       specialties: ['general', 'legal'],
       notAfter: [...DET, 'sigmoid', 'transverse', 'ascending', 'descending', 'right', 'left', 'distal', 'proximal', 'spastic', 'irritable', 'redundant', 'entire', 'mid'],
     }),
     rule('`.`', ['full stop'], [mark('.')]),
-    rule('`.` (a word after a determiner or before "of": "the postoperative period", "period of time")', ['period'], [mark('.')], {
+    rule('`.`, but the word "period" stays a word after "the", "a", "this"… or before "of", "during", "was" ("the postoperative period", "a period of time")', ['period'], [mark('.')], {
       notBefore: ['of', 'during', 'was', 'is', 'lasted', 'between'],
       notAfter: [...DET, 'postoperative', 'perioperative', 'neonatal', 'refractory', 'incubation', 'waiting', 'washout', 'trial', 'grace', 'time', 'short', 'long', 'brief', 'prolonged', 'extended', 'menstrual', 'latent', 'observation', 'recovery'],
     }),
@@ -117,7 +117,7 @@ export const en: LanguageTable = {
     { kind: 'previousField', say: ['previous field', 'go to previous field'], doc: 'select the previous template field', editorOnly: false },
     { kind: 'acceptDefaults', say: ['accept defaults', 'field complete'], doc: 'every remaining field takes its default', editorOnly: false },
     { kind: 'stopDictation', say: ['stop dictation', 'stop dictating'], doc: 'stop dictation', editorOnly: false },
-    { kind: 'whatCanISay', say: ['what can i say'], doc: 'list these commands', editorOnly: true },
+    { kind: 'whatCanISay', say: ['what can I say'], doc: 'list these commands', editorOnly: true },
     { kind: 'insertTemplate', say: ['insert template {name}', 'insert the template {name}'], doc: 'insert the template of that name', editorOnly: false },
     { kind: 'insertAutoText', say: ['insert {name}'], doc: 'insert the auto-text of that name (only when one has that name)', editorOnly: false },
   ],

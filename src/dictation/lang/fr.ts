@@ -105,9 +105,9 @@ export const fr: LanguageTable = {
     rule('`!`', ["point d'exclamation"], [mark('!')]),
     rule('`…`', ['points de suspension'], [mark('…')]),
     rule('`;`', ['point virgule'], [mark(';')]),
-    rule('`:` (words after a determiner or before "de")', ['deux points'], [mark(':')], { notAfter: DET, notBefore: ['de', "d'", 'du', 'des'] }),
+    rule('`:`, but "deux points" stays words after "les", "des", "ces"… or before "de" ("les deux points de suture")', ['deux points'], [mark(':')], { notAfter: DET, notBefore: ['de', "d'", 'du', 'des'] }),
     rule('`.`', ['point final'], [mark('.')]),
-    rule('`.` (a noun after a determiner or before "de": "du point de vue")', ['point'], [mark('.')], {
+    rule('`.`, but the word "point" stays a word after "le", "du", "un"… or before "de" ("du point de vue", "un point de suture")', ['point'], [mark('.')], {
       notAfter: DET,
       notBefore: ['de', "d'", 'du', 'des', 'culminant', 'chaud', 'douloureux', 'gâchette', 'noir', 'blanc', 'central', 'commun', 'fort', 'faible', 'mort', 'précis', 'où'],
     }),

@@ -1,0 +1,65 @@
+/**
+ * "What Can I Say?" as quick-pick rows: the spoken commands of a language (the grammar's own tables,
+ * src/dictation/commands.ts) in plain text, since a quick pick shows no Markdown. Pure (no `vscode`),
+ * tested in plain Node.
+ */
+import type { SpokenGroup } from '../dictation';
+import type { Specialty } from '../protocol/config';
+import type { L10n } from './l10nText';
+import { specialtyName } from './statusText';
+
+export interface SpokenRow {
+  /** A separator row (a group's title) rather than a command. */
+  separator?: boolean;
+  label: string;
+  description?: string;
+  detail?: string;
+}
+
+/** Markdown code spans as plain text: "`:` (…)" → ": (…)", "bullet (`- `)" → "bullet (-)". */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/`([^`]*)`/gu, (_, code: string) => code.trim())
+    .replace(/\(\s+/gu, '(')
+    .replace(/\s+\)/gu, ')')
+    .replace(/\s{2,}/gu, ' ')
+    .trim();
+}
+
+/** A spoken form as shown: in quotes, its first letter a capital (speech has no case). */
+export function spokenLabel(say: string): string {
+  return `“${say.charAt(0).toLocaleUpperCase() + say.slice(1)}”`;
+}
+
+/** When a rule applies only with some vocabularies, in words: "only when the vocabulary is General or Legal". */
+export function onlyWith(l10n: L10n, specialties: readonly Specialty[]): string {
+  const names = specialties.map((s) => specialtyName(l10n, s));
+  if (names.length === 1) return l10n.t('only when the vocabulary is {0}', names[0]!);
+  return l10n.t('only when the vocabulary is {0} or {1}', names.slice(0, -1).join(', '), names[names.length - 1]!);
+}
+
+function groupTitle(l10n: L10n, id: SpokenGroup['id']): string {
+  switch (id) {
+    case 'commands':
+      return l10n.t('Commands: say them alone, with a pause before and after');
+    case 'structure':
+      return l10n.t('Structure');
+    case 'punctuation':
+      return l10n.t('Punctuation');
+    case 'literal':
+      return l10n.t('Literal: the next word as said');
+  }
+}
+
+/** The rows of the quick pick. */
+export function spokenRows(l10n: L10n, groups: readonly SpokenGroup[]): SpokenRow[] {
+  const rows: SpokenRow[] = [];
+  for (const g of groups) {
+    rows.push({ separator: true, label: groupTitle(l10n, g.id) });
+    for (const e of g.entries) {
+      const only = e.specialties ? ` (${onlyWith(l10n, e.specialties)})` : '';
+      rows.push({ label: spokenLabel(e.say[0] ?? ''), description: e.say.slice(1).map(spokenLabel).join(', '), detail: `${plainText(e.does)}${only}` });
+    }
+  }
+  return rows;
+}
