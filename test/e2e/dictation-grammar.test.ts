@@ -116,11 +116,11 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
       1000,
     );
     await wb.page.keyboard.type('champ');
-    const rows = await waitFor(async () => {
+    const sayRows = await waitFor(async () => {
       const shown = await wb.quickPickRows();
       return shown.some((r) => r.includes('“Champ suivant”') && r.includes('select the next template field')) ? shown : undefined;
     }, 5_000, 'the row of “Champ suivant”');
-    assert.ok(rows.every((r) => !r.includes('`')), `no Markdown in a quick pick: ${JSON.stringify(rows)}`);
+    assert.ok(sayRows.every((r) => !r.includes('`')), `no Markdown in a quick pick: ${JSON.stringify(sayRows)}`);
     await wb.screenshot('9-what-can-i-say');
     await wb.escapeQuickInput();
 
