@@ -12,7 +12,8 @@
 //    HTTP API once and kept in .dictee-data/dev/api-key (mode 600), checked and reused on later starts;
 // 3. starts code-server on 127.0.0.1:8080 (DICTEE_CODE_PORT; a free port if taken) with the fresh .vsix
 //    installed, dictee.serverUrl pointing at the service and a sample report.md in a workspace outside the
-//    clone (so that VS Code offers no parent git repository), and prints the URL to open.
+//    clone (so that VS Code offers no parent git repository), one per clone and kept between its runs
+//    (start-workspace.mjs), and prints the URL to open.
 //
 // No microphone is needed: when no sound server answers (or DICTEE_START_VIRTUAL_MIC=1), a private PulseAudio
 // daemon with a virtual microphone is started for code-server's extension host, and the printed notes say
@@ -24,6 +25,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startWorkspace } from './start-workspace.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = path.join(root, '.dictee-data');
@@ -323,8 +325,8 @@ async function main() {
   // 3. code-server with the extension.
   const userData = path.join(startDir, 'user-data');
   const extensions = path.join(startDir, 'extensions');
-  // Outside the clone: a workspace inside it would make VS Code offer the clone's git repository.
-  const workspace = path.join(os.tmpdir(), `dictee-start-${process.getuid?.() ?? 'user'}`, 'workspace');
+  // Outside the clone (a workspace inside it would make VS Code offer the clone's git repository), one per clone.
+  const workspace = startWorkspace(root, os.tmpdir(), process.getuid?.() ?? 'user');
   for (const d of [path.join(userData, 'User'), path.join(userData, 'Machine'), extensions, workspace]) mkdirSync(d, { recursive: true });
   const report = path.join(workspace, 'report.md');
   if (!existsSync(report)) writeFileSync(report, SAMPLE_REPORT);
@@ -396,7 +398,8 @@ Dictée is running.
   API key     a development key (svc_test_…), kept in ${keyFile} (mode 600), is handed to the
               extension through DICTEE_API_KEY; it stores it in VS Code's secret storage.
   Document    report.md opens with the cursor after "Findings:": run "Dictée: Start Dictation"
-              (or click "Dictée" in the status bar) and speak.
+              (or click "Dictée" in the status bar) and speak. It is in ${workspace},
+              this clone's own workspace, kept between runs (delete report.md there for a fresh one).
 
 ${
     mic

@@ -1,0 +1,14 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+
+describe('npm start: the sample workspace', () => {
+  it('is outside the clone, one per clone, the same on every run of a clone', async () => {
+    const { startWorkspace } = await import('../../scripts/start-workspace.mjs');
+    const a = startWorkspace('/home/u/src/dictee', '/tmp', 1000);
+    assert.equal(startWorkspace('/home/u/src/dictee/', '/tmp', 1000), a, 'the same clone, the same workspace');
+    assert.notEqual(startWorkspace('/home/u/other/dictee', '/tmp', 1000), a, 'another clone of the same name has its own');
+    assert.notEqual(startWorkspace('/home/u/src/dictee', '/tmp', 1001), a, 'another user has their own');
+    assert.ok(path.relative('/home/u/src/dictee', a).startsWith('..'), 'outside the clone');
+    assert.match(a, /^\/tmp\/dictee-start-1000\/dictee-[0-9a-f]{8}\/workspace$/);
+  });
+});
