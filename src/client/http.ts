@@ -156,3 +156,24 @@ export async function verifyKey(serverUrl: string, key: string, options: HttpOpt
   const init = await initSession(serverUrl, key.trim(), options);
   return { orgId: init.orgId, sessionId: init.sessionId };
 }
+
+/**
+ * The languages the service's engine serves, as `GET /healthz` says them (`any`: every language), or
+ * undefined when the service cannot be reached in time or does not say. Needs no key.
+ */
+export async function servedLanguages(serverUrl: string, options: HttpOptions = {}): Promise<string[] | undefined> {
+  const doFetch = options.fetch ?? fetch;
+  const signals = [AbortSignal.timeout(options.timeoutMs ?? 2000)];
+  if (options.signal) signals.push(options.signal);
+  try {
+    const res = await doFetch(join(httpBaseUrl(serverUrl), PATHS.health), { headers: { accept: 'application/json' }, signal: AbortSignal.any(signals) });
+    if (!res.ok) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    const body = (await res.json()) as { languages?: unknown };
+    return Array.isArray(body.languages) && body.languages.every((l) => typeof l === 'string') ? (body.languages as string[]) : undefined;
+  } catch {
+    return undefined; // unreachable, not JSON, a bad URL: the service does not say
+  }
+}

@@ -1,14 +1,16 @@
 /**
  * The quick picks of Dictée: "Select Microphone" (the real input devices of this machine, the choice
  * stored in `dictee.audio.device`) and the language item's "Change Language" (language and vocabulary
- * of the next run, stored in `dictee.language` / `dictee.specialty`).
+ * of the next run, stored in `dictee.language` / `dictee.specialty`; a language the service says, in
+ * `GET /healthz`, that it does not serve is marked).
  */
 import * as vscode from 'vscode';
 import { listInputDevices, type DeviceProblem } from '../audio/devices';
+import { servedLanguages } from '../client/http';
 import { LANGUAGES, SPECIALTIES, type Language, type Specialty } from '../protocol/config';
 import type { Logger } from '../shared/logger';
 import type { Settings } from './settings';
-import { languageName, specialtyName } from './statusText';
+import { languageName, languageRowNote, specialtyName } from './statusText';
 
 interface DeviceItem extends vscode.QuickPickItem {
   device?: string;
@@ -75,22 +77,25 @@ interface LanguageItem extends vscode.QuickPickItem {
   specialty?: Specialty;
 }
 
-/** Language and vocabulary of the next run, in one quick pick. */
+/** Language and vocabulary of the next run, in one quick pick; a language the service says it does not serve is marked. */
 export async function chooseLanguage(settings: Settings): Promise<void> {
   const s = settings.read();
   const c = vscode.workspace.getConfiguration('dictee');
   const check = (on: boolean): string => (on ? '$(check) ' : '');
-  const items: LanguageItem[] = [
-    { label: vscode.l10n.t('Language'), kind: vscode.QuickPickItemKind.Separator },
-    {
-      label: `${check(s.languageAuto)}${vscode.l10n.t('The language of VS Code')}`,
-      description: languageName(vscode.l10n, s.languageAuto ? s.language : 'en'),
-      language: 'auto',
-    },
-    ...LANGUAGES.map((l) => ({ label: `${check(!s.languageAuto && s.language === l)}${languageName(vscode.l10n, l)}`, description: l, language: l })),
-    { label: vscode.l10n.t('Vocabulary'), kind: vscode.QuickPickItemKind.Separator },
-    ...SPECIALTIES.map((sp) => ({ label: `${check(s.specialty === sp)}${specialtyName(vscode.l10n, sp)}`, specialty: sp })),
-  ];
+  const items = servedLanguages(s.serverUrl).then((served): LanguageItem[] => {
+    const auto = s.languageAuto ? s.language : 'en';
+    return [
+      { label: vscode.l10n.t('Language'), kind: vscode.QuickPickItemKind.Separator },
+      {
+        label: `${check(s.languageAuto)}${vscode.l10n.t('The language of VS Code')}`,
+        description: languageRowNote(vscode.l10n, auto, languageName(vscode.l10n, auto), served),
+        language: 'auto',
+      },
+      ...LANGUAGES.map((l) => ({ label: `${check(!s.languageAuto && s.language === l)}${languageName(vscode.l10n, l)}`, description: languageRowNote(vscode.l10n, l, l, served), language: l })),
+      { label: vscode.l10n.t('Vocabulary'), kind: vscode.QuickPickItemKind.Separator },
+      ...SPECIALTIES.map((sp) => ({ label: `${check(s.specialty === sp)}${specialtyName(vscode.l10n, sp)}`, specialty: sp })),
+    ];
+  });
   const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Dictée: language and vocabulary of the next dictation') });
   if (!picked) return;
   if (picked.language) await c.update('language', picked.language, vscode.ConfigurationTarget.Global);

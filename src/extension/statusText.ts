@@ -87,6 +87,16 @@ export function languageName(l10n: L10n, language: Language): string {
   }
 }
 
+/** Whether the service serves `language`, as it says (`served` undefined: it does not say; `any`: every language). */
+export function serves(served: readonly string[] | undefined, language: Language): boolean {
+  return !served || served.includes('any') || served.includes(language);
+}
+
+/** What the language picker says beside a language: `detail` (its code, or the language of VS Code), and when the service does not serve it. */
+export function languageRowNote(l10n: L10n, language: Language, detail: string, served: readonly string[] | undefined): string {
+  return serves(served, language) ? detail : l10n.t('{0} — the service does not take dictation in this language', detail);
+}
+
 /** The name of a vocabulary (specialty) in the user's language. */
 export function specialtyName(l10n: L10n, specialty: Specialty): string {
   switch (specialty) {

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DictationError } from '../../src/client/errors';
-import { initSession, verifyKey, wsUrlFor } from '../../src/client/http';
+import { initSession, servedLanguages, verifyKey, wsUrlFor } from '../../src/client/http';
 import { DictationSession, type DictationSessionOptions, type SessionState } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
 import type { Logger } from '../../src/shared/logger';
@@ -323,6 +323,27 @@ describe('client: HTTP functions against the real service', function () {
     await server.revokeKey(key);
     await assert.rejects(verifyKey(server.url, key), (e: DictationError) => e.code === 'AUTH_ERROR');
     await assert.rejects(verifyKey('http://127.0.0.1:9', readOnly.key), (e: DictationError) => e.code === 'NETWORK_ERROR');
+  });
+
+  it('servedLanguages: the languages of the engine as GET /healthz says them (no key); undefined when the service does not say', async () => {
+    assert.deepEqual((await servedLanguages(server.url))?.sort(), ['de', 'en', 'es', 'fr']);
+    const scripted = await startServer({ script: scriptFile('one two three') });
+    try {
+      assert.deepEqual(await servedLanguages(scripted.url), ['any']);
+    } finally {
+      await scripted.stop();
+    }
+    assert.equal(await servedLanguages('http://127.0.0.1:9'), undefined);
+    assert.equal(await servedLanguages('not a url'), undefined);
+    const http = await import('node:http');
+    const other = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = other.address() as { port: number };
+      assert.equal(await servedLanguages(`http://127.0.0.1:${port}`), undefined);
+    } finally {
+      other.close();
+    }
   });
 
   it('falls back to /v1/live/sessions when /api/v1/live/sessions is 404 (a service behind a path prefix)', async () => {

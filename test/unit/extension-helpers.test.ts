@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ConfigSchema, DEFAULTS } from '../../src/protocol/config';
 import { ADVANCED_FIELDS, configFromSettings, normaliseSettings, settingForField } from '../../src/extension/settingsMap';
 import { normaliseGrammarSettings, resolveFolderSetting } from '../../src/extension/grammarSettings';
-import { formatElapsed, languageView, levelBar, statusView } from '../../src/extension/statusText';
+import { formatElapsed, languageRowNote, languageView, levelBar, serves, statusView } from '../../src/extension/statusText';
 import { presentError, warningSentence } from '../../src/extension/errorText';
 import { ENGLISH } from '../../src/extension/l10nText';
 import { displayProvisional, PROVISIONAL_MAX_CHARS } from '../../src/extension/provisionalText';
@@ -304,6 +304,18 @@ describe('extension pure helpers', () => {
       assert.equal(displayKey('cmd+alt+shift+d', 'darwin'), '⇧⌥⌘D');
       assert.equal(displayKey('f9', 'win32'), 'F9');
       assert.equal(displayKey('ctrl+k ctrl+d', 'linux'), 'Ctrl+K Ctrl+D');
+    });
+  });
+
+  describe('language picker', () => {
+    it('marks a language the service says it does not serve; says nothing when the service does not say', () => {
+      assert.equal(serves(['en'], 'fr'), false);
+      assert.equal(serves(['en'], 'en'), true);
+      assert.equal(serves(['any'], 'de'), true);
+      assert.equal(serves(undefined, 'es'), true);
+      assert.equal(languageRowNote(ENGLISH, 'fr', 'fr', ['en']), 'fr — the service does not take dictation in this language');
+      assert.equal(languageRowNote(ENGLISH, 'en', 'en', ['en']), 'en');
+      assert.equal(languageRowNote(ENGLISH, 'fr', 'French', undefined), 'French');
     });
   });
 
