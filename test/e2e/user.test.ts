@@ -66,6 +66,17 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
   it('13. the walkthrough\'s microphone test shows the live level and says the microphone works', async () => {
     const { wb, mic } = w;
     await wb.runCommand(UI.getStartedCommand);
+    // The recorder step shows its install commands as code, not between literal backticks.
+    const recorder = wb.page.locator('.getting-started-step', { hasText: UI.recorderStepTitle }).first();
+    await recorder.waitFor({ state: 'visible', timeout: 30_000 });
+    await recorder.click();
+    const codes = await waitFor(async () => {
+      const c = await recorder.locator('code').allInnerTexts();
+      return c.length > 0 ? c : undefined;
+    }, 10_000, 'the install commands of the recorder step as code');
+    assert.ok(codes.includes('sudo apt-get install sox'), JSON.stringify(codes));
+    assert.doesNotMatch(await recorder.innerText(), /`/);
+    await wb.screenshot('13-walkthrough-recorder-step');
     const step = wb.page.locator('.getting-started-step', { hasText: UI.micStepTitle }).first();
     await step.waitFor({ state: 'visible', timeout: 30_000 });
     await step.click();

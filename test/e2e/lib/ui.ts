@@ -29,6 +29,7 @@ export const UI = {
   /** The English original of a command, shown under its French title in the palette. */
   startCommandOriginal: 'Dictee: Start Dictation',
   micStepTitle: 'Choisir et tester le microphone',
+  recorderStepTitle: 'Installer un enregistreur',
   testMicrophone: 'Tester le microphone',
   micTestRunning: /test du microphone/i,
   micWorks: /le microphone fonctionne/i,
