@@ -112,6 +112,8 @@ function completePhrase(norms: string[], table: LanguageTable): boolean {
 export interface SpokenEntry {
   say: string[];
   does: string;
+  /** The action of a command said alone (its description is then the same in every language). */
+  command?: CommandRule['kind'];
   /** Only the editor does it (the command line ignores it). */
   editorOnly?: boolean;
   /** Only in these specialties. */
@@ -131,6 +133,7 @@ export function spokenCommands(table: LanguageTable): SpokenGroup[] {
   const cmd = (c: CommandRule): SpokenEntry => ({
     say: c.say.map((s) => s.replace('{name}', '‹name›')),
     does: c.doc,
+    command: c.kind,
     ...(c.editorOnly ? { editorOnly: true } : {}),
   });
   return [

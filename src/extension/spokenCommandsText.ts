@@ -3,7 +3,7 @@
  * src/dictation/commands.ts) in plain text, since a quick pick shows no Markdown. Pure (no `vscode`),
  * tested in plain Node.
  */
-import type { SpokenGroup } from '../dictation';
+import type { ActionKind, SpokenEntry, SpokenGroup } from '../dictation';
 import type { Specialty } from '../protocol/config';
 import type { L10n } from './l10nText';
 import { specialtyName } from './statusText';
@@ -38,6 +38,35 @@ export function onlyWith(l10n: L10n, specialties: readonly Specialty[]): string 
   return l10n.t('only when the vocabulary is {0} or {1}', names.slice(0, -1).join(', '), names[names.length - 1]!);
 }
 
+/** What a command said alone does, in the user's language. */
+function commandDoes(l10n: L10n, kind: ActionKind): string {
+  switch (kind) {
+    case 'deleteLastUtterance':
+      return l10n.t('delete what was dictated last');
+    case 'undo':
+      return l10n.t('undo the last change');
+    case 'nextField':
+      return l10n.t('select the next template field');
+    case 'previousField':
+      return l10n.t('select the previous template field');
+    case 'acceptDefaults':
+      return l10n.t('every remaining field takes its default');
+    case 'stopDictation':
+      return l10n.t('stop dictation');
+    case 'whatCanISay':
+      return l10n.t('list these commands');
+    case 'insertTemplate':
+      return l10n.t('insert the template of that name');
+    case 'insertAutoText':
+      return l10n.t('insert the auto-text of that name (only when one has that name)');
+  }
+}
+
+/** What saying `e` does: a command's description in the user's language, else the table's own (English). */
+function does(l10n: L10n, e: SpokenEntry): string {
+  return e.command ? commandDoes(l10n, e.command) : plainText(e.does);
+}
+
 function groupTitle(l10n: L10n, id: SpokenGroup['id']): string {
   switch (id) {
     case 'commands':
@@ -58,7 +87,7 @@ export function spokenRows(l10n: L10n, groups: readonly SpokenGroup[]): SpokenRo
     rows.push({ separator: true, label: groupTitle(l10n, g.id) });
     for (const e of g.entries) {
       const only = e.specialties ? ` (${onlyWith(l10n, e.specialties)})` : '';
-      rows.push({ label: spokenLabel(e.say[0] ?? ''), description: e.say.slice(1).map(spokenLabel).join(', '), detail: `${plainText(e.does)}${only}` });
+      rows.push({ label: spokenLabel(e.say[0] ?? ''), description: e.say.slice(1).map(spokenLabel).join(', '), detail: `${does(l10n, e)}${only}` });
     }
   }
   return rows;

@@ -118,7 +118,7 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
     await wb.page.keyboard.type('champ');
     const sayRows = await waitFor(async () => {
       const shown = await wb.quickPickRows();
-      return shown.some((r) => r.includes('“Champ suivant”') && r.includes('select the next template field')) ? shown : undefined;
+      return shown.some((r) => r.includes('“Champ suivant”') && r.includes('sélectionner le champ de modèle suivant')) ? shown : undefined;
     }, 5_000, 'the row of “Champ suivant”');
     assert.ok(sayRows.every((r) => !r.includes('`')), `no Markdown in a quick pick: ${JSON.stringify(sayRows)}`);
     await wb.screenshot('9-what-can-i-say');

@@ -22,6 +22,17 @@ describe('What Can I Say? rows (a quick pick shows no Markdown)', () => {
     });
   }
 
+  it('a command said alone is described in the user\'s language, in English as in the grammar\'s tables', () => {
+    for (const lang of ['en', 'fr', 'es', 'de'] as const) {
+      const rows = spokenRows(ENGLISH, spokenCommands(TABLES[lang]));
+      for (const c of TABLES[lang].commands) {
+        assert.ok(rows.some((r) => r.label === spokenLabel(c.say[0]!.replace('{name}', '‹name›')) && r.detail === c.doc), `${lang}: ${c.kind}`);
+      }
+    }
+    const french = { t: (m: string) => (m === 'select the next template field' ? 'sélectionner le champ de modèle suivant' : m) };
+    assert.ok(spokenRows(french, spokenCommands(TABLES.fr)).some((r) => r.label === '“Champ suivant”' && r.detail === 'sélectionner le champ de modèle suivant'));
+  });
+
   it('English: "What can I say", the colon only with the General or Legal vocabulary, and when "period" stays a word', () => {
     const rows = spokenRows(ENGLISH, spokenCommands(TABLES.en));
     assert.ok(rows.some((r) => r.label === '“What can I say”'));
