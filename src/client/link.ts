@@ -138,6 +138,14 @@ export class ServiceLink {
     this.stopSent = true;
   }
 
+  /**
+   * The current connection is given up as dead (`cause`, not fatal) and the run reconnects, resuming its
+   * session, as after any lost connection. Nothing happens while no connection is open (one is on its way).
+   */
+  dropConnection(cause: DictationError): void {
+    this.socket?.endWith(cause);
+  }
+
   /** Ends the link: timers cleared, the connection closed (a bounded handshake, or at once). */
   close(reason: string, graceful = true): void {
     for (const t of [this.retryTimer, this.stableTimer]) clearTimeout(t);

@@ -9,7 +9,7 @@ import type { Metrics } from '../protocol/messages';
 import { errorMessage } from '../shared/errors';
 import { TypedEmitter, type Disposable } from '../shared/events';
 import { rewritingLogger, type Logger } from '../shared/logger';
-import { scrubKey, type DictationError } from './errors';
+import { DictationError, scrubKey } from './errors';
 import { ServiceLink } from './link';
 import { sessionSettings, type AudioStats, type DictationSessionOptions, type SessionEvents, type SessionSettings, type SessionState, type StopResult } from './sessionTypes';
 
@@ -34,6 +34,8 @@ export class DictationSession {
   private stopTimer: NodeJS.Timeout | undefined;
   /** When the run's stop was first sent, and the last sign since that the service is working (ms). */
   private stopSentAt: number | undefined;
+  /** The stop met a silent service once and resumed the session on a new connection. */
+  private stopResumeTried = false;
   private lastSignAt = 0;
   private lastMetrics: Metrics | undefined;
 
@@ -207,7 +209,13 @@ export class DictationSession {
     this.logger.info('stop sent');
   }
 
-  /** The stop's deadline: `stop_delay` + margin after the last sign of work, within the overall bound. */
+  /**
+   * The stop's deadline: `stop_delay` + margin after the last sign of work, within the overall bound. The
+   * first time the service stays silent that long, the run does not give up yet: the connection may be
+   * dead while the service is fine (a network change leaves the old socket open and mute), so the run
+   * resumes the session on a new connection, which hands over what the service finalised meanwhile and
+   * takes the stop again. Only a second silence, or the overall bound, ends the stop as `timeout`.
+   */
   private armStopTimer(): void {
     clearTimeout(this.stopTimer);
     const quietMs = (this.o.config.stop_delay ?? DEFAULTS.stop_delay) * 1000 + this.o.stopMarginMs;
@@ -218,6 +226,15 @@ export class DictationSession {
       const now = Date.now();
       if (now < Math.min(this.lastSignAt + quietMs, limitAt)) {
         this.armStopTimer(); // the service showed it works meanwhile
+        return;
+      }
+      if (now < limitAt && !this.stopResumeTried) {
+        this.stopResumeTried = true;
+        this.logger.warn(`no sign of the service for ${quietMs} ms while stopping: resuming the session on a new connection before giving up`);
+        this.link.dropConnection(new DictationError({ code: 'TIMEOUT', message: `no answer for ${quietMs} ms while stopping`, fatal: false }));
+        // The new connection gets the time to connect and configure, then the usual quiet time.
+        this.lastSignAt = now + this.o.connectTimeoutMs;
+        this.armStopTimer();
         return;
       }
       this.logger.warn(

@@ -3,14 +3,17 @@
  * (SHA-256 hashes only; keys.ts makes them a KeyStore), and the `SessionStore` of stores.ts: session
  * records, and what a session needs to be resumed after a restart (durable events and a checkpoint).
  * better-sqlite3 is synchronous: the asynchronous methods of the interface do their work before they
- * return, so nothing is reordered, and no journal write is ever pending. One process owns the database,
- * so it owns every session's journal: a claim is a read of the checkpoint.
+ * return. The live sessions' journal is written by group commit (sqliteJournal.ts): its writes wait for
+ * the end of the current turn of the event loop, and every read here flushes them first, so nothing is
+ * reordered. One process owns the database, so it owns every session's journal: a claim is a read of the
+ * checkpoint.
  */
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type CheckpointRow, type JournalOutcome, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionRecord, type SessionStore, type StoredEvent } from './stores';
+import { SqliteJournal } from './sqliteJournal';
 import { WalCheckpointer } from './walCheckpointer';
 
 export const DB_FILE = 'dictee.sqlite';
@@ -91,7 +94,8 @@ export class SqliteStore implements SessionStore {
   readonly db: Database.Database;
   readonly orgId: string;
   private readonly st;
-  private readonly persistTx: (sessionId: string, seq: number, json: string, cp: CheckpointRow) => void;
+  /** The live sessions' writes, by group commit. */
+  readonly journal: SqliteJournal;
 
   /** Checkpoints the WAL off the event loop (walCheckpointer.ts). */
   readonly checkpointer: WalCheckpointer;
@@ -174,10 +178,7 @@ export class SqliteStore implements SessionStore {
       deleteEvents: this.db.prepare('DELETE FROM session_events WHERE session_id = ?'),
     };
     this.st = st;
-    this.persistTx = this.db.transaction((sessionId: string, seq: number, json: string, cp: CheckpointRow) => {
-      st.insertEvent.run(sessionId, seq, json);
-      st.upsertCheckpoint.run(cp);
-    });
+    this.journal = new SqliteJournal(this.db, st);
     let org = st.getMeta.get('org_id')?.v;
     if (!org) {
       org = `org_${randomUUID()}`;
@@ -191,6 +192,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    if (this.db.open) this.journal.flush();
     await this.checkpointer.close();
     // The last connection closed checkpoints what is left and removes the -wal file.
     if (this.db.open) this.db.close();
@@ -228,29 +230,33 @@ export class SqliteStore implements SessionStore {
   }
 
   // ---------------------------------------------------------------- resume
-  /** Persists one durable event and the checkpoint after it, in one transaction. */
+  /** One durable event and the checkpoint after it, written together by the journal's next transaction. */
   persistEvent(sessionId: string, seq: number, json: string, cp: CheckpointRow): void {
-    this.persistTx(sessionId, seq, json, cp);
+    this.journal.enqueue(sessionId, { kind: 'event', seq, json, cp });
   }
   trimEvents(sessionId: string): void {
-    this.st.trimEvents.run(sessionId, MAX_EVENTS_PER_SESSION);
+    this.journal.enqueue(sessionId, { kind: 'trim' });
   }
   saveCheckpoint(cp: CheckpointRow): void {
-    this.st.upsertCheckpoint.run(cp);
+    this.journal.enqueue(cp.session_id, { kind: 'checkpoint', cp });
   }
   markStopped(sessionId: string, nextSeq: number, at: string): void {
-    this.st.setStopped.run(at, nextSeq, at, sessionId);
+    this.journal.enqueue(sessionId, { kind: 'stopped', nextSeq, at });
   }
   async getCheckpoint(sessionId: string): Promise<CheckpointRow | undefined> {
+    this.journal.flush();
     return this.st.getCheckpoint.get(sessionId);
   }
   async eventsAfter(sessionId: string, seq: number): Promise<StoredEvent[]> {
+    this.journal.flush();
     return this.st.eventsAfter.all(sessionId, seq);
   }
   async maxSeq(sessionId: string): Promise<number> {
+    this.journal.flush();
     return this.st.maxSeq.get(sessionId)?.m ?? 0;
   }
   async expireResumeData(stoppedBefore: string, idleBefore: string): Promise<string[]> {
+    this.journal.flush();
     const ids = this.st.expiredCheckpoints.all(stoppedBefore, idleBefore).map((r) => r.session_id);
     if (ids.length) {
       this.db.transaction(() => {
@@ -269,6 +275,7 @@ export class SqliteStore implements SessionStore {
    * checkpoint. Returns how many records and events went.
    */
   async pruneBefore(before: string): Promise<{ sessions: number; events: number }> {
+    this.journal.flush();
     return this.db.transaction(() => {
       this.st.pruneCheckpoints.run(before);
       const sessions = this.st.pruneSessions.run(before).changes;
@@ -277,13 +284,17 @@ export class SqliteStore implements SessionStore {
     })();
   }
   async dropResumeData(sessionId: string): Promise<void> {
+    this.journal.flush();
     this.st.deleteCheckpoint.run(sessionId);
     this.st.deleteEvents.run(sessionId);
   }
 
   // ---------------------------------------------------------------- ownership (one process: always this one)
-  pendingWrites(): Promise<JournalOutcome> | undefined {
-    return undefined;
+  pendingWrites(sessionId: string): Promise<JournalOutcome> | undefined {
+    return this.journal.pending(sessionId);
+  }
+  lastWriteError(): unknown {
+    return this.journal.lastError;
   }
   endJournal(): void {}
   claim(sessionId: string): Promise<CheckpointRow | undefined> {

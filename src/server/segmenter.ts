@@ -28,6 +28,7 @@ import { type RecognizedWord, type Recognizer, sentenceCase } from './engine/rec
 import { VAD_WINDOW_MS, Vad, type VadState, samplesOf } from './vad';
 
 const EMPTY = Buffer.alloc(0);
+const NO_EVENTS = Object.freeze([]) as unknown as SegmentEvent[];
 
 /** A sentence is closed (finals proofread) after this many final chunks even without a long pause. */
 export const MAX_SENTENCE_CHUNKS = 16;
@@ -220,6 +221,8 @@ export class Segmenter {
   // ------------------------------------------------------------------ internals
 
   private take(): SegmentEvent[] {
+    // Most windows produce nothing: the same empty (frozen) array, not a new one per frame.
+    if (this.events.length === 0) return NO_EVENTS;
     const out = this.events;
     this.events = [];
     return out;
@@ -227,7 +230,9 @@ export class Segmenter {
 
   private step(buf: Buffer, off: number, samples: Int16Array): void {
     // State before this window: where a resumed session restarts to release this window's words again.
-    const before: WordMark = { offset: this.processed, engine: this.recognizer.checkpoint(), vad: this.vad.state() };
+    // Taken only when this window can start an utterance or open a chunk (not while one is open: most
+    // windows), so the steady stream of windows allocates nothing here.
+    const before = this.utteranceStart === undefined || (!this.current && this.recognizer.resumeFrom === 'first-word') ? this.mark() : undefined;
     const voiced = this.vad.windowOf(samples, off >> 1, this.windowBytes >> 1);
     this.processed += this.windowBytes;
     this.utteranceStart ??= before;
@@ -257,11 +262,19 @@ export class Segmenter {
     }
   }
 
-  /** The open utterance's words are now `words`: they make the current chunk (opened if needed). */
-  private revise(words: RecognizedWord[], before: WordMark): void {
+  private mark(): WordMark {
+    return { offset: this.processed, engine: this.recognizer.checkpoint(), vad: this.vad.state() };
+  }
+
+  /**
+   * The open utterance's words are now `words`: they make the current chunk (opened if needed).
+   * `before`: the state before this window, taken whenever a chunk can open here (see `step`).
+   */
+  private revise(words: RecognizedWord[], before: WordMark | undefined): void {
     if (!this.current && words.length === 0) return;
     const start = this.recognizer.resumeFrom === 'utterance-start' ? (this.utteranceStart ?? before) : before;
-    const chunk = this.current ?? this.openChunk(start);
+    if (!this.current && !start) throw new Error('segmenter: no mark to open a chunk from');
+    const chunk = this.current ?? this.openChunk(start!);
     const was = this.textOf(chunk.words);
     chunk.words = words.map((w) => ({ ...w }));
     if (this.textOf(chunk.words) !== was) this.events.push(this.chunkEvent(chunk, 'streaming'));

@@ -1,7 +1,8 @@
 /**
- * What a live session writes while audio flows, synchronously and before the event is sent: each durable
- * event with the checkpoint after it, the checkpoint alone, the stop mark, the end in the session's
- * record; and whether writing works.
+ * What a live session writes while audio flows, before the event is sent: each durable event with the
+ * checkpoint after it, the checkpoint alone, the stop mark, the end in the session's record; and whether
+ * writing works. The calls return at once; a store may queue the writes (stores.ts), and the connection
+ * sends nothing that follows them before they are done.
  */
 import type { ServerLogger } from './log';
 import type { SegmenterCheckpoint } from './segmenter';
@@ -43,22 +44,24 @@ export class SessionJournal {
     return this.persisted;
   }
 
-  /** The event and the checkpoint after it. A failure is logged (once until writing works again), not thrown. */
+  /**
+   * The event and the checkpoint after it. A failure is logged (once until writing works again), not
+   * thrown: the text still goes to the client; only resumption after a restart is at risk. A store that
+   * queues its writes (group commit on SQLite, the PostgreSQL journal) tells how they ended later.
+   */
   persist(seq: number, json: string, cp: SegmenterCheckpoint): void {
-    const { store, id, log } = this.o;
+    const { store, id } = this.o;
     try {
       store.persistEvent(id, seq, json, this.row(cp));
       this.persisted = seq;
       if (++this.persistedEvents % 100 === 0 && this.persistedEvents > MAX_EVENTS_PER_SESSION) store.trimEvents(id);
-      if (!this.durable) {
-        this.durable = true;
-        log.info('persistence works again');
-      }
     } catch (e) {
-      // The text still goes to the client; only resumption after a restart is at risk.
-      if (this.durable) log.error('could not persist a final event; resuming after a restart may lose it', { error: e, seq });
-      this.durable = false;
+      this.failed(e, seq);
+      return;
     }
+    const pending = store.pendingWrites(id);
+    if (!pending) this.worked();
+    else void pending.then((o) => (o === 'failed' ? this.failed(store.lastWriteError?.(), seq) : o === 'durable' ? this.worked() : undefined));
   }
 
   saveCheckpoint(cp: SegmenterCheckpoint): void {
@@ -77,6 +80,17 @@ export class SessionJournal {
   /** The session's record gets its end (also of one never stopped). Does not wait; a failure is logged. */
   sessionEnded(end: SessionEnd): void {
     this.o.store.sessionEnded(this.o.id, end).catch((e: unknown) => this.o.log.error('could not record the end of the session', { error: e }));
+  }
+
+  private failed(error: unknown, seq: number): void {
+    if (this.durable) this.o.log.error('could not persist a final event; resuming after a restart may lose it', { error, seq });
+    this.durable = false;
+  }
+
+  private worked(): void {
+    if (this.durable) return;
+    this.durable = true;
+    this.o.log.info('persistence works again');
   }
 
   private row(cp: SegmenterCheckpoint): CheckpointRow {

@@ -12,8 +12,9 @@
  * key management, session init, configure, resume, revocation, the sweep — returns a Promise, so that a
  * store across the network fits. What a live session writes while audio flows — its *journal*: each final
  * event with the checkpoint after it, persisted before the event is sent — is synchronous: no audio frame
- * ever waits on I/O. A networked journal queues its writes in order and makes them visible to this
- * store's own reads of the session (`getCheckpoint`, `eventsAfter`, `maxSeq`), which are asynchronous.
+ * ever waits on I/O. A journal may queue its writes in order (the PostgreSQL journal; SQLite's group commit,
+ * one transaction per turn of the event loop) and makes them visible to this store's own reads of the
+ * session (`getCheckpoint`, `eventsAfter`, `maxSeq`), which are asynchronous.
  * Releasing a slot does not wait either.
  *
  * Several instances (PostgreSQL and Redis, docs/deploy.md): a networked journal may lag behind the session
@@ -170,10 +171,12 @@ export interface SessionStore {
   saveCheckpoint(cp: CheckpointRow): void;
   markStopped(sessionId: string, nextSeq: number, at: string): void;
   /**
-   * The journal writes queued so far for the session: undefined when none is waiting (SQLite: always), else
-   * a promise of how they ended. What a session sends after a journal write waits for it.
+   * The journal writes queued so far for the session: undefined when none is waiting, else a promise of
+   * how they ended. What a session sends after a journal write waits for it.
    */
   pendingWrites(sessionId: string): Promise<JournalOutcome> | undefined;
+  /** The cause of the last failed journal write, for the session's log, when the store keeps it. */
+  lastWriteError?(): unknown;
   /** The session ended on this instance: once its queued writes are done, its journal is forgotten here. */
   endJournal(sessionId: string): void;
 

@@ -43,7 +43,10 @@ describe('server storage: retention, migrations, data dir', () => {
     });
     // Far more than SQLite's automatic checkpoint (1000 pages): a commit on the event loop would have
     // copied the log back (and waited for the disk) and restarted it.
-    for (let i = 0; i < 1500; i++) store.persistEvent(`s${i % 50}`, i, JSON.stringify({ text }), cp(i));
+    for (let i = 0; i < 1500; i++) {
+      store.persistEvent(`s${i % 50}`, i, JSON.stringify({ text }), cp(i));
+      store.journal.flush(); // a commit each
+    }
     const r = await store.checkpointer.checkpointNow();
     assert.ok(r, 'the checkpoint thread answered');
     assert.ok(r.log > 1000, `every commit stayed in the log for the thread (${r.log} frames)`);
