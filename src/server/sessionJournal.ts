@@ -69,17 +69,28 @@ export class SessionJournal {
       this.o.store.saveCheckpoint(this.row(cp));
     } catch (e) {
       this.o.log.error('could not save the session checkpoint', { error: e });
+      return;
     }
+    this.logIfFailed('could not save the session checkpoint');
   }
 
-  /** The session stopped for good (not resumable); throws what the store throws. */
+  /** The session stopped for good (not resumable); throws what the store throws at once, logs what fails later. */
   markStopped(at: string): void {
     this.o.store.markStopped(this.o.id, this.o.counters().nextSeq, at);
+    this.logIfFailed('could not record the end of the session');
   }
 
   /** The session's record gets its end (also of one never stopped). Does not wait; a failure is logged. */
   sessionEnded(end: SessionEnd): void {
     this.o.store.sessionEnded(this.o.id, end).catch((e: unknown) => this.o.log.error('could not record the end of the session', { error: e }));
+  }
+
+  /** A store that queues its writes tells later how they ended: a failure is logged with `message`. */
+  private logIfFailed(message: string): void {
+    const { store, log } = this.o;
+    void store.pendingWrites(this.o.id)?.then((o) => {
+      if (o === 'failed') log.error(message, { error: store.lastWriteError?.() });
+    });
   }
 
   private failed(error: unknown, seq: number): void {

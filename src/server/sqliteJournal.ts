@@ -50,8 +50,8 @@ export class SqliteJournal {
   private scheduled: NodeJS.Immediate | undefined;
   /** The cause of the last failed write (for the log; never holds dictated text). */
   lastError: unknown;
-  /** Transactions written, and ops in them (for the benchmarks and tests). */
-  readonly stats = { transactions: 0, ops: 0 };
+  /** Transactions written (tests count them). */
+  readonly stats = { transactions: 0 };
 
   constructor(
     private readonly db: Database.Database,
@@ -100,7 +100,6 @@ export class SqliteJournal {
         }
       }
     }
-    this.stats.ops += queue.length;
     for (const [id, w] of waiters) w.settle(failed.has(id) ? 'failed' : 'durable');
   }
 

@@ -3,7 +3,11 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqliteStore } from '../../src/server/db';
+import { createLogger } from '../../src/server/log';
+import type { SegmenterCheckpoint } from '../../src/server/segmenter';
+import { SessionJournal } from '../../src/server/sessionJournal';
 import type { CheckpointRow } from '../../src/server/stores';
+import { waitFor } from '../helpers/wait';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'dictee-journal-'));
 
@@ -97,5 +101,30 @@ describe('server storage: the SQLite journal, by group commit', () => {
     const again = new SqliteStore(dir);
     assert.equal(await again.maxSeq('s'), 1);
     await again.close();
+  });
+});
+
+describe('server storage: a live session learns when its queued writes failed', () => {
+  it('a checkpoint that fails in the group commit is logged, with its cause', async () => {
+    const store = new SqliteStore(tmp());
+    store.db.exec(`CREATE TRIGGER refuse_cp BEFORE INSERT ON session_checkpoints WHEN NEW.session_id = 's'
+      BEGIN SELECT RAISE(ABORT, 'refused for the test'); END;`);
+    const lines: string[] = [];
+    const journal = new SessionJournal({
+      id: 's',
+      keyId: 'k',
+      orgId: 'o',
+      configJson: '{}',
+      createdIso: 'c',
+      store,
+      log: createLogger({ level: 'info', write: (l) => lines.push(l) }),
+      persistedSeq: 0,
+      counters: () => ({ nextSeq: 1, totalFrames: 0, discardedFrames: 0, finalChunks: 0 }),
+    });
+    journal.saveCheckpoint({ audioOffset: 0, engine: {}, vad: { noiseFloorDb: -70 }, silenceMs: 0, sentenceEnded: false, nextIndex: 0, sentence: [] } as unknown as SegmenterCheckpoint);
+    assert.equal(await store.pendingWrites('s'), 'failed');
+    await waitFor(() => lines.some((l) => l.includes('could not save the session checkpoint')), 2000, 'the failure in the log');
+    assert.match(lines.join('\n'), /refused for the test/);
+    await store.close();
   });
 });
