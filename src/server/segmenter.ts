@@ -106,6 +106,8 @@ export class Segmenter {
   /** State before the first window of the engine's open utterance (undefined: none open). */
   private utteranceStart: WordMark | undefined;
   private readonly windowBytes: number;
+  /** The recognizer never reads a window's samples: it gets {@link EMPTY}, not a view per window. */
+  private readonly ignoresAudio: boolean;
   private remainder: Buffer = EMPTY;
   private processed = 0;
   private silenceMs = 0;
@@ -125,6 +127,7 @@ export class Segmenter {
     this.newId = opts.newId ?? randomUUID;
     this.onLateEvents = opts.onLateEvents;
     this.windowBytes = Vad.windowBytes(config.sample_rate);
+    this.ignoresAudio = recognizer.ignoresAudio === true;
     const r = opts.restore;
     this.vad = new Vad(r?.vad);
     if (r) {
@@ -236,7 +239,8 @@ export class Segmenter {
     const voiced = this.vad.windowOf(samples, off >> 1, this.windowBytes >> 1);
     this.processed += this.windowBytes;
     this.utteranceStart ??= before;
-    const words = this.recognizer.push(buf.subarray(off, off + this.windowBytes), voiced, VAD_WINDOW_MS);
+    const window = this.ignoresAudio ? EMPTY : buf.subarray(off, off + this.windowBytes);
+    const words = this.recognizer.push(window, voiced, VAD_WINDOW_MS);
     if (this.current) this.current.audioMs += VAD_WINDOW_MS;
     if (voiced) {
       this.voicedMsTotal += VAD_WINDOW_MS;

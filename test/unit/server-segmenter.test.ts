@@ -229,4 +229,37 @@ describe('server segmenter', () => {
     const seg2 = make({}, 'One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty.');
     assert.deepEqual(short(feed(seg2, speech, silence(1200))), short(ev));
   });
+
+  it('a recognizer that reads audio gets the samples of every window; one that does not (simulated) gets an empty buffer, with the same events', async () => {
+    const cfg = resolveConfig({ engine_endpointing: 0.3, silence_threshold: 1 });
+    const pcm = Buffer.concat([await speechPcm('The patient is a fifty two year old man.'), silence(1200)]);
+    const seen: Buffer[] = [];
+    const reading = new SimulatedEngine(SCRIPT).create(cfg);
+    const spy = Object.assign(Object.create(reading) as typeof reading, {
+      ignoresAudio: false,
+      push(window: Buffer, voiced: boolean, ms: number) {
+        seen.push(Buffer.from(window));
+        return reading.push(window, voiced, ms);
+      },
+    });
+    const ids = { n: 0 };
+    const newId = (): string => `id${ids.n++}`;
+    const withAudio = feed(new Segmenter(cfg, spy, { newId }), pcm);
+    const wb = 640;
+    assert.equal(seen.length, Math.floor(pcm.length / wb), 'one window per 20 ms');
+    assert.ok(seen.every((w, i) => w.equals(pcm.subarray(i * wb, (i + 1) * wb))), 'each window is its own 20 ms of the audio, in order');
+
+    const empty: number[] = [];
+    const ignoring = new SimulatedEngine(SCRIPT).create(cfg);
+    assert.equal(ignoring.ignoresAudio, true);
+    const push = ignoring.push.bind(ignoring);
+    ignoring.push = (window, voiced, ms) => {
+      empty.push(window.length);
+      return push(window, voiced, ms);
+    };
+    ids.n = 0;
+    const without = feed(new Segmenter(cfg, ignoring, { newId }), pcm);
+    assert.ok(empty.length > 0 && empty.every((n) => n === 0), 'no view of the window is made for it');
+    assert.deepEqual(without, withAudio);
+  });
 });

@@ -63,6 +63,22 @@ describe('server VAD (energy, adaptive noise floor)', () => {
     assert.equal(samplesLevelDb(new Int16Array(4), 0, 0), -100);
   });
 
+  it('the level of any run of samples is the plain sum of squares: every length, every offset, full scale', () => {
+    const plainDb = (v: Int16Array, start: number, n: number): number => {
+      let sum = 0;
+      for (let i = start; i < start + n; i++) sum += v[i]! * v[i]!;
+      const rms = Math.sqrt(sum / n);
+      return rms < 1e-3 ? -100 : Math.max(-100, 20 * Math.log10(rms / 32768));
+    };
+    let seed = 11;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 65536 - 32768;
+    const v = Int16Array.from({ length: 1000 }, () => Math.round(rand()));
+    v.fill(-32768, 0, 9); // the extremes, where a sum of squares is largest
+    v.fill(32767, 500, 507);
+    for (const start of [0, 1, 2, 3, 5]) for (let n = 1; n <= 13; n++) assert.equal(samplesLevelDb(v, start, n), plainDb(v, start, n), `start ${start}, ${n} samples`);
+    for (const n of [320, 321, 322, 323, 960, 995]) assert.equal(samplesLevelDb(v, 3, n), plainDb(v, 3, n), `${n} samples`);
+  });
+
   it('digital silence is never voiced, a tone always is', () => {
     const vad = new Vad();
     assert.ok(classify(vad, silence(500)).every((v) => !v));

@@ -29,6 +29,12 @@ export interface Recognizer {
    */
   readonly resumeFrom: 'first-word' | 'utterance-start';
   /**
+   * True when {@link push} never reads its window's samples (an engine driven by the voice-activity
+   * decision alone, like `simulated`): the segmenter then hands it an empty buffer instead of a view
+   * of each 20 ms window.
+   */
+  readonly ignoresAudio?: boolean;
+  /**
    * Feeds one analysis window. Returns the open utterance's words when they changed (the whole
    * list, which replaces the previous one: a decoder may revise its partial hypothesis), or
    * undefined when nothing changed.

@@ -86,6 +86,8 @@ interface SimulatedSnapshot {
 export class SimulatedRecognizer implements Recognizer {
   readonly name = SIMULATED_ENGINE_NAME;
   readonly resumeFrom = 'first-word';
+  /** Words come from the voice-activity decision; the samples themselves are never read. */
+  readonly ignoresAudio = true;
   private cursor = 0;
   private voicedMs = 0;
   /** Words released since the last end of utterance (never revised: released words are final). */
