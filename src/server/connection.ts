@@ -230,7 +230,8 @@ export class Connection implements SessionPeer {
   }
 
   private onMessage(data: Buffer | Buffer[] | ArrayBuffer, isBinary: boolean): void {
-    this.lastSeen = monotonicMs();
+    const now = monotonicMs();
+    this.lastSeen = now;
     if (this.closing) return;
     if (this.configuring) {
       this.backlog.push({ data, isBinary });
@@ -238,7 +239,7 @@ export class Connection implements SessionPeer {
     }
     try {
       const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-      if (isBinary) this.onAudio(buf);
+      if (isBinary) this.onAudio(buf, now);
       else if (!isUtf8(buf)) this.fail('PROTOCOL_ERROR', 'text frame is not valid UTF-8', { closeCode: INVALID_UTF8_CLOSE });
       else this.onText(buf.toString('utf8'));
     } catch (e) {
@@ -247,7 +248,7 @@ export class Connection implements SessionPeer {
     }
   }
 
-  private onAudio(buf: Buffer): void {
+  private onAudio(buf: Buffer, now: number): void {
     const s = this.session;
     if (!s) {
       this.fail('PROTOCOL_ERROR', 'audio received before configure; send configure first and wait for configured');
@@ -265,8 +266,8 @@ export class Connection implements SessionPeer {
       this.log.debug('empty audio frame ignored');
       return;
     }
-    this.lastAudioAt = monotonicMs();
-    s.audio(buf);
+    this.lastAudioAt = now;
+    s.audio(buf, now);
   }
 
   private onText(text: string): void {

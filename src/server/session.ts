@@ -85,6 +85,8 @@ export class LiveSession {
   private readonly createdMono: number;
   private readonly createdIso: string;
   private flushTimer: NodeJS.Timeout | undefined;
+  /** When the last audio frame was taken (monotonic ms): the flush timer counts from here. */
+  private lastAudioMono = 0;
   /** The configuration as persisted with every checkpoint (it never changes). */
 
   constructor(init: LiveSessionInit) {
@@ -180,8 +182,8 @@ export class LiveSession {
     };
   }
 
-  /** One binary audio frame (already checked: even length, within size). */
-  audio(frame: Buffer): void {
+  /** One binary audio frame (already checked: even length, within size); `now`: monotonic ms (clock.ts). */
+  audio(frame: Buffer, now = monotonicMs()): void {
     this.totalFrames++;
     if (this.state === 'configured') {
       this.log.debug('audio before start: recording starts');
@@ -193,7 +195,8 @@ export class LiveSession {
       return;
     }
     this.segmenter.push(frame);
-    this.armFlushTimer();
+    this.lastAudioMono = now;
+    if (!this.flushTimer) this.armFlushTimer(this.config.flush_timeout * 1000);
   }
 
   /** A control action other than `stop` (see {@link stop}). Returns whether it changed the state. */
@@ -374,17 +377,23 @@ export class LiveSession {
     this.peer?.send(json);
   }
 
-  private armFlushTimer(): void {
-    if (this.flushTimer) {
-      this.flushTimer.refresh();
-      return;
-    }
+  /**
+   * The flush timer fires `flush_timeout` after the last audio frame. Frames do not move it (a timer
+   * re-armed 10 times a second per session is work for nothing): when it fires early, it is armed again
+   * for what remains.
+   */
+  private armFlushTimer(delayMs: number): void {
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       if (this.state === 'stopped' || this.state === 'stopping') return;
+      const remaining = this.config.flush_timeout * 1000 - (monotonicMs() - this.lastAudioMono);
+      if (remaining > 0) {
+        this.armFlushTimer(remaining);
+        return;
+      }
       this.log.debug('flush timeout: pending text finalised');
       void this.track(this.segmenter.flush({ proofread: true }));
-    }, this.config.flush_timeout * 1000);
+    }, delayMs);
     this.flushTimer.unref();
   }
 

@@ -163,6 +163,26 @@ describe('server WebSocket (built service, real sockets)', function () {
       p.close();
     });
 
+    it('flush_timeout counts from the last frame: audio that keeps coming for longer than it is never flushed early', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      await p.configure({ language: 'en', silence_threshold: 5, engine_endpointing: 0.3, flush_timeout: 0.6 });
+      const frames = framesOf(await speechPcm('The patient is a fifty two year old man with chest pain.'));
+      assert.ok(frames.length * 100 > 3 * 600, 'the speech lasts several flush timeouts');
+      // A microphone's pace: one 100 ms frame every 100 ms, for several times flush_timeout.
+      let lastSentAt = 0;
+      for (const f of frames) {
+        p.sendAudio(f);
+        lastSentAt = Date.now();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const br = await p.waitType('batch.replace', 5000);
+      const after = Date.now() - lastSentAt;
+      assert.equal(p.ofType('batch.replace').length, 1, 'one flush, at the end');
+      assert.ok(after >= 450, `flushed ${after} ms after the last frame (flush_timeout 600 ms), not while audio came`);
+      assert.equal((br.data as { new_chunk: { text: string } }).new_chunk.text, SCRIPT);
+      p.close();
+    });
+
     it('the session record shows the end, duration and frames (tracking endpoint)', async () => {
       const p = new WsProbe(server.wsUrl, { header: key });
       const c = await p.configure({ language: 'en', ...FAST });
