@@ -11,12 +11,24 @@
  * trim of that session, the one queued so far), so the rows end as they would with one write per op.
  * The store's own reads `flush()` first, so they see every write queued before them.
  *
+ * The end of the turn can be far off under load: one turn reads every socket that has data, and at a
+ * thousand sessions that is tens of milliseconds of audio processing, which every queued final would
+ * wait for. So a write queued {@link MAX_GROUP_WAIT_MS} or more after the oldest one still waiting
+ * first writes the group that waits, then starts the next: under load, a final waits a few
+ * milliseconds rather than the rest of the turn, and a group still holds every final of those
+ * milliseconds. (The write that comes late is not in the group written: whoever queued it asks
+ * `pending()` after queuing, and must get the outcome of its own write.)
+ *
  * A transaction that fails (the disk full, a lock held by another process) is tried again session by
  * session, so a failure costs only the sessions it concerns; their writes end 'failed' and their events
  * are sent all the same, as documented (docs/reliability.md). `lastError` keeps the cause for the log.
  */
 import type Database from 'better-sqlite3';
+import { monotonicMs } from './clock';
 import { type CheckpointRow, type JournalOutcome, MAX_EVENTS_PER_SESSION } from './stores';
+
+/** A group is written once its oldest write has waited this long, without waiting for the end of the turn. */
+export const MAX_GROUP_WAIT_MS = 4;
 
 export type SqliteJournalOp =
   | { kind: 'event'; seq: number; json: string; cp: CheckpointRow }
@@ -48,6 +60,10 @@ export class SqliteJournal {
   /** Per session with writes in `queue`: what its connection waits for. */
   private waiters = new Map<string, Waiting>();
   private scheduled: NodeJS.Immediate | undefined;
+  /** When the oldest write in `queue` was queued (monotonic ms). */
+  private oldestAt = 0;
+  /** How long a group may wait for the end of the turn, and the clock that tells (tests set both). */
+  groupTiming = { maxWaitMs: MAX_GROUP_WAIT_MS, now: monotonicMs };
   /** The cause of the last failed write (for the log; never holds dictated text). */
   lastError: unknown;
   /** Transactions written (tests count them). */
@@ -59,6 +75,9 @@ export class SqliteJournal {
   ) {}
 
   enqueue(sessionId: string, op: SqliteJournalOp): void {
+    const now = this.groupTiming.now();
+    if (this.queue.length && now - this.oldestAt >= this.groupTiming.maxWaitMs) this.flush();
+    if (this.queue.length === 0) this.oldestAt = now;
     this.queue.push({ sessionId, op });
     if (!this.waiters.has(sessionId)) this.waiters.set(sessionId, waiting());
     this.scheduled ??= setImmediate(() => this.flush());

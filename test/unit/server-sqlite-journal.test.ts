@@ -6,10 +6,21 @@ import { SqliteStore } from '../../src/server/db';
 import { createLogger } from '../../src/server/log';
 import type { SegmenterCheckpoint } from '../../src/server/segmenter';
 import { SessionJournal } from '../../src/server/sessionJournal';
+import { MAX_GROUP_WAIT_MS } from '../../src/server/sqliteJournal';
 import type { CheckpointRow } from '../../src/server/stores';
 import { waitFor } from '../helpers/wait';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'dictee-journal-'));
+
+/**
+ * A store whose journal groups every write of a turn whatever the time it takes: these tests ask for
+ * `pendingWrites` after several writes, and a slow machine must not split their group.
+ */
+function groupingStore(dir = tmp()): SqliteStore {
+  const store = new SqliteStore(dir);
+  store.journal.groupTiming.now = () => 0;
+  return store;
+}
 
 const cp = (sid: string, nextSeq: number, extra: Partial<CheckpointRow> = {}): CheckpointRow => ({
   session_id: sid,
@@ -33,7 +44,7 @@ const final = (seq: number): string => JSON.stringify({ type: 'transcript', stat
 
 describe('server storage: the SQLite journal, by group commit', () => {
   it('the finals of many sessions in one turn of the event loop are one transaction; each session is told when they are durable', async () => {
-    const store = new SqliteStore(tmp());
+    const store = groupingStore();
     const before = store.journal.stats.transactions;
     for (let i = 0; i < 50; i++) store.persistEvent(`s${i}`, 1, final(1), cp(`s${i}`, 2));
     const waits = Array.from({ length: 50 }, (_, i) => store.pendingWrites(`s${i}`));
@@ -43,6 +54,29 @@ describe('server storage: the SQLite journal, by group commit', () => {
     assert.equal(store.journal.stats.transactions - before, 1, 'one transaction for the 50 finals');
     assert.equal(store.pendingWrites('s0'), undefined, 'nothing left to wait for once written');
     assert.deepEqual(await store.eventsAfter('s7', 0), [{ seq: 1, json: final(1) }]);
+    await store.close();
+  });
+
+  it('a group that has waited MAX_GROUP_WAIT_MS is written when the next write comes, without waiting for the end of the turn', async () => {
+    const store = new SqliteStore(tmp());
+    let now = 1000;
+    store.journal.groupTiming.now = () => now;
+    const before = store.journal.stats.transactions;
+    store.persistEvent('a', 1, final(1), cp('a', 2));
+    const a = store.pendingWrites('a');
+    now += MAX_GROUP_WAIT_MS - 1;
+    store.persistEvent('b', 1, final(1), cp('b', 2));
+    const b = store.pendingWrites('b');
+    assert.equal(store.journal.stats.transactions, before, 'within the bound: still one group, still queued');
+    now += 1;
+    store.persistEvent('c', 1, final(1), cp('c', 2));
+    const c = store.pendingWrites('c');
+    assert.equal(store.journal.stats.transactions, before + 1, 'the group of a and b was written at once, in this turn');
+    assert.equal(store.pendingWrites('a'), undefined);
+    assert.notEqual(c, undefined, 'the late write waits in the next group, and its writer can wait for it');
+    assert.deepEqual(await Promise.all([a, b, c]), ['durable', 'durable', 'durable']);
+    assert.equal(store.journal.stats.transactions, before + 2);
+    assert.deepEqual(await store.eventsAfter('c', 0), [{ seq: 1, json: final(1) }]);
     await store.close();
   });
 
@@ -76,7 +110,7 @@ describe('server storage: the SQLite journal, by group commit', () => {
   });
 
   it('a write that fails fails only its own session: the others are durable, the cause is kept for the log', async () => {
-    const store = new SqliteStore(tmp());
+    const store = groupingStore();
     // What a full disk or a broken row does to one session's write, made to happen to session "bad" only.
     store.db.exec(`CREATE TRIGGER refuse_bad BEFORE INSERT ON session_events WHEN NEW.session_id = 'bad'
       BEGIN SELECT RAISE(ABORT, 'refused for the test'); END;`);
