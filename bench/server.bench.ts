@@ -26,7 +26,7 @@ import { Segmenter } from '../src/server/segmenter';
 import { framesOf, silence, speechPcm } from '../test/helpers/speech';
 
 /** Up to where both the service and the echo server fail; `DICTEE_BENCH_STEPS=100,1600` runs other steps. */
-const STEPS = process.env.DICTEE_BENCH_STEPS !== undefined ? process.env.DICTEE_BENCH_STEPS.split(',').filter(Boolean).map(Number) : [10, 50, 100, 200, 400, 800, 1000, 1200, 1400, 1600, 1800, 2000, 2500, 3000, 3500, 4000, 5000];
+const STEPS = process.env.DICTEE_BENCH_STEPS !== undefined ? process.env.DICTEE_BENCH_STEPS.split(',').filter(Boolean).map(Number) : [10, 50, 100, 200, 400, 800, 900, 1000, 1100, 1200, 1300, 1400, 1500, 1600, 1800, 2000, 2500, 3000, 3500, 4000, 5000];
 /** `DICTEE_BENCH_CPU_PROF=DIR`: the service runs under `node --cpu-prof` and writes its profile to DIR. */
 const CPU_PROF_DIR = process.env.DICTEE_BENCH_CPU_PROF;
 /**
