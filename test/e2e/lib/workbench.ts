@@ -60,6 +60,11 @@ export class Workbench {
     return wb;
   }
 
+  /** Milliseconds since the page began to load (the page's own clock). */
+  async sincePageLoadMs(): Promise<number> {
+    return Math.round(await this.page.evaluate(() => performance.now()));
+  }
+
   async close(): Promise<void> {
     await this.page.context().close();
   }
