@@ -260,6 +260,16 @@ describe('extension pure helpers', () => {
       assert.equal(err.colour, 'error');
     });
 
+    it('a file sent to its end shows transcribing while the last words are written; stopping only when it is stopped', () => {
+      const finishing = statusView(ENGLISH, { state: 'stopping', elapsedMs: 7000, file: 'dictation.wav', finishing: true, target: 'report.md' });
+      assert.equal(finishing.text, '$(loading~spin) Dictée transcribing 0:07');
+      assert.match(finishing.tooltip, /transcribing \*\*dictation\\\.wav\*\*: the whole file was sent, the last words are being written into \*\*report\\\.md\*\*/);
+      assert.doesNotMatch(`${finishing.text} ${finishing.tooltip} ${finishing.accessibilityLabel}`, /stopping/);
+      // Cancelled before its end, a file run does stop; so does a microphone run.
+      assert.equal(statusView(ENGLISH, { state: 'stopping', elapsedMs: 7000, file: 'dictation.wav' }).text, '$(loading~spin) Dictée stopping');
+      assert.equal(statusView(ENGLISH, { state: 'stopping', elapsedMs: 7000, finishing: true }).text, '$(loading~spin) Dictée stopping');
+    });
+
     it('the tooltip gives the user\'s key, the language, the microphone, and says when the engine is simulated', () => {
       const v = statusView(ENGLISH, { state: 'idle', elapsedMs: 0, keybinding: 'Ctrl+Shift+Alt+D', language: 'fr', specialty: 'radiology', device: 'virtmic.monitor', engine: 'simulated' });
       assert.match(v.tooltip, /Ctrl\\\+Shift\\\+Alt\\\+D/);

@@ -272,6 +272,22 @@ export class Workbench {
     return this.page.locator('.part.statusbar .statusbar-item[id*="dictee.language" i]');
   }
 
+  /** Records every text the Dictée status-bar item shows from now on; the function returned reads them. */
+  async watchStatusTexts(): Promise<() => Promise<string[]>> {
+    // A MutationObserver sees every change, however brief (a string: the page has the DOM types, this file has not).
+    await this.page.evaluate(`(() => {
+      const seen = (window.__dicteeStatusTexts = []);
+      const read = () => {
+        const el = document.querySelector('.part.statusbar .statusbar-item[id*="dictee.status" i]');
+        const text = el ? el.innerText.trim() : '';
+        if (seen[seen.length - 1] !== text) seen.push(text);
+      };
+      read();
+      new MutationObserver(read).observe(document.querySelector('.part.statusbar'), { subtree: true, childList: true, characterData: true, attributes: true });
+    })()`);
+    return async () => (await this.page.evaluate('window.__dicteeStatusTexts.slice()')) as string[];
+  }
+
   async statusItems(): Promise<{ id: string; text: string; label: string }[]> {
     return this.page.$$eval('.part.statusbar .statusbar-item[id*="dictee" i]', (nodes) =>
       (nodes as unknown as El[]).map((e) => ({ id: e.id, text: e.innerText.trim(), label: e.querySelector('[aria-label]')?.getAttribute('aria-label') ?? e.getAttribute('aria-label') ?? '' })),
