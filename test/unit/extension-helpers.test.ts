@@ -7,7 +7,7 @@ import { normaliseGrammarSettings, resolveFolderSetting } from '../../src/extens
 import { formatElapsed, languageRowNote, languageView, levelBar, serves, statusView } from '../../src/extension/statusText';
 import { presentError, warningSentence } from '../../src/extension/errorText';
 import { ENGLISH } from '../../src/extension/l10nText';
-import { displayProvisional, PROVISIONAL_MAX_CHARS } from '../../src/extension/provisionalText';
+import { ASSUMED_LINE_WIDTH, displayProvisional, PROVISIONAL_MAX_CHARS, PROVISIONAL_MIN_CHARS, provisionalRoom } from '../../src/extension/provisionalText';
 import { cleartextRemote, languageForUi } from '../../src/extension/settingsMap';
 import { displayKey, effectiveKey } from '../../src/extension/keybindingText';
 import { ERROR_CODES } from '../../src/protocol/errors';
@@ -402,6 +402,25 @@ describe('extension pure helpers', () => {
       assert.ok(shown.endsWith('word59'));
       assert.ok(/^…word\d+ /.test(shown), `cut at a word: ${shown}`);
       assert.equal(displayProvisional('x'.repeat(200)).length, PROVISIONAL_MAX_CHARS);
+    });
+
+    it('at the end of a long line shows only what fits before the right edge: the newest words', () => {
+      const off = { wordWrap: 'off', wordWrapColumn: 80 };
+      const text = 'the heart size is within normal limits and the mediastinum is not widened';
+      // Near the start of a line: the usual 60 characters.
+      assert.equal(provisionalRoom(10, off), PROVISIONAL_MAX_CHARS);
+      // At column 100 of a line (beyond the width assumed when the window's width is unknown): the last words.
+      const room = provisionalRoom(100, off);
+      assert.equal(room, PROVISIONAL_MIN_CHARS);
+      const shown = displayProvisional(text, room);
+      assert.ok(shown.length <= PROVISIONAL_MIN_CHARS && shown.startsWith('…') && shown.endsWith('not widened'), shown);
+      assert.equal(provisionalRoom(ASSUMED_LINE_WIDTH - 30, { wordWrap: 'on', wordWrapColumn: 80 }), 30);
+      // Wrapped at a column: the place on the screen row counts, not the place in the line.
+      assert.equal(provisionalRoom(100, { wordWrap: 'wordWrapColumn', wordWrapColumn: 60 }), 20);
+      assert.equal(provisionalRoom(125, { wordWrap: 'bounded', wordWrapColumn: 60 }), 55);
+      assert.equal(provisionalRoom(130, { wordWrap: 'wordWrapColumn', wordWrapColumn: 120 }), PROVISIONAL_MAX_CHARS);
+      assert.equal(provisionalRoom(118, { wordWrap: 'wordWrapColumn', wordWrapColumn: 120 }), PROVISIONAL_MIN_CHARS);
+      assert.equal(provisionalRoom(5, { wordWrap: 'wordWrapColumn', wordWrapColumn: 0 }), ASSUMED_LINE_WIDTH - 5 > PROVISIONAL_MAX_CHARS ? PROVISIONAL_MAX_CHARS : ASSUMED_LINE_WIDTH - 5);
     });
   });
 });
