@@ -72,9 +72,18 @@ export interface CaptureOptions {
   device?: string;
   sampleRate?: number;
   logger?: Logger;
-  /** Grace period after SIGTERM before SIGKILL on stop (ms). */
+  /** Grace period after SIGTERM before SIGKILL on stop, for a recorder that delivered audio (ms). */
   killTimeoutMs?: number;
+  /**
+   * The same for a recorder that never delivered audio (ms): it has nothing of ours to flush but, at
+   * most, its first block; one that is stuck starting and does not answer SIGTERM must not hold the
+   * stop for the full grace period.
+   */
+  silentKillTimeoutMs?: number;
 }
+
+/** A working recorder answers SIGTERM within tens of milliseconds; one that has delivered nothing gets this long. */
+export const SILENT_KILL_TIMEOUT_MS = 250;
 
 export interface CaptureEvents {
   data: Buffer;
@@ -93,11 +102,14 @@ export class MicrophoneCapture {
   private stopping = false;
   private stderrTail = '';
   private spawnFailed = false;
+  /** Bytes the current recorder has delivered. */
+  private delivered = 0;
   readonly recorder: RecorderName;
   readonly device: string;
   readonly sampleRate: number;
   private readonly logger: Logger;
   private readonly killTimeoutMs: number;
+  private readonly silentKillTimeoutMs: number;
 
   constructor(options: CaptureOptions = {}) {
     this.recorder = options.recorder ?? DEFAULT_RECORDER;
@@ -106,6 +118,7 @@ export class MicrophoneCapture {
     this.sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
     this.logger = options.logger ?? silentLogger;
     this.killTimeoutMs = options.killTimeoutMs ?? 2000;
+    this.silentKillTimeoutMs = Math.min(options.silentKillTimeoutMs ?? SILENT_KILL_TIMEOUT_MS, this.killTimeoutMs);
     this.emitter = new TypedEmitter((event, e) => this.logger.error(`capture: ${event} listener failed: ${errorMessage(e)}`));
   }
 
@@ -128,6 +141,7 @@ export class MicrophoneCapture {
     this.stopping = false;
     this.spawnFailed = false;
     this.stderrTail = '';
+    this.delivered = 0;
     const rec = spawnRecorder({ recorder: this.recorder, sampleRate: this.sampleRate, channels: 1, device: this.device });
     this.rec = rec;
     const cp = rec.process;
@@ -162,14 +176,20 @@ export class MicrophoneCapture {
     // Everything the recorder wrote is delivered, including what it flushes between SIGTERM and its
     // exit: the last moment of speech before a pause or stop is never dropped.
     rec.stream.on('data', (chunk: Buffer | string) => {
-      this.emitter.emit('data', typeof chunk === 'string' ? Buffer.from(chunk, 'binary') : chunk);
+      const pcm = typeof chunk === 'string' ? Buffer.from(chunk, 'binary') : chunk;
+      if (this.rec === rec) this.delivered += pcm.length;
+      this.emitter.emit('data', pcm);
     });
     cp.stderr?.on('data', (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-2000);
     });
   }
 
-  /** Kills the recorder (SIGTERM, then SIGKILL after the grace period) and waits for it to exit. */
+  /**
+   * Kills the recorder and waits for it to exit: SIGTERM, so that it writes what it still holds (all of
+   * it is delivered), then SIGKILL after the grace period — `killTimeoutMs` for a recorder that delivered
+   * audio, `silentKillTimeoutMs` for one that never did (it failed to start, or is stuck opening its device).
+   */
   async stop(): Promise<void> {
     const rec = this.rec;
     if (!rec) return this.exited;
@@ -177,13 +197,17 @@ export class MicrophoneCapture {
     const cp = rec.process;
     const pid = cp.pid;
     if (pid !== undefined && cp.exitCode === null && cp.signalCode === null) {
+      const silent = this.delivered === 0;
       cp.kill('SIGTERM');
-      const timer = setTimeout(() => {
-        if (pid !== undefined && isProcessAlive(pid) && cp.exitCode === null && cp.signalCode === null) {
-          this.logger.warn(`capture: ${this.recorder} (pid ${pid}) ignored SIGTERM; killing it`);
-          cp.kill('SIGKILL');
-        }
-      }, this.killTimeoutMs);
+      const timer = setTimeout(
+        () => {
+          if (pid !== undefined && isProcessAlive(pid) && cp.exitCode === null && cp.signalCode === null) {
+            this.logger.warn(`capture: ${this.recorder} (pid ${pid}) ignored SIGTERM${silent ? ' and never delivered audio' : ''}; killing it`);
+            cp.kill('SIGKILL');
+          }
+        },
+        silent ? this.silentKillTimeoutMs : this.killTimeoutMs,
+      );
       try {
         await this.exited;
       } finally {

@@ -221,7 +221,9 @@ export class DictationController implements vscode.Disposable, RunHost {
     }
   }
 
-  ending(): void {
+  ending(run: DictationRun): void {
+    // A file sent to its end is still being transcribed (the service writes its last words): not "stopping".
+    this.status.update({ finishing: run.source.kind === 'file' && run.fileSent });
     this.setState('stopping');
   }
 

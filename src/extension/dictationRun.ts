@@ -163,6 +163,11 @@ export class DictationRun {
     return queuedBytes + bufferedBytes < FILE_AHEAD_S * bytesPerSecond(this.settings.sampleRate);
   }
 
+  /** A file run has sent its whole file: it ends by waiting for the last words, not by a stop. */
+  get fileSent(): boolean {
+    return this.fileDone;
+  }
+
   /** Whether the end of the run has begun (stop, failure, closed document). */
   get isEnding(): boolean {
     return this.endingPromise !== undefined;

@@ -33,10 +33,12 @@ function warnIfCleartext(settings: Settings): void {
 }
 
 export function activate(context: vscode.ExtensionContext): void {
+  const began = performance.now();
+  // The status-bar item first, in its neutral state: it is what a user looks for as the window opens.
+  const status = new StatusBar();
   const log = new Log();
   const settings = new Settings();
   const keys = new ApiKeyStore(context.secrets, log);
-  const status = new StatusBar();
   const announcer = new Announcer();
   const templates = new TemplateStore(context.extensionUri, log, (m) => void vscode.window.showWarningMessage(`Dictée: ${m}`));
   // "Next Field" of a fields-left warning is the command's (created just below, called later).
@@ -99,7 +101,7 @@ export function activate(context: vscode.ExtensionContext): void {
       if (e.affectsConfiguration('dictee.templates.folder')) void templates.load(settings.read().grammar.templatesFolder);
     }),
   );
-  log.info(`Dictée ${String(manifest.version)} activated (service ${settings.read().serverUrl}, display language ${vscode.env.language})`);
+  log.info(`Dictée ${String(manifest.version)} activated in ${Math.round(performance.now() - began)} ms (service ${settings.read().serverUrl}, display language ${vscode.env.language})`);
 }
 
 /** VS Code does not await `dispose`: the asynchronous teardown (recorder, connection) is returned here. */

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
-import { displayProvisional } from './provisionalText';
+import { displayProvisional, provisionalRoom } from './provisionalText';
 
 /**
  * The provisional text (what the service is still unsure of), shown as `after` content at the
  * insertion point in every visible editor of the target document, in the themeable colour
- * `dictee.provisionalForeground`. Updates are throttled; the decoration type is created once here and
+ * `dictee.provisionalForeground`: its last words when it would run past the editor's right edge
+ * (provisionalText.ts), the whole text in the hover. Updates are throttled; the decoration type is created once here and
  * disposed with the class.
  */
 export class ProvisionalDecoration implements vscode.Disposable {
@@ -65,7 +66,10 @@ export class ProvisionalDecoration implements vscode.Disposable {
         continue;
       }
       const pos = p.doc.positionAt(p.offset);
-      const shown = displayProvisional(p.text);
+      const editorSettings = vscode.workspace.getConfiguration('editor', p.doc);
+      const layout = { wordWrap: editorSettings.get<string>('wordWrap', 'off'), wordWrapColumn: editorSettings.get<number>('wordWrapColumn', 80) };
+      // The room left on the screen row: a long provisional text at the end of a long line shows its last words.
+      const shown = displayProvisional(p.text, provisionalRoom(pos.character, layout));
       const hover = shown === p.text ? undefined : new vscode.MarkdownString().appendText(p.text);
       editor.setDecorations(this.type, [{ range: new vscode.Range(pos, pos), hoverMessage: hover, renderOptions: { after: { contentText: shown } } }]);
       // Keep the insertion point in view while the user has not moved away from it (the cursor is on its line).

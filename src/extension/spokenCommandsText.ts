@@ -6,6 +6,7 @@
 import type { ActionKind, SpokenEntry, SpokenGroup } from '../dictation';
 import type { Specialty } from '../protocol/config';
 import type { L10n } from './l10nText';
+import { ruleDescription, spokenPlaceholders } from './ruleText';
 import { specialtyName } from './statusText';
 
 export interface SpokenRow {
@@ -62,9 +63,11 @@ function commandDoes(l10n: L10n, kind: ActionKind): string {
   }
 }
 
-/** What saying `e` does: a command's description in the user's language, else the table's own (English). */
+/** What saying `e` does, in the user's language (the table's own English for a rule ruleText.ts lacks). */
 function does(l10n: L10n, e: SpokenEntry): string {
-  return e.command ? commandDoes(l10n, e.command) : plainText(e.does);
+  if (e.command) return commandDoes(l10n, e.command);
+  const english = plainText(e.does);
+  return ruleDescription(l10n, english) ?? english;
 }
 
 function groupTitle(l10n: L10n, id: SpokenGroup['id']): string {
@@ -87,7 +90,8 @@ export function spokenRows(l10n: L10n, groups: readonly SpokenGroup[]): SpokenRo
     rows.push({ separator: true, label: groupTitle(l10n, g.id) });
     for (const e of g.entries) {
       const only = e.specialties ? ` (${onlyWith(l10n, e.specialties)})` : '';
-      rows.push({ label: spokenLabel(e.say[0] ?? ''), description: e.say.slice(1).map(spokenLabel).join(', '), detail: `${does(l10n, e)}${only}` });
+      const said = e.say.map((s) => spokenLabel(spokenPlaceholders(l10n, s)));
+      rows.push({ label: said[0] ?? spokenLabel(''), description: said.slice(1).join(', '), detail: `${does(l10n, e)}${only}` });
     }
   }
   return rows;

@@ -63,7 +63,10 @@ export class StatusBar implements vscode.Disposable {
       }
       if (patch.state === 'recording') this.runningSince = now;
       if (patch.state !== 'recording') this.info.level = undefined;
-      if (patch.state === 'idle') this.info.file = undefined;
+      if (patch.state === 'idle') {
+        this.info.file = undefined;
+        this.info.finishing = undefined;
+      }
     }
     if (this.info.state === 'recording' && !this.timer) {
       this.timer = setInterval(() => this.render(), TICK_MS);

@@ -35,6 +35,8 @@ export interface StatusInfo {
   level?: number;
   /** What a run is writing from: the microphone, or an audio file (its name). */
   file?: string;
+  /** The run's audio file was sent to its end: the service is writing its last words (the run is not stopping). */
+  finishing?: boolean;
 }
 
 /** Which status-bar colour to use. */
@@ -222,6 +224,15 @@ export function statusView(l10n: L10n, info: StatusInfo): StatusView {
         command: 'dictee.resume',
       };
     case 'stopping':
+      if (info.file && info.finishing) {
+        return {
+          text: `$(loading~spin) Dictée ${l10n.t('transcribing')} ${elapsed}`,
+          tooltip: `${l10n.t('**Dictée** is transcribing {0}: the whole file was sent, the last words are being written {1}.', `**${md(info.file)}**`, into)}\n\n${L.log}`,
+          accessibilityLabel: l10n.t('Dictée: transcribing the audio file, the last words are being written.'),
+          colour: 'none',
+          command: undefined,
+        };
+      }
       return {
         text: `$(loading~spin) Dictée ${l10n.t('stopping')}`,
         tooltip: `${l10n.t('**Dictée** is finishing: the last words are being written {0}.', into)}\n\n${L.log}`,

@@ -107,6 +107,32 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assert.deepEqual(await wb.afterDecorations(), [], 'no provisional text is left after stop');
   });
 
+  it('2b. at the end of a long line the provisional text stays inside the editor: its newest words, after "…"', async () => {
+    const { wb, mic } = w;
+    // "Findings:" then 46 more characters: the insertion point at column 55 of an editor about 88 characters wide.
+    const long = REPORT_INITIAL.replace('Findings: ', `Findings: ${'Two views of the chest were obtained at 9 am.'} `);
+    await openReportAtFindings(w, long);
+    await startDictation(w);
+    const playing = mic.playPcm(await sentences('The heart size is within normal limits and the mediastinum is not widened.'));
+    let done = false;
+    void playing.finally(() => (done = true));
+    let longest = { text: '', startPx: 0, overflowPx: -Infinity };
+    let worst = { text: '', startPx: 0, overflowPx: -Infinity };
+    while (!done) {
+      // While the insertion point is on screen (the committed words then push it past the right edge of
+      // this editor, which does not wrap lines and does not follow it sideways).
+      for (const d of (await wb.afterDecorationOverflow()).filter((x) => x.startPx < 0)) {
+        if (d.text.length > longest.text.length) longest = d;
+        if (d.overflowPx > worst.overflowPx) worst = d;
+      }
+      await sleep(50);
+    }
+    await playing;
+    await stopAndSave(w);
+    assert.ok(longest.text.length > 20, `a provisional text of several words was shown: ${JSON.stringify(longest)}`);
+    assert.ok(worst.overflowPx <= 0, `the provisional text stayed inside the editor: ${JSON.stringify(worst)}`);
+  });
+
   it('3. the status-bar item starts, pauses, resumes and stops; its text and tooltip follow the state', async () => {
     const { wb, mic } = w;
     await openReportAtFindings(w);

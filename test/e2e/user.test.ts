@@ -154,7 +154,7 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     assertScriptPrefix(dictated, SCRIPT, 4);
   });
 
-  it('16. Transcribe Audio File: a WAV file goes into the document at the cursor, with progress, faster than it plays', async () => {
+  it('16. Transcribe Audio File: a WAV file goes into the document at the cursor, with progress, faster than it plays; "transcribing" to its end, never "stopping"', async () => {
     const { wb } = w;
     const text = SCRIPT.split('. ').slice(0, 3).join('. ') + '.';
     const pcm = await sentences(text, 1200);
@@ -171,6 +171,7 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     const input = wb.page.locator('.quick-input-widget input.input').first();
     await input.fill(wav);
     await sleep(300);
+    const statusTexts = await wb.watchStatusTexts();
     const started = Date.now();
     await wb.page.keyboard.press('Enter');
     const progress = await wb.waitForNotification(UI.transcribing, 20_000);
@@ -185,6 +186,10 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     const words = assertScriptPrefix(dictated, SCRIPT, 8, 'the transcribed file');
     assert.equal(words.length, firstPassWords(text).length, `every word of the file, once: ${dictated}`);
     assert.ok(tookS < seconds, `transcribed in ${tookS.toFixed(1)} s, faster than the ${seconds.toFixed(1)} s it plays`);
+    // The file was not stopped: while its last words are written the status says so, not "stopping".
+    const shown = await statusTexts();
+    assert.ok(shown.some((t) => UI.finishingFileText.test(t)), `the status showed the last words being written: ${JSON.stringify(shown)}`);
+    assert.ok(!shown.some((t) => UI.stoppingText.test(t)), `the status never said "stopping": ${JSON.stringify(shown)}`);
   });
 
   it('17. the log of the whole run holds no dictated word and no document or file name', () => {

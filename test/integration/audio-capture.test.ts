@@ -3,7 +3,8 @@
  * MicrophoneCapture through node-record-lpcm16 and sox.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { MicrophoneCapture, RecorderMissingError, installHint } from '../../src/audio/capture';
@@ -11,7 +12,7 @@ import { isProcessAlive, which } from '../../src/audio/spawn';
 import { mkdtempSync as mkdtemp, writeFileSync } from 'node:fs';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
-import { waitFor } from '../helpers/wait';
+import { sleep, waitFor } from '../helpers/wait';
 import { startVirtualMic, type VirtualMic } from '../e2e/lib/pulse';
 import { startServer } from '../helpers/server';
 import { silence, speechPcm } from '../helpers/speech';
@@ -125,6 +126,75 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
     assert.equal(errors.length, 1);
     assert.match(errors[0]!.message, /the recorder sox exited with code \d+/);
     assert.equal(cap.running, false);
+  });
+
+  /** Runs `body` with `dir` first on PATH and `env` set, then puts both back and removes `dir`. */
+  async function withRecorderDir(dir: string, env: Record<string, string>, body: () => Promise<void>): Promise<void> {
+    const before = { PATH: process.env.PATH, ...Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]])) };
+    process.env.PATH = `${dir}:${process.env.PATH ?? ''}`;
+    Object.assign(process.env, env);
+    try {
+      await body();
+    } finally {
+      for (const [k, v] of Object.entries(before)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('a recorder stuck starting (no audio yet, SIGTERM ignored) ends at once on stop, not after the grace period', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'stuck-sox-'));
+    // The real sox, started with SIGTERM ignored (a disposition exec keeps), against a PulseAudio server
+    // that accepts the connection and never answers: sox hangs opening the device and does not answer SIGTERM.
+    writeFileSync(path.join(dir, 'sox'), `#!/bin/sh\ntrap '' TERM\nexec ${which('sox')!} "$@"\n`, { mode: 0o755 });
+    const socket = path.join(dir, 'pulse.sock');
+    let connections = 0;
+    const hung = net.createServer(() => connections++).listen(socket);
+    const lines: string[] = [];
+    const logger = { trace: () => undefined, debug: () => undefined, info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
+    try {
+      await withRecorderDir(dir, { PULSE_SERVER: `unix:${socket}` }, async () => {
+        // A grace period no test would wait for: only the rule for a recorder without audio can end it.
+        const cap = new MicrophoneCapture({ recorder: 'sox', device: 'virtmic.monitor', killTimeoutMs: 600_000, logger });
+        let bytes = 0;
+        cap.on('data', (d) => (bytes += d.length));
+        cap.on('error', () => undefined);
+        cap.start();
+        const pid = cap.pid!;
+        await waitFor(() => connections > 0, 10_000, 'sox to connect to the PulseAudio server');
+        assert.ok(cap.running && isProcessAlive(pid), 'sox is still opening the device');
+        const stopped = await Promise.race([cap.stop().then(() => true), sleep(20_000).then(() => false)]);
+        assert.ok(stopped, 'stop() ended without waiting for the grace period');
+        assert.equal(bytes, 0);
+        assert.equal(isProcessAlive(pid), false);
+        assert.ok(lines.some((l) => /ignored SIGTERM and never delivered audio; killing it/.test(l)), lines.join('\n'));
+      });
+    } finally {
+      hung.close();
+    }
+  });
+
+  it('a recorder that delivered audio keeps its grace period: what it writes after SIGTERM is delivered', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'slow-recorder-'));
+    // A fake recorder (a shell script named sox): it writes 0.1 s of audio, then answers SIGTERM only
+    // after 0.6 s, with its last bytes — what a real recorder flushing its buffer does, slowly.
+    writeFileSync(path.join(dir, 'sox'), `#!/bin/sh\ntrap 'sleep 0.6; printf LASTWORD; exit 0' TERM\nhead -c 3200 /dev/zero\nwhile :; do sleep 0.05; done\n`, { mode: 0o755 });
+    await withRecorderDir(dir, {}, async () => {
+      const cap = new MicrophoneCapture({ recorder: 'sox', killTimeoutMs: 600_000 });
+      const chunks: Buffer[] = [];
+      cap.on('data', (d) => chunks.push(d));
+      const errors: Error[] = [];
+      cap.on('error', (e) => errors.push(e));
+      cap.start();
+      await waitFor(() => Buffer.concat(chunks).length >= 3200, 10_000, 'the first audio');
+      await cap.stop();
+      const all = Buffer.concat(chunks);
+      assert.equal(all.length, 3200 + 'LASTWORD'.length);
+      assert.equal(all.subarray(3200).toString('latin1'), 'LASTWORD');
+      assert.deepEqual(errors, []);
+    });
   });
 
   it('a PATH without sox gives RecorderMissingError with the install command, and no unhandled error', async () => {

@@ -7,7 +7,7 @@ import { normaliseGrammarSettings, resolveFolderSetting } from '../../src/extens
 import { formatElapsed, languageRowNote, languageView, levelBar, serves, statusView } from '../../src/extension/statusText';
 import { presentError, warningSentence } from '../../src/extension/errorText';
 import { ENGLISH } from '../../src/extension/l10nText';
-import { displayProvisional, PROVISIONAL_MAX_CHARS } from '../../src/extension/provisionalText';
+import { ASSUMED_LINE_WIDTH, displayProvisional, PROVISIONAL_MAX_CHARS, PROVISIONAL_MIN_CHARS, provisionalRoom } from '../../src/extension/provisionalText';
 import { cleartextRemote, languageForUi } from '../../src/extension/settingsMap';
 import { displayKey, effectiveKey } from '../../src/extension/keybindingText';
 import { ERROR_CODES } from '../../src/protocol/errors';
@@ -183,13 +183,14 @@ describe('extension pure helpers', () => {
       assert.equal(text('%category%'), 'Dictée');
     });
 
-    it('has its commands in category Dictée, no * activation, keybindings with when clauses, its own icons and the provisional colour', () => {
+    it('has its commands in category Dictée, * activation (the status-bar item as the window opens), keybindings with when clauses, its own icons and the provisional colour', () => {
       const ids = manifest.contributes.commands.map((c) => c.command);
       for (const id of ['dictee.start', 'dictee.pause', 'dictee.resume', 'dictee.stop', 'dictee.toggle', 'dictee.setApiKey', 'dictee.clearApiKey', 'dictee.showLog', 'dictee.selectMicrophone', 'dictee.testMicrophone', 'dictee.transcribeFile', 'dictee.readLastSentence', 'dictee.chooseLanguage', 'dictee.insertTemplate', 'dictee.nextField', 'dictee.previousField', 'dictee.acceptDefaults', 'dictee.whatCanISay']) {
         assert.ok(ids.includes(id), id);
       }
       for (const c of manifest.contributes.commands) assert.equal(text(c.category), 'Dictée');
-      assert.ok(!manifest.activationEvents.includes('*'));
+      // onStartupFinished waits for every other extension and for the window to settle: the microphone appeared seconds late.
+      assert.deepEqual(manifest.activationEvents, ['*']);
       const kb = manifest.contributes.keybindings.find((k) => k.command === 'dictee.toggle');
       assert.equal(kb?.key, 'ctrl+alt+shift+d');
       assert.equal(kb?.mac, 'cmd+alt+shift+d');
@@ -257,6 +258,16 @@ describe('extension pure helpers', () => {
       const err = statusView(ENGLISH, { state: 'idle', elapsedMs: 0, error: 'dictation stopped after an error.' });
       assert.equal(err.text, '$(error) Dictée');
       assert.equal(err.colour, 'error');
+    });
+
+    it('a file sent to its end shows transcribing while the last words are written; stopping only when it is stopped', () => {
+      const finishing = statusView(ENGLISH, { state: 'stopping', elapsedMs: 7000, file: 'dictation.wav', finishing: true, target: 'report.md' });
+      assert.equal(finishing.text, '$(loading~spin) Dictée transcribing 0:07');
+      assert.match(finishing.tooltip, /transcribing \*\*dictation\\\.wav\*\*: the whole file was sent, the last words are being written into \*\*report\\\.md\*\*/);
+      assert.doesNotMatch(`${finishing.text} ${finishing.tooltip} ${finishing.accessibilityLabel}`, /stopping/);
+      // Cancelled before its end, a file run does stop; so does a microphone run.
+      assert.equal(statusView(ENGLISH, { state: 'stopping', elapsedMs: 7000, file: 'dictation.wav' }).text, '$(loading~spin) Dictée stopping');
+      assert.equal(statusView(ENGLISH, { state: 'stopping', elapsedMs: 7000, finishing: true }).text, '$(loading~spin) Dictée stopping');
     });
 
     it('the tooltip gives the user\'s key, the language, the microphone, and says when the engine is simulated', () => {
@@ -391,6 +402,25 @@ describe('extension pure helpers', () => {
       assert.ok(shown.endsWith('word59'));
       assert.ok(/^…word\d+ /.test(shown), `cut at a word: ${shown}`);
       assert.equal(displayProvisional('x'.repeat(200)).length, PROVISIONAL_MAX_CHARS);
+    });
+
+    it('at the end of a long line shows only what fits before the right edge: the newest words', () => {
+      const off = { wordWrap: 'off', wordWrapColumn: 80 };
+      const text = 'the heart size is within normal limits and the mediastinum is not widened';
+      // Near the start of a line: the usual 60 characters.
+      assert.equal(provisionalRoom(10, off), PROVISIONAL_MAX_CHARS);
+      // At column 100 of a line (beyond the width assumed when the window's width is unknown): the last words.
+      const room = provisionalRoom(100, off);
+      assert.equal(room, PROVISIONAL_MIN_CHARS);
+      const shown = displayProvisional(text, room);
+      assert.ok(shown.length <= PROVISIONAL_MIN_CHARS && shown.startsWith('…') && shown.endsWith('not widened'), shown);
+      assert.equal(provisionalRoom(ASSUMED_LINE_WIDTH - 30, { wordWrap: 'on', wordWrapColumn: 80 }), 30);
+      // Wrapped at a column: the place on the screen row counts, not the place in the line.
+      assert.equal(provisionalRoom(100, { wordWrap: 'wordWrapColumn', wordWrapColumn: 60 }), 20);
+      assert.equal(provisionalRoom(125, { wordWrap: 'bounded', wordWrapColumn: 60 }), 55);
+      assert.equal(provisionalRoom(130, { wordWrap: 'wordWrapColumn', wordWrapColumn: 120 }), PROVISIONAL_MAX_CHARS);
+      assert.equal(provisionalRoom(118, { wordWrap: 'wordWrapColumn', wordWrapColumn: 120 }), PROVISIONAL_MIN_CHARS);
+      assert.equal(provisionalRoom(5, { wordWrap: 'wordWrapColumn', wordWrapColumn: 0 }), ASSUMED_LINE_WIDTH - 5 > PROVISIONAL_MAX_CHARS ? PROVISIONAL_MAX_CHARS : ASSUMED_LINE_WIDTH - 5);
     });
   });
 });

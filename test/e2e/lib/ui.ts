@@ -47,4 +47,7 @@ export const UI = {
   idleOrError: /prête|erreur/i,
   recording: /enregistre/i,
   paused: /en pause/i,
+  /** The status item's text while a run stops, and while a file sent to its end has its last words written. */
+  stoppingText: /arrêt/i,
+  finishingFileText: /transcription…/i,
 };

@@ -60,6 +60,11 @@ export class Workbench {
     return wb;
   }
 
+  /** Milliseconds since the page began to load (the page's own clock). */
+  async sincePageLoadMs(): Promise<number> {
+    return Math.round(await this.page.evaluate(() => performance.now()));
+  }
+
   async close(): Promise<void> {
     await this.page.context().close();
   }
@@ -265,6 +270,43 @@ export class Workbench {
   /** The language item beside it (`dictee.language`). */
   languageItem(): Locator {
     return this.page.locator('.part.statusbar .statusbar-item[id*="dictee.language" i]');
+  }
+
+  /**
+   * For each `after` decoration of the active editor, where it begins and how far its text reaches,
+   * in pixels from the right edge of the editor's text area (≤ 0: visible).
+   */
+  async afterDecorationOverflow(): Promise<{ text: string; startPx: number; overflowPx: number }[]> {
+    return (await this.page.evaluate(`(() => {
+      const ed = document.querySelector('.editor-instance .monaco-editor');
+      const area = ed.querySelector('.monaco-scrollable-element.editor-scrollable');
+      const bar = area.querySelector('.scrollbar.vertical');
+      const right = area.getBoundingClientRect().right - (bar ? bar.getBoundingClientRect().width : 0);
+      const out = [];
+      for (const span of ed.querySelectorAll('.view-lines .view-line span')) {
+        const c = getComputedStyle(span, '::after').content;
+        if (!c || c === 'none' || c === 'normal' || c === '""') continue;
+        const box = span.getBoundingClientRect();
+        out.push({ text: c, startPx: Math.round(box.left - right), overflowPx: Math.round(box.right - right) });
+      }
+      return out;
+    })()`)) as { text: string; startPx: number; overflowPx: number }[];
+  }
+
+  /** Records every text the Dictée status-bar item shows from now on; the function returned reads them. */
+  async watchStatusTexts(): Promise<() => Promise<string[]>> {
+    // A MutationObserver sees every change, however brief (a string: the page has the DOM types, this file has not).
+    await this.page.evaluate(`(() => {
+      const seen = (window.__dicteeStatusTexts = []);
+      const read = () => {
+        const el = document.querySelector('.part.statusbar .statusbar-item[id*="dictee.status" i]');
+        const text = el ? el.innerText.trim() : '';
+        if (seen[seen.length - 1] !== text) seen.push(text);
+      };
+      read();
+      new MutationObserver(read).observe(document.querySelector('.part.statusbar'), { subtree: true, childList: true, characterData: true, attributes: true });
+    })()`);
+    return async () => (await this.page.evaluate('window.__dicteeStatusTexts.slice()')) as string[];
   }
 
   async statusItems(): Promise<{ id: string; text: string; label: string }[]> {

@@ -58,6 +58,8 @@ export interface World {
   /** Writes report.md back to its initial content. */
   resetReport(content?: string): void;
   reportPath: string;
+  /** When the workbench was ready and when the Dictée status-bar item showed, in ms after the page load. */
+  startup: { workbenchReadyMs: number; statusItemMs: number };
 }
 
 /** What the suite needs on this machine; each entry names what is missing. */
@@ -142,9 +144,13 @@ async function createWorld(): Promise<World> {
   const browser = await launchBrowser();
   cleanups.push(() => browser.close());
   const wb = await Workbench.open(browser, codeServer.folderUrl);
+  const ready = await wb.sincePageLoadMs();
   // The extension is active once its status-bar item shows.
   await wb.statusItem().first().waitFor({ state: 'visible', timeout: 60_000 });
-  return { tmp, workspace, vsix, service, mic, codeServer, browser, wb, apiKey: created.key, resetReport, reportPath };
+  const shown = await wb.sincePageLoadMs();
+  const startup = { workbenchReadyMs: ready, statusItemMs: shown };
+  console.log(`      startup: workbench ready ${ready} ms after the page load, the Dictée status-bar item ${shown} ms (${shown - ready} ms after the workbench)`);
+  return { tmp, workspace, vsix, service, mic, codeServer, browser, wb, apiKey: created.key, resetReport, reportPath, startup };
 }
 
 export async function stopWorld(): Promise<void> {
