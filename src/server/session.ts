@@ -87,7 +87,6 @@ export class LiveSession {
   private flushTimer: NodeJS.Timeout | undefined;
   /** When the last audio frame was taken (monotonic ms): the flush timer counts from here. */
   private lastAudioMono = 0;
-  /** The configuration as persisted with every checkpoint (it never changes). */
 
   constructor(init: LiveSessionInit) {
     this.id = init.id;
