@@ -23,8 +23,8 @@ import { DEFAULT_POCKETSPHINX_MODEL, loadPocketsphinx, pocketsphinxModel } from 
 import { PocketsphinxRecognizer, Proofreader } from '../src/server/engine/pocketsphinx/recognizer';
 import type { Recognizer } from '../src/server/engine/recognizer';
 import { SimulatedEngine } from '../src/server/engine/simulated';
-import { Segmenter } from '../src/server/segmenter';
-import { VAD_WINDOW_MS, Vad } from '../src/server/vad';
+import { Segmenter } from '../src/server/engine/segmenter';
+import { VAD_WINDOW_MS, Vad } from '../src/server/engine/vad';
 import { type Recording, recordings, wordErrors } from '../test/helpers/recordings';
 import { framesOf, silence } from '../test/helpers/speech';
 import { type StepResult, cpuSecondsOf, percentile } from './server.bench';

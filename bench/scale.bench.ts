@@ -20,11 +20,11 @@ import { Redis } from 'ioredis';
 import WebSocket from 'ws';
 import { resolveConfig } from '../src/protocol';
 import { createLogger } from '../src/server/log';
-import { SqliteStore } from '../src/server/db';
-import { openPool } from '../src/server/pg/connect';
-import { prepareDatabase } from '../src/server/pg/migrations';
-import { PgStore } from '../src/server/pg/store';
-import type { CheckpointRow } from '../src/server/stores';
+import { SqliteStore } from '../src/server/storage/db';
+import { openPool } from '../src/server/storage/pg/connect';
+import { prepareDatabase } from '../src/server/storage/pg/migrations';
+import { PgStore } from '../src/server/storage/pg/store';
+import type { CheckpointRow } from '../src/server/storage/stores';
 import { type TestPostgres, type TestRedis, startPostgres, startRedis } from '../test/helpers/backends';
 import { P99_LIMIT_MS, type Target, capacities, fmt, spawnLine, stepsTable } from './server.bench';
 

@@ -19,10 +19,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { resolveConfig } from '../src/protocol';
-import { SqliteStore } from '../src/server/db';
-import type { CheckpointRow } from '../src/server/stores';
+import { SqliteStore } from '../src/server/storage/db';
+import type { CheckpointRow } from '../src/server/storage/stores';
 import { SimulatedEngine } from '../src/server/engine/simulated';
-import { Segmenter } from '../src/server/segmenter';
+import { Segmenter } from '../src/server/engine/segmenter';
 import { framesOf, silence, speechPcm } from '../test/helpers/speech';
 
 /** Up to where both the service and the echo server fail; `DICTEE_BENCH_STEPS=100,1600` runs other steps. */

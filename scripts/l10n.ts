@@ -36,7 +36,8 @@ export function messagesIn(source: string, fileName = 'x.ts'): string[] {
 export function englishBundle(): Record<string, string> {
   const dir = path.join(ROOT, 'src', 'extension');
   const messages = new Set<string>();
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+  const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).sort();
+  for (const f of files) {
     for (const m of messagesIn(readFileSync(path.join(dir, f), 'utf8'), f)) messages.add(m);
   }
   return Object.fromEntries([...messages].sort().map((m) => [m, m]));

@@ -3,20 +3,20 @@
  * `context.subscriptions`, registers the commands. Behaviour lives in the classes.
  */
 import * as vscode from 'vscode';
-import { Announcer } from './announcer';
+import { Announcer } from './ui/announcer';
 import { ApiKeyStore } from './apiKeyStore';
-import { DictationController } from './dictationController';
-import { FieldWarnings } from './fieldWarnings';
-import { transcribeAudioFile } from './fileTranscription';
-import { ToggleKey } from './keybindings';
+import { DictationController } from './run/dictationController';
+import { FieldWarnings } from './templates/fieldWarnings';
+import { transcribeAudioFile } from './run/fileTranscription';
+import { ToggleKey } from './ui/keybindings';
 import { Log } from './log';
-import { checkRecorder, testMicrophone } from './microphoneTest';
-import { chooseLanguage, selectMicrophone } from './pickers';
+import { checkRecorder, testMicrophone } from './run/microphoneTest';
+import { chooseLanguage, selectMicrophone } from './ui/pickers';
 import { Settings } from './settings';
 import { cleartextRemote } from './settingsMap';
-import { StatusBar } from './statusBar';
-import { TemplateCommands } from './templateCommands';
-import { TemplateStore } from './templateStore';
+import { StatusBar } from './ui/statusBar';
+import { TemplateCommands } from './templates/templateCommands';
+import { TemplateStore } from './templates/templateStore';
 
 let controller: DictationController | undefined;
 

@@ -7,7 +7,7 @@ import { DEFAULTS, LANGUAGES, PRESETS, SPECIALTIES, DEFAULT_SAMPLE_RATE, SUPPORT
 import { DEFAULT_SERVER_URL } from '../protocol/http';
 import { DEFAULT_RECORDER, RECORDERS, type RecorderName } from '../audio/spawn';
 import { normaliseGrammarSettings, type GrammarSettings } from './grammarSettings';
-import { ENGLISH, type L10n } from './l10nText';
+import { ENGLISH, type L10n } from './ui/l10nText';
 
 /** The advanced settings (`dictee.advanced.<key>`) and the `configure` field each one sets. */
 export const ADVANCED_FIELDS = {

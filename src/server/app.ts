@@ -8,19 +8,19 @@ import http, { type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { type ErrorCode, MAX_AUDIO_FRAME_BYTES, PATHS, closeCodeFor } from '../protocol';
-import { WRITE_NEEDED, authorize } from './auth';
-import type { Engine } from './engine/recognizer';
+import { WRITE_NEEDED, authorize } from './http/auth';
+import type { Engine } from './engine/engine';
 import type { ApiContext } from './http/context';
 import { httpFailure, route } from './http/routes';
 import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl } from './http/util';
-import { LoopDelayMonitor } from './loopDelay';
+import { LoopDelayMonitor } from './http/loopDelay';
 import type { ServerLogger } from './log';
-import { SessionRegistry, type Timing } from './registry';
-import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './stores';
-import type { Backends } from './backends';
+import { SessionRegistry, type Timing } from './live/registry';
+import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './storage/stores';
+import type { Backends } from './storage/backends';
 import { errorMessage } from '../shared/errors';
 
-export { DEFAULT_TIMING, type Timing } from './registry';
+export { DEFAULT_TIMING, type Timing } from './live/registry';
 
 /** How long a shutdown waits for sessions to be finalised (decoders in workers decode what they have). */
 const SHUTDOWN_DRAIN_MS = 30_000;

@@ -4,7 +4,7 @@
  * before the limit, and keeps recent and still-live sessions.
  */
 import assert from 'node:assert/strict';
-import type { CheckpointRow, SessionStore } from '../../src/server/stores';
+import type { CheckpointRow, SessionStore } from '../../src/server/storage/stores';
 
 export const daysAgo = (d: number): string => new Date(Date.now() - d * 86_400_000).toISOString();
 

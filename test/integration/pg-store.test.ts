@@ -1,14 +1,14 @@
 /**
- * The PostgreSQL store (src/server/pg/) against a real PostgreSQL started by the test harness: what the
+ * The PostgreSQL store (src/server/storage/pg/) against a real PostgreSQL started by the test harness: what the
  * SQLite store's unit tests check (retention, records, the checkpoint's counters), so that both stores mean
  * the same; and the journal's ownership: a claim fences the instance that had the session.
  */
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { createLogger } from '../../src/server/log';
-import { openPool } from '../../src/server/pg/connect';
-import { prepareDatabase } from '../../src/server/pg/migrations';
-import { PgStore } from '../../src/server/pg/store';
+import { openPool } from '../../src/server/storage/pg/connect';
+import { prepareDatabase } from '../../src/server/storage/pg/migrations';
+import { PgStore } from '../../src/server/storage/pg/store';
 import { type TestPostgres, startPostgres } from '../helpers/backends';
 import { checkRetention, checkpointAt, daysAgo } from '../helpers/store-retention';
 import { waitFor } from '../helpers/wait';

@@ -4,11 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/protocol';
-import { EngineUnavailableError, DEFAULT_POCKETSPHINX_MODEL, loadPocketsphinx, pocketsphinxModel } from '../../src/server/engine/pocketsphinx/ffi';
+import { DEFAULT_POCKETSPHINX_MODEL, loadPocketsphinx, pocketsphinxModel } from '../../src/server/engine/pocketsphinx/ffi';
+import { EngineUnavailableError } from '../../src/server/engine/engine';
 import { PocketsphinxRecognizer, Proofreader } from '../../src/server/engine/pocketsphinx/recognizer';
 import { loadSherpa } from '../../src/server/engine/sherpa/recognizer';
-import { type ChunkEvent, type SegmentEvent, Segmenter } from '../../src/server/segmenter';
-import { VAD_WINDOW_MS, Vad } from '../../src/server/vad';
+import { type ChunkEvent, type SegmentEvent, Segmenter } from '../../src/server/engine/segmenter';
+import { VAD_WINDOW_MS, Vad } from '../../src/server/engine/vad';
 import { recordings, wordErrors } from '../helpers/recordings';
 import { silence } from '../helpers/speech';
 

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { DB_FILE } from '../../src/server/db';
+import { DB_FILE } from '../../src/server/storage/db';
 import { UPGRADE_HEADERS, logLines, openFds, rawRequest, rawSocket } from '../helpers/hostile';
 import { type TestServer, WsProbe, startServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DB_FILE } from '../../src/server/db';
+import { DB_FILE } from '../../src/server/storage/db';
 import { logLines, rawRequest } from '../helpers/hostile';
 import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
 import { framesOf, silence, tone } from '../helpers/speech';

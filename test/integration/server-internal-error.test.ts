@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DB_FILE } from '../../src/server/db';
+import { DB_FILE } from '../../src/server/storage/db';
 import { type TestServer, WsProbe, startServer } from '../helpers/server';
 
 describe('server INTERNAL_ERROR (built service, database locked by another process)', function () {

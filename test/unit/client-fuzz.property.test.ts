@@ -5,7 +5,7 @@
  * no exception escapes, nothing the person typed changes, and every offset stays inside the document.
  *
  * The document here is a list of characters, each marked with who wrote it; the writer's spacing and
- * edit planning are reproduced from src/extension/documentWriter.ts (its `vscode` part cannot run in
+ * edit planning are reproduced from src/extension/editor/documentWriter.ts (its `vscode` part cannot run in
  * plain Node), using the same pure functions: `joinText`, `RangeTracker`, `TranscriptModel`.
  */
 import assert from 'node:assert/strict';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { Availability, BackendStartError, backoffMs, checkUrl, maskPassword, redactedUrl } from '../../src/server/backend';
+import { Availability, BackendStartError, backoffMs, checkUrl, maskPassword, redactedUrl } from '../../src/server/storage/backend';
 import { createLogger } from '../../src/server/log';
-import { isConnectionError, isRetryableError } from '../../src/server/pg/connect';
-import { MIGRATIONS } from '../../src/server/pg/migrations';
+import { isConnectionError, isRetryableError } from '../../src/server/storage/pg/connect';
+import { MIGRATIONS } from '../../src/server/storage/pg/migrations';
 import { waitFor } from '../helpers/wait';
 
 describe('server backends: URLs, errors, reconnection', () => {

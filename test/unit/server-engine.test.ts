@@ -3,7 +3,7 @@ import { resolveConfig } from '../../src/protocol';
 import { allBuiltInScripts, builtInScript } from '../../src/server/engine/scripts';
 import type { Recognizer } from '../../src/server/engine/recognizer';
 import { MS_PER_WORD, SimulatedEngine, SimulatedRecognizer, parseUtterances, rawForm, tokenize } from '../../src/server/engine/simulated';
-import { Segmenter, type SegmentEvent } from '../../src/server/segmenter';
+import { Segmenter, type SegmentEvent } from '../../src/server/engine/segmenter';
 import { framesOf, silence, tone } from '../helpers/speech';
 
 const W = Buffer.alloc(640);

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KEY_PATTERN } from '../../src/protocol';
-import { SqliteStore as Store } from '../../src/server/db';
-import { SqliteKeyStore as KeyStore, MASTER_KEY_FILE, generateKey, hashesEqual, sha256Hex } from '../../src/server/keys';
+import { SqliteStore as Store } from '../../src/server/storage/db';
+import { SqliteKeyStore as KeyStore, MASTER_KEY_FILE, generateKey, hashesEqual, sha256Hex } from '../../src/server/storage/keys';
 
 function tmp(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'dictee-keys-'));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { HttpInits } from '../../src/server/httpInits';
-import { InProcessLimits, RateLimiter } from '../../src/server/limits';
+import { HttpInits } from '../../src/server/live/httpInits';
+import { InProcessLimits, RateLimiter } from '../../src/server/storage/limits';
 
 describe('server rate limiter (sliding window per key)', () => {
   it('allows `limit` requests per window and gives the exact wait', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ClientConfig, resolveConfig } from '../../src/protocol';
 import { SimulatedEngine } from '../../src/server/engine/simulated';
-import { MAX_SENTENCE_CHUNKS, type SegmentEvent, Segmenter } from '../../src/server/segmenter';
+import { MAX_SENTENCE_CHUNKS, type SegmentEvent, Segmenter } from '../../src/server/engine/segmenter';
 import { framesOf, silence, speechPcm, tone } from '../helpers/speech';
 
 const SCRIPT = 'Alpha, beta. Gamma delta epsilon zeta eta theta iota kappa lambda mu.';

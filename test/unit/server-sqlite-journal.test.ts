@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteStore } from '../../src/server/db';
+import { SqliteStore } from '../../src/server/storage/db';
 import { createLogger } from '../../src/server/log';
-import type { SegmenterCheckpoint } from '../../src/server/segmenter';
-import { SessionJournal } from '../../src/server/sessionJournal';
-import { MAX_GROUP_WAIT_MS } from '../../src/server/sqliteJournal';
-import type { CheckpointRow } from '../../src/server/stores';
+import type { SegmenterCheckpoint } from '../../src/server/engine/segmenter';
+import { SessionJournal } from '../../src/server/storage/sessionJournal';
+import { MAX_GROUP_WAIT_MS } from '../../src/server/storage/sqliteJournal';
+import type { CheckpointRow } from '../../src/server/storage/stores';
 import { waitFor } from '../helpers/wait';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'dictee-journal-'));

@@ -3,8 +3,8 @@ import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DB_FILE, SqliteStore, dataDirWarning } from '../../src/server/db';
-import { masterKeyWeakness } from '../../src/server/keys';
+import { DB_FILE, SqliteStore, dataDirWarning } from '../../src/server/storage/db';
+import { masterKeyWeakness } from '../../src/server/storage/keys';
 import { checkRetention } from '../helpers/store-retention';
 
 const tmp = (): string => mkdtempSync(path.join(os.tmpdir(), 'dictee-store-'));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Vad, levelDb, samplesLevelDb, samplesOf } from '../../src/server/vad';
+import { Vad, levelDb, samplesLevelDb, samplesOf } from '../../src/server/engine/vad';
 import { silence, tone } from '../helpers/speech';
 
 function noise(ms: number, amplitude: number, seed = 1): Buffer {

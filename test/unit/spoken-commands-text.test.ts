@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { spokenCommands, TABLES } from '../../src/dictation';
-import { ENGLISH, type L10n } from '../../src/extension/l10nText';
-import { ruleDescription } from '../../src/extension/ruleText';
-import { onlyWith, plainText, spokenLabel, spokenRows } from '../../src/extension/spokenCommandsText';
+import { ENGLISH, type L10n } from '../../src/extension/ui/l10nText';
+import { ruleDescription } from '../../src/extension/ui/ruleText';
+import { onlyWith, plainText, spokenLabel, spokenRows } from '../../src/extension/ui/spokenCommandsText';
 
 describe('What Can I Say? rows (a quick pick shows no Markdown)', () => {
   it('shows code spans as plain text, spoken forms with a capital, vocabularies by their names', () => {

@@ -13,10 +13,10 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ServerLogger } from '../log';
-import type { ChunkEvent, SegmenterCheckpoint } from '../segmenter';
-import type { PortInit, SegmenterPort } from '../segmenterPort';
-import { Vad } from '../vad';
-import type { EngineBusy } from './recognizer';
+import type { ChunkEvent, SegmenterCheckpoint } from './segmenter';
+import type { PortInit, SegmenterPort } from './segmenterPort';
+import { Vad } from './vad';
+import type { EngineBusy } from './engine';
 import type { FromWorker, ToWorker, WorkerEngine } from './workerProtocol';
 
 /** Audio waiting to be decoded, per session, above which new sessions are refused. */

@@ -10,7 +10,7 @@ import type { ServerLogger } from '../log';
 import { DEFAULT_POCKETSPHINX_MODEL, POCKETSPHINX_LANGUAGES, POCKETSPHINX_SAMPLE_RATE, loadPocketsphinx, pocketsphinxModel } from './pocketsphinx/ffi';
 import { POCKETSPHINX_ENGINE_NAME } from './pocketsphinx/recognizer';
 import { DecoderPool } from './pool';
-import { type Engine, type EngineBusy, type WorkerRecognizer, languageRefusal } from './recognizer';
+import { type Engine, type EngineBusy, type WorkerRecognizer, languageRefusal } from './engine';
 import { verifiedModel } from './sherpa/model';
 import { SHERPA_ENGINE_NAME, loadSherpa } from './sherpa/recognizer';
 import { SimulatedEngine } from './simulated';

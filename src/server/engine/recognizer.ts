@@ -5,9 +5,8 @@
  * chunk (a pause of `engine_endpointing`, `audio_duration_threshold`, a flush) and asks for the
  * sentence's proofread text when the sentence ends.
  *
- * An engine whose decoding is too slow for the service's event loop runs the segmenter and its
- * recognizers in worker threads: its {@link Engine.create} returns a {@link WorkerRecognizer}, and the
- * session talks to it through a {@link import('../segmenterPort').SegmenterPort}.
+ * The factory of recognizers, and what an engine that decodes in worker threads returns instead,
+ * are in engine.ts.
  */
 import type { EffectiveConfig } from '../../protocol';
 
@@ -57,44 +56,10 @@ export interface Recognizer {
   dispose?(): void;
 }
 
-/** What the session needs to open a segmenter in a worker thread (see engine/pool.ts). */
-export interface WorkerRecognizer {
-  readonly kind: 'worker';
-  readonly name: string;
-  open(init: import('../segmenterPort').PortInit): import('../segmenterPort').SegmenterPort;
-}
-
-export interface EngineBusy {
-  message: string;
-  retryAfterMs: number;
-}
-
-export interface Engine {
-  readonly name: string;
-  /** Language codes the engine serves (`configured.languages`, `GET /healthz`). */
-  readonly languages: readonly string[];
-  /** Why this engine cannot serve the configuration (an INIT_ERROR message), or undefined. */
-  unsupported(config: EffectiveConfig): string | undefined;
-  create(config: EffectiveConfig): Recognizer | WorkerRecognizer;
-  /** Set when decoding has fallen behind real time: new sessions are refused until it catches up. */
-  busy?(): EngineBusy | undefined;
-  /** Frees workers and native resources (service shutdown). */
-  close?(): Promise<void>;
-}
-
-export function isWorkerRecognizer(r: Recognizer | WorkerRecognizer): r is WorkerRecognizer {
-  return (r as WorkerRecognizer).kind === 'worker';
-}
-
 /** Proofread text of plain first-pass words: a capital and a final period. */
 export function sentenceCase(words: readonly string[]): string {
   const text = words.join(' ').trim();
   if (text === '') return '';
   const first = text.charAt(0).toLocaleUpperCase() + text.slice(1);
   return /[.!?…]$/u.test(first) ? first : `${first}.`;
-}
-
-/** The INIT_ERROR text for a language an engine does not serve. */
-export function languageRefusal(engine: string, language: string, languages: readonly string[]): string {
-  return `language ${language} is not available in the ${engine} engine; it serves: ${languages.join(', ')}`;
 }

@@ -16,7 +16,8 @@
  * next line. Voiced audio beyond a line's words releases nothing.
  */
 import type { EffectiveConfig } from '../../protocol';
-import type { Engine, RecognizedWord, Recognizer } from './recognizer';
+import type { RecognizedWord, Recognizer } from './recognizer';
+import type { Engine } from './engine';
 import { allBuiltInScripts, builtInScript } from './scripts';
 
 export const SIMULATED_ENGINE_NAME = 'simulated';

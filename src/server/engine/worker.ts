@@ -7,7 +7,7 @@ import { errorMessage } from '../../shared/errors';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EffectiveConfig } from '../../protocol';
-import { type SegmentEvent, Segmenter } from '../segmenter';
+import { type SegmentEvent, Segmenter } from './segmenter';
 import { loadPocketsphinx } from './pocketsphinx/ffi';
 import { type ProofreadAnswer, type ProofreadJob, ThreadProofreader } from './pocketsphinx/proofreadThread';
 import { PocketsphinxRecognizer, Proofreader } from './pocketsphinx/recognizer';

@@ -1,6 +1,6 @@
 /** Messages between the service (engine/pool.ts) and its decoder worker threads (engine/worker.ts). */
 import type { EffectiveConfig } from '../../protocol';
-import type { ChunkEvent, SegmentEvent, SegmenterCheckpoint } from '../segmenter';
+import type { ChunkEvent, SegmentEvent, SegmenterCheckpoint } from './segmenter';
 import type { PocketsphinxModel } from './pocketsphinx/ffi';
 import type { SherpaModel } from './sherpa/model';
 

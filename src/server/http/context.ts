@@ -1,9 +1,9 @@
 /** What the HTTP API works with: the stores and limits, the session registry, the log. */
-import type { Engine } from '../engine/recognizer';
+import type { Engine } from '../engine/engine';
 import type { ServerLogger } from '../log';
-import type { LoopDelay } from '../loopDelay';
-import type { SessionRegistry } from '../registry';
-import type { KeyStore, Limits, SessionStore } from '../stores';
+import type { LoopDelay } from './loopDelay';
+import type { SessionRegistry } from '../live/registry';
+import type { KeyStore, Limits, SessionStore } from '../storage/stores';
 
 export interface ApiContext {
   keys: KeyStore;

@@ -1,7 +1,7 @@
 /** Key management with the master key: `GET`/`POST /v1/api-keys`, `DELETE /v1/api-keys/{id or key}`. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CreateKeyRequestSchema, describeZodError, redactKey } from '../../protocol';
-import { KeyRequestError } from '../stores';
+import { KeyRequestError } from '../storage/stores';
 import type { ApiContext } from './context';
 import { HttpError, bearer, parseJsonBody, readBody, sendJson } from './util';
 

@@ -1,7 +1,7 @@
 /** The HTTP API of the service: every path of `PATHS`, its methods, and the error body for every failure. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PATHS } from '../../protocol';
-import { BackendUnavailableError } from '../stores';
+import { BackendUnavailableError } from '../storage/stores';
 import type { ApiContext } from './context';
 import { createKey, listKeys, requireMaster, revokeKey } from './keys';
 import { readSession, sessionInit } from './sessions';

@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionInitResponse } from '../../protocol';
-import { WRITE_NEEDED, authorize, takeRate, type AuthorizeOptions } from '../auth';
-import type { ApiKey, SessionRecord } from '../stores';
+import { WRITE_NEEDED, authorize, takeRate, type AuthorizeOptions } from './auth';
+import type { ApiKey, SessionRecord } from '../storage/stores';
 import type { ApiContext } from './context';
 import { HttpError, bearer, parseJsonBody, presentedKey, readBody, sendJson } from './util';
 

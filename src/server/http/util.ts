@@ -7,6 +7,7 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR, redactUrl } from '../../protocol';
 import { errorMessage } from '../../shared/errors';
+import { unavailableMessage } from '../storage/stores';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -39,10 +40,6 @@ export class HttpError extends Error {
   static methodNotAllowed(method: string, allowed: readonly string[]): HttpError {
     return new HttpError(405, 'METHOD_NOT_ALLOWED', `method ${method} not allowed here; use ${allowed.join(' or ')}`, 0, { allow: allowed.join(', ') });
   }
-}
-
-export function unavailableMessage(retryAfterMs: number): string {
-  return `service temporarily unavailable; retry in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s`;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -6,6 +6,7 @@
 import { errorMessage } from '../../../shared/errors';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { EngineUnavailableError } from '../engine';
 import type { LibraryHandle } from 'koffi';
 
 type NativeFn = (...args: unknown[]) => unknown;
@@ -27,8 +28,6 @@ export interface PocketsphinxModel {
   /** Pronunciation dictionary (`cmudict-en-us.dict`). */
   dict: string;
 }
-
-export class EngineUnavailableError extends Error {}
 
 /** Checks a model directory; throws {@link EngineUnavailableError} naming what is missing. */
 export function pocketsphinxModel(dir: string): PocketsphinxModel {

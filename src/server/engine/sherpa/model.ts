@@ -9,7 +9,7 @@ import { errorMessage } from '../../../shared/errors';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { EngineUnavailableError } from '../pocketsphinx/ffi';
+import { EngineUnavailableError } from '../engine';
 
 export const MODEL_MARKER = '.dictee-model.json';
 

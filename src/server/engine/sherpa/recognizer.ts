@@ -7,7 +7,7 @@
  */
 import { errorMessage } from '../../../shared/errors';
 import type { EffectiveConfig } from '../../../protocol';
-import { EngineUnavailableError } from '../pocketsphinx/ffi';
+import { EngineUnavailableError } from '../engine';
 import type { RecognizedWord, Recognizer } from '../recognizer';
 import { sentenceCase } from '../recognizer';
 import type { SherpaModel } from './model';

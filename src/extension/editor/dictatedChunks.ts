@@ -1,0 +1,345 @@
+/**
+ * Committed chunks written through the dictation grammar (src/dictation/): each `insert` and `replace`
+ * of the transcript model goes through the run's DictationFormatter with the document around the
+ * insertion point; provisional text is shown as it will be written. The run has an insertion point of
+ * its own (a tracked range: the cursor it started at, or the template field a command selected, which
+ * the next words replace); words held back wait for the next chunk or `HOLD_BACK_MS`. Each utterance is
+ * one undo step of the editor: its chunk, the words held back from it and its rewrite by the service
+ * (`batch.replace`) join the step it opened, unless someone else changed the document in between. The
+ * commands said alone are run by dictationActions.ts.
+ */
+import * as vscode from 'vscode';
+import type { OwnEffect } from '../../client/ranges';
+import { DictationFormatter, HOLD_BACK_MS, type ChunkResult, type DictationAction, type DocContext, type FormatOptions, type Template } from '../../dictation';
+import type { Logger } from '../../shared/logger';
+import { DictationActions, type DictationUi } from './dictationActions';
+import type { ProvisionalDecoration } from './provisionalDecoration';
+import type { TrackedDocument, UndoStops } from './trackedDocument';
+import { CURSOR_ID, type ChunkWriter, type CursorKind, type DictationCursor, type InsertOp, type ReplaceOp, type WriterStats } from './writerTypes';
+
+/** Characters of context the grammar reads on each side of the insertion point. */
+const BEFORE_CHARS = 80;
+const AFTER_CHARS = 8;
+
+/** What the insertion point is: a point, the selection the run started with, or a field a command selected. */
+
+export interface DictationSetup {
+  options: FormatOptions;
+  ui: DictationUi;
+  /** The hold-back timer (injected; `setTimeout` by default). */
+  schedule?: (fn: () => void, ms: number) => vscode.Disposable;
+}
+
+function defaultSchedule(fn: () => void, ms: number): vscode.Disposable {
+  const t = setTimeout(fn, ms);
+  return { dispose: () => clearTimeout(t) };
+}
+
+/** Line breaks as the grammar reads them. */
+function lf(s: string): string {
+  return s.replace(/\r\n?/gu, '\n');
+}
+
+export class DictatedChunks implements ChunkWriter, DictationCursor {
+  readonly formatter: DictationFormatter;
+  private readonly actions: DictationActions;
+  private cursorKind: CursorKind;
+  /** The chunk whose undo step is still open (its edits join it), or null. */
+  private openStep: string | null = null;
+  private hold: vscode.Disposable | undefined;
+  private rawProvisional = '';
+  private readonly schedule: (fn: () => void, ms: number) => vscode.Disposable;
+  private readonly listener: vscode.Disposable;
+
+  constructor(
+    readonly target: TrackedDocument,
+    selectionLength: number,
+    private readonly log: Logger,
+    private readonly decoration: ProvisionalDecoration,
+    private readonly stats: WriterStats,
+    setup: DictationSetup,
+    private readonly enqueue: (task: () => Promise<void>) => Promise<void>,
+  ) {
+    this.formatter = new DictationFormatter(setup.options);
+    this.schedule = setup.schedule ?? defaultSchedule;
+    target.tracker.track(CURSOR_ID, target.tracker.anchor, selectionLength);
+    this.cursorKind = selectionLength > 0 ? 'selection' : 'point';
+    this.actions = new DictationActions(this, setup.ui, log);
+    // Someone else changed the document: the next edit of ours opens an undo step of its own.
+    this.listener = target.onDidUserEdit(() => {
+      this.openStep = null;
+    });
+  }
+
+  /** Templates, vocabulary or language changed (settings, the templates folder): for the next chunks. */
+  setOptions(options: Partial<FormatOptions>): void {
+    this.formatter.setOptions(options);
+  }
+
+  // ------------------------------------------------------------------ the insertion point
+
+  /** The run's insertion point (a range: the selected field or selection the next words replace). */
+  cursor(): { start: number; end: number } {
+    const c = this.target.tracker.get(CURSOR_ID);
+    return c ? { start: c.start, end: c.end } : { start: this.target.tracker.end(), end: this.target.tracker.end() };
+  }
+
+  /** Moves the insertion point (and shows it in the editor when it selects something). */
+  setCursor(start: number, end: number, kind: CursorKind): void {
+    this.target.tracker.track(CURSOR_ID, start, end - start);
+    this.cursorKind = kind;
+    if (end > start) {
+      const editor = this.target.editor();
+      if (editor) {
+        const d = this.target.doc;
+        editor.selection = new vscode.Selection(d.positionAt(start), d.positionAt(end));
+        editor.revealRange(editor.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+      }
+    }
+    this.renderProvisional();
+  }
+
+  /**
+   * Where the next words go: the insertion point, or, when a person changed the selection or field it
+   * stood for, next to their text (before the run's first selection, as documented; after a field).
+   */
+  private place(): { start: number; end: number } {
+    const c = this.target.tracker.get(CURSOR_ID);
+    if (!c) return this.cursor();
+    if (c.end > c.start && c.edited) {
+      const at = this.cursorKind === 'selection' ? c.start : c.end;
+      this.log.info(`the ${this.cursorKind === 'selection' ? 'selection the run started with' : 'selected field'} was edited: it is kept`);
+      this.setCursor(at, at, 'point');
+      return { start: at, end: at };
+    }
+    return { start: c.start, end: c.end };
+  }
+
+  /** The document around [start, end) as the grammar reads it; `replaceable`: the run's own unedited chunk just before. */
+  context(start: number, end: number): DocContext {
+    let replaceable = 0;
+    for (const r of this.target.tracker.all()) {
+      if (r.id !== CURSOR_ID && r.end === start && r.end > r.start && !r.edited) replaceable = Math.max(replaceable, r.end - r.start);
+    }
+    return { before: lf(this.target.text(start - BEFORE_CHARS, start)), after: lf(this.target.text(end, end + AFTER_CHARS)), replaceable };
+  }
+
+  /** A new undo step unless the last edit of ours belongs to `ids` and nobody changed the document since. */
+  stops(...ids: string[]): UndoStops {
+    const join = this.openStep !== null && ids.includes(this.openStep);
+    return { before: !join, after: false };
+  }
+
+  /** Notes that the undo step of `id` is the open one. */
+  opened(id: string): void {
+    this.openStep = id;
+  }
+
+  // ------------------------------------------------------------------ chunks
+
+  async insert(op: InsertOp): Promise<void> {
+    this.cancelHold();
+    const tracker = this.target.tracker;
+    const between = op.nextId !== null && tracker.has(op.nextId);
+    const where = between ? { start: tracker.insertionOffset(op.prevId, op.nextId), end: tracker.insertionOffset(op.prevId, op.nextId) } : this.place();
+    const r = this.formatter.commit(op.id, op.text, this.context(where.start, where.end));
+    await this.write(r, between ? where : null, this.stops());
+    await this.afterResult(r);
+  }
+
+  async replace(op: ReplaceOp): Promise<void> {
+    this.cancelHold();
+    const tracker = this.target.tracker;
+    const known = op.targetIds.filter((t) => tracker.has(t)).map((t) => tracker.get(t)!);
+    known.sort((a, b) => a.start - b.start);
+    const edited = known.filter((t) => t.edited);
+    if (edited.length > 0) {
+      this.stats.conflicts++;
+      this.log.warn(`conflict: batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id} not applied: the text of ${edited.map((t) => t.id).join(', ')} was edited in the document; the edited text is kept`);
+      return;
+    }
+    if (known.some((t, i) => i > 0 && known[i - 1]!.end !== t.start)) {
+      this.log.info(`batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id} not applied: its chunks are apart in the document (a field between them); their text is kept`);
+      return;
+    }
+    const first = known[0];
+    const last = known[known.length - 1];
+    const range = first && last ? { start: first.start, end: last.end } : this.place();
+    const r = this.formatter.replace(op.targetIds, op.id, op.text, this.context(range.start, range.end));
+    if (!r) {
+      this.log.info(`batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id}: a command said alone is among them; the document is left as it is`);
+      return;
+    }
+    const ids = known.map((t) => t.id);
+    const text = r.text.replace(/\n/gu, this.target.eol);
+    const current = this.target.text(range.start - (r.deleteBefore ?? 0), range.end);
+    if (known.length > 0 && current === text) {
+      // Same text: the new chunk takes over the range.
+      for (const id of ids) tracker.untrack(id);
+      tracker.track(op.id, range.start, range.end - range.start);
+    } else {
+      const stops = this.stops(...ids);
+      const ok = await this.target.applyWithRetry(
+        () => {
+          const ts = ids.map((id) => tracker.get(id)).filter((t) => t !== undefined);
+          const start = ts.length ? Math.min(...ts.map((t) => t.start)) : this.place().start;
+          const end = ts.length ? Math.max(...ts.map((t) => t.end)) : start;
+          const from = start - (r.deleteBefore ?? 0);
+          const effect: OwnEffect = { kind: 'replace', id: op.id, removeIds: ids, offset: from, length: text.length };
+          return { changes: [{ offset: from, deletedLength: end - from, text }], effect };
+        },
+        stops,
+        `replace by chunk ${op.id}`,
+      );
+      if (!ok) {
+        this.stats.failed++;
+        this.log.error(`could not rewrite chunks ${ids.join(', ')} in the document; the earlier text is left as it is`);
+        return;
+      }
+      this.opened(op.id);
+      this.stats.replaces++;
+      this.log.info(`replaced chunks ${ids.join(', ')} by chunk ${op.id} (${text.length} characters at offset ${range.start - (r.deleteBefore ?? 0)})`);
+    }
+    await this.afterResult(r);
+  }
+
+  provisional(text: string): void {
+    this.rawProvisional = text;
+    this.renderProvisional();
+  }
+
+  renderProvisional(): void {
+    if (!this.target.usable) return;
+    const c = this.cursor();
+    const shown = this.rawProvisional === '' && !this.formatter.held ? '' : this.formatter.provisional(this.rawProvisional, this.context(c.start, c.end));
+    if (shown.trim() === '') this.decoration.clear();
+    else this.decoration.show(this.target.doc, c.start, shown);
+  }
+
+  /** The end of the run: the words held back are written. */
+  async finish(): Promise<void> {
+    this.cancelHold();
+    await this.flushHeld();
+  }
+
+  /**
+   * Writes a result's text where it goes (`at`, or the insertion point, which then follows the text),
+   * owned by its chunk: a chunk that already has text right there is extended.
+   */
+  async write(r: ChunkResult, at: { start: number; end: number } | null, stops: UndoStops): Promise<boolean> {
+    const tracker = this.target.tracker;
+    const text = r.text.replace(/\n/gu, this.target.eol);
+    if (text === '') {
+      if (!tracker.has(r.id)) {
+        const p = at ?? this.cursor();
+        tracker.track(r.id, p.start, 0);
+      }
+      return true;
+    }
+    let offset = 0;
+    let replaced = false;
+    const ok = await this.target.applyWithRetry(
+      () => {
+        const p = at ?? this.place();
+        replaced = p.end > p.start;
+        const own = tracker.get(r.id);
+        const extend = own !== undefined && own.end === p.start && own.end > own.start && !own.edited;
+        const deleteBefore = (r.deleteBefore ?? 0) <= (this.context(p.start, p.start).replaceable ?? 0) ? (r.deleteBefore ?? 0) : 0;
+        offset = p.start - deleteBefore;
+        const start = extend && own ? Math.min(own.start, offset) : offset;
+        const removeIds = at ? [] : [CURSOR_ID];
+        if (extend) removeIds.push(r.id);
+        const effect: OwnEffect = { kind: 'replace', id: r.id, removeIds, offset: start, length: offset - start + text.length };
+        return { changes: [{ offset, deletedLength: p.end - offset, text }], effect };
+      },
+      stops,
+      `insert of chunk ${r.id}`,
+    );
+    if (!ok) {
+      this.stats.failed++;
+      this.log.error(`could not write chunk ${r.id} into the document; its text is kept for the end of the run`);
+      return false;
+    }
+    this.opened(r.id);
+    this.stats.commits++;
+    this.log.info(`committed chunk ${r.id} (${text.length} characters at offset ${offset})`);
+    if (!at) {
+      const own = tracker.get(r.id);
+      const end = own ? own.end : offset + text.length;
+      this.setCursor(end, end, 'point');
+      if (replaced) this.collapseSelection(offset, end);
+    }
+    return true;
+  }
+
+  /**
+   * The editor's selection of the field (or selection) the text just replaced grew over that text:
+   * it becomes a caret after it, so that typing never overwrites what was dictated.
+   */
+  private collapseSelection(start: number, end: number): void {
+    const editor = this.target.editor();
+    if (!editor) return;
+    const d = this.target.doc;
+    const sel = editor.selection;
+    if (d.offsetAt(sel.start) <= start && d.offsetAt(sel.end) >= end && !sel.isEmpty) {
+      editor.selection = new vscode.Selection(d.positionAt(end), d.positionAt(end));
+    }
+  }
+
+  /** What follows a written result: its held words wait (shown as provisional text), then its actions run. */
+  private async afterResult(r: ChunkResult): Promise<void> {
+    if (r.held !== '') {
+      this.hold = this.schedule(() => {
+        this.hold = undefined;
+        void this.enqueue(() => this.flushHeld());
+      }, HOLD_BACK_MS);
+    }
+    this.renderProvisional();
+    if (r.actions.length > 0) this.log.info(`chunk ${r.id}: ${r.actions.map((a) => a.kind).join(', ')}`);
+    for (const a of r.actions) await this.actions.run(a, r.id);
+  }
+
+  /** The words held back, as text of the chunk they came from. */
+  private async flushHeld(): Promise<void> {
+    const c = this.place();
+    const r = this.formatter.flush(this.context(c.start, c.end));
+    if (!r) return;
+    await this.write(r, null, this.stops(r.id));
+    this.renderProvisional();
+  }
+
+  private cancelHold(): void {
+    this.hold?.dispose();
+    this.hold = undefined;
+  }
+
+  // ------------------------------------------------------------------ commands of the editor (keyboard, palette)
+
+  /** "Next Field" / "Previous Field" from `from` (the editor's selection): the field becomes the insertion point. */
+  selectField(direction: 'next' | 'previous', from: { start: number; end: number }): Promise<boolean> {
+    let found = false;
+    return this.enqueue(async () => {
+      found = this.actions.selectField(direction, from);
+    }).then(() => found);
+  }
+
+  /** "Accept Defaults" from the palette, in the queue of the run's edits. */
+  acceptDefaults(): Promise<void> {
+    return this.enqueue(() => this.actions.run({ kind: 'acceptDefaults' }, 'command'));
+  }
+
+  /** "Insert Template…" at `at` (the editor's selection): its first field becomes the insertion point. */
+  insertTemplate(template: Template, at: { start: number; end: number }): Promise<void> {
+    return this.enqueue(() => this.actions.insertTemplate(template, at));
+  }
+
+  /** An action as if said (for commands given otherwise). */
+  run(action: DictationAction): Promise<void> {
+    return this.enqueue(() => this.actions.run(action, 'command'));
+  }
+
+  dispose(): void {
+    this.cancelHold();
+    this.listener.dispose();
+  }
+}

@@ -1,0 +1,130 @@
+import * as vscode from 'vscode';
+import type { TranscriptOp } from '../../client/transcript';
+import { errorMessage } from '../../shared/errors';
+import type { Logger } from '../../shared/logger';
+import { DictatedChunks, type DictationSetup } from './dictatedChunks';
+import { LastChunk } from './lastDictated';
+import { PlainChunks } from './plainChunks';
+import type { ProvisionalDecoration } from './provisionalDecoration';
+import { TrackedDocument } from './trackedDocument';
+import type { ChunkWriter, WriterStats } from './writerTypes';
+
+export type { WriterStats } from './writerTypes';
+
+/**
+ * Applies the transcript model's operations to the run's target document: committed chunks as real
+ * edits, `batch.replace` as a rewrite of exactly the tracked text, provisional text as a decoration.
+ * With the dictation grammar on, chunks go through it (dictatedChunks.ts: spoken punctuation, commands,
+ * templates); otherwise they are written as the service sent them (plainChunks.ts). Edits go through
+ * one queue (never two in flight) and go to the document, not to whichever editor is active. Text a
+ * person edited is never rewritten.
+ */
+export class DocumentWriter implements vscode.Disposable {
+  private readonly target: TrackedDocument;
+  private readonly chunks: ChunkWriter;
+  /** The dictation grammar's writer, when the grammar is on (the commands of fields and templates use it). */
+  readonly dictation: DictatedChunks | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private disposed = false;
+  private readonly listeners: vscode.Disposable[] = [];
+  readonly stats: WriterStats = { commits: 0, replaces: 0, conflicts: 0, failed: 0 };
+  /** Fires once when the target document is closed: the run must stop, its text goes elsewhere. */
+  readonly onDidCloseTarget: vscode.Event<void>;
+  private readonly last = new LastChunk();
+  private readonly lastEmitter = new vscode.EventEmitter<{ start: number; end: number }>();
+  /** After each edit of the run: where the last chunk written with text stands now (never its text). */
+  readonly onDidWriteLast = this.lastEmitter.event;
+
+  constructor(
+    doc: vscode.TextDocument,
+    anchor: number,
+    selectionLength: number,
+    private readonly log: Logger,
+    private readonly decoration: ProvisionalDecoration,
+    grammar?: DictationSetup,
+  ) {
+    this.target = new TrackedDocument(doc, anchor, log);
+    if (grammar) {
+      this.dictation = new DictatedChunks(this.target, selectionLength, log, decoration, this.stats, grammar, (task) => this.enqueue(task));
+      this.chunks = this.dictation;
+    } else {
+      this.chunks = new PlainChunks(this.target, selectionLength, log, decoration, this.stats);
+    }
+    this.onDidCloseTarget = this.target.onDidClose;
+    this.listeners.push(this.target.onDidUserEdit(() => this.chunks.renderProvisional()));
+  }
+
+  /** The target document (the same URI for the whole run). */
+  get doc(): vscode.TextDocument {
+    return this.target.doc;
+  }
+
+  /** Whether the target document was closed. */
+  get closed(): boolean {
+    return this.target.closed;
+  }
+
+  /** Queues operations; resolves when they are applied. Never rejects. */
+  write(ops: readonly TranscriptOp[]): Promise<void> {
+    if (ops.length === 0) return this.queue;
+    return this.enqueue(async () => {
+      for (const op of ops) {
+        if (!this.target.usable || this.disposed) return;
+        try {
+          if (op.kind === 'insert') {
+            this.last.committed(op.id);
+            await this.chunks.insert(op);
+          } else if (op.kind === 'replace') {
+            await this.chunks.replace(op);
+            this.last.replaced(op.targetIds, op.id, this.target.tracker);
+          } else this.chunks.provisional(op.text, op.afterId);
+        } catch (e) {
+          this.stats.failed++;
+          this.log.error(`could not apply ${op.kind}: ${errorMessage(e)}`);
+        }
+      }
+    });
+  }
+
+  /** Runs `task` after everything queued before it, before anything queued after it. Never rejects. */
+  enqueue(task: () => Promise<void>): Promise<void> {
+    const run = async (): Promise<void> => {
+      if (this.disposed) return;
+      try {
+        await task();
+      } catch (e) {
+        this.stats.failed++;
+        this.log.error(`could not apply an edit: ${errorMessage(e)}`);
+      }
+      const last = this.last.range(this.target.tracker);
+      if (last && this.target.usable) this.lastEmitter.fire(last);
+    };
+    this.queue = this.queue.then(run, run);
+    return this.queue;
+  }
+
+  /** Resolves when every queued operation is applied. */
+  flush(): Promise<void> {
+    return this.queue;
+  }
+
+  /** The end of the run: what the grammar held back is written, after everything queued. */
+  finish(): Promise<void> {
+    return this.enqueue(() => this.chunks.finish());
+  }
+
+  /** Hides the provisional text. */
+  clearProvisional(): void {
+    this.chunks.provisional('', null);
+    this.decoration.clear();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const l of this.listeners) l.dispose();
+    this.lastEmitter.dispose();
+    this.chunks.dispose();
+    this.target.dispose();
+    this.decoration.clear();
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * The state machine of dictation (`idle | connecting | recording | paused | stopping`, mirrored in the
+ * `dictee.state` context key) and its commands. It owns the current run (dictationRun.ts) and maps what
+ * the run reports onto its state; notifications and the choice of the target document live beside it.
+ */
+import * as vscode from 'vscode';
+import { toDictationError } from '../../client/errors';
+import type { SessionState } from '../../client/session';
+import type { Language } from '../../dictation';
+import { redactKey } from '../../protocol/http';
+import type { Announcer } from '../ui/announcer';
+import type { ApiKeyStore } from '../apiKeyStore';
+import type { DictatedChunks, DictationSetup } from '../editor/dictatedChunks';
+import { DictationRun, type RunHost, type RunOutcome, type RunSource } from './dictationRun';
+import type { FieldWarnings } from '../templates/fieldWarnings';
+import type { Log } from '../log';
+import { LastSentence } from '../editor/lastSentence';
+import { Notifications } from './notifications';
+import { ProvisionalDecoration } from '../editor/provisionalDecoration';
+import type { Settings } from '../settings';
+import type { DicteeSettings } from '../settingsMap';
+import type { StatusBar } from '../ui/statusBar';
+import type { DictationState } from '../ui/statusText';
+import { docName, pickTarget, type DictationTarget } from './target';
+import type { TemplateStore } from '../templates/templateStore';
+
+/** How long deactivation waits for a graceful stop before closing the connection. */
+const SHUTDOWN_STOP_MS = 2500;
+
+export class DictationController implements vscode.Disposable, RunHost {
+  private stateValue: DictationState = 'idle';
+  private run: DictationRun | undefined;
+  private runCounter = 0;
+  private starting = false;
+  private readonly decoration = new ProvisionalDecoration();
+  private readonly stateEmitter = new vscode.EventEmitter<DictationState>();
+  /** Fires at every change of state. */
+  readonly onDidChangeState = this.stateEmitter.event;
+  readonly notifications: Notifications;
+  private readonly listeners: vscode.Disposable[] = [];
+  /** Settings problems already told (each once per window). */
+  private readonly told = new Set<string>();
+  /** The last dictated text of this window, where it stands in its document (for "Read Last Dictated Sentence"). */
+  readonly lastSentence = new LastSentence();
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly keys: ApiKeyStore,
+    private readonly log: Log,
+    readonly status: StatusBar,
+    private readonly templates: TemplateStore,
+    private readonly fields: FieldWarnings,
+    private readonly announcer: Announcer,
+    readonly rescueDir: vscode.Uri,
+  ) {
+    this.notifications = new Notifications(() => log.show());
+    void vscode.commands.executeCommand('setContext', 'dictee.state', 'idle');
+    // New or changed templates are there for the run going on.
+    this.listeners.push(templates.onDidChange(() => this.run?.dictation?.setOptions({ templates: templates.all() })));
+  }
+
+  /** The grammar writer of the run that dictates into `doc`, if one does. */
+  dictationIn(doc: vscode.TextDocument): DictatedChunks | undefined {
+    const run = this.run;
+    return run && !run.isEnding && run.document.uri.toString() === doc.uri.toString() ? run.dictation : undefined;
+  }
+
+  /** The language dictated in: the run's, else the settings'. */
+  language(): Language {
+    return this.run?.settings.language ?? this.settings.read().language;
+  }
+
+  /** Tells each problem of the settings once (the log has them every time). */
+  tellSettingsProblems(settings: DicteeSettings): void {
+    for (const p of settings.grammar.problems) {
+      this.log.warn(`settings: ${p}`);
+      if (this.told.has(p)) continue;
+      this.told.add(p);
+      this.notifications.settingsProblem(p);
+    }
+  }
+
+  get state(): DictationState {
+    return this.stateValue;
+  }
+
+  /** The current run writes from a file (pause does not apply). */
+  get isFileRun(): boolean {
+    return this.run?.source.kind === 'file';
+  }
+
+  private setState(state: DictationState): void {
+    if (state === this.stateValue) return;
+    const before = this.stateValue;
+    this.stateValue = state;
+    this.log.info(`state: ${state}`);
+    void vscode.commands.executeCommand('setContext', 'dictee.state', state);
+    this.status.update({ state });
+    this.announcer.stateChanged(before, state, this.isFileRun);
+    this.stateEmitter.fire(state);
+  }
+
+  async toggle(): Promise<void> {
+    if (this.stateValue === 'idle') await this.start();
+    else if (this.stateValue === 'paused') await this.resume();
+    else if (this.stateValue !== 'stopping') await this.stop();
+  }
+
+  /** Starts a run at the cursor of the active editor (or in a new untitled document). Resolves once it runs (or failed to start). */
+  async start(source: RunSource = { kind: 'microphone' }): Promise<DictationRun | undefined> {
+    if (this.stateValue !== 'idle' || this.starting) {
+      this.log.info(`start ignored: dictation is ${this.starting ? 'starting' : this.stateValue}`);
+      return undefined;
+    }
+    this.starting = true;
+    try {
+      return await this.startRun(source);
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private async startRun(source: RunSource): Promise<DictationRun | undefined> {
+    const settings = this.settings.read();
+    let key = await this.keys.get();
+    if (!key) {
+      this.log.info('no API key stored: asking for one');
+      key = await this.keys.promptAndStore(settings.serverUrl);
+      if (!key) {
+        this.notifications.needsKey();
+        return undefined;
+      }
+    }
+    const target = await pickTarget(this.log);
+    if (!target) return undefined;
+    this.tellSettingsProblems(settings);
+    const dictation = settings.grammar.enabled ? await this.dictationSetup(settings, target) : undefined;
+    let run: DictationRun;
+    try {
+      run = new DictationRun(++this.runCounter, settings, key, target, this.log, this.decoration, this, source, dictation);
+    } catch (e) {
+      const err = toDictationError(e);
+      this.log.error(`dictation cannot start: ${err.code}: ${err.message}`);
+      this.notifications.runFailed(err, { serverUrl: settings.serverUrl, language: settings.language, sampleRate: settings.sampleRate }, key);
+      return undefined;
+    }
+    this.run = run;
+    this.status.update({
+      state: 'connecting',
+      target: docName(target.doc),
+      error: undefined,
+      device: settings.device,
+      file: source.kind === 'file' ? source.path.slice(source.path.replace(/\\/g, '/').lastIndexOf('/') + 1) : undefined,
+    });
+    void vscode.commands.executeCommand('setContext', 'dictee.fileRun', source.kind === 'file');
+    this.setState('connecting');
+    // Never the document's name or the file's: the log carries ids, counts and timings only.
+    run.log.info(
+      `run ${run.id}: dictating from ${source.kind === 'file' ? `an audio file${source.seconds ? ` (${source.seconds.toFixed(1)} s)` : ''}` : 'the microphone'} at offset ${target.anchor}${target.selectionLength ? ` (replacing a ${target.selectionLength}-character selection)` : ''}; service ${settings.serverUrl}, key ${redactKey(key)}, ${settings.language}${settings.languageAuto ? ' (auto)' : ''}/${settings.specialty}/${settings.preset}, ${settings.sampleRate} Hz, recorder ${settings.recorder}${settings.device ? ` device ${settings.device}` : ''}; dictation grammar ${dictation ? 'on' : 'off'}`,
+    );
+    await run.start();
+    return run;
+  }
+
+  /** The grammar of a run: its options from the settings and the templates, and what its commands need. */
+  private async dictationSetup(settings: DicteeSettings, target: DictationTarget): Promise<DictationSetup> {
+    await this.templates.load(settings.grammar.templatesFolder);
+    this.fields.watch(target.doc);
+    const g = settings.grammar;
+    return {
+      options: {
+        language: settings.language,
+        specialty: settings.specialty,
+        vocabulary: g.vocabulary[settings.language],
+        templates: this.templates.all(),
+        ...(g.decimalSeparator ? { decimalSeparator: g.decimalSeparator } : {}),
+      },
+      ui: {
+        stop: () => void this.stop(),
+        whatCanISay: () => void vscode.commands.executeCommand('dictee.whatCanISay'),
+        tell: (message) => this.notifications.dictationNote(message),
+        templateInserted: (doc) => this.fields.watch(doc),
+      },
+    };
+  }
+
+  async pause(): Promise<void> {
+    const run = this.run;
+    if (!run || this.stateValue !== 'recording' || run.source.kind === 'file') return;
+    await run.pause();
+    if (this.run === run && !run.isEnding) this.setState('paused');
+  }
+
+  async resume(): Promise<void> {
+    const run = this.run;
+    if (!run || this.stateValue !== 'paused') return;
+    if (await run.resume()) this.setState('recording');
+  }
+
+  async stop(): Promise<void> {
+    await this.run?.end('stopped by the user');
+  }
+
+  // ------------------------------------------------------------------ what the run reports
+
+  sessionState(run: DictationRun, s: SessionState): void {
+    if (this.run !== run) return;
+    switch (s) {
+      case 'connecting':
+        this.setState('connecting');
+        break;
+      case 'recording':
+      case 'paused':
+        if (this.stateValue !== 'stopping') this.setState(s);
+        break;
+      case 'stopping':
+        this.setState('stopping');
+        break;
+      default:
+        break;
+    }
+  }
+
+  ending(run: DictationRun): void {
+    // A file sent to its end is still being transcribed (the service writes its last words): not "stopping".
+    this.status.update({ finishing: run.source.kind === 'file' && run.fileSent });
+    this.setState('stopping');
+  }
+
+  engine(run: DictationRun, engine: string): void {
+    if (this.run !== run) return;
+    this.status.update({ engine });
+    if (engine === 'simulated') this.notifications.simulatedEngine(run.settings.serverUrl);
+  }
+
+  committed(run: DictationRun, text: string): void {
+    if (run.settings.announceSentences) this.announcer.sentence(text.trim());
+  }
+
+  lastWritten(run: DictationRun, start: number, end: number): void {
+    this.lastSentence.written(run.document, start, end);
+  }
+
+  ended(run: DictationRun, { fatal, recorderFailed, wasConnected }: RunOutcome): void {
+    if (this.run === run) this.run = undefined;
+    const told = fatal ? vscode.l10n.t('dictation stopped after an error.') : recorderFailed ? vscode.l10n.t('the recorder failed.') : undefined;
+    this.status.update({ reconnecting: false, retryInS: undefined, muted: false, error: told });
+    this.setState('idle');
+    if (fatal) {
+      // A file is not started again by "Retry": its first part may already be in the document.
+      const retry = run.source.kind === 'microphone' ? () => void this.start() : undefined;
+      this.notifications.runFailed(fatal, { serverUrl: run.settings.serverUrl, wasConnected, language: run.settings.language, sampleRate: run.settings.sampleRate }, run.key, retry);
+    }
+    if (run.dictation) this.fields.runEnded(run.document);
+  }
+
+  // ------------------------------------------------------------------ teardown
+
+  /** Deactivation: kill the recorder, give the service a short chance to finish, close the connection. */
+  async shutdown(): Promise<void> {
+    await this.run?.shutdown(SHUTDOWN_STOP_MS);
+  }
+
+  dispose(): void {
+    this.run?.dispose();
+    this.run = undefined;
+    this.decoration.dispose();
+    this.lastSentence.dispose();
+    for (const l of this.listeners) l.dispose();
+    this.stateEmitter.dispose();
+  }
+}

@@ -1,0 +1,374 @@
+/**
+ * One dictation run: its service session, its microphone capture, its transcript model and document
+ * writer, the events between them, and its end — the last words written, the provisional text hidden,
+ * and everything dictated opened in a new document if it could not stay in its own. The controller
+ * (dictationController.ts) owns the state machine and the commands; a run tells it what happens.
+ */
+import * as vscode from 'vscode';
+import { MicrophoneCapture } from '../../audio/capture';
+import { AudioFileSource } from '../../audio/fileSource';
+import { LevelMeter } from '../../audio/level';
+import { SilenceDetector } from '../../audio/silence';
+import type { DictationError } from '../../client/errors';
+import { DictationSession, sessionLogPrefix, type SessionState, type StopResult } from '../../client/session';
+import { DEFAULT_STOP_MAX_WAIT_MS } from '../../client/sessionTypes';
+import { TranscriptModel, type TranscriptOp } from '../../client/transcript';
+import { bytesPerSecond, DEFAULTS } from '../../protocol/config';
+import { errorMessage } from '../../shared/errors';
+import { rewritingLogger, type Logger } from '../../shared/logger';
+import type { DictatedChunks, DictationSetup } from '../editor/dictatedChunks';
+import { DocumentWriter } from '../editor/documentWriter';
+import type { Notifications } from './notifications';
+import type { ProvisionalDecoration } from '../editor/provisionalDecoration';
+import { type RescueReason, rescueText } from './rescue';
+import { configFromSettings, type DicteeSettings } from '../settingsMap';
+import type { StatusBar } from '../ui/statusBar';
+import type { DictationTarget } from './target';
+
+/** Seconds of all-zero audio before the muted-microphone warning. */
+const MUTED_AFTER_S = 3;
+/**
+ * Seconds a stop may take beyond `stop_delay` before the run gives up on it: beyond the session's own
+ * bound (it waits while the service shows it is working, DEFAULT_STOP_MAX_WAIT_MS at most), so the
+ * session decides.
+ */
+const STOP_EXTRA_S = 5 + DEFAULT_STOP_MAX_WAIT_MS / 1000 + 10;
+/** Seconds of a file's audio that may wait unsent (in the session or the socket) before decoding pauses. */
+const FILE_AHEAD_S = 2;
+
+/** Replaces every spelling of a document's address and name in a log line by `<document>`. */
+export function documentNames(uri: vscode.Uri): (line: string) => string {
+  const name = uri.path.slice(uri.path.lastIndexOf('/') + 1);
+  const forms = [uri.toString(), uri.toString(true), uri.fsPath, uri.path, name].filter((f) => f.length >= 3).sort((a, b) => b.length - a.length);
+  return (line) => forms.reduce((l, f) => l.split(f).join('<document>'), line);
+}
+
+/** Where a run's audio comes from: the microphone, or an audio file streamed as fast as the service takes it. */
+export type RunSource =
+  | { kind: 'microphone' }
+  | {
+      kind: 'file';
+      path: string;
+      /** Its duration, when SoX can tell (the progress, and how long the service may take to finish). */
+      seconds: number | undefined;
+      /** Seconds of the file sent so far. */
+      progress(sentSeconds: number): void;
+    };
+
+/** How a run ended: the error the user is told about, if any. */
+export interface RunOutcome {
+  fatal?: DictationError;
+  recorderFailed?: Error;
+  /** The run had reached recording (a network error then is a lost connection). */
+  wasConnected: boolean;
+  /** A file run delivered its whole file. */
+  fileDone: boolean;
+}
+
+/** What a run tells its controller. */
+export interface RunHost {
+  readonly status: StatusBar;
+  readonly notifications: Notifications;
+  /** The run's session changed state (the controller maps it to its own). */
+  sessionState(run: DictationRun, state: SessionState): void;
+  /** The run has begun to end (whatever the reason). */
+  ending(run: DictationRun): void;
+  /** The run is over; everything it held is released. */
+  ended(run: DictationRun, outcome: RunOutcome): void;
+  /** The service told which engine serves the run. */
+  engine(run: DictationRun, engine: string): void;
+  /** A sentence was committed to the document (for screen-reader announcements); never logged. */
+  committed(run: DictationRun, text: string): void;
+  /** The run's last chunk written with text stands at `[start, end)` of its document now. */
+  lastWritten(run: DictationRun, start: number, end: number): void;
+  /** Where the text of a run goes when no document can be opened for it (the extension's own storage). */
+  readonly rescueDir: vscode.Uri;
+}
+
+export class DictationRun {
+  readonly session: DictationSession;
+  /** Every line about the run, prefixed with its session id. */
+  readonly log: Logger;
+  private readonly capture: MicrophoneCapture | AudioFileSource;
+  private readonly model: TranscriptModel;
+  private readonly writer: DocumentWriter;
+  private readonly silence: SilenceDetector;
+  private readonly meter = new LevelMeter();
+  private wasConnected = false;
+  private fileDone = false;
+  private readonly disposables: vscode.Disposable[] = [];
+  private endingPromise: Promise<void> | undefined;
+  private targetClosed = false;
+  private mutedWarned = false;
+  private fatal: DictationError | undefined;
+  private recorderFailed: Error | undefined;
+  private readonly stopExtraS: number;
+
+  /** Throws a DictationError (CONFIG_ERROR) when the server URL of the settings is not usable. */
+  constructor(
+    readonly id: number,
+    readonly settings: DicteeSettings,
+    readonly key: string,
+    target: DictationTarget,
+    baseLog: Logger,
+    decoration: ProvisionalDecoration,
+    private readonly host: RunHost,
+    readonly source: RunSource = { kind: 'microphone' },
+    dictation?: DictationSetup,
+  ) {
+    // A file's audio may reach the service much faster than it decodes it: the stop waits up to the file's length.
+    const fileSeconds = source.kind === 'file' ? (source.seconds ?? 600) : 0;
+    this.session = new DictationSession({
+      serverUrl: settings.serverUrl,
+      apiKey: key,
+      config: configFromSettings(settings),
+      logger: baseLog,
+      ...(source.kind === 'file' ? { stopMarginMs: 5000 + fileSeconds * 1000 } : {}),
+    });
+    // The log carries session ids, counts and timings: never the document's name (nor dictated text).
+    const hide = documentNames(target.doc.uri);
+    this.log = rewritingLogger(baseLog, (m) => `${sessionLogPrefix(this.session.sessionId)} ${hide(m)}`);
+    this.model = new TranscriptModel({ onIgnored: (i) => this.log.debug(`transcript: ignored a message (${i.reason})`) });
+    this.writer = new DocumentWriter(target.doc, target.anchor, target.selectionLength, this.log, decoration, dictation);
+    this.capture =
+      source.kind === 'file'
+        ? new AudioFileSource(source.path, settings.sampleRate, () => this.canTakeFileAudio())
+        : new MicrophoneCapture({ recorder: settings.recorder, device: settings.device, sampleRate: settings.sampleRate, logger: this.log });
+    this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
+    this.stopExtraS = STOP_EXTRA_S + fileSeconds;
+    this.disposables.push(this.writer, ...this.wireSession(), ...this.wireCapture());
+    this.disposables.push(
+      this.writer.onDidWriteLast(({ start, end }) => host.lastWritten(this, start, end)),
+      this.writer.onDidCloseTarget(() => {
+        this.targetClosed = true;
+        void this.end('the target document was closed');
+      }),
+    );
+  }
+
+  /** The document the run writes to. */
+  get document(): vscode.TextDocument {
+    return this.writer.doc;
+  }
+
+  /** The dictation grammar's writer (fields, templates, commands), when the grammar is on. */
+  get dictation(): DictatedChunks | undefined {
+    return this.writer.dictation;
+  }
+
+  /** A file's decoding goes on while little of its audio waits unsent: as fast as the service takes it. */
+  private canTakeFileAudio(): boolean {
+    if (this.session.state !== 'recording') return false;
+    const { queuedBytes, bufferedBytes } = this.session.audioStats;
+    return queuedBytes + bufferedBytes < FILE_AHEAD_S * bytesPerSecond(this.settings.sampleRate);
+  }
+
+  /** A file run has sent its whole file: it ends by waiting for the last words, not by a stop. */
+  get fileSent(): boolean {
+    return this.fileDone;
+  }
+
+  /** Whether the end of the run has begun (stop, failure, closed document). */
+  get isEnding(): boolean {
+    return this.endingPromise !== undefined;
+  }
+
+  /** The microphone first (a missing recorder is reported before anything goes over the network), then the service. */
+  async start(): Promise<void> {
+    if (!this.startCapture()) {
+      await this.end('the recorder could not be started');
+      return;
+    }
+    this.session.start().catch(() => {
+      /* reported through the session's `error` event and its `failed` state */
+    });
+  }
+
+  /** The microphone is off while paused; what the recorder delivers before it exits is sent before `control pause`. */
+  async pause(): Promise<void> {
+    await this.capture.stop();
+    this.session.pause();
+    this.silence.reset();
+  }
+
+  /** The session first, so that the first audio of the restarted recorder is not taken for paused audio. False when the recorder could not restart. */
+  async resume(): Promise<boolean> {
+    this.session.resume();
+    if (this.startCapture()) return true;
+    await this.end('the recorder could not be restarted');
+    return false;
+  }
+
+  /**
+   * Ends the run, whatever the reason: the recorder is stopped, the session stopped (the last words are
+   * written, bounded in time), the provisional text hidden; if the document was closed or an edit could
+   * not be made, everything dictated in the run is opened in a new untitled document.
+   */
+  end(reason: string): Promise<void> {
+    this.endingPromise ??= this.finish(reason);
+    return this.endingPromise;
+  }
+
+  /** Deactivation: the recorder stopped, a short chance for the service to finish, then the connection closed. */
+  async shutdown(graceMs: number): Promise<void> {
+    await this.capture.stop().catch(() => undefined);
+    await Promise.race([this.end('VS Code is shutting down'), new Promise((r) => setTimeout(r, graceMs))]);
+    this.session.dispose();
+  }
+
+  /** Now, without waiting for the service (disposal). */
+  dispose(): void {
+    void this.capture.stop();
+    this.session.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+
+  private async finish(reason: string): Promise<void> {
+    this.log.info(`run ${this.id}: ending (${reason})`);
+    this.host.ending(this);
+    await this.capture.stop().catch((e: unknown) => this.log.error(`could not stop the recorder: ${errorMessage(e)}`));
+    // Bounded: a service that never comes back must not keep the run in "stopping" for ever.
+    const stopLimitMs = ((configFromSettings(this.settings).stop_delay ?? DEFAULTS.stop_delay) + this.stopExtraS) * 1000;
+    let timer: NodeJS.Timeout | undefined;
+    const result = await Promise.race([
+      this.session.stop(),
+      new Promise<StopResult>((resolve) => {
+        timer = setTimeout(() => resolve({ reason: 'timeout', sessionId: this.session.sessionId }), stopLimitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (result.reason === 'timeout') {
+      const lost = this.session.audioStats.queuedBytes;
+      this.log.warn(`run ${this.id}: the service did not finish within ${stopLimitMs / 1000} s${lost ? `; ${lost} bytes of audio were never transcribed` : ''}`);
+    }
+    this.log.info(`run ${this.id}: session ended (${result.reason})${result.metrics ? `, ${result.metrics.total_chunks} chunks, ${result.metrics.session_duration} s` : ''}`);
+    // The words the grammar still holds back are written after everything queued.
+    await this.writer.finish();
+    this.writer.clearProvisional();
+    const stats = this.writer.stats;
+    this.log.info(`run ${this.id}: ${stats.commits} chunks committed, ${stats.replaces} rewritten, ${stats.conflicts} conflicts kept, ${stats.failed} failed`);
+    const leftover = this.model.provisionalText();
+    if (this.targetClosed || stats.failed > 0) await this.rescue(leftover, this.targetClosed ? 'closed' : 'failed');
+    // The service never finished the last words: what it showed as provisional is not dropped silently.
+    else if (result.reason !== 'stopped' && leftover.trim() !== '') await this.rescue(leftover, 'unfinished');
+    const fatal = this.fatal ?? result.error;
+    this.session.dispose();
+    for (const d of this.disposables) d.dispose();
+    this.host.ended(this, { fatal, recorderFailed: this.recorderFailed, wasConnected: this.wasConnected, fileDone: this.fileDone });
+  }
+
+  /** Everything dictated in the run, and the words left provisional, into a new document: nothing is lost. */
+  private async rescue(leftover: string, reason: RescueReason): Promise<void> {
+    const text = [this.model.committedText(), leftover].filter((t) => t.trim() !== '').join(' ');
+    await rescueText(text, reason, { languageId: this.writer.doc.languageId, dir: this.host.rescueDir, notifications: this.host.notifications, log: this.log, runId: this.id });
+  }
+
+
+  private startCapture(): boolean {
+    try {
+      this.capture.start();
+      return true;
+    } catch (e) {
+      this.recorderFailed = e instanceof Error ? e : new Error(errorMessage(e));
+      this.log.error(`recorder: ${this.recorderFailed.message}`);
+      if (this.source.kind === 'file') this.fatalFile(this.recorderFailed);
+      else this.host.notifications.recorderFailed(this.recorderFailed, this.settings.recorder);
+      return false;
+    }
+  }
+
+  private wireSession(): vscode.Disposable[] {
+    const { session, model, writer, host } = this;
+    const apply = (ops: TranscriptOp[]): void => void writer.write(ops);
+    return [
+      session.on('message', (m) => {
+        const ops = model.apply(m);
+        apply(ops);
+        for (const op of ops) if (op.kind === 'insert' && op.text.trim() !== '') host.committed(this, op.text);
+      }),
+      session.on('generation', () => apply(model.beginGeneration())),
+      session.on('configured', (c) => {
+        if (c.resumed) apply(model.dropProvisional());
+        host.status.update({ reconnecting: false, retryInS: undefined });
+        if (c.engine) host.engine(this, c.engine);
+      }),
+      session.on('reconnecting', (r) => {
+        apply(model.dropProvisional());
+        const rateLimited = r.reason.startsWith('RATE_LIMITED');
+        host.status.update({ reconnecting: true, retryInS: rateLimited ? Math.ceil(r.delayMs / 1000) : undefined });
+        if (rateLimited) host.notifications.rateLimited(r.delayMs, (done) => session.on('state', done));
+      }),
+      // Logged by the session, once, with its id.
+      session.on('warning', (w) => host.notifications.warning(w)),
+      session.on('error', (e) => {
+        if (e.fatal) this.fatal = e; // shown once the run has ended
+      }),
+      session.on('state', (s) => {
+        this.log.info(`session state: ${s}`);
+        if (s === 'recording') {
+          this.wasConnected = true;
+          host.status.update({ reconnecting: false, retryInS: undefined });
+        }
+        else if (s === 'reconnecting') host.status.update({ reconnecting: true });
+        host.sessionState(this, s);
+        if (s === 'stopped' || s === 'failed') void this.end(s === 'failed' ? 'the session failed' : 'the session stopped');
+      }),
+    ];
+  }
+
+  private wireCapture(): vscode.Disposable[] {
+    const { capture, session, silence, host, source } = this;
+    if (capture instanceof AudioFileSource) {
+      const bps = bytesPerSecond(this.settings.sampleRate);
+      return [
+        capture.on('data', (pcm) => {
+          session.sendAudio(pcm);
+          if (source.kind === 'file') source.progress(capture.delivered / bps);
+        }),
+        capture.on('end', () => {
+          this.fileDone = true;
+          this.log.info(`run ${this.id}: the whole file was sent (${(capture.delivered / bps).toFixed(1)} s of audio)`);
+          void this.end('the whole file was sent');
+        }),
+        capture.on('error', (e) => {
+          if (this.isEnding) return;
+          this.fatalFile(e);
+          void this.end('the audio file could not be read');
+        }),
+      ];
+    }
+    return [
+      capture.on('data', (pcm) => {
+        session.sendAudio(pcm);
+        host.status.level(this.meter.push(pcm));
+        for (const ev of silence.push(pcm)) {
+          if (ev.kind === 'muted') {
+            host.status.update({ muted: true });
+            this.log.warn(`the microphone has sent only silence for ${Math.round(ev.silentMs / 1000)} s`);
+            if (!this.mutedWarned) {
+              this.mutedWarned = true;
+              host.notifications.microphoneMuted();
+            }
+          } else {
+            host.status.update({ muted: false });
+            this.log.info('the microphone sends sound again');
+          }
+        }
+      }),
+      capture.on('error', (e) => {
+        if (this.isEnding) return;
+        this.recorderFailed = e;
+        this.log.error(`recorder: ${e.message}`);
+        host.notifications.recorderFailed(e, this.settings.recorder);
+        void this.end('the recorder failed');
+      }),
+    ];
+  }
+
+  /** A file run cannot read its file: the error is logged (without the file name) and the user told, with SoX's words. */
+  private fatalFile(e: Error): void {
+    this.recorderFailed = e;
+    this.log.error(`the audio file could not be read (${e.name})`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Dictée: the audio file could not be read: {0}', e.message));
+  }
+}

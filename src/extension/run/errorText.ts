@@ -1,0 +1,147 @@
+/**
+ * What the user is told when a run ends with an error, and which buttons go with it: plain sentences,
+ * never an error code, a byte offset or the service's own words (those are in the log, once). Pure (no
+ * `vscode`), tested in plain Node. Messages never contain the API key.
+ */
+import type { DictationError } from '../../client/errors';
+import { DEFAULT_SAMPLE_RATE, type Language } from '../../protocol/config';
+import type { L10n } from '../ui/l10nText';
+import { settingForField } from '../settingsMap';
+import { languageName } from '../ui/statusText';
+
+/** The buttons of an error message (the extension shows them with translated labels). */
+export type ErrorAction = 'setApiKey' | 'openSettings' | 'retry' | 'selectMicrophone' | 'showLog';
+
+export interface ErrorPresentation {
+  severity: 'error' | 'warning';
+  text: string;
+  actions: ErrorAction[];
+  /** For "Open Settings": the setting (or settings query) to open. */
+  setting?: string;
+}
+
+/** What the extension knows about the run beyond the error. */
+export interface ErrorContext {
+  serverUrl: string;
+  /** The run had been recording (connected) before it failed: a network error is a lost connection. */
+  wasConnected?: boolean;
+  /** The language and sample rate the run sent in its `configure` (an INIT_ERROR names them). */
+  language: Language;
+  sampleRate: number;
+}
+
+/** The settings query that lists every Dictée setting. */
+export const ALL_SETTINGS = '@ext:dictee.dictee';
+
+/** The label of a button, in the user's language. */
+export function actionLabel(l10n: L10n, a: ErrorAction): string {
+  switch (a) {
+    case 'setApiKey':
+      return l10n.t('Set API Key');
+    case 'openSettings':
+      return l10n.t('Open Settings');
+    case 'retry':
+      return l10n.t('Retry');
+    case 'selectMicrophone':
+      return l10n.t('Select Microphone');
+    case 'showLog':
+      return l10n.t('Show Log');
+  }
+}
+
+export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): ErrorPresentation {
+  switch (e.code) {
+    case 'AUTH_ERROR':
+      return {
+        severity: 'error',
+        text: l10n.t('Dictée: the service refused the API key (it is unknown, revoked, or not allowed to dictate). Set a valid key, then dictate again.'),
+        actions: ['setApiKey', 'showLog'],
+      };
+    case 'CONFIG_ERROR': {
+      const setting = settingForField(e.field);
+      return {
+        severity: 'error',
+        text: setting
+          ? l10n.t('Dictée: the service does not accept the value of the setting {0}. Correct it or reset it to its default.', setting)
+          : l10n.t('Dictée: the service does not accept one of the dictation settings. Check them, or reset them to their defaults.'),
+        actions: ['openSettings', 'showLog'],
+        setting: setting ?? ALL_SETTINGS,
+      };
+    }
+    case 'INIT_ERROR': {
+      // The service's own words (which languages it serves) are in the log; the user is told what the run asked for.
+      const language = languageName(l10n, ctx.language);
+      if (ctx.sampleRate === DEFAULT_SAMPLE_RATE) {
+        return {
+          severity: 'error',
+          text: l10n.t('Dictée: the service cannot take dictation in {0} at {1} Hz. Choose another language.', language, ctx.sampleRate),
+          actions: ['openSettings', 'showLog'],
+          setting: 'dictee.language',
+        };
+      }
+      return {
+        severity: 'error',
+        text: l10n.t('Dictée: the service cannot take dictation in {0} at {1} Hz. Choose another language, or reset the sample rate to {2} Hz.', language, ctx.sampleRate, DEFAULT_SAMPLE_RATE),
+        actions: ['openSettings', 'showLog'],
+        setting: ALL_SETTINGS,
+      };
+    }
+    case 'CONCURRENCY_LIMIT_EXCEEDED':
+      return {
+        severity: 'error',
+        text: l10n.t('Dictée: too many dictations are open for your organisation. Stop dictating in another window or on another device, then retry.'),
+        actions: ['retry', 'showLog'],
+      };
+    case 'RATE_LIMITED':
+      return {
+        severity: 'warning',
+        text: l10n.t('Dictée: the service received too many requests with this key and dictation stopped. Wait a minute, then retry.'),
+        actions: ['retry', 'showLog'],
+      };
+    case 'SESSION_IDLE':
+      return {
+        severity: 'warning',
+        text: l10n.t('Dictée: the service ended the dictation after a long time without audio. What was dictated is in the document.'),
+        actions: ['retry', 'showLog'],
+      };
+    case 'PROTOCOL_ERROR':
+    case 'INTERNAL_ERROR':
+      return {
+        severity: 'error',
+        text: l10n.t('Dictée: the service failed and dictation stopped. What was written stays in the document.'),
+        actions: ['retry', 'showLog'],
+      };
+    case 'NETWORK_ERROR':
+    case 'TIMEOUT':
+      if (ctx.wasConnected) {
+        return {
+          severity: 'error',
+          text: l10n.t('Dictée: the network connection to the service was lost and could not be restored, so dictation stopped. What was dictated until then is in the document.'),
+          actions: ['retry', 'showLog'],
+        };
+      }
+      return {
+        severity: 'error',
+        text: l10n.t('Dictée: the service at {0} cannot be reached. Check that it is running and that the server address is right.', ctx.serverUrl),
+        actions: ['retry', 'openSettings', 'showLog'],
+        setting: 'dictee.serverUrl',
+      };
+  }
+}
+
+/**
+ * A warning of the client library (the run goes on) as a plain sentence: the library's own words carry
+ * byte counts and go to the log only.
+ */
+export function warningSentence(l10n: L10n, text: string): string {
+  if (/oldest buffered audio is being dropped/.test(text)) {
+    return l10n.t('Dictée: the connection has been lost for more than a minute; the oldest of what you say now is being lost. Dictation goes on.');
+  }
+  if (/cannot be re-sent/.test(text)) {
+    return l10n.t('Dictée: after the connection came back, a few seconds of audio could not be sent again: some words may be missing just before the break.');
+  }
+  if (/does not support resume/.test(text)) {
+    return l10n.t('Dictée: the service could not continue the session; dictation goes on in a new one.');
+  }
+  return l10n.t('Dictée: something went wrong with the connection to the service, but dictation goes on (details in the log).');
+}

@@ -1,0 +1,46 @@
+/**
+ * An engine: the factory of a session's {@link Recognizer} (docs/engines.md). An engine whose decoding
+ * is too slow for the service's event loop runs the segmenter and its recognizers in worker threads:
+ * its {@link Engine.create} returns a {@link WorkerRecognizer}, and the session talks to it through a
+ * {@link SegmenterPort}.
+ */
+import type { EffectiveConfig } from '../../protocol';
+import type { Recognizer } from './recognizer';
+import type { PortInit, SegmenterPort } from './segmenterPort';
+
+/** An engine cannot start: a missing library, model or file (the service exits 1 with the message). */
+export class EngineUnavailableError extends Error {}
+
+/** What the session needs to open a segmenter in a worker thread (see engine/pool.ts). */
+export interface WorkerRecognizer {
+  readonly kind: 'worker';
+  readonly name: string;
+  open(init: PortInit): SegmenterPort;
+}
+
+export interface EngineBusy {
+  message: string;
+  retryAfterMs: number;
+}
+
+export interface Engine {
+  readonly name: string;
+  /** Language codes the engine serves (`configured.languages`, `GET /healthz`). */
+  readonly languages: readonly string[];
+  /** Why this engine cannot serve the configuration (an INIT_ERROR message), or undefined. */
+  unsupported(config: EffectiveConfig): string | undefined;
+  create(config: EffectiveConfig): Recognizer | WorkerRecognizer;
+  /** Set when decoding has fallen behind real time: new sessions are refused until it catches up. */
+  busy?(): EngineBusy | undefined;
+  /** Frees workers and native resources (service shutdown). */
+  close?(): Promise<void>;
+}
+
+export function isWorkerRecognizer(r: Recognizer | WorkerRecognizer): r is WorkerRecognizer {
+  return (r as WorkerRecognizer).kind === 'worker';
+}
+
+/** The INIT_ERROR text for a language an engine does not serve. */
+export function languageRefusal(engine: string, language: string, languages: readonly string[]): string {
+  return `language ${language} is not available in the ${engine} engine; it serves: ${languages.join(', ')}`;
+}

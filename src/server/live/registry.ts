@@ -1,0 +1,386 @@
+/**
+ * The live sessions of the service and the connections that carry them: admission of a new session (a
+ * concurrency slot, freed from a silent socket of the same key if need be), lookup, resume (decided in
+ * `resume.ts`), revocation, keep-alive, the sweep of what expired, and the drain at shutdown.
+ */
+import { randomUUID } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import { type ClientConfig, ConfigConflictError, type EffectiveConfig, resolveConfig } from '../../protocol';
+import { monotonicMs } from '../clock';
+import { Connection, type ConnectionHost } from './connection';
+import type { Engine } from '../engine/engine';
+import { HttpInits } from './httpInits';
+import type { ServerLogger } from '../log';
+import { LiveSession, type LiveSessionInit } from './session';
+import { Resumer, configured } from './resume';
+import type { ApiKey, Limits, RevocationFeed, SessionStore } from '../storage/stores';
+import type { Timing } from '../timing';
+
+export { DEFAULT_TIMING, type Timing } from '../timing';
+
+
+/** How often old session records are pruned (retention). */
+const PRUNE_EVERY_MS = 60 * 60_000;
+
+export interface RegistryOptions {
+  engine: Engine;
+  store: SessionStore;
+  limits: Limits;
+  /** Tells the other instances of a revocation (nothing to tell in one process). */
+  revocations: RevocationFeed;
+  log: ServerLogger;
+  timing: Timing;
+  /** Live sessions one key may hold (undefined: only the organisation's limit applies). */
+  perKeyLimit?: number;
+  /** Session records and their events are deleted this many days after the session ended. */
+  retentionDays: number;
+}
+
+export class SessionRegistry implements ConnectionHost {
+  private readonly sessions = new Map<string, LiveSession>();
+  private readonly connections = new Set<Connection>();
+  readonly httpInits: HttpInits;
+  private readonly log: ServerLogger;
+  private readonly resumer: Resumer;
+  private lastPrune = -Infinity;
+
+  constructor(private readonly o: RegistryOptions) {
+    this.log = o.log;
+    this.httpInits = new HttpInits(o.timing.initAdoptMs);
+    this.resumer = new Resumer({
+      engine: o.engine,
+      store: o.store,
+      log: o.log,
+      sessions: this.sessions,
+      admit: (conn, id) => this.admit(conn, id),
+      attach: (session, conn) => this.attach(session, conn),
+      create: (id, key, config, restore) => this.create(id, key, config, restore),
+      releaseSlot: (orgId, id) => o.limits.releaseSlot(orgId, id),
+      dropConnection: (conn) => {
+        conn.terminate();
+        this.connections.delete(conn);
+      },
+      takenOver: (id) => this.takenOver(id),
+    });
+    o.store.onTakenOver((id) => this.takenOver(id));
+  }
+
+  get configureTimeoutMs(): number {
+    return this.o.timing.configureTimeoutMs;
+  }
+
+  get maxUnsentBytes(): number {
+    return this.o.timing.maxUnsentBytes;
+  }
+
+  /** Live sessions holding a connection. */
+  get connectedSessions(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) if (s.isLive && s.peer) n++;
+    return n;
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  lookup(sessionId: string): LiveSession | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** A WebSocket of an authorised key: it must send `configure` next. */
+  accept(ws: WebSocket, key: ApiKey): Connection {
+    const conn = new Connection(ws, key, this, this.log);
+    this.connections.add(conn);
+    return conn;
+  }
+
+  closed(conn: Connection): void {
+    this.connections.delete(conn);
+    const s = conn.session;
+    if (s && s.peer === conn) {
+      this.detach(s);
+      if (s.isLive) s.log.info('session detached: resumable', { last_seq: s.lastSeq, audio_offset: s.audioOffset });
+    }
+  }
+
+  async configure(conn: Connection, config: ClientConfig): Promise<void> {
+    let effective: EffectiveConfig;
+    try {
+      effective = resolveConfig(config);
+    } catch (e) {
+      if (!(e instanceof ConfigConflictError)) throw e;
+      conn.fail('CONFIG_ERROR', `invalid configuration: ${e.message}`);
+      return;
+    }
+    const why = this.o.engine.unsupported(effective);
+    if (why) {
+      conn.fail('INIT_ERROR', why);
+      return;
+    }
+    const resume = config.resume;
+    if (resume && (await this.resumer.resume(conn, resume.session_id, resume.last_seq))) return;
+    // A new session needs decoders that keep up with real time, and a slot.
+    const busy = this.o.engine.busy?.();
+    if (busy) {
+      this.log.info('new session refused: decoding behind real time', { retry_after_ms: busy.retryAfterMs });
+      conn.fail('CONCURRENCY_LIMIT_EXCEEDED', busy.message, { retryAfterMs: busy.retryAfterMs });
+      return;
+    }
+    const key = conn.key;
+    const id = this.httpInits.adopt(key.id, (i) => this.sessions.has(i)) ?? randomUUID();
+    if (!(await this.admit(conn, id))) {
+      this.httpInits.giveBack(key.id, id);
+      return;
+    }
+    try {
+      const at = new Date().toISOString();
+      await this.o.store.recordSession(id, key.id, key.orgId, 'ws', at);
+      await this.o.store.sessionStarted(id, at);
+    } catch (e) {
+      this.o.limits.releaseSlot(key.orgId, id);
+      this.httpInits.giveBack(key.id, id);
+      throw e;
+    }
+    const session = this.create(id, key, effective);
+    this.sessions.set(id, session);
+    if (!this.attach(session, conn)) return;
+    session.log.info('session configured', {
+      engine: this.o.engine.name,
+      note: this.o.engine.name === 'simulated' ? 'simulated engine: produces text without recognising speech' : undefined,
+      language: effective.language,
+      specialty: effective.specialty,
+      sample_rate: effective.sample_rate,
+      preset: effective.preset,
+      resume_requested: resume ? resume.session_id : undefined,
+    });
+    conn.send(configured(id, this.o.engine, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
+  }
+
+  /** Revocation through this instance: the key's sessions end here, and the other instances are told to end theirs. */
+  async revokeKey(keyId: string): Promise<void> {
+    await this.endKeySessions(keyId);
+    await this.o.revocations.announce(keyId).catch((e: unknown) => this.log.error('could not announce a revocation', { key_id: keyId, error: e }));
+  }
+
+  /** The keys of the live sessions here. */
+  liveKeyIds(): string[] {
+    return [...new Set([...this.sessions.values()].filter((s) => s.isLive).map((s) => s.keyId))];
+  }
+
+  /** A revoked key: every connection of the key gets AUTH_ERROR (its pending text flushed first); its sessions end for good. */
+  async endKeySessions(keyId: string): Promise<void> {
+    for (const conn of [...this.connections]) {
+      if (conn.key.id === keyId) conn.fail('AUTH_ERROR', 'API key revoked');
+    }
+    for (const s of [...this.sessions.values()]) {
+      if (s.keyId !== keyId) continue;
+      if (s.isLive) {
+        void s.flush({ proofread: false });
+        s.recordEnd('key revoked');
+      }
+      this.forget(s);
+      await this.o.store.dropResumeData(s.id);
+    }
+  }
+
+  /**
+   * Pings the peers; cuts those silent beyond the pong timeout; closes sessions that received no audio
+   * for the idle limit (SESSION_IDLE: their pending text flushed, still resumable). On the monotonic
+   * clock: a step of the wall clock drops nobody.
+   */
+  heartbeat(): void {
+    const now = monotonicMs();
+    const t = this.o.timing;
+    for (const conn of [...this.connections]) {
+      if (conn.closing) continue;
+      if (now - conn.lastSeen >= t.pongTimeoutMs) {
+        conn.log.warn('peer silent: connection dropped', { silent_ms: Math.round(now - conn.lastSeen) });
+        conn.terminate();
+        continue;
+      }
+      const s = conn.session;
+      if (s && s.peer === conn && s.isLive && now - conn.lastAudioAt >= t.idleTimeoutMs) {
+        conn.log.info('session idle: closed', { idle_ms: Math.round(now - conn.lastAudioAt), state: s.state });
+        conn.fail('SESSION_IDLE', `no audio for ${Math.round(t.idleTimeoutMs / 1000)} s: the session is closed to free its slot; resume it to go on (nothing is lost)`);
+        continue;
+      }
+      if (now - conn.lastPing >= t.pingIntervalMs) {
+        conn.lastPing = now;
+        try {
+          conn.ws.ping();
+        } catch {
+          /* closing */
+        }
+      }
+    }
+  }
+
+  /** Ends what expired: dropped sessions never resumed, stopped sessions past their replay time, their resume data. */
+  async sweep(): Promise<void> {
+    const now = monotonicMs();
+    const wall = Date.now();
+    const t = this.o.timing;
+    this.o.limits.sweep();
+    for (const s of [...this.sessions.values()]) {
+      const expired = s.isLive ? !s.peer && s.detachedAt !== undefined && now - s.detachedAt >= t.resumeTtlMs : now - (s.stoppedAt ?? now) >= t.stoppedTtlMs;
+      if (!expired || s.peer) continue;
+      if (s.isLive) {
+        void s.flush({ proofread: true });
+        s.recordEnd('dropped and not resumed');
+        s.log.info('dropped session expired');
+      }
+      this.forget(s);
+    }
+    try {
+      const gone = (await this.o.store.expireResumeData(new Date(wall - t.stoppedTtlMs).toISOString(), new Date(wall - t.resumeTtlMs).toISOString())).filter((id) => !this.sessions.has(id));
+      if (gone.length) this.log.debug('resume data expired', { sessions: gone.length });
+    } catch (e) {
+      this.log.error('could not expire resume data', { error: e });
+    }
+    this.httpInits.sweep();
+    if (now - this.lastPrune >= PRUNE_EVERY_MS) {
+      this.lastPrune = now;
+      await this.prune();
+    }
+  }
+
+  /** Retention: session records and transcript events of sessions that ended more than `retentionDays` ago. */
+  async prune(): Promise<void> {
+    try {
+      const before = new Date(Date.now() - this.o.retentionDays * 86_400_000).toISOString();
+      const r = await this.o.store.pruneBefore(before);
+      if (r.sessions || r.events) this.log.info('retention: old session records deleted', { sessions: r.sessions, events: r.events, retention_days: this.o.retentionDays });
+    } catch (e) {
+      this.log.error('could not prune old session records', { error: e });
+    }
+  }
+
+  /**
+   * Shutdown: every live session with a connection gets `status stopping` / `stopped` (everything final and
+   * persisted, still resumable after a restart) and a 1000 close; other connections a 1001 close. A
+   * decoder in a worker first decodes the audio it has: this waits for that, at most `maxMs`, then
+   * frees every session.
+   */
+  async drain(maxMs: number): Promise<void> {
+    const drains: Array<Promise<unknown>> = [];
+    for (const conn of [...this.connections]) {
+      const s = conn.session;
+      if (s && s.peer === conn && s.isLive) {
+        drains.push(s.stop({ reason: 'service shutdown', resumable: true }).then(() => conn.close(1000, 'stopped')));
+      } else {
+        conn.close(1001, 'service shutting down');
+      }
+    }
+    for (const s of this.sessions.values()) {
+      if (s.isLive && !s.peer) drains.push(Promise.resolve(s.flush({ proofread: true })));
+    }
+    await within(Promise.all(drains), maxMs);
+    for (const s of this.sessions.values()) s.dispose();
+  }
+
+  /** Resolves when no session waits for a decoder any more (at most `maxMs`): before storage closes. */
+  settled(maxMs: number): Promise<void> {
+    return within(Promise.all([...this.sessions.values()].map((s) => s.settled())), maxMs);
+  }
+
+  /** Cuts the connections still open (after the drain's grace time). */
+  terminateAll(): void {
+    for (const conn of this.connections) conn.terminate();
+  }
+
+  /** A slot for a live session of the connection's organisation. Sends the error itself when none is free. */
+  private async admit(conn: Connection, sessionId: string): Promise<boolean> {
+    const { orgId, id: keyId } = conn.key;
+    const limits = this.o.limits;
+    const perKey = this.o.perKeyLimit;
+    if (perKey !== undefined) {
+      const held = [...this.sessions.values()].filter((s) => s.keyId === keyId && s.id !== sessionId && s.isLive && s.peer).length;
+      if (held >= perKey) {
+        this.log.info('per-key limit reached', { key: conn.key.hint, limit: perKey });
+        conn.fail('CONCURRENCY_LIMIT_EXCEEDED', `concurrency limit reached: at most ${perKey} live sessions per key; stop a session of this key or try again later`);
+        return false;
+      }
+    }
+    if (await limits.acquireSlot(orgId, sessionId)) return true;
+    // At the limit: a session of the same key whose socket has gone silent gives its slot up.
+    const now = monotonicMs();
+    const stale = [...this.sessions.values()].find((s) => s.keyId === keyId && s.isLive && s.peer instanceof Connection && now - s.peer.lastSeen >= this.o.timing.staleSocketMs);
+    if (stale && stale.peer instanceof Connection) {
+      const old = stale.peer;
+      stale.log.info('silent socket cleaned up to free a slot', { silent_ms: Math.round(now - old.lastSeen) });
+      void stale.flush({ proofread: false });
+      old.terminate();
+      this.connections.delete(old);
+      this.detach(stale);
+      if (await limits.acquireSlot(orgId, sessionId)) return true;
+    }
+    this.log.info('concurrency limit reached', { org_id: orgId, limit: limits.concurrencyLimit });
+    conn.fail('CONCURRENCY_LIMIT_EXCEEDED', `concurrency limit reached: ${limits.concurrencyLimit} live sessions for this organisation; stop a session or try again later`);
+    return false;
+  }
+
+  /** The one way a LiveSession is made: new, or restored from its checkpoint. */
+  private create(id: string, key: ApiKey, config: EffectiveConfig, restore?: LiveSessionInit['restore']): LiveSession {
+    return new LiveSession({
+      id,
+      keyId: key.id,
+      orgId: key.orgId,
+      config,
+      recognizer: this.o.engine.create(config),
+      store: this.o.store,
+      log: this.log.child({ session_id: id }),
+      restore,
+      onStop: (s) => this.o.limits.releaseSlot(s.orgId, s.id),
+    });
+  }
+
+  /** Gives the session its connection; false (and the slot back) when the connection went away meanwhile. */
+  private attach(session: LiveSession, conn: Connection): boolean {
+    if (conn.closing) {
+      this.detach(session);
+      return false;
+    }
+    session.attach(conn);
+    conn.attached(session, () => this.o.store.pendingWrites(session.id));
+    return true;
+  }
+
+  /** The session loses its connection, and so its concurrency slot (it stays resumable). */
+  private detach(session: LiveSession): void {
+    session.detach();
+    this.o.limits.releaseSlot(session.orgId, session.id);
+  }
+
+  /** The session ends for good (here). */
+  private forget(session: LiveSession): void {
+    session.dispose();
+    this.sessions.delete(session.id);
+    this.o.limits.releaseSlot(session.orgId, session.id);
+    this.o.store.endJournal(session.id);
+  }
+
+  /** Another instance claimed a session this one has: it ends here without a word (its client is over there). */
+  private takenOver(sessionId: string): void {
+    const s = this.sessions.get(sessionId);
+    if (!s) return;
+    const conn = s.peer instanceof Connection ? s.peer : undefined;
+    s.log.warn('session resumed on another instance: ended here');
+    this.forget(s);
+    if (conn) {
+      conn.terminate();
+      this.connections.delete(conn);
+    }
+  }
+}
+
+/** Waits for `p`, at most `ms`. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}

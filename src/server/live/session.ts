@@ -1,0 +1,404 @@
+/**
+ * One live session: its state, its segmenter, `seq` numbering, the flush timer, and stop; its writes go
+ * through its {@link SessionJournal}. Knows nothing of sockets: it talks to its current peer through
+ * {@link SessionPeer} (absent while the socket is gone and the session waits to be resumed).
+ */
+import type { ControlAction, EffectiveConfig, ErrorCode } from '../../protocol';
+import { type Recognizer } from '../engine/recognizer';
+import { type WorkerRecognizer, isWorkerRecognizer } from '../engine/engine';
+import { monotonicMs } from '../clock';
+import type { ServerLogger } from '../log';
+import type { SegmentEvent, SegmenterCheckpoint } from '../engine/segmenter';
+import { LocalSegmenterPort, type PortInit, type SegmenterPort, whileProgressing } from '../engine/segmenterPort';
+import { SessionJournal } from '../storage/sessionJournal';
+import type { CheckpointRow, SessionEnd, SessionStore, StoredEvent } from '../storage/stores';
+
+export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
+
+export interface SessionPeer {
+  /** A message, or one already serialised as JSON (sent as it is). */
+  send(message: object | string): void;
+  /** Sends `error` and closes (the session has ended on a failure of its own). */
+  fail?(code: ErrorCode, message: string): void;
+}
+
+/**
+ * A stop waits for a worker to decode the audio it already has for as long as decoding advances;
+ * it gives up when nothing advanced for `stop_delay` plus this long.
+ */
+export const STOP_STALL_MS = 10_000;
+
+export interface SessionMetrics {
+  total_chunks: number;
+  session_duration: number;
+  discarded_chunks: number;
+  audio_seconds: number;
+  final_chunks: number;
+}
+
+type WireEvent =
+  | { type: 'transcript'; status: string; id: string; index: number; text: string; seq: number }
+  | { type: 'batch.replace'; data: unknown; seq: number };
+
+export interface LiveSessionInit {
+  id: string;
+  keyId: string;
+  orgId: string;
+  config: EffectiveConfig;
+  recognizer: Recognizer | WorkerRecognizer;
+  store: SessionStore;
+  log: ServerLogger;
+  /** Rebuild from a persisted checkpoint (after a restart); `storedSeq` is the highest durable seq kept. */
+  restore?: { row: CheckpointRow; lastSeq: number; storedSeq: number };
+  /** Called once the session has stopped (its concurrency slot is free). */
+  onStop?: (session: LiveSession) => void;
+}
+
+const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+
+export class LiveSession {
+  readonly id: string;
+  readonly keyId: string;
+  readonly orgId: string;
+  readonly config: EffectiveConfig;
+  readonly engineName: string;
+  readonly log: ServerLogger;
+  state: SessionState = 'configured';
+  peer: SessionPeer | undefined;
+  /** When the session lost its peer (monotonic ms, clock.ts), or undefined while attached. */
+  detachedAt: number | undefined;
+  /** When the session stopped or failed (monotonic ms, clock.ts). */
+  stoppedAt: number | undefined;
+
+  private readonly onStop: ((session: LiveSession) => void) | undefined;
+  /** The seq of the last durable event persisted (0: none). */
+  private readonly journal: SessionJournal;
+  private readonly segmenter: SegmenterPort;
+  /** Flushes asked of a worker and not answered yet. */
+  private inFlight = new Set<Promise<void>>();
+  private failedMessage: string | undefined;
+  private nextSeq = 1;
+  private totalFrames = 0;
+  private discardedFrames = 0;
+  private finalChunks = 0;
+  private readonly createdAt: number;
+  /** `createdAt` on the monotonic clock: durations do not move when the wall clock steps. */
+  private readonly createdMono: number;
+  private readonly createdIso: string;
+  private flushTimer: NodeJS.Timeout | undefined;
+  /** When the last audio frame was taken (monotonic ms): the flush timer counts from here. */
+  private lastAudioMono = 0;
+
+  constructor(init: LiveSessionInit) {
+    this.id = init.id;
+    this.keyId = init.keyId;
+    this.orgId = init.orgId;
+    this.config = init.config;
+    this.engineName = init.recognizer.name;
+    this.onStop = init.onStop;
+    this.log = init.log;
+    const portInit = (restore?: SegmenterCheckpoint): PortInit => ({
+      sessionId: init.id,
+      config: init.config,
+      ...(restore ? { restore } : {}),
+      onEvents: (events) => this.emitAll(events),
+      onFailure: (message) => this.failed(message),
+    });
+    const open = (restore?: SegmenterCheckpoint): SegmenterPort =>
+      isWorkerRecognizer(init.recognizer) ? init.recognizer.open(portInit(restore)) : new LocalSegmenterPort(portInit(restore), init.recognizer);
+    if (init.restore) {
+      const { row, lastSeq, storedSeq } = init.restore;
+      const cp = JSON.parse(row.engine) as SegmenterCheckpoint;
+      this.segmenter = open(cp);
+      this.nextSeq = Math.max(storedSeq, row.next_seq - 1, lastSeq) + 1;
+      this.totalFrames = row.total_frames;
+      this.discardedFrames = row.discarded_frames;
+      this.finalChunks = row.final_chunks;
+      this.createdIso = row.created_at;
+      this.createdAt = Date.parse(row.created_at);
+      this.createdMono = monotonicMs() - Math.max(0, Date.now() - this.createdAt);
+      this.state = 'recording';
+    } else {
+      this.segmenter = open();
+      this.createdAt = Date.now();
+      this.createdMono = monotonicMs();
+      this.createdIso = new Date(this.createdAt).toISOString();
+    }
+    this.journal = new SessionJournal({
+      id: init.id,
+      keyId: init.keyId,
+      orgId: init.orgId,
+      configJson: JSON.stringify(init.config),
+      createdIso: this.createdIso,
+      store: init.store,
+      log: init.log,
+      persistedSeq: init.restore?.storedSeq ?? 0,
+      counters: () => ({ nextSeq: this.nextSeq, totalFrames: this.totalFrames, discardedFrames: this.discardedFrames, finalChunks: this.finalChunks }),
+    });
+    if (!init.restore) this.journal.saveCheckpoint(this.segmenter.checkpoint());
+  }
+
+  /** The highest seq issued so far (0 before any). */
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  /** Bytes of session audio accounted for (the client re-sends from here after a resume). */
+  get audioOffset(): number {
+    return this.segmenter.receivedBytes;
+  }
+
+  /** Why the decoder failed, when it did. */
+  get failure(): string | undefined {
+    return this.failedMessage;
+  }
+
+  get isLive(): boolean {
+    return this.state !== 'stopped';
+  }
+
+  /** The seq of the last durable event this session persisted (what a replay read from the store must reach). */
+  get durableSeq(): number {
+    return this.journal.persistedSeq;
+  }
+
+  attach(peer: SessionPeer): void {
+    this.peer = peer;
+    this.detachedAt = undefined;
+  }
+
+  detach(): void {
+    this.peer = undefined;
+    this.detachedAt = monotonicMs();
+  }
+
+  metrics(): SessionMetrics {
+    return {
+      total_chunks: this.totalFrames,
+      session_duration: round3(((this.stoppedAt ?? monotonicMs()) - this.createdMono) / 1000),
+      discarded_chunks: this.discardedFrames,
+      audio_seconds: round3(this.segmenter.audioSeconds),
+      final_chunks: this.finalChunks,
+    };
+  }
+
+  /** One binary audio frame (already checked: even length, within size); `now`: monotonic ms (clock.ts). */
+  audio(frame: Buffer, now = monotonicMs()): void {
+    this.totalFrames++;
+    if (this.state === 'configured') {
+      this.log.debug('audio before start: recording starts');
+      this.state = 'recording';
+    }
+    if (this.state !== 'recording') {
+      this.discardedFrames++;
+      this.log.debug('audio discarded', { state: this.state, bytes: frame.length });
+      return;
+    }
+    this.segmenter.push(frame);
+    this.lastAudioMono = now;
+    if (!this.flushTimer) this.armFlushTimer(this.config.flush_timeout * 1000);
+  }
+
+  /** A control action other than `stop` (see {@link stop}). Returns whether it changed the state. */
+  control(action: Exclude<ControlAction, 'stop'>): boolean {
+    const from = this.state;
+    if (from === 'stopping' || from === 'stopped') {
+      this.log.debug('control ignored after stop', { action });
+      return false;
+    }
+    let to: SessionState = from;
+    if (action === 'start' || action === 'resume') to = 'recording';
+    else if (action === 'pause') to = 'paused';
+    if (to === from) {
+      this.log.debug('redundant control: no-op', { action, state: from });
+      return false;
+    }
+    this.state = to;
+    this.log.debug('state change', { action, from, to });
+    return true;
+  }
+
+  /**
+   * `stop`: `status stopping`, finalise everything (with proofreading), `status stopped` with metrics.
+   * With `resumable` (service shutdown) the session is not marked stopped in storage, so a client
+   * may resume it after the restart.
+   */
+  stop(opts: { reason: string; resumable?: boolean }): Promise<SessionMetrics | undefined> {
+    if (this.state === 'stopping' || this.state === 'stopped') return Promise.resolve(undefined);
+    this.state = 'stopping';
+    this.clearFlushTimer();
+    const message = opts.resumable ? 'service shutting down: finalising transcripts' : 'finalising transcripts';
+    this.send({ type: 'status', state: 'stopping', message, metrics: this.metrics() });
+    const flushed = this.track(this.segmenter.flush({ proofread: true }));
+    // In-process engines finish here and now; a worker first decodes the audio it already has.
+    if (!flushed) return Promise.resolve(this.finishStop(opts));
+    const stallMs = this.config.stop_delay * 1000 + STOP_STALL_MS;
+    return whileProgressing(this.segmenter, flushed, stallMs).then((outcome) => {
+      if (this.state !== 'stopping') return undefined; // the decoder failed meanwhile: the session has ended
+      if (outcome === 'stalled') {
+        this.failed(`the speech decoder made no progress for ${stallMs} ms after stop`);
+        return undefined;
+      }
+      return this.finishStop(opts);
+    });
+  }
+
+  private finishStop(opts: { reason: string; resumable?: boolean }): SessionMetrics {
+    this.state = 'stopped';
+    this.stoppedAt = monotonicMs();
+    const metrics = this.metrics();
+    this.recordStop(opts.reason, opts.resumable === true);
+    // Everything is final and persisted: the decoder is freed now, not when the stopped session is
+    // forgotten (it stays for a replay), so its worker can load the next session's decoder meanwhile.
+    if (!opts.resumable) this.segmenter.close();
+    this.send({
+      type: 'status',
+      state: 'stopped',
+      message: opts.resumable ? 'service shutting down; the session can be resumed after the restart' : 'session stopped',
+      metrics,
+      ...(opts.resumable ? { resumable: true } : {}),
+    });
+    this.log.info('session stopped', { reason: opts.reason, ...metrics });
+    this.onStop?.(this);
+    return metrics;
+  }
+
+  /** The end in storage: stopped for good (resumable: a last checkpoint instead), and the session's record. */
+  private recordStop(reason: string, resumable: boolean): void {
+    const at = new Date().toISOString();
+    try {
+      if (resumable) this.journal.saveCheckpoint(this.segmenter.checkpoint());
+      else this.journal.markStopped(at);
+    } catch (e) {
+      this.log.error('could not record the end of the session', { error: e });
+    }
+    this.recordEnd(reason, at);
+  }
+
+  /**
+   * Finalises pending text (it is persisted and sent to the peer if there is one). Used before an
+   * error closes the socket, on revocation, and when a dropped session is cleaned up.
+   */
+  flush(opts: { proofread: boolean }): Promise<void> | undefined {
+    if (this.state === 'stopped') return undefined;
+    return this.track(this.segmenter.flush(opts));
+  }
+
+  /** Resolves when no work asked of a worker is still in flight (before storage closes). */
+  settled(): Promise<void> {
+    return Promise.all([...this.inFlight]).then(() => undefined);
+  }
+
+  /** Milliseconds of received audio not decoded yet. */
+  queuedMs(): number {
+    return (this.segmenter.queuedBytes / 2 / this.config.sample_rate) * 1000;
+  }
+
+  /**
+   * The decoder failed: the pending text is made final as it stands (nothing shown is lost), the
+   * session ends, and the peer gets INTERNAL_ERROR.
+   */
+  failed(message: string): void {
+    if (this.state === 'stopped' || this.failedMessage) return;
+    this.clearFlushTimer();
+    const queued = Math.round(this.queuedMs());
+    this.log.error('speech decoder failed: session ended', { reason: message, undecoded_audio_ms: queued });
+    const cp: SegmenterCheckpoint = { ...this.segmenter.checkpoint(), audioOffset: this.segmenter.receivedBytes, sentence: [] };
+    for (const chunk of this.segmenter.pendingChunks()) this.emit({ ...chunk, status: 'final', checkpoint: cp });
+    this.failedMessage = message; // from here on, anything the failed decoder still sends is dropped
+    this.state = 'stopped';
+    this.stoppedAt = monotonicMs();
+    this.recordStop('decoder failure', false);
+    this.segmenter.close();
+    this.onStop?.(this);
+    const lost = queued > 0 ? `; the last ${queued} ms of audio were not transcribed` : '';
+    this.peer?.fail?.('INTERNAL_ERROR', `speech decoder failed; the session has ended (its text so far is final)${lost}; start a new session`);
+  }
+
+  /**
+   * For a resuming peer: the durable events it has not seen (read from the store by the caller, up to
+   * {@link durableSeq}), then the pending chunks as they stand now (the client dropped its provisional
+   * text when the connection was lost).
+   */
+  replay(events: StoredEvent[]): number {
+    for (const row of events) this.peer?.send(row.json);
+    const pending = this.segmenter.pendingChunks();
+    for (const chunk of pending) this.emit({ ...chunk });
+    return events.length + pending.length;
+  }
+
+  /** Sends a status message to the peer (no seq). */
+  send(message: object | string): void {
+    this.peer?.send(message);
+  }
+
+  /** Records the end of the session (also of one never stopped: expired after a drop, key revoked). Does not wait. */
+  recordEnd(reason: string, at = new Date().toISOString()): void {
+    const m = this.metrics();
+    const end: SessionEnd = { at, duration: m.session_duration, totalFrames: m.total_chunks, finals: m.final_chunks, reason };
+    this.journal.sessionEnded(end);
+  }
+
+  dispose(): void {
+    this.clearFlushTimer();
+    this.peer = undefined;
+    this.segmenter.close();
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private emitAll(events: SegmentEvent[]): void {
+    for (const e of events) this.emit(e);
+  }
+
+  private track(p: Promise<void> | undefined): Promise<void> | undefined {
+    if (!p) return undefined;
+    const t = p.finally(() => this.inFlight.delete(t));
+    this.inFlight.add(t);
+    return t;
+  }
+
+  private emit(event: SegmentEvent): void {
+    if (this.failedMessage) {
+      this.log.warn('event from a failed decoder dropped', { type: event.type });
+      return;
+    }
+    const seq = this.nextSeq++;
+    let wire: WireEvent;
+    if (event.type === 'transcript') {
+      wire = { type: 'transcript', status: event.status, text: event.text, id: event.id, index: event.index, seq };
+      if (event.status === 'final') this.finalChunks++;
+    } else {
+      wire = { type: 'batch.replace', data: event.data, seq };
+    }
+    // Serialised once: the same text is persisted and sent.
+    const json = JSON.stringify(wire);
+    if (event.checkpoint) this.journal.persist(seq, json, event.checkpoint);
+    this.peer?.send(json);
+  }
+
+  /**
+   * The flush timer fires `flush_timeout` after the last audio frame. Frames do not move it (a timer
+   * re-armed 10 times a second per session is work for nothing): when it fires early, it is armed again
+   * for what remains.
+   */
+  private armFlushTimer(delayMs: number): void {
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      if (this.state === 'stopped' || this.state === 'stopping') return;
+      const remaining = this.config.flush_timeout * 1000 - (monotonicMs() - this.lastAudioMono);
+      if (remaining > 0) {
+        this.armFlushTimer(remaining);
+        return;
+      }
+      this.log.debug('flush timeout: pending text finalised');
+      void this.track(this.segmenter.flush({ proofread: true }));
+    }, delayMs);
+    this.flushTimer.unref();
+  }
+
+  private clearFlushTimer(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Opens what the service keeps and counts, as the command line says: SQLite in the data dir (default; one
+ * instance) or PostgreSQL (`--database`); limits in this process (default) or in Redis (`--redis`), with
+ * revocation fan-out over Redis pub/sub. A failure to open any of them is a BackendStartError naming what
+ * failed (never a password).
+ */
+import { randomBytes } from 'node:crypto';
+import { BackendStartError } from './backend';
+import { SqliteStore } from './db';
+import { ApiKeys, SqliteKeyStore } from './keys';
+import { InProcessLimits, LocalRevocations } from './limits';
+import type { ServerLogger } from '../log';
+import { openPool } from './pg/connect';
+import { prepareDatabase } from './pg/migrations';
+import { PgStore } from './pg/store';
+import { connectRedis, openRedis } from './redis/connect';
+import { RedisLimits } from './redis/limits';
+import { RedisRevocations } from './redis/revocations';
+import type { KeyStore, Limits, RevocationFeed, SessionStore } from './stores';
+
+export interface BackendOptions {
+  dataDir: string;
+  /** `--database` (PostgreSQL URL), or undefined for SQLite in the data dir. */
+  databaseUrl?: string;
+  /** `--redis`, or undefined for limits in this process. */
+  redisUrl?: string;
+  instanceId: string;
+  masterKey: string | undefined;
+  announceMasterKey: (key: string) => void;
+  concurrencyLimit: number;
+  rateLimit: number;
+  rateWindowMs: number;
+  /** Lease of a concurrency slot in Redis (the slots of a dead instance are free after it). */
+  slotLeaseMs: number;
+  log: ServerLogger;
+}
+
+export interface Backends {
+  store: SessionStore;
+  keys: KeyStore;
+  limits: Limits;
+  revocations: RevocationFeed;
+  /** For the log: `sqlite` or `postgres`, `in-process` or `redis`. */
+  storeKind: 'sqlite' | 'postgres';
+  limitsKind: 'in-process' | 'redis';
+  /** Migrations this start applied (PostgreSQL). */
+  migrationsApplied: number[];
+  /** Closes the limits, then the store (after its queued writes). */
+  close(): Promise<void>;
+}
+
+export async function openBackends(o: BackendOptions): Promise<Backends> {
+  const opened: Array<() => Promise<void>> = [];
+  const closeAll = async (): Promise<void> => {
+    for (const c of opened.reverse()) await c().catch(() => undefined);
+  };
+  try {
+    let store: SessionStore;
+    let keys: KeyStore;
+    let migrationsApplied: number[] = [];
+    if (o.databaseUrl) {
+      const pool = await openPool(o.databaseUrl);
+      opened.push(() => pool.end());
+      const prepared = await prepareDatabase(pool, o.masterKey, o.announceMasterKey);
+      migrationsApplied = prepared.applied;
+      const pg = new PgStore({ pool, orgId: prepared.orgId, instanceId: o.instanceId, log: o.log });
+      opened.pop();
+      opened.push(() => pg.close());
+      store = pg;
+      keys = new ApiKeys(pg, prepared.masterHash);
+    } else {
+      let sqlite: SqliteStore;
+      try {
+        sqlite = new SqliteStore(o.dataDir, { onCheckpointError: (message) => o.log.warn('could not checkpoint the database log; retried every second, nothing is lost', { error: message }) });
+        keys = new SqliteKeyStore(sqlite, o.dataDir, o.masterKey, o.announceMasterKey);
+      } catch (e) {
+        throw new BackendStartError(`cannot open the data dir ${o.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      opened.push(() => sqlite.close());
+      store = sqlite;
+    }
+    let limits: Limits;
+    let revocations: RevocationFeed;
+    if (o.redisUrl) {
+      const link = await openRedis(o.redisUrl, o.log);
+      opened.push(async () => void link.redis.disconnect());
+      // Unique per process, so that a restarted instance never renews the leases of its previous life.
+      const holder = `${o.instanceId}/${randomBytes(4).toString('hex')}`;
+      const redisLimits = new RedisLimits({ link, rateLimit: o.rateLimit, rateWindowMs: o.rateWindowMs, concurrencyLimit: o.concurrencyLimit, leaseMs: o.slotLeaseMs, holder, log: o.log });
+      opened.push(() => redisLimits.close());
+      const feed = new RedisRevocations(link, connectRedis(o.redisUrl, o.log, 'revocations'), o.log);
+      opened.push(() => feed.close());
+      try {
+        await feed.start();
+      } catch (e) {
+        throw new BackendStartError(`cannot subscribe to Redis revocations: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      limits = redisLimits;
+      revocations = feed;
+    } else {
+      limits = new InProcessLimits(o.rateLimit, o.rateWindowMs, o.concurrencyLimit);
+      revocations = new LocalRevocations();
+    }
+    return {
+      store,
+      keys,
+      limits,
+      revocations,
+      storeKind: o.databaseUrl ? 'postgres' : 'sqlite',
+      limitsKind: o.redisUrl ? 'redis' : 'in-process',
+      migrationsApplied,
+      close: closeAll,
+    };
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+}

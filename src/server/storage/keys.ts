@@ -1,0 +1,245 @@
+/**
+ * The `KeyStore` of stores.ts: API keys and the master key, over the rows of a database (`KeyRows`: SQLite
+ * here, PostgreSQL in pg/store.ts). Keys are `svc_live_`, `svc_test_` or `svc_proj_` followed by 43
+ * characters of base64url (32 random bytes). Only their SHA-256 (hex) is stored; a presented key is
+ * hashed, looked up by hash, and compared in constant time.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  type CreateKeyRequest,
+  type CreateKeyResponse,
+  type KeyListing,
+  type Permission,
+  KEY_PATTERN,
+  redactKey,
+} from '../../protocol';
+import type { KeyRow, SqliteStore } from './db';
+
+export type { KeyRow };
+import { type ApiKey, type Authenticated, type KeyStore, KeyRequestError } from './stores';
+
+export const MASTER_KEY_FILE = 'master-key.sha256';
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of two hex digests of equal length. */
+export function hashesEqual(a: string, b: string): boolean {
+  const ba = Buffer.from(a, 'hex');
+  const bb = Buffer.from(b, 'hex');
+  return ba.length === bb.length && ba.length > 0 && timingSafeEqual(ba, bb);
+}
+
+export function generateKey(prefix: 'svc_live_' | 'svc_test_' | 'svc_proj_'): string {
+  const key = prefix + randomBytes(32).toString('base64url');
+  if (!KEY_PATTERN.test(key)) throw new Error('generated key does not match the key format');
+  return key;
+}
+
+export function generateMasterKey(): string {
+  return `msk_${randomBytes(32).toString('base64url')}`;
+}
+
+/** Fewest characters a master key given in `DICTEE_MASTER_KEY` may have. */
+export const MIN_MASTER_KEY_LENGTH = 32;
+/** Least estimated entropy (bits) of such a key. */
+export const MIN_MASTER_KEY_BITS = 90;
+
+/**
+ * Why a master key given by the operator is too weak to guard key management, or undefined when it is
+ * acceptable: at least 32 characters; an estimated entropy of at least 90 bits (the text's own character
+ * frequencies, so repetitions such as `passwordpassword…` count for little); and not mostly runs of
+ * consecutive characters (`abcdef…`, `0123…`). `openssl rand -hex 32` or `-base64 32` passes easily.
+ * The message never contains the key.
+ */
+export function masterKeyWeakness(key: string): string | undefined {
+  const need = `at least ${MIN_MASTER_KEY_LENGTH} characters of high entropy, e.g. the output of: openssl rand -base64 32`;
+  const chars = [...key];
+  if (chars.length < MIN_MASTER_KEY_LENGTH) return `DICTEE_MASTER_KEY is too short (${chars.length} characters); it must be ${need}`;
+  const counts = new Map<string, number>();
+  for (const c of chars) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let perChar = 0;
+  for (const n of counts.values()) perChar -= (n / chars.length) * Math.log2(n / chars.length);
+  const bits = perChar * chars.length;
+  if (bits < MIN_MASTER_KEY_BITS) return `DICTEE_MASTER_KEY is too predictable (about ${Math.floor(bits)} bits; repeated characters); it must be ${need}`;
+  let sequential = 0;
+  for (let i = 1; i < chars.length; i++) {
+    const d = chars[i]!.codePointAt(0)! - chars[i - 1]!.codePointAt(0)!;
+    if (d === 1 || d === -1) sequential++;
+  }
+  if (sequential * 2 > chars.length - 1) return `DICTEE_MASTER_KEY is too predictable (runs of consecutive characters); it must be ${need}`;
+  return undefined;
+}
+
+function fromRow(row: KeyRow): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    projectId: row.project_id,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    environment: row.environment,
+    orgId: row.org_id,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    hint: row.hint,
+  };
+}
+
+export function listing(k: ApiKey): KeyListing {
+  return {
+    id: k.id,
+    name: k.name,
+    type: k.type,
+    project_id: k.projectId,
+    permissions: k.permissions,
+    environment: k.environment,
+    org_id: k.orgId,
+    created_at: k.createdAt,
+    revoked_at: k.revokedAt,
+    hint: k.hint,
+  };
+}
+
+/** Where API keys are kept: one row per key, found by the SHA-256 of the key or by its id. */
+export interface KeyRows {
+  readonly orgId: string;
+  insertKey(row: KeyRow): Promise<void>;
+  keyByHash(hash: string): Promise<KeyRow | undefined>;
+  keyById(id: string): Promise<KeyRow | undefined>;
+  listKeys(): Promise<KeyRow[]>;
+  /** Marks the key revoked at `at` unless it already is. */
+  revokeKey(id: string, at: string): Promise<void>;
+  /** Which of these ids are revoked or unknown. */
+  revokedAmong(ids: string[]): Promise<string[]>;
+}
+
+/** The SHA-256 of the master key: of DICTEE_MASTER_KEY when set, else the one kept in the data dir (or a new one, announced once). */
+export function masterHashInDataDir(dataDir: string, masterKeyFromEnv: string | undefined, announce: (masterKey: string) => void): string {
+  if (masterKeyFromEnv) return sha256Hex(masterKeyFromEnv);
+  const file = path.join(dataDir, MASTER_KEY_FILE);
+  if (existsSync(file)) {
+    const stored = readFileSync(file, 'utf8').trim();
+    if (!/^[0-9a-f]{64}$/.test(stored)) throw new Error(`${file} does not hold a SHA-256 hex digest`);
+    return stored;
+  }
+  const key = generateMasterKey();
+  const hash = sha256Hex(key);
+  writeFileSync(file, hash + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  announce(key);
+  return hash;
+}
+
+export class ApiKeys implements KeyStore {
+  constructor(
+    private readonly rows: KeyRows,
+    private readonly masterHash: string,
+  ) {}
+
+  isMaster(presented: string | undefined): boolean {
+    if (!presented) return false;
+    return hashesEqual(sha256Hex(presented), this.masterHash);
+  }
+
+  async authenticate(presented: string | undefined): Promise<Authenticated> {
+    if (!presented) return { ok: false, reason: 'missing' };
+    if (!KEY_PATTERN.test(presented)) return { ok: false, reason: 'malformed' };
+    const hash = sha256Hex(presented);
+    const row = await this.rows.keyByHash(hash);
+    if (!row || !hashesEqual(row.hash, hash)) return { ok: false, reason: 'unknown' };
+    if (row.revoked_at) return { ok: false, reason: 'revoked' };
+    return { ok: true, key: fromRow(row) };
+  }
+
+  async create(req: CreateKeyRequest): Promise<CreateKeyResponse> {
+    const orgId = this.rows.orgId;
+    if (req.type === 'project' && !req.project_id) {
+      throw new KeyRequestError('project_id', 'project_id is required for a project key');
+    }
+    if (req.type === 'personal' && req.project_id !== undefined) {
+      throw new KeyRequestError('project_id', 'project_id is only for project keys; remove it or use type "project"');
+    }
+    if (req.type === 'project' && req.environment === 'test') {
+      throw new KeyRequestError('environment', 'environment "test" is only for personal keys');
+    }
+    const environment = req.environment ?? 'live';
+    const prefix = req.type === 'project' ? 'svc_proj_' : environment === 'test' ? 'svc_test_' : 'svc_live_';
+    const key = generateKey(prefix);
+    const permissions = [...new Set(req.permissions ?? (['read', 'write'] as Permission[]))];
+    const row: KeyRow = {
+      id: `key_${randomUUID()}`,
+      hash: sha256Hex(key),
+      hint: redactKey(key),
+      name: req.name,
+      type: req.type,
+      project_id: req.type === 'project' ? (req.project_id ?? null) : null,
+      permissions: JSON.stringify(permissions),
+      environment,
+      org_id: orgId,
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    };
+    await this.rows.insertKey(row);
+    return {
+      id: row.id,
+      key,
+      name: row.name,
+      type: row.type,
+      project_id: row.project_id,
+      permissions,
+      environment,
+      org_id: orgId,
+      created_at: row.created_at,
+    };
+  }
+
+  async list(): Promise<KeyListing[]> {
+    return (await this.rows.listKeys()).map((r) => listing(fromRow(r)));
+  }
+
+  /** Finds a key by its id or by its value. */
+  private async find(keyOrId: string): Promise<ApiKey | undefined> {
+    const row = KEY_PATTERN.test(keyOrId) ? await this.rows.keyByHash(sha256Hex(keyOrId)) : await this.rows.keyById(keyOrId);
+    return row ? fromRow(row) : undefined;
+  }
+
+  async revoke(keyOrId: string): Promise<ApiKey | undefined> {
+    const key = await this.find(keyOrId);
+    if (!key) return undefined;
+    if (!key.revokedAt) await this.rows.revokeKey(key.id, new Date().toISOString());
+    return this.find(key.id);
+  }
+
+  revokedAmong(keyIds: string[]): Promise<string[]> {
+    return keyIds.length ? this.rows.revokedAmong(keyIds) : Promise.resolve([]);
+  }
+}
+
+/** The KeyStore on SQLite (one instance): rows in the data dir's database, the master key's hash in the data dir. */
+export class SqliteKeyStore extends ApiKeys {
+  /**
+   * @param masterKeyFromEnv `DICTEE_MASTER_KEY`. When absent, the hash kept in the data dir is used, or
+   *   a new master key is generated, its hash stored (mode 0600) and the key handed to `announce` once.
+   */
+  constructor(store: SqliteStore, dataDir: string, masterKeyFromEnv: string | undefined, announce: (masterKey: string) => void) {
+    super(sqliteKeyRows(store), masterHashInDataDir(dataDir, masterKeyFromEnv, announce));
+  }
+}
+
+function sqliteKeyRows(store: SqliteStore): KeyRows {
+  return {
+    orgId: store.orgId,
+    insertKey: async (row) => store.insertKey(row),
+    keyByHash: async (hash) => store.keyByHash(hash),
+    keyById: async (id) => store.keyById(id),
+    listKeys: async () => store.listKeys(),
+    revokeKey: async (id, at) => {
+      store.revokeKey(id, at);
+    },
+    revokedAmong: async (ids) => ids.filter((id) => store.keyById(id)?.revoked_at !== null),
+  };
+}

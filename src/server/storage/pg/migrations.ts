@@ -1,0 +1,135 @@
+/**
+ * The PostgreSQL schema as versioned migrations, applied at start under an advisory lock (several
+ * instances may start at once: one applies, the others wait and find them applied), and what the first
+ * start creates: the organisation and, without DICTEE_MASTER_KEY, the master key's hash.
+ *
+ * A migration is never edited once released; a change is a new migration. Migrations only add (tables,
+ * nullable columns, indexes) so that during a rolling upgrade the older instances still running keep
+ * working on the newer schema (docs/deploy.md).
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { errorMessage } from '../../../shared/errors';
+import { BackendStartError } from '../backend';
+import { generateMasterKey, sha256Hex } from '../keys';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Times are ISO-8601 UTC text, as in the SQLite schema (db.ts), so both stores compare and return them
+ * alike. `session_checkpoints.epoch` is the fencing token of the instance that owns the session's journal
+ * (`owner`, informative): a claim raises it, and a write of an older epoch is refused.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'keys, sessions, resume data',
+    sql: `
+CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, hint TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
+  project_id TEXT, permissions TEXT NOT NULL, environment TEXT NOT NULL, org_id TEXT NOT NULL REFERENCES orgs (id),
+  created_at TEXT NOT NULL, revoked_at TEXT);
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY, key_id TEXT NOT NULL, org_id TEXT NOT NULL, origin TEXT NOT NULL, created_at TEXT NOT NULL,
+  started_at TEXT, ended_at TEXT, duration DOUBLE PRECISION, total_frames BIGINT NOT NULL DEFAULT 0,
+  final_chunks INTEGER NOT NULL DEFAULT 0, end_reason TEXT);
+CREATE TABLE session_checkpoints (
+  session_id TEXT PRIMARY KEY, key_id TEXT NOT NULL, org_id TEXT NOT NULL, next_seq INTEGER NOT NULL,
+  next_index INTEGER NOT NULL, audio_offset BIGINT NOT NULL, engine TEXT NOT NULL, config TEXT NOT NULL,
+  total_frames BIGINT NOT NULL DEFAULT 0, discarded_frames BIGINT NOT NULL DEFAULT 0,
+  final_chunks INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, stopped_at TEXT, updated_at TEXT NOT NULL,
+  owner TEXT NOT NULL, epoch BIGINT NOT NULL DEFAULT 1);
+CREATE INDEX session_checkpoints_stopped ON session_checkpoints (stopped_at);
+CREATE INDEX session_checkpoints_updated ON session_checkpoints (updated_at);
+CREATE INDEX sessions_ended ON sessions (COALESCE(ended_at, created_at));
+CREATE TABLE session_events (
+  session_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (session_id, seq));
+`,
+  },
+];
+
+/** The key of the advisory lock taken while migrating ("dictee" in ASCII). */
+export const MIGRATION_LOCK = 0x646963746565;
+
+export interface Prepared {
+  orgId: string;
+  masterHash: string;
+  /** Versions this start applied (empty when another instance, or an earlier start, had). */
+  applied: number[];
+}
+
+/**
+ * Applies the migrations not yet applied, then makes sure the organisation and the master key's hash
+ * exist, all under the advisory lock. Throws a BackendStartError naming the migration that failed.
+ */
+export async function prepareDatabase(pool: pg.Pool, masterKeyFromEnv: string | undefined, announce: (masterKey: string) => void): Promise<Prepared> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (e) {
+    throw new BackendStartError(`cannot connect to PostgreSQL: ${errorMessage(e)}`);
+  }
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      const applied = await applyMigrations(client);
+      const orgId = await ensureOrg(client);
+      const masterHash = masterKeyFromEnv ? sha256Hex(masterKeyFromEnv) : await ensureMasterHash(client, announce);
+      return { orgId, masterHash, applied };
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    }
+  } catch (e) {
+    if (e instanceof BackendStartError) throw e;
+    throw new BackendStartError(`cannot prepare the PostgreSQL database: ${errorMessage(e)}`);
+  } finally {
+    client.release();
+  }
+}
+
+async function applyMigrations(client: pg.PoolClient): Promise<number[]> {
+  await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+  const applied: number[] = [];
+  for (const m of MIGRATIONS) {
+    if (done.has(m.version)) continue;
+    try {
+      await client.query('BEGIN');
+      await client.query(m.sql);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, new Date().toISOString()]);
+      await client.query('COMMIT');
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw new BackendStartError(`PostgreSQL migration ${m.version} (${m.name}) failed: ${errorMessage(e)}`);
+    }
+    applied.push(m.version);
+  }
+  return applied;
+}
+
+async function ensureOrg(client: pg.PoolClient): Promise<string> {
+  const found = await client.query<{ v: string }>("SELECT v FROM meta WHERE k = 'org_id'");
+  if (found.rows[0]) return found.rows[0].v;
+  const id = `org_${randomUUID()}`;
+  await client.query('BEGIN');
+  await client.query('INSERT INTO orgs (id, name, created_at) VALUES ($1, $2, $3)', [id, 'default', new Date().toISOString()]);
+  await client.query("INSERT INTO meta (k, v) VALUES ('org_id', $1)", [id]);
+  await client.query('COMMIT');
+  return id;
+}
+
+async function ensureMasterHash(client: pg.PoolClient, announce: (masterKey: string) => void): Promise<string> {
+  const found = await client.query<{ v: string }>("SELECT v FROM meta WHERE k = 'master_key_sha256'");
+  if (found.rows[0]) return found.rows[0].v;
+  const key = generateMasterKey();
+  const hash = sha256Hex(key);
+  await client.query("INSERT INTO meta (k, v) VALUES ('master_key_sha256', $1)", [hash]);
+  announce(key);
+  return hash;
+}
