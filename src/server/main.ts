@@ -7,15 +7,15 @@
  * DICTEE_MASTER_KEY, the one-time master key notice. Logs are JSON lines on stderr.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../protocol/http';
-import { DEFAULT_TIMING, Service, type Timing } from './app';
+import { DEFAULT_TIMING, Service, type Timing, bindHttpServer } from './app';
 import { BackendStartError } from './storage/backend';
 import { type Backends, openBackends } from './storage/backends';
-import { EngineUnavailableError } from './engine/engine';
 import { ENGINE_NAMES, type EngineName, openEngine } from './engine/pooled';
-import type { Engine } from './engine/engine';
+import { type Engine, EngineUnavailableError } from './engine/engine';
 import { dataDirWarning } from './storage/db';
 import { masterKeyWeakness } from './storage/keys';
 import { LEVELS, type Level, createLogger, streamWriter } from './log';
@@ -250,6 +250,17 @@ async function main(): Promise<void> {
     process.stderr.write(`error: the ${opts.engine} engine cannot start: ${why}\n`);
     process.exit(1);
   }
+  // Every failure from here on exits 1, even one that ends the process by leaving nothing to wait for.
+  process.exitCode = 1;
+  // Listen first: a port already in use fails here, before a master key is made or a store is touched.
+  let server: http.Server;
+  try {
+    server = await bindHttpServer(opts.host, opts.port, timing);
+  } catch (e) {
+    process.stderr.write(`error: cannot listen on ${opts.host}:${opts.port}: ${errorMessage(e)}\n`);
+    await engine.close?.();
+    process.exit(1);
+  }
   const dirWarning = opts.database ? undefined : dataDirWarning(dataDir);
   if (dirWarning) log.warn(dirWarning);
   let backends: Backends;
@@ -268,21 +279,15 @@ async function main(): Promise<void> {
       log,
     });
   } catch (e) {
+    server.close();
     await engine.close?.();
     if (!(e instanceof BackendStartError)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
     process.exit(1);
   }
-  const service = new Service({ backends, engine, log, timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays });
-  let port: number;
-  try {
-    port = await service.listen(opts.host, opts.port);
-  } catch (e) {
-    process.stderr.write(`error: cannot listen on ${opts.host}:${opts.port}: ${errorMessage(e)}\n`);
-    await backends.close();
-    await engine.close?.();
-    process.exit(1);
-  }
+  const service = new Service({ backends, engine, log, timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays, server });
+  const port = await service.listen(opts.host, opts.port);
+  process.exitCode = 0;
   if (backends.storeKind === 'postgres' && backends.limitsKind === 'in-process') {
     log.warn('limits are per instance: PostgreSQL is shared but without --redis the rate limit, the concurrency slots and the revocation of live sessions count in this instance only');
   }

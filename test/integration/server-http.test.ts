@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KEY_PATTERN } from '../../src/protocol';
@@ -352,6 +352,31 @@ describe('server process (built service)', function () {
       assert.ok((await server.createKey()).key);
     } finally {
       await server.stop();
+    }
+  });
+
+  it('a port already in use: exit 1 before a master key is made or a store is touched; the next start shows the key', async () => {
+    const busy = await startServer();
+    try {
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-busy-'));
+      const env = { ...process.env };
+      delete env.DICTEE_MASTER_KEY;
+      const r = spawnSync(process.execPath, [SERVER_JS, '--port', String(busy.port), '--data-dir', dataDir], { encoding: 'utf8', env, timeout: 15000 });
+      assert.equal(r.status, 1, r.stderr);
+      assert.equal(r.stdout, '', 'no master key, no listening line');
+      assert.match(r.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${busy.port}: .*EADDRINUSE`));
+      assert.deepEqual(readdirSync(dataDir), [], 'no store, no master key hash');
+      // The same data dir on a free port: the master key is made now, and shown.
+      const ok = spawnSync(process.execPath, ['-e', `
+        const { spawn } = require('node:child_process');
+        const c = spawn(process.execPath, [${JSON.stringify(SERVER_JS)}, '--port', '0', '--data-dir', ${JSON.stringify(dataDir)}], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        c.stdout.on('data', (d) => { out += d; if (/listening on/.test(out)) c.kill('SIGTERM'); });
+        c.on('exit', () => process.stdout.write(out));
+      `], { encoding: 'utf8', env, timeout: 15000 });
+      assert.match(ok.stdout, /^master key \(shown once\): msk_\S+\nlistening on /);
+    } finally {
+      await busy.stop();
     }
   });
 });
