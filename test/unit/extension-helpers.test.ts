@@ -255,8 +255,10 @@ describe('extension pure helpers', () => {
       assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, reconnecting: true }).text, '$(loading~spin) Dictée 0:05 reconnecting');
       assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, retryInS: 5 }).text, '$(watch) Dictée 0:05 retry in 5 s');
       assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, muted: true }).text, '$(warning) Dictée 0:05 no sound');
-      const err = statusView(ENGLISH, { state: 'idle', elapsedMs: 0, error: 'dictation stopped after an error.' });
+      const err = statusView(ENGLISH, { state: 'idle', elapsedMs: 0, error: 'the service refused the API key.' });
       assert.equal(err.text, '$(error) Dictée');
+      assert.equal(err.accessibilityLabel, 'Dictée: stopped after an error: the service refused the API key. Click to dictate again.');
+      assert.doesNotMatch(err.tooltip, /stopped after an error/, 'the cause, not the same words twice');
       assert.equal(err.colour, 'error');
     });
 
