@@ -19,6 +19,7 @@ import { SessionRegistry, type Timing } from './live/registry';
 import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './storage/stores';
 import type { Backends } from './storage/backends';
 import { errorMessage } from '../shared/errors';
+import { checkAllWhole, checkWhole } from '../shared/options';
 
 export { DEFAULT_TIMING, type Timing } from './live/registry';
 
@@ -82,6 +83,10 @@ export class Service {
   private draining = false;
 
   constructor(private readonly opts: ServiceOptions) {
+    checkAllWhole('timing', opts.timing, 1);
+    if (opts.perKeyLimit !== undefined) checkWhole('perKeyLimit', opts.perKeyLimit, 1);
+    checkWhole('retentionDays', opts.retentionDays, 1, 3650);
+    if (opts.server && !opts.server.listening) throw new TypeError('option server must be a server that listens already (bindHttpServer)');
     this.log = opts.log;
     const { store, keys, limits, revocations } = opts.backends;
     this.store = store;
