@@ -12,7 +12,8 @@ export function startLanguage(languages, engine) {
   const served = (languages ?? []).filter((l) => KNOWN.includes(l));
   if (languages?.includes('any')) return { language: 'en', why: `the ${engine} engine's script (the sample report's findings) is English` };
   if (served.length === 1) return { language: served[0], why: `the only language the ${engine} engine serves` };
-  if (served.includes('en')) return { language: 'en', why: `the sample report is English (the ${engine} engine serves ${served.join(', ')})` };
+  if (served.includes('en'))
+    return { language: 'en', why: `the sample report is English (the ${engine} engine serves ${served.join(', ')})` };
   if (served.length > 0) return { language: served[0], why: `the first language the ${engine} engine serves (${served.join(', ')})` };
   return { language: 'en', why: `the ${engine} engine did not say which languages it serves` };
 }

@@ -69,7 +69,9 @@ export async function readClientAudio(
   } catch (e) {
     if (e instanceof AudioFileError) {
       // SoX without the library of this format (Debian packages them apart: libsox-fmt-mp3, libsox-fmt-all).
-      const formats = /no handler for|not supported|unknown/i.test(e.message) ? ' (install its format libraries: `sudo apt-get install libsox-fmt-all` on Debian/Ubuntu)' : '';
+      const formats = /no handler for|not supported|unknown/i.test(e.message)
+        ? ' (install its format libraries: `sudo apt-get install libsox-fmt-all` on Debian/Ubuntu)'
+        : '';
       throw new AudioInputError(`sox cannot read it as audio: ${e.message}${formats}`);
     }
     throw e;

@@ -24,9 +24,14 @@ export function chooseLanguage(served: readonly string[] | undefined): LanguageC
   if (!served) return { language: fallback, why: 'the default: the service did not say which languages it serves' };
   if (served.includes('any')) return { language: fallback, why: 'the default: the service takes any language' };
   const usable = served.filter(isLanguage);
-  if (usable.length === 0) return { language: fallback, why: `the default: the service serves none of ${LANGUAGES.join(', ')} (it says ${served.join(', ') || 'none'})` };
+  if (usable.length === 0)
+    return {
+      language: fallback,
+      why: `the default: the service serves none of ${LANGUAGES.join(', ')} (it says ${served.join(', ') || 'none'})`,
+    };
   if (usable.length === 1) return { language: usable[0]!, why: 'the only language the service serves' };
-  if (usable.includes(fallback)) return { language: fallback, why: `the default, among the languages the service serves (${usable.join(', ')})` };
+  if (usable.includes(fallback))
+    return { language: fallback, why: `the default, among the languages the service serves (${usable.join(', ')})` };
   return { language: usable[0]!, why: `the first of the languages the service serves (${usable.join(', ')})` };
 }
 

@@ -4,7 +4,14 @@ import { UsageError } from '../../src/shared/args';
 
 describe('dictation: the command line of dist/format.js (the shared parser)', () => {
   it('parses every option, short and long, `--flag value` and `--flag=value`', () => {
-    assert.deepEqual(parseArgs([]), { language: 'fr', specialty: 'general', templates: null, vocabulary: null, eachLine: false, help: false });
+    assert.deepEqual(parseArgs([]), {
+      language: 'fr',
+      specialty: 'general',
+      templates: null,
+      vocabulary: null,
+      eachLine: false,
+      help: false,
+    });
     assert.deepEqual(parseArgs(['-l', 'en', '--specialty=radiology', '--templates', 'tpl', '--vocabulary=v.json', '--each-line']), {
       language: 'en',
       specialty: 'radiology',
@@ -30,7 +37,11 @@ describe('dictation: the command line of dist/format.js (the shared parser)', ()
       [['stray'], /unexpected argument "stray"/],
     ];
     for (const [argv, message] of cases) {
-      assert.throws(() => parseArgs(argv), (e: unknown) => e instanceof UsageError && message.test(e.message), argv.join(' '));
+      assert.throws(
+        () => parseArgs(argv),
+        (e: unknown) => e instanceof UsageError && message.test(e.message),
+        argv.join(' '),
+      );
     }
   });
 });
