@@ -376,6 +376,19 @@ describe('extension pure helpers', () => {
       assert.match(presentError(french, err({ code: 'INIT_ERROR', message: words }), { serverUrl: 'x', language: 'fr', sampleRate: 16000 }).text, /in français at 16000 Hz/);
     });
 
+    it('INIT_ERROR names its actual cause: the language refused with those the service serves, or the sample rate', () => {
+      const ctx = { serverUrl: 'x', language: 'fr' as const, sampleRate: 16000 };
+      const lang = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: 'language fr is not available in the pocketsphinx engine; it serves: en' }), ctx);
+      assert.equal(lang.text, 'Dictée: the service does not take dictation in French; it serves English. Choose one of those.');
+      assert.equal(lang.setting, 'dictee.language');
+      assert.doesNotMatch(lang.text, /Hz/, 'no unrelated hint about the sample rate');
+      const none = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: 'language fr is not available in the simulated engine' }), ctx);
+      assert.equal(none.text, 'Dictée: the service does not take dictation in French. Choose another language.');
+      const rate = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: 'sample_rate 44100 Hz is not supported by the pocketsphinx engine' }), { ...ctx, sampleRate: 44100 });
+      assert.equal(rate.text, 'Dictée: the service does not take audio at 44100 Hz. Reset the sample rate to 16000 Hz.');
+      assert.doesNotMatch(rate.text, /language/);
+    });
+
     it("puts the client library's warnings (logged as they are) in plain sentences without byte counts", () => {
       const cases: [string, RegExp][] = [
         ['disconnected for more than 60 s: the oldest buffered audio is being dropped', /lost for more than a minute/],
