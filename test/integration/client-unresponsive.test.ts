@@ -23,9 +23,15 @@ function scriptFile(): string {
   return f;
 }
 
-/** A run against the service, its transcript model, and a sender of real-time-ish audio (4× real time). */
-function run(url: string, key: string): { session: DictationSession; model: TranscriptModel; words: () => string[]; send: (pcm: Buffer) => Promise<void> } {
-  const session = new DictationSession({ serverUrl: url, apiKey: key, config: { language: 'en', silence_threshold: 1, engine_endpointing: 0.3 } });
+/** A run against the service, its transcript model, a sender of real-time-ish audio (4× real time), and the client's log lines. */
+function run(
+  url: string,
+  key: string,
+): { session: DictationSession; model: TranscriptModel; words: () => string[]; send: (pcm: Buffer) => Promise<void>; log: string[] } {
+  const log: string[] = [];
+  const line = (m: string | Error): number => log.push(String(m));
+  const logger = { trace: line, debug: line, info: line, warn: line, error: line };
+  const session = new DictationSession({ serverUrl: url, apiKey: key, logger, config: { language: 'en', silence_threshold: 1, engine_endpointing: 0.3 } });
   const model = new TranscriptModel();
   session.on('message', (m) => model.apply(m));
   session.on('configured', () => model.dropProvisional());
@@ -36,7 +42,7 @@ function run(url: string, key: string): { session: DictationSession; model: Tran
       await new Promise((r) => setTimeout(r, 25));
     }
   };
-  return { session, model, words: () => model.committedText().split(/\s+/).filter(Boolean), send };
+  return { session, model, words: () => model.committedText().split(/\s+/).filter(Boolean), send, log };
 }
 
 /** One sentence: 3 s of tone (10 words of the script), then the pause that makes it final. */
@@ -84,7 +90,7 @@ describe('client: a frozen service (SIGSTOP)', function () {
     const server = await startServer({ script: scriptFile(), env: { DICTEE_IDLE_TIMEOUT_MS: '1500' } });
     try {
       const { key } = await server.createKey();
-      const { session, words, send } = run(server.url, key);
+      const { session, words, send, log } = run(server.url, key);
       const states: string[] = [];
       const errors: string[] = [];
       const configured: boolean[] = [];
@@ -96,7 +102,9 @@ describe('client: a frozen service (SIGSTOP)', function () {
       await waitFor(() => words().length === 10, 10_000, 'the first sentence');
       session.pause();
       await waitFor(() => /session idle: closed/.test(server.logs()), 10_000, 'the service to close the idle session');
-      await new Promise((r) => setTimeout(r, 1500));
+      // The client's decision on that close (it is taken, and logged, as the close arrives: a reconnection
+      // would have been scheduled in the same turn, and the state set to reconnecting).
+      await waitFor(() => log.some((l) => /closed the paused session for idleness/.test(l)), 10_000, 'the client to take the close as the idle limit of a paused run');
       assert.equal(session.state, 'paused', 'still paused, as the person left it');
       assert.ok(!states.includes('reconnecting'), `no reconnection while paused: ${states.join(', ')}`);
       assert.deepEqual(errors, [], 'nothing to tell the person');

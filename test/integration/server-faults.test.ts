@@ -181,7 +181,19 @@ describe('service faults (built service)', function () {
         for (const f of framesOf(bursts(1))) p.sendAudio(f);
         await p.waitFor((m) => m.type === 'transcript' && m.status === 'final');
         writeFileSync(stamp, `${jump}\n`);
-        await new Promise((r) => setTimeout(r, 2000));
+        // The service's clock has moved once its Date header says so. Each heartbeat checks the peer's last
+        // sign of life before it pings (a peer it judges silent is cut, not pinged): two pings after that
+        // come from heartbeats that ran on the moved clock.
+        const moved = await waitFor(
+          async () => {
+            const r = await fetch(`${server.url}/healthz`);
+            await r.text();
+            return Math.abs(Date.parse(r.headers.get('date') ?? '') - Date.now()) > 30 * 60_000 ? Date.now() : 0;
+          },
+          5000,
+          "the service's Date header to show the jump",
+        );
+        await waitFor(() => p.pings.filter((t) => t > moved).length >= 2 || p.ws.readyState !== p.ws.OPEN, 5000, 'two pings after the jump');
         assert.equal(p.ws.readyState, p.ws.OPEN, 'the connection survived the jump');
         for (const f of framesOf(bursts(1))) p.sendAudio(f);
         await waitFor(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 2, 5000, 'text after the jump');

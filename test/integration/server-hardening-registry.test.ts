@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 import { DB_FILE } from '../../src/server/storage/db';
 import { UPGRADE_HEADERS, logLines, openFds, rawRequest, rawSocket } from '../helpers/hostile';
 import { type TestServer, WsProbe, startServer } from '../helpers/server';
-import { waitFor } from '../helpers/wait';
+import { sleep, waitFor } from '../helpers/wait';
 
 async function get(url: string, token?: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -90,7 +90,11 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         await p.opened;
         p.sendAudio(Buffer.alloc(300 * 1024));
         await p.closed;
-        await new Promise((r) => setTimeout(r, 200));
+        // A marker in the service's log (one stream, written in order): a request made after the close is
+        // logged after whatever the frame caused.
+        const marker = `/after-the-oversized-frame-${process.pid}`;
+        assert.equal((await get(`${server.url}${marker}`)).status, 404);
+        await waitFor(() => logLines(server.logs()).some((l) => l.msg === 'http error' && l.path === marker), 5000, 'the marker request in the log');
         assert.ok(!logLines(server.logs()).some((l) => l.level === 'error'), server.logs());
       } finally {
         await server.stop();
@@ -170,15 +174,19 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
     });
 
     it('a session that sends audio is not idle', async () => {
-      const server = await startServer({ env: { DICTEE_IDLE_TIMEOUT_MS: '1000' } });
+      const server = await startServer({ env: { DICTEE_IDLE_TIMEOUT_MS: '1000', DICTEE_PING_INTERVAL_MS: '200' } });
       try {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         await p.configure();
         const t0 = Date.now();
-        while (Date.now() - t0 < 2500) {
+        // Audio every 100 ms until a ping comes more than twice the idle limit after configure: the heartbeat
+        // checks the idle limit before it pings, and closes a session it finds idle instead of pinging it.
+        while (!p.pings.some((t) => t - t0 >= 2000)) {
+          assert.equal(p.ws.readyState, WebSocket.OPEN, `closed while sending audio: ${JSON.stringify(p.messages)}`);
+          assert.ok(Date.now() - t0 < 10_000, `no ping within 10 s (${p.pings.length} pings)`);
           p.sendAudio(Buffer.alloc(3200));
-          await new Promise((r) => setTimeout(r, 100));
+          await sleep(100);
         }
         assert.equal(p.ofType('error').length, 0);
         assert.equal(p.ws.readyState, WebSocket.OPEN);
