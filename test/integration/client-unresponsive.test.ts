@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
-import { startServer } from '../helpers/server';
+import { startServer, withServer } from '../helpers/server';
 import { silence, tone } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
 
@@ -52,43 +52,42 @@ describe('client: a frozen service (SIGSTOP)', function () {
   this.timeout(60_000);
 
   it('is reported unresponsive within 10 s with the default options, the audio kept; after SIGCONT every word arrives once', async () => {
-    const server = await startServer({ script: scriptFile() });
-    const pid = server.process().pid!;
-    try {
-      const { key } = await server.createKey();
-      const { session, words, send } = run(server.url, key);
-      const states: Array<{ state: string; at: number }> = [];
-      session.on('state', (s) => states.push({ state: s, at: Date.now() }));
-      await session.start();
-      // One sentence of 10 words, final before the freeze.
-      await send(SENTENCE());
-      await waitFor(() => words().length === 10, 10_000, 'the first sentence');
-      process.kill(pid, 'SIGSTOP');
-      const frozeAt = Date.now();
-      // The person keeps dictating: another sentence while the service is frozen.
-      await send(SENTENCE());
-      await waitFor(() => states.some((s) => s.state === 'reconnecting' && s.at >= frozeAt), 12_000, 'the client to report the service unresponsive');
-      const took = states.find((s) => s.state === 'reconnecting' && s.at >= frozeAt)!.at - frozeAt;
-      assert.ok(took <= 10_000, `reported after ${took} ms`);
-      process.kill(pid, 'SIGCONT');
-      await waitFor(() => words().length >= 20, 30_000, 'the second sentence after the service runs again');
-      const result = await session.stop();
-      assert.equal(result.reason, 'stopped');
-      assert.deepEqual(words(), WORDS.slice(0, 20), 'every word once, in order');
-      session.dispose();
-    } finally {
+    await withServer({ script: scriptFile() }, async (server) => {
+      const pid = server.process().pid!;
       try {
+        const { key } = await server.createKey();
+        const { session, words, send } = run(server.url, key);
+        const states: Array<{ state: string; at: number }> = [];
+        session.on('state', (s) => states.push({ state: s, at: Date.now() }));
+        await session.start();
+        // One sentence of 10 words, final before the freeze.
+        await send(SENTENCE());
+        await waitFor(() => words().length === 10, 10_000, 'the first sentence');
+        process.kill(pid, 'SIGSTOP');
+        const frozeAt = Date.now();
+        // The person keeps dictating: another sentence while the service is frozen.
+        await send(SENTENCE());
+        await waitFor(() => states.some((s) => s.state === 'reconnecting' && s.at >= frozeAt), 12_000, 'the client to report the service unresponsive');
+        const took = states.find((s) => s.state === 'reconnecting' && s.at >= frozeAt)!.at - frozeAt;
+        assert.ok(took <= 10_000, `reported after ${took} ms`);
         process.kill(pid, 'SIGCONT');
-      } catch {
-        /* gone */
+        await waitFor(() => words().length >= 20, 30_000, 'the second sentence after the service runs again');
+        const result = await session.stop();
+        assert.equal(result.reason, 'stopped');
+        assert.deepEqual(words(), WORDS.slice(0, 20), 'every word once, in order');
+        session.dispose();
+      } finally {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          /* gone */
+        }
       }
-      await server.stop();
-    }
+    });
   });
 
   it('paused past the idle limit: closed by the service (SESSION_IDLE) unnoticed, no reconnection while paused, and on resume the text goes on where it was', async () => {
-    const server = await startServer({ script: scriptFile(), env: { DICTEE_IDLE_TIMEOUT_MS: '1500' } });
-    try {
+    await withServer({ script: scriptFile(), env: { DICTEE_IDLE_TIMEOUT_MS: '1500' } }, async (server) => {
       const { key } = await server.createKey();
       const { session, words, send, log } = run(server.url, key);
       const states: string[] = [];
@@ -117,8 +116,6 @@ describe('client: a frozen service (SIGSTOP)', function () {
       assert.equal(result.reason, 'stopped');
       assert.deepEqual(words(), WORDS.slice(0, 20), 'the text goes on where it was, each word once');
       session.dispose();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });

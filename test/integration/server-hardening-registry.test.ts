@@ -12,7 +12,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { DB_FILE } from '../../src/server/storage/db';
 import { UPGRADE_HEADERS, logLines, openFds, rawRequest, rawSocket } from '../helpers/hostile';
-import { type TestServer, WsProbe, startServer } from '../helpers/server';
+import { WsProbe, withServer, useServer } from '../helpers/server';
 import { sleep, waitFor } from '../helpers/wait';
 
 async function get(url: string, token?: string): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -26,8 +26,7 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
 
   describe('1: an upgrade request whose URL cannot be parsed', () => {
     it('is answered 400 and its socket destroyed: 200 of them leave no descriptor behind', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         const pid = server.process().pid!;
         const before = openFds(pid);
         const replies = await Promise.all(
@@ -39,14 +38,11 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         }
         await waitFor(() => openFds(pid) <= before + 5, 5000, `descriptors back to ${before} (now ${openFds(pid)})`);
         assert.ok(!logLines(server.logs()).some((l) => l.level === 'error'), 'nothing at error level');
-      } finally {
-        await server.stop();
-      }
+      });
     });
 
     it('with 256 descriptors allowed, 300 such requests leave /healthz reachable', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         const pid = server.process().pid!;
         execFileSync('prlimit', ['--pid', String(pid), '--nofile=256:256']);
         for (let batch = 0; batch < 3; batch++) {
@@ -54,16 +50,13 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         }
         const h = await get(`${server.url}/healthz`);
         assert.equal(h.status, 200);
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('campaign finding: CONNECT and upgrades with another method than GET', () => {
     it('CONNECT is answered 405 with the error body and its socket closed; a POST upgrade is answered 405 too', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         const pid = server.process().pid!;
         const before = openFds(pid);
         const replies = await Promise.all(Array.from({ length: 50 }, () => rawRequest(server.port, 'CONNECT /healthz HTTP/1.1\r\nHost: x\r\n\r\n', { waitMs: 5000 })));
@@ -76,16 +69,13 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         assert.equal(post.status, 405, post.text);
         assert.match(post.text, /"code":"METHOD_NOT_ALLOWED"/);
         await waitFor(() => openFds(pid) <= before + 5, 5000, 'descriptors given back');
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('campaign finding: a refused WebSocket that sends a frame over the size limit', () => {
     it('is closed (1009) without an uncaught exception', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         const p = new WsProbe(server.wsUrl, { header: `svc_live_${'A'.repeat(43)}` });
         await p.opened;
         p.sendAudio(Buffer.alloc(300 * 1024));
@@ -96,20 +86,12 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         assert.equal((await get(`${server.url}${marker}`)).status, 404);
         await waitFor(() => logLines(server.logs()).some((l) => l.msg === 'http error' && l.path === marker), 5000, 'the marker request in the log');
         assert.ok(!logLines(server.logs()).some((l) => l.level === 'error'), server.logs());
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('2: malformed percent-encoding and URLs', () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer({ env: { DICTEE_LOG_LEVEL: 'debug' } });
-    });
-    after(async () => {
-      await server?.stop();
-    });
+    const server = useServer({ env: { DICTEE_LOG_LEVEL: 'debug' } });
     const cases: Array<[string, string, (m: string) => string]> = [
       ['GET /v1/sessions/%E0%A4%A before authentication', 'GET /v1/sessions/%E0%A4%A', () => ''],
       ['DELETE /v1/api-keys/%zz with the master key', 'DELETE /v1/api-keys/%zz', (m) => `Authorization: Bearer ${m}\r\n`],
@@ -134,8 +116,7 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
 
   describe('4: idle sessions and the per-key limit', () => {
     it('a configured session that never sends audio gets SESSION_IDLE and close 4008 after the idle limit, and its slot is free', async () => {
-      const server = await startServer({ args: ['--concurrency-limit', '1'], env: { DICTEE_IDLE_TIMEOUT_MS: '1500', DICTEE_PING_INTERVAL_MS: '200' } });
-      try {
+      await withServer({ args: ['--concurrency-limit', '1'], env: { DICTEE_IDLE_TIMEOUT_MS: '1500', DICTEE_PING_INTERVAL_MS: '200' } }, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         const c = await p.configure();
@@ -148,14 +129,11 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         const q = new WsProbe(server.wsUrl, { header: key });
         await q.configure();
         q.close();
-      } finally {
-        await server.stop();
-      }
+      });
     });
 
     it('a paused session is closed the same way, and can still be resumed with its text', async () => {
-      const server = await startServer({ env: { DICTEE_IDLE_TIMEOUT_MS: '1500' } });
-      try {
+      await withServer({ env: { DICTEE_IDLE_TIMEOUT_MS: '1500' } }, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         const c = await p.configure();
@@ -168,14 +146,11 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         const rc = await q.configure({ resume: { session_id: c.session_id, last_seq: 0 } });
         assert.equal(rc.resumed, true);
         q.close();
-      } finally {
-        await server.stop();
-      }
+      });
     });
 
     it('a session that sends audio is not idle', async () => {
-      const server = await startServer({ env: { DICTEE_IDLE_TIMEOUT_MS: '1000', DICTEE_PING_INTERVAL_MS: '200' } });
-      try {
+      await withServer({ env: { DICTEE_IDLE_TIMEOUT_MS: '1000', DICTEE_PING_INTERVAL_MS: '200' } }, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         await p.configure();
@@ -191,14 +166,11 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         assert.equal(p.ofType('error').length, 0);
         assert.equal(p.ws.readyState, WebSocket.OPEN);
         p.close();
-      } finally {
-        await server.stop();
-      }
+      });
     });
 
     it('--per-key-limit 2: a key\'s third live session gets CONCURRENCY_LIMIT_EXCEEDED naming the per-key limit; another key still gets a slot', async () => {
-      const server = await startServer({ args: ['--per-key-limit', '2'] });
-      try {
+      await withServer({ args: ['--per-key-limit', '2'] }, async (server) => {
         const a = await server.createKey();
         const b = await server.createKey();
         const p1 = new WsProbe(server.wsUrl, { header: a.key });
@@ -215,16 +187,13 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         const q = new WsProbe(server.wsUrl, { header: b.key });
         await q.configure();
         for (const p of [p1, p2, q]) p.close();
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('5: failed master-key attempts are rate-limited per address', () => {
     it('after 10 failures in a minute: 429 RATE_LIMITED with retry_after_ms, even for the right key', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         for (let i = 0; i < 10; i++) assert.equal((await get(`${server.url}/v1/api-keys`, `wrong-master-key-${i}`)).status, 401);
         const r = await get(`${server.url}/v1/api-keys`, 'wrong-master-key-x');
         assert.equal(r.status, 429);
@@ -233,16 +202,13 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         assert.ok(e.retry_after_ms > 50_000 && e.retry_after_ms <= 60_000, String(e.retry_after_ms));
         assert.equal((await get(`${server.url}/v1/api-keys`, server.masterKey)).status, 429);
         assert.equal((await get(`${server.url}/healthz`)).status, 200, 'other endpoints unaffected');
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('8: aborted bodies and header limits', () => {
     it('a client that aborts its body is logged at debug, not as an internal error', async () => {
-      const server = await startServer({ env: { DICTEE_LOG_LEVEL: 'debug' } });
-      try {
+      await withServer({ env: { DICTEE_LOG_LEVEL: 'debug' } }, async (server) => {
         const { key } = await server.createKey();
         const s = await rawSocket(server.port);
         s.write(`POST /api/v1/live/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":`);
@@ -252,28 +218,22 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         const lines = logLines(server.logs());
         assert.ok(!lines.some((l) => l.level === 'error'), JSON.stringify(lines.filter((l) => l.level === 'error')));
         assert.equal(lines.find((l) => /request body aborted/.test(l.msg))?.level, 'debug');
-      } finally {
-        await server.stop();
-      }
+      });
     });
 
     it('headers that never end → 408; headers over 16 KiB → 431', async () => {
-      const server = await startServer({ env: { DICTEE_HEADERS_TIMEOUT_MS: '1000' } });
-      try {
+      await withServer({ env: { DICTEE_HEADERS_TIMEOUT_MS: '1000' } }, async (server) => {
         const slow = await rawRequest(server.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', { waitMs: 8000 });
         assert.equal(slow.status, 408, slow.text || 'no answer');
         const big = await rawRequest(server.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
         assert.equal(big.status, 431, big.text || 'no answer');
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('9: retention of session records and transcript events', () => {
     it('--retention-days 30 (default): records and events older than 30 days are deleted, newer ones kept', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         const { key } = await server.createKey();
         const ids: string[] = [];
         for (let i = 0; i < 2; i++) {
@@ -296,16 +256,13 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         const db2 = new Database(path.join(server.dataDir, DB_FILE), { readonly: true });
         assert.equal((db2.prepare('SELECT COUNT(*) AS n FROM session_events WHERE session_id = ?').get(ids[0]) as { n: number }).n, 0);
         db2.close();
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('10: project scoping on session reads', () => {
     it('an admin key of project A cannot read a session of project B (404); project B\'s admin key and the master key can', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         const adminA = await server.createKey({ type: 'project', project_id: 'A', permissions: ['read', 'write', 'admin'] });
         const adminB = await server.createKey({ type: 'project', project_id: 'B', permissions: ['read', 'write', 'admin'] });
         const writerB = await server.createKey({ type: 'project', project_id: 'B' });
@@ -319,16 +276,13 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
           assert.equal((await get(`${server.url}/v1/sessions/${sid}`, server.masterKey)).status, 200);
         }
         p.close();
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('11: a refused session init does not consume a rate slot', () => {
     it('with --rate-limit 2, three inits with bad JSON (400) leave both slots for valid inits', async () => {
-      const server = await startServer({ args: ['--rate-limit', '2'] });
-      try {
+      await withServer({ args: ['--rate-limit', '2'] }, async (server) => {
         const { key } = await server.createKey();
         const post = (body: string): Promise<Response> =>
           fetch(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { 'x-svc-key': key, 'content-type': 'application/json' }, body });
@@ -337,21 +291,15 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         assert.equal((await post('{}')).status, 200);
         assert.equal((await post('')).status, 200);
         assert.equal((await post('{}')).status, 429);
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('12: invalid UTF-8 in a text frame', () => {
-    let server: TestServer;
+    const server = useServer();
     let key: string;
     before(async () => {
-      server = await startServer();
       key = (await server.createKey()).key;
-    });
-    after(async () => {
-      await server?.stop();
     });
     for (const configured of [false, true]) {
       it(`${configured ? 'after' : 'before'} configure: error PROTOCOL_ERROR first, then close 1007`, async () => {
@@ -369,8 +317,7 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
 
   describe('14: resume.last_seq above what the session issued', () => {
     it('in memory: CONFIG_ERROR naming resume.last_seq and the highest issued seq; a correct resume still works', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         const c = await p.configure();
@@ -387,9 +334,7 @@ describe('server hardening: HTTP layer and session registry (built service)', fu
         const rc = await r.configure({ resume: { session_id: c.session_id, last_seq: 0 } });
         assert.equal(rc.resumed, true);
         r.close();
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 });

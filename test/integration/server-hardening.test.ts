@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DB_FILE } from '../../src/server/storage/db';
 import { logLines, rawRequest } from '../helpers/hostile';
-import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
+import { SERVER_JS, WsProbe, withServer, useServer } from '../helpers/server';
 import { framesOf, silence, tone } from '../helpers/speech';
 
 const SCRIPT = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
@@ -51,13 +51,7 @@ describe('server hardening (built service, real sockets)', function () {
   this.timeout(60_000);
 
   describe('3: a key in a disguised query parameter never reaches the log', () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer({ env: { DICTEE_LOG_LEVEL: 'debug' } });
-    });
-    after(async () => {
-      await server?.stop();
-    });
+    const server = useServer({ env: { DICTEE_LOG_LEVEL: 'debug' } });
 
     it('?tok%65n=%73vc_live_… authenticates the WebSocket, and neither the key nor most of it is logged', async () => {
       const { key } = await server.createKey({ name: 'disguised' });
@@ -98,13 +92,10 @@ describe('server hardening (built service, real sockets)', function () {
 
     it('a random key of 43 base64url characters is accepted (and so is 64 hex characters)', async () => {
       for (const k of [`msk_${Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 97 + 13) % 256)).toString('base64url')}`, 'c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2']) {
-        const server = await startServer({ env: { DICTEE_MASTER_KEY: k } });
-        try {
+        await withServer({ env: { DICTEE_MASTER_KEY: k } }, async (server) => {
           const created = await server.createKey();
           assert.match(created.key, /^svc_live_/);
-        } finally {
-          await server.stop();
-        }
+        });
       }
     });
   });
@@ -115,8 +106,7 @@ describe('server hardening (built service, real sockets)', function () {
       const dataDir = path.join(parent, 'data');
       mkdirSync(dataDir, { mode: 0o755 });
       chmodSync(dataDir, 0o755);
-      const server = await startServer({ dataDir, script: scriptFile() });
-      try {
+      await withServer({ dataDir, script: scriptFile() }, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         await p.configure(FAST);
@@ -136,27 +126,21 @@ describe('server hardening (built service, real sockets)', function () {
         chmodSync(path.join(dataDir, DB_FILE), 0o644);
         await server.restart();
         assert.equal((statSync(path.join(dataDir, DB_FILE)).mode & 0o777).toString(8), '600');
-      } finally {
-        await server.stop();
-      }
+      });
     });
 
     it('a private (0700) data dir: no warning', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         await server.createKey();
         assert.equal((statSync(server.dataDir).mode & 0o777).toString(8), '700');
         assert.ok(!logLines(server.logs()).some((l) => l.level === 'warn' && /data dir/.test(l.msg)));
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('7: control messages are bounded per connection and state changes are logged at debug', () => {
     it('20,000 pause/resume: PROTOCOL_ERROR past the bound, close 4000, and a few lines of log at info', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         const c = await p.configure();
@@ -173,14 +157,11 @@ describe('server hardening (built service, real sockets)', function () {
         const grown = server.logs().length - before;
         assert.ok(grown < 4000, `${grown} bytes of log for the flood`);
         assert.ok(!logLines(server.logs()).some((l) => l.msg === 'state change' && l.level === 'info'), 'state changes are not at info');
-      } finally {
-        await server.stop();
-      }
+      });
     });
 
     it('an ordinary rhythm of pause and resume stays under the bound', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         await p.configure();
@@ -189,16 +170,13 @@ describe('server hardening (built service, real sockets)', function () {
         await p.waitFor((m) => m.type === 'status' && m.state === 'stopped');
         assert.equal((await p.closed).code, 1000);
         assert.equal(p.ofType('error').length, 0);
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('13: metrics survive a restart', () => {
     it('after SIGKILL and a resume, status.metrics and the session record count every final of the session', async () => {
-      const server = await startServer({ script: scriptFile() });
-      try {
+      await withServer({ script: scriptFile() }, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         const c = await p.configure(FAST);
@@ -227,16 +205,13 @@ describe('server hardening (built service, real sockets)', function () {
           session: Record<string, unknown>;
         };
         assert.equal(rec.session.final_chunks, finalsBefore + finalsAfter, JSON.stringify(rec.session));
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 
   describe('14: resume.last_seq is bounded', () => {
     it('2^53−1 (or anything above 2^31−1) is a CONFIG_ERROR naming resume.last_seq, close 4002', async () => {
-      const server = await startServer();
-      try {
+      await withServer({}, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         const c = await p.configure();
@@ -250,9 +225,7 @@ describe('server hardening (built service, real sockets)', function () {
           assert.match(String(err.message), /resume\.last_seq/);
           assert.equal((await q.closed).code, 4002);
         }
-      } finally {
-        await server.stop();
-      }
+      });
     });
   });
 });
