@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startServer, type TestServer } from '../helpers/server';
+import { useServer } from '../helpers/server';
 import { silence, speechPcm } from '../helpers/speech';
 
 const run = promisify(execFile);
@@ -46,16 +46,14 @@ async function cli(args: string[], env: Record<string, string>): Promise<{ code:
 describe('client: the example client (dist/client-cli.js)', function () {
   this.timeout(60_000);
   const SCRIPT = 'Impression: normal chest. No effusion.';
-  let server: TestServer;
-  let key: string;
-  before(async () => {
+  const server = useServer(() => {
     const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-cli-')), 'script.txt');
     writeFileSync(f, SCRIPT);
-    server = await startServer({ script: f });
-    key = (await server.createKey()).key;
+    return { script: f };
   });
-  after(async () => {
-    await server?.stop();
+  let key: string;
+  before(async () => {
+    key = (await server.createKey()).key;
   });
 
   it('streams a WAV file, prints the events, the committed text and the metrics', async () => {

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { type TestServer, WsProbe, startServer } from '../helpers/server';
+import { WsProbe, useServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 import { framesOf, silence, speechPcm } from '../helpers/speech';
 
@@ -30,18 +30,14 @@ async function speech(): Promise<Buffer> {
 
 describe('server WebSocket (built service, real sockets)', function () {
   this.timeout(20000);
-  let server: TestServer;
+  const server = useServer(() => ({
+    script: scriptFile(SCRIPT),
+    env: { DICTEE_CONFIGURE_TIMEOUT_MS: '1500', DICTEE_PING_INTERVAL_MS: '300', DICTEE_PONG_TIMEOUT_MS: '2000' },
+  }));
   let key: string;
 
   before(async () => {
-    server = await startServer({
-      script: scriptFile(SCRIPT),
-      env: { DICTEE_CONFIGURE_TIMEOUT_MS: '1500', DICTEE_PING_INTERVAL_MS: '300', DICTEE_PONG_TIMEOUT_MS: '2000' },
-    });
     key = (await server.createKey({ name: 'ws tests' })).key;
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   async function expectError(p: WsProbe, code: string, close: number, re?: RegExp): Promise<Record<string, unknown>> {
