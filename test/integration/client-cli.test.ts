@@ -160,14 +160,10 @@ describe('client: the example client (dist/client-cli.js)', function () {
 
 describe('client: the example client against a service that serves English only (pocketsphinx)', function () {
   this.timeout(90_000);
-  let server: TestServer;
+  const server = useServer({ args: ['--engine', 'pocketsphinx'] });
   let key: string;
   before(async () => {
-    server = await startServer({ args: ['--engine', 'pocketsphinx'] });
     key = (await server.createKey()).key;
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('no --language: uses English, the only language the service serves, and says so', async () => {
