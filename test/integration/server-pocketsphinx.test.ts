@@ -58,9 +58,10 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
     assert.deepEqual(health.languages, ['en']);
     assert.equal(health.busy, false);
     const p = new WsProbe(server.wsUrl, { header: key });
-    const c = await p.configure(FAST);
+    const c = await p.configure({ ...FAST, keyterms: ['myocardial infarction', 'stent'] });
     assert.equal(c.engine, 'pocketsphinx');
     assert.deepEqual(c.languages, ['en']);
+    assert.equal(c.keyterms_applied, false, 'pocketsphinx cannot bias towards keyterms, and says so');
     p.send({ type: 'control', action: 'stop' });
     await stopped(p);
   });

@@ -158,7 +158,7 @@ export class SessionRegistry implements ConnectionHost {
       preset: effective.preset,
       resume_requested: resume ? resume.session_id : undefined,
     });
-    conn.send(configured(id, this.o.engine, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
+    conn.send(configured(id, this.o.engine, effective, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
   }
 
   /** Revocation through this instance: the key's sessions end here, and the other instances are told to end theirs. */
