@@ -264,6 +264,12 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
     const data = mkdtempSync(path.join(os.tmpdir(), 'dictee-sh-'));
     const start = (model: string): ReturnType<typeof spawnSync> =>
       spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', model, '--port', '0', '--data-dir', data], { encoding: 'utf8' });
+    const byName = spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', 'nemotron-x', '--port', '0', '--data-dir', data], {
+      encoding: 'utf8',
+      env: { ...process.env, DICTEE_MODELS_DIR: path.join(data, 'models') },
+    });
+    assert.equal(byName.status, 1);
+    assert.match(String(byName.stderr), /the sherpa-onnx engine cannot start: model nemotron-x is not installed in .*models: run npm run models -- fetch nemotron-x/);
     const empty = path.join(data, 'empty');
     mkdirSync(empty);
     let r = start(empty);
