@@ -5,43 +5,17 @@
  * which our start never lets it reach (the files are hashed first).
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EngineUnavailableError } from '../../src/server/engine/engine';
-import { ModelCorruptError, ModelNotInstalledError, MODEL_MARKER } from '../../src/server/engine/sherpa/model';
+import { ModelCorruptError, ModelNotInstalledError } from '../../src/server/engine/sherpa/model';
 import { bpeVocabFor, loadModel, onlineConfig } from '../../src/server/engine/sherpa/load';
 import { loadSherpa } from '../../src/server/engine/sherpa/addon';
 import { sherpaFactory, sherpaProofreader } from '../../src/server/engine/sherpa/factory';
 import { SherpaSentenceDecoder } from '../../src/server/engine/sherpa/proofread';
 import { readFileSync } from 'node:fs';
-
-/** A directory laid out as an installed model, with a marker whose hashes match (the files are not a model). */
-function fakeInstalled(dir: string, o: { modelType?: string; languages?: string[] } = {}): string {
-  mkdirSync(dir, { recursive: true });
-  const names = ['encoder.int8.onnx', 'decoder.int8.onnx', 'joiner.int8.onnx', 'tokens.txt'];
-  const files: Record<string, { size: number; sha256: string }> = {};
-  for (const n of names) {
-    const body = n === 'tokens.txt' ? '<blk> 0\n▁le 1\n▁patient 2\n' : `not a model: ${n}`;
-    writeFileSync(path.join(dir, n), body);
-    files[n] = { size: Buffer.byteLength(body), sha256: createHash('sha256').update(body).digest('hex') };
-  }
-  writeFileSync(
-    path.join(dir, MODEL_MARKER),
-    JSON.stringify({
-      name: path.basename(dir),
-      languages: o.languages ?? ['fr', 'en', 'es', 'de'],
-      archiveSha256: '0',
-      pinned: false,
-      files,
-      transducer: { encoder: names[0], decoder: names[1], joiner: names[2], tokens: names[3] },
-      featureDim: 128,
-      ...(o.modelType ? { modelType: o.modelType } : {}),
-    }),
-  );
-  return dir;
-}
+import { fakeInstalled } from '../helpers/fakeModels';
 
 describe('sherpa-onnx: --model NAME|DIR and --proofread-model before any native call', () => {
   const models = mkdtempSync(path.join(os.tmpdir(), 'dictee-models-'));

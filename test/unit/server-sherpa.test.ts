@@ -9,7 +9,7 @@ import { resolveConfig, type ClientConfig } from '../../src/protocol';
 import { OnlineBatcher } from '../../src/server/engine/sherpa/batcher';
 import { SherpaRecognizer } from '../../src/server/engine/sherpa/recognizer';
 import { SherpaSentenceDecoder } from '../../src/server/engine/sherpa/proofread';
-import { hotwordsOf, modelWords, proofreadText } from '../../src/server/engine/sherpa/text';
+import { hotwordsOf, keptWords, modelWords, proofreadText } from '../../src/server/engine/sherpa/text';
 import type { SherpaModel } from '../../src/server/engine/sherpa/model';
 import { type SegmentEvent, Segmenter } from '../../src/server/engine/segmenter';
 import { type FakeOnlineRecognizer, type FakeOnlineStream, fakeSherpaAddon } from '../helpers/fakeSherpaAddon';
@@ -122,6 +122,7 @@ describe('sherpa-onnx engine logic (fake addon: no recognition is measured here)
       ['bonjour', 'docteur', 'Martin', 'le', 'scanner', 'CT', 'montre', '3,5', 'cm', "l'épanchement", 'peut-être', 'oui', '50', '%'],
     );
     assert.deepEqual(modelWords('Bonjour, docteur.', true).map((w) => w.raw), ['Bonjour,', 'docteur.']);
+    assert.deepEqual(modelWords('Fin. Doliprane 1 g. Scanner', false, keptWords(['Doliprane', 'Scanner/thorax'])).map((w) => w.raw), ['fin', 'Doliprane', '1', 'g', 'Scanner'], 'a keyterm keeps its capital');
     assert.equal(proofreadText('bonjour, docteur Martin. le patient', false), 'Bonjour docteur Martin le patient.');
     assert.equal(proofreadText('Bonjour, docteur Martin ! Le patient', true), 'Bonjour, docteur Martin ! Le patient.');
   });

@@ -48,10 +48,17 @@ export interface SherpaAddon {
   OfflineRecognizer?: new (config: object) => SherpaOffline;
 }
 
+/**
+ * Test hook (docs/server.md): the path of a module standing in for `sherpa-onnx-node`
+ * (test/helpers/fakeSherpaModule.ts), so that the service's sherpa-onnx path, decoder and proofreading
+ * threads included, runs end to end where no speech model can be downloaded.
+ */
+const TEST_ADDON = process.env.DICTEE_TEST_SHERPA_ADDON || undefined;
+
 /** Loads the addon; throws {@link EngineUnavailableError} naming the platform package when it is missing. */
 export function loadSherpa(load: (id: string) => unknown = require): SherpaAddon {
   try {
-    return load('sherpa-onnx-node') as SherpaAddon;
+    return load(TEST_ADDON ?? 'sherpa-onnx-node') as SherpaAddon;
   } catch (e) {
     throw new EngineUnavailableError(
       `sherpa-onnx-node ${SHERPA_VERSION} cannot be loaded on ${process.platform}-${process.arch} (${errorMessage(e).split('\n')[0]}); run npm ci (it installs sherpa-onnx-${process.platform}-${process.arch})`,

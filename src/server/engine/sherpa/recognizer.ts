@@ -17,7 +17,7 @@ import type { SentenceDecoder } from '../pocketsphinx/recognizer';
 import type { RecognizedWord, Recognizer } from '../recognizer';
 import { type SherpaOnlineStream, floatSamples } from './addon';
 import type { OnlineBatcher } from './batcher';
-import { hotwordsOf, modelWords, proofreadText } from './text';
+import { hotwordsOf, keptWords, modelWords, proofreadText } from './text';
 
 export { SHERPA_VERSION, loadSherpa } from './addon';
 
@@ -49,6 +49,8 @@ export class SherpaRecognizer implements Recognizer {
   private readonly language: string | undefined;
   private readonly autoPunctuation: boolean;
   private readonly hotwords: string | undefined;
+  /** The keyterms' words: their capitals stay when the model's are taken off. */
+  private readonly keep: ReadonlySet<string>;
   private readonly padding: Float32Array;
   private inUtterance = false;
   private windows = 0;
@@ -67,6 +69,7 @@ export class SherpaRecognizer implements Recognizer {
     this.language = o.languages.length > 1 ? o.config.language : undefined;
     this.autoPunctuation = autoPunctuationOf(o.config);
     this.hotwords = hotwordsOf(keytermsOf(o.config));
+    this.keep = keptWords(keytermsOf(o.config));
     this.padding = new Float32Array(Math.round((16000 * o.tailPaddingMs) / 1000));
     this.pin();
     this.batcher.add(this.stream);
@@ -87,7 +90,7 @@ export class SherpaRecognizer implements Recognizer {
       return undefined;
     }
     this.last = text;
-    return modelWords(text, this.autoPunctuation);
+    return modelWords(text, this.autoPunctuation, this.keep);
   }
 
   endUtterance(): RecognizedWord[] {
@@ -97,7 +100,7 @@ export class SherpaRecognizer implements Recognizer {
     const text = this.batcher.recognizer.getResult(this.stream).text.trim();
     this.resetStream();
     this.inUtterance = false;
-    const out = modelWords(text, this.autoPunctuation);
+    const out = modelWords(text, this.autoPunctuation, this.keep);
     if (out.length) this.sentenceHasWords = true;
     else if (!this.sentenceHasWords) this.trimLeadIn();
     return out;
@@ -125,7 +128,7 @@ export class SherpaRecognizer implements Recognizer {
     return this.o
       .proofreader()
       .decode(samples, this.o.onProgress, this.hotwords)
-      .then((text) => (text.trim() === '' ? fallback : proofreadText(text, this.autoPunctuation)));
+      .then((text) => (text.trim() === '' ? fallback : proofreadText(text, this.autoPunctuation, this.keep)));
   }
 
   checkpoint(): { engine: 'sherpa-onnx' } {

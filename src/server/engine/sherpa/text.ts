@@ -17,9 +17,19 @@ const EDGE = /^[.,;:!?…¿¡«»"“”„‹›()[\]{}\-–—]+|[.,;:!?…¿�
 const SENTENCE_END = /[.!?…]["»”)]*$/u;
 /** A capital that only starts the word: `Bonjour`, not `CT`, `McBride` or `I`. */
 const CAPITALISED = /^\p{Lu}[^\p{Lu}]+$/u;
+const NONE: ReadonlySet<string> = new Set();
 
-/** The words of a model's text; with `autoPunctuation` false, without the model's punctuation and sentence capitals. */
-export function modelWords(text: string, autoPunctuation: boolean): RecognizedWord[] {
+/** The words of the keyterms, as written: {@link modelWords} keeps their capitals. */
+export function keptWords(keyterms: readonly string[]): ReadonlySet<string> {
+  return new Set(keyterms.flatMap((t) => t.split(/[\s/:]+/u)).filter((w) => w !== ''));
+}
+
+/**
+ * The words of a model's text; with `autoPunctuation` false, without the model's punctuation and sentence
+ * capitals. `keep`: words written as the user writes them (the words of the session's keyterms), whose
+ * capital stays wherever they are.
+ */
+export function modelWords(text: string, autoPunctuation: boolean, keep: ReadonlySet<string> = NONE): RecognizedWord[] {
   const tokens = text.split(/\s+/u).filter((t) => t !== '');
   if (autoPunctuation) return tokens.map((t) => ({ raw: t, proofread: t }));
   const out: RecognizedWord[] = [];
@@ -28,7 +38,7 @@ export function modelWords(text: string, autoPunctuation: boolean): RecognizedWo
     let w = token.replace(EDGE, '');
     const ends = SENTENCE_END.test(token);
     if (w !== '') {
-      if (sentenceStart && CAPITALISED.test(w)) w = w.charAt(0).toLocaleLowerCase() + w.slice(1);
+      if (sentenceStart && CAPITALISED.test(w) && !keep.has(w)) w = w.charAt(0).toLocaleLowerCase() + w.slice(1);
       out.push({ raw: w, proofread: w });
       sentenceStart = false;
     }
@@ -38,8 +48,8 @@ export function modelWords(text: string, autoPunctuation: boolean): RecognizedWo
 }
 
 /** The proofread sentence: the model's text (without its punctuation unless `autoPunctuation`), a capital and a final period. */
-export function proofreadText(text: string, autoPunctuation: boolean): string {
-  return sentenceCase(modelWords(text, autoPunctuation).map((w) => w.raw));
+export function proofreadText(text: string, autoPunctuation: boolean, keep?: ReadonlySet<string>): string {
+  return sentenceCase(modelWords(text, autoPunctuation, keep).map((w) => w.raw));
 }
 
 /**
