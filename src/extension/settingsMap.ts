@@ -78,6 +78,7 @@ export function settingForField(field: string | undefined): string | undefined {
     case 'auto_punctuation':
       return 'dictee.autoPunctuation';
   }
+  if (f === 'keyterms' || f.startsWith('keyterms.')) return 'dictee.vocabulary';
   for (const [key, name] of Object.entries(ADVANCED_FIELDS)) {
     if (name === f) return `dictee.advanced.${key}`;
   }

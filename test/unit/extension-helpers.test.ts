@@ -46,6 +46,7 @@ describe('extension pure helpers', () => {
       assert.equal(ap({ autoPunctuation: 'off', 'grammar.enabled': false }), false);
       assert.equal(ap({ autoPunctuation: 'sometimes' }), false, 'an unknown value is auto');
       assert.equal(settingForField('config.auto_punctuation'), 'dictee.autoPunctuation');
+      assert.equal(settingForField('config.keyterms.3'), 'dictee.vocabulary');
     });
 
     it('keyterms: what dictee.vocabulary writes in the session\'s language, once each, at most 100 of at most 50 characters', () => {
