@@ -56,9 +56,10 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
     assert.deepEqual(health.languages, ['en']);
     assert.equal(health.busy, false);
     const p = new WsProbe(server.wsUrl, { header: key });
-    const c = await p.configure(FAST);
+    const c = await p.configure({ ...FAST, keyterms: ['myocardial infarction', 'stent'] });
     assert.equal(c.engine, 'pocketsphinx');
     assert.deepEqual(c.languages, ['en']);
+    assert.equal(c.keyterms_applied, false, 'pocketsphinx cannot bias towards keyterms, and says so');
     p.send({ type: 'control', action: 'stop' });
     await stopped(p);
   });
@@ -252,6 +253,12 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
     const data = mkdtempSync(path.join(os.tmpdir(), 'dictee-sh-'));
     const start = (model: string): ReturnType<typeof spawnSync> =>
       spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', model, '--port', '0', '--data-dir', data], { encoding: 'utf8' });
+    const byName = spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', 'nemotron-x', '--port', '0', '--data-dir', data], {
+      encoding: 'utf8',
+      env: { ...process.env, DICTEE_MODELS_DIR: path.join(data, 'models') },
+    });
+    assert.equal(byName.status, 1);
+    assert.match(String(byName.stderr), /the sherpa-onnx engine cannot start: model nemotron-x is not installed in .*models: run npm run models -- fetch nemotron-x/);
     const empty = path.join(data, 'empty');
     mkdirSync(empty);
     let r = start(empty);

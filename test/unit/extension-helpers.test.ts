@@ -34,7 +34,32 @@ describe('extension pure helpers', () => {
       assert.equal(s.serverUrl, 'http://127.0.0.1:8787');
       assert.equal(s.languageAuto, true);
       const c = configFromSettings(s);
-      assert.deepEqual(c, { language: 'fr', specialty: 'general', preset: 'balanced', sample_rate: 16000, encoding: 'pcm_s16le' });
+      assert.deepEqual(c, { language: 'fr', specialty: 'general', preset: 'balanced', sample_rate: 16000, encoding: 'pcm_s16le', auto_punctuation: false });
+      assert.ok(ConfigSchema.safeParse(c).success);
+    });
+
+    it('dictee.autoPunctuation: auto is off while the dictation grammar is on (spoken punctuation), on when it is off; on and off as said', () => {
+      const ap = (raw: Record<string, unknown>): unknown => configFromSettings(normaliseSettings(raw)).auto_punctuation;
+      assert.equal(ap({}), false);
+      assert.equal(ap({ 'grammar.enabled': false }), true);
+      assert.equal(ap({ autoPunctuation: 'on' }), true);
+      assert.equal(ap({ autoPunctuation: 'off', 'grammar.enabled': false }), false);
+      assert.equal(ap({ autoPunctuation: 'sometimes' }), false, 'an unknown value is auto');
+      assert.equal(settingForField('config.auto_punctuation'), 'dictee.autoPunctuation');
+      assert.equal(settingForField('config.keyterms.3'), 'dictee.vocabulary');
+    });
+
+    it('keyterms: what dictee.vocabulary writes in the session\'s language, once each, at most 100 of at most 50 characters', () => {
+      const vocabulary = {
+        fr: { 'i r m': 'IRM', 'irm': 'IRM', 'doli prane': 'Doliprane', long: 'x'.repeat(51), virgule: ',' },
+        en: { 'sea tea': 'CT' },
+      };
+      assert.deepEqual(configFromSettings(normaliseSettings({ language: 'fr', vocabulary })).keyterms, ['IRM', 'Doliprane']);
+      assert.deepEqual(configFromSettings(normaliseSettings({ language: 'en', vocabulary })).keyterms, ['CT']);
+      assert.equal('keyterms' in configFromSettings(normaliseSettings({ language: 'es', vocabulary })), false, 'none: the field is not sent');
+      const many = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`mot ${i}`, `Terme${i}`]));
+      const c = configFromSettings(normaliseSettings({ language: 'fr', vocabulary: { fr: many } }));
+      assert.equal(c.keyterms?.length, 100);
       assert.ok(ConfigSchema.safeParse(c).success);
     });
 

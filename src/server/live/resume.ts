@@ -6,7 +6,7 @@
  */
 import type { EffectiveConfig } from '../../protocol';
 import { Connection } from './connection';
-import type { Engine } from '../engine/engine';
+import { type Engine, keytermsApplied } from '../engine/engine';
 import type { ServerLogger } from '../log';
 import type { LiveSession, LiveSessionInit } from './session';
 import type { ApiKey, CheckpointRow, SessionStore, StoredEvent } from '../storage/stores';
@@ -55,13 +55,17 @@ function storedMetrics(row: CheckpointRow): object {
   };
 }
 
-/** The one `configured` builder: the engine and its languages, the resume fields when the `configure` asked to resume. */
-export function configured(sessionId: string, engine: Engine, resume?: { resumed: boolean; lastSeq: number; offset: number }): object {
+/**
+ * The one `configured` builder: the engine and its languages, whether it applied the session's keyterms, the
+ * resume fields when the `configure` asked to resume.
+ */
+export function configured(sessionId: string, engine: Engine, config: EffectiveConfig | undefined, resume?: { resumed: boolean; lastSeq: number; offset: number }): object {
   return {
     type: 'configured',
     session_id: sessionId,
     engine: engine.name,
     languages: engine.languages,
+    keyterms_applied: config ? keytermsApplied(engine, config) : false,
     ...(resume ? { resumed: resume.resumed, last_seq: resume.lastSeq, resume_audio_offset: resume.offset } : {}),
   };
 }
@@ -126,7 +130,7 @@ export class Resumer {
     const events = await this.unseenEvents(session, lastSeq);
     if (!this.h.attach(session, conn)) return true;
     const issued = session.lastSeq;
-    conn.send(configured(session.id, this.h.engine, { resumed: true, lastSeq: issued, offset: session.audioOffset }));
+    conn.send(configured(session.id, this.h.engine, session.config, { resumed: true, lastSeq: issued, offset: session.audioOffset }));
     const replayed = session.replay(events);
     session.log.info('session resumed', { client_last_seq: lastSeq, last_seq: issued, replayed, resume_audio_offset: session.audioOffset });
     return true;
@@ -173,7 +177,7 @@ export class Resumer {
 
   private async replayStopped(conn: Connection, id: string, lastSeq: number, issued: number, offset: number, metrics: object): Promise<void> {
     const events = await this.h.store.eventsAfter(id, lastSeq);
-    conn.send(configured(id, this.h.engine, { resumed: true, lastSeq: issued, offset }));
+    conn.send(configured(id, this.h.engine, undefined, { resumed: true, lastSeq: issued, offset }));
     for (const row of events) conn.send(JSON.parse(row.json) as object);
     conn.send({ type: 'status', state: 'stopped', message: 'session already stopped (replayed)', metrics });
     this.h.log.info('stopped session replayed', { session_id: id, replayed: events.length });
