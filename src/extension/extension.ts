@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { Announcer } from './ui/announcer';
 import { ApiKeyStore } from './apiKeyStore';
 import { DictationController } from './run/dictationController';
+import { DoubtfulWords } from './proofreading/doubtfulWords';
 import { FieldWarnings } from './templates/fieldWarnings';
 import { transcribeAudioFile } from './run/fileTranscription';
 import { ToggleKey } from './ui/keybindings';
@@ -43,7 +44,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const templates = new TemplateStore(context.extensionUri, log, (m) => void vscode.window.showWarningMessage(`Dictée: ${m}`));
   // "Next Field" of a fields-left warning is the command's (created just below, called later).
   const fields: FieldWarnings = new FieldWarnings((doc): Promise<void> => templateCommands.field('next', doc));
-  const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'));
+  const doubtful = new DoubtfulWords();
+  const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'), doubtful);
   const templateCommands = new TemplateCommands(dictation, templates, fields);
   const manifest = context.extension.packageJSON as { version?: unknown; contributes?: { keybindings?: { command: string; key: string; mac?: string }[] } };
   const defaultBinding = manifest.contributes?.keybindings?.find((k) => k.command === 'dictee.toggle');
@@ -92,6 +94,10 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     templates,
     fields,
+    doubtful,
+    vscode.commands.registerCommand('dictee.nextDoubtfulWord', () => doubtful.go('next')),
+    vscode.commands.registerCommand('dictee.previousDoubtfulWord', () => doubtful.go('previous')),
+    vscode.commands.registerCommand('dictee.acceptDoubtfulWord', (id?: unknown) => doubtful.accept(typeof id === 'string' ? id : undefined)),
     vscode.commands.registerCommand('dictee.insertTemplate', () => templateCommands.insertTemplate()),
     vscode.commands.registerCommand('dictee.nextField', () => templateCommands.field('next')),
     vscode.commands.registerCommand('dictee.previousField', () => templateCommands.field('previous')),

@@ -75,6 +75,30 @@ export const ConfiguredMessageSchema = z.looseObject({
   keyterms_applied: z.boolean().optional(),
 });
 
+/**
+ * Ours, with `configure.config.details`: one word of a chunk, its place in the session's audio and the
+ * engine's confidence in it (0 to 1).
+ */
+export const WordSchema = z.looseObject({
+  text: z.string(),
+  start_ms: z.number(),
+  end_ms: z.number(),
+  confidence: z.number(),
+});
+
+/**
+ * Ours, with `details` (all optional: a service without them sends none). A malformed one is dropped,
+ * never the message: the text always gets through.
+ */
+const detailFields = {
+  /** The chunk's place in the session's audio. */
+  start_ms: z.number().optional().catch(undefined),
+  end_ms: z.number().optional().catch(undefined),
+  words: z.array(WordSchema).optional().catch(undefined),
+  /** `final` and `new_chunk` only: up to 5 other readings of the whole chunk, best first. */
+  alternatives: z.array(z.string()).optional().catch(undefined),
+};
+
 export const TranscriptMessageSchema = z.looseObject({
   type: z.literal('transcript'),
   status: z.enum(CHUNK_STATUSES),
@@ -82,6 +106,7 @@ export const TranscriptMessageSchema = z.looseObject({
   id: z.string(),
   index,
   seq,
+  ...detailFields,
 });
 
 export const ChunkSchema = z.looseObject({
@@ -89,6 +114,7 @@ export const ChunkSchema = z.looseObject({
   index,
   text: z.string(),
   status: z.string(),
+  ...detailFields,
 });
 
 export const BatchReplaceMessageSchema = z.looseObject({
@@ -131,6 +157,7 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
 export type ConfiguredMessage = z.infer<typeof ConfiguredMessageSchema>;
 export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;
 export type Chunk = z.infer<typeof ChunkSchema>;
+export type Word = z.infer<typeof WordSchema>;
 export type BatchReplaceMessage = z.infer<typeof BatchReplaceMessageSchema>;
 export type Metrics = z.infer<typeof MetricsSchema>;
 export type StatusMessage = z.infer<typeof StatusMessageSchema>;

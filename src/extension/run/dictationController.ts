@@ -21,6 +21,7 @@ import type { Settings } from '../settings';
 import type { DicteeSettings } from '../settingsMap';
 import type { StatusBar } from '../ui/statusBar';
 import type { DictationState } from '../ui/statusText';
+import type { DoubtfulWords } from '../proofreading/doubtfulWords';
 import { docName, pickTarget, type DictationTarget } from './target';
 import type { TemplateStore } from '../templates/templateStore';
 
@@ -52,6 +53,7 @@ export class DictationController implements vscode.Disposable, RunHost {
     private readonly fields: FieldWarnings,
     private readonly announcer: Announcer,
     readonly rescueDir: vscode.Uri,
+    readonly doubtfulWords: DoubtfulWords,
   ) {
     this.notifications = new Notifications(() => log.show());
     void vscode.commands.executeCommand('setContext', 'dictee.state', 'idle');

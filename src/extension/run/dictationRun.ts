@@ -24,6 +24,8 @@ import { type RescueReason, rescueText } from './rescue';
 import { configFromSettings, type DicteeSettings } from '../settingsMap';
 import type { StatusBar } from '../ui/statusBar';
 import type { DictationTarget } from './target';
+import type { DoubtfulWords } from '../proofreading/doubtfulWords';
+import { RunProofreading } from '../proofreading/runProofreading';
 
 /** Seconds of all-zero audio before the muted-microphone warning. */
 const MUTED_AFTER_S = 3;
@@ -83,6 +85,8 @@ export interface RunHost {
   lastWritten(run: DictationRun, start: number, end: number): void;
   /** Where the text of a run goes when no document can be opened for it (the extension's own storage). */
   readonly rescueDir: vscode.Uri;
+  /** The doubtful words of every document (marked from the words' confidences). */
+  readonly doubtfulWords: DoubtfulWords;
 }
 
 export class DictationRun {
@@ -103,6 +107,8 @@ export class DictationRun {
   private fatal: DictationError | undefined;
   private recorderFailed: Error | undefined;
   private readonly stopExtraS: number;
+  /** Doubtful words and alternatives of the run's chunks, when `dictee.proofreading.threshold` is above 0. */
+  readonly proofreading: RunProofreading | undefined;
 
   /** Throws a DictationError (CONFIG_ERROR) when the server URL of the settings is not usable. */
   constructor(
@@ -137,8 +143,15 @@ export class DictationRun {
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
     this.disposables.push(this.writer, ...this.wireSession(), ...this.wireCapture());
+    this.proofreading =
+      settings.proofreadingThreshold > 0
+        ? new RunProofreading(id, () => this.writer.doc, host.doubtfulWords.marksFor(target.doc, settings.proofreadingThreshold), host.doubtfulWords)
+        : undefined;
     this.disposables.push(
-      this.writer.onDidWriteLast(({ start, end }) => host.lastWritten(this, start, end)),
+      this.writer.onDidWriteLast(({ start, end }) => {
+        host.lastWritten(this, start, end);
+        this.proofreading?.lastWritten(start, end);
+      }),
       this.writer.onDidCloseTarget(() => {
         this.targetClosed = true;
         void this.end('the target document was closed');
@@ -283,7 +296,7 @@ export class DictationRun {
     return [
       session.on('message', (m) => {
         const ops = model.apply(m);
-        apply(ops);
+        this.proofreading?.message(m, ops, writer.write(ops));
         for (const op of ops) if (op.kind === 'insert' && op.text.trim() !== '') host.committed(this, op.text);
       }),
       session.on('generation', () => apply(model.beginGeneration())),
