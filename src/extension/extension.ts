@@ -7,6 +7,7 @@ import { Announcer } from './ui/announcer';
 import { ApiKeyStore } from './apiKeyStore';
 import { DictationController } from './run/dictationController';
 import { DoubtfulWords } from './proofreading/doubtfulWords';
+import { CorrectThat } from './proofreading/correctThat';
 import { FieldWarnings } from './templates/fieldWarnings';
 import { transcribeAudioFile } from './run/fileTranscription';
 import { ToggleKey } from './ui/keybindings';
@@ -14,7 +15,7 @@ import { Log } from './log';
 import { checkRecorder, testMicrophone } from './run/microphoneTest';
 import { chooseLanguage, selectMicrophone } from './ui/pickers';
 import { Settings } from './settings';
-import { cleartextRemote } from './settingsMap';
+import { cleartextRemote, grammarOptions } from './settingsMap';
 import { StatusBar } from './ui/statusBar';
 import { TemplateCommands } from './templates/templateCommands';
 import { TemplateStore } from './templates/templateStore';
@@ -45,7 +46,8 @@ export function activate(context: vscode.ExtensionContext): void {
   // "Next Field" of a fields-left warning is the command's (created just below, called later).
   const fields: FieldWarnings = new FieldWarnings((doc): Promise<void> => templateCommands.field('next', doc));
   const doubtful = new DoubtfulWords();
-  const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'), doubtful);
+  const correctThat = new CorrectThat(doubtful, () => grammarOptions(settings.read()));
+  const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'), doubtful, correctThat);
   const templateCommands = new TemplateCommands(dictation, templates, fields);
   const manifest = context.extension.packageJSON as { version?: unknown; contributes?: { keybindings?: { command: string; key: string; mac?: string }[] } };
   const defaultBinding = manifest.contributes?.keybindings?.find((k) => k.command === 'dictee.toggle');
@@ -95,6 +97,8 @@ export function activate(context: vscode.ExtensionContext): void {
     templates,
     fields,
     doubtful,
+    correctThat,
+    vscode.commands.registerCommand('dictee.correctThat', () => correctThat.correct()),
     vscode.commands.registerCommand('dictee.nextDoubtfulWord', () => doubtful.go('next')),
     vscode.commands.registerCommand('dictee.previousDoubtfulWord', () => doubtful.go('previous')),
     vscode.commands.registerCommand('dictee.acceptDoubtfulWord', (id?: unknown) => doubtful.accept(typeof id === 'string' ? id : undefined)),

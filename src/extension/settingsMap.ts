@@ -8,6 +8,7 @@ import { DEFAULT_SERVER_URL } from '../protocol/http';
 import { DEFAULT_RECORDER, RECORDERS, type RecorderName } from '../audio/spawn';
 import { normaliseGrammarSettings, type GrammarSettings } from './grammarSettings';
 import { ENGLISH, type L10n } from './ui/l10nText';
+import type { FormatOptions } from '../dictation';
 
 /** The advanced settings (`dictee.advanced.<key>`) and the `configure` field each one sets. */
 export const ADVANCED_FIELDS = {
@@ -160,6 +161,13 @@ export function keytermsFor(s: Pick<DicteeSettings, 'language' | 'grammar'>): st
     if (out.size === MAX_KEYTERMS) break;
   }
   return [...out];
+}
+
+/** The dictation grammar's options for text written outside a run (Correct That), when the grammar is on. */
+export function grammarOptions(s: Pick<DicteeSettings, 'language' | 'specialty' | 'grammar'>): FormatOptions | undefined {
+  const g = s.grammar;
+  if (!g.enabled) return undefined;
+  return { language: s.language, specialty: s.specialty, vocabulary: g.vocabulary[s.language], ...(g.decimalSeparator ? { decimalSeparator: g.decimalSeparator } : {}) };
 }
 
 /** The `config` of `configure` for these settings. */

@@ -154,6 +154,11 @@ export class ProofMarks {
     return r && this.chunk(r.id);
   }
 
+  /** Where the dictated chunks stand, in document order. */
+  dictated(): Array<{ start: number; end: number }> {
+    return this.chunks.all().map((r) => ({ start: r.start, end: r.end }));
+  }
+
   /** The last chunk placed (the last utterance), if it is still there. */
   lastChunk(): PlacedChunk | undefined {
     const c = this.lastId === undefined ? undefined : this.chunk(this.lastId);

@@ -5,10 +5,20 @@
  * finds its predecessor's range there and is not placed (ProofMarks.place).
  */
 import type * as vscode from 'vscode';
+import { matchCommand, TABLES, type DictationAction, type Language } from '../../dictation';
 import type { ProofMarks } from '../../client/proofreading/proofMarks';
 import type { TranscriptOp } from '../../client/transcript';
 import type { BatchReplaceMessage, TranscriptMessage, Word } from '../../protocol/messages';
 import type { DoubtfulWords } from './doubtfulWords';
+
+/** The correction commands (said alone) that the proofreading runs, not the writer. */
+const CORRECTIONS: ReadonlySet<DictationAction['kind']> = new Set(['correctThat', 'chooseAlternative', 'correctWords', 'spellThat']);
+
+/** The correction command chunk text `text` is, said alone in `language`; undefined for anything else. */
+export function correctionCommand(text: string, language: Language): DictationAction | undefined {
+  const a = matchCommand(text, TABLES[language], []);
+  return a && CORRECTIONS.has(a.kind) ? a : undefined;
+}
 
 /** The final chunk a message carries, with what it says beyond the text; undefined for anything else. */
 export function finalDetails(m: TranscriptMessage | BatchReplaceMessage): { id: string; words: Word[]; alternatives: string[] } | undefined {
@@ -25,6 +35,8 @@ export class RunProofreading {
     private readonly doc: () => vscode.TextDocument,
     private readonly marks: ProofMarks,
     private readonly words: DoubtfulWords,
+    /** With the dictation grammar: its language, and what runs the correction commands said alone. */
+    private readonly commands?: { language: Language; run: (a: DictationAction) => void },
   ) {}
 
   /** Chunk ids of different runs never meet in one document. */
@@ -34,6 +46,14 @@ export class RunProofreading {
 
   /** A message was applied (`ops`); `written` resolves once the writer has made its edits. */
   message(m: TranscriptMessage | BatchReplaceMessage, ops: readonly TranscriptOp[], written: Promise<void>): void {
+    // A correction said alone writes nothing (the grammar's rule): it runs once the writer is done.
+    const commands = this.commands;
+    if (commands) {
+      for (const op of ops) {
+        const a = op.kind === 'insert' ? correctionCommand(op.text, commands.language) : undefined;
+        if (a) void written.then(() => commands.run(a));
+      }
+    }
     const replaced = ops.flatMap((op) => (op.kind === 'replace' ? op.targetIds.filter((t) => t !== op.id) : []));
     const details = finalDetails(m);
     const op = details && ops.find((o) => o.kind !== 'provisional' && o.id === details.id && o.text.trim() !== '');

@@ -22,6 +22,7 @@ import type { DicteeSettings } from '../settingsMap';
 import type { StatusBar } from '../ui/statusBar';
 import type { DictationState } from '../ui/statusText';
 import type { DoubtfulWords } from '../proofreading/doubtfulWords';
+import type { CorrectThat } from '../proofreading/correctThat';
 import { docName, pickTarget, type DictationTarget } from './target';
 import type { TemplateStore } from '../templates/templateStore';
 
@@ -54,6 +55,7 @@ export class DictationController implements vscode.Disposable, RunHost {
     private readonly announcer: Announcer,
     readonly rescueDir: vscode.Uri,
     readonly doubtfulWords: DoubtfulWords,
+    readonly correctThat: CorrectThat,
   ) {
     this.notifications = new Notifications(() => log.show());
     void vscode.commands.executeCommand('setContext', 'dictee.state', 'idle');

@@ -25,6 +25,7 @@ import { configFromSettings, type DicteeSettings } from '../settingsMap';
 import type { StatusBar } from '../ui/statusBar';
 import type { DictationTarget } from './target';
 import type { DoubtfulWords } from '../proofreading/doubtfulWords';
+import type { CorrectThat } from '../proofreading/correctThat';
 import { RunProofreading } from '../proofreading/runProofreading';
 
 /** Seconds of all-zero audio before the muted-microphone warning. */
@@ -87,6 +88,8 @@ export interface RunHost {
   readonly rescueDir: vscode.Uri;
   /** The doubtful words of every document (marked from the words' confidences). */
   readonly doubtfulWords: DoubtfulWords;
+  /** Correct That, and the correction commands said alone. */
+  readonly correctThat: CorrectThat;
 }
 
 export class DictationRun {
@@ -145,7 +148,13 @@ export class DictationRun {
     this.disposables.push(this.writer, ...this.wireSession(), ...this.wireCapture());
     this.proofreading =
       settings.proofreadingThreshold > 0
-        ? new RunProofreading(id, () => this.writer.doc, host.doubtfulWords.marksFor(target.doc, settings.proofreadingThreshold), host.doubtfulWords)
+        ? new RunProofreading(
+            id,
+            () => this.writer.doc,
+            host.doubtfulWords.marksFor(target.doc, settings.proofreadingThreshold),
+            host.doubtfulWords,
+            dictation ? { language: settings.language, run: (a) => void host.correctThat.spoken(this.writer.doc, a) } : undefined,
+          )
         : undefined;
     this.disposables.push(
       this.writer.onDidWriteLast(({ start, end }) => {
