@@ -8,6 +8,7 @@ import { ApiKeyStore } from './apiKeyStore';
 import { DictationController } from './run/dictationController';
 import { DoubtfulWords } from './proofreading/doubtfulWords';
 import { CorrectThat } from './proofreading/correctThat';
+import { CheckReport } from './proofreading/checkReport';
 import { FieldWarnings } from './templates/fieldWarnings';
 import { transcribeAudioFile } from './run/fileTranscription';
 import { ToggleKey } from './ui/keybindings';
@@ -47,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const fields: FieldWarnings = new FieldWarnings((doc): Promise<void> => templateCommands.field('next', doc));
   const doubtful = new DoubtfulWords();
   const correctThat = new CorrectThat(doubtful, () => grammarOptions(settings.read()));
+  const checkReport = new CheckReport(doubtful);
   const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'), doubtful, correctThat);
   const templateCommands = new TemplateCommands(dictation, templates, fields);
   const manifest = context.extension.packageJSON as { version?: unknown; contributes?: { keybindings?: { command: string; key: string; mac?: string }[] } };
@@ -99,6 +101,10 @@ export function activate(context: vscode.ExtensionContext): void {
     doubtful,
     correctThat,
     vscode.commands.registerCommand('dictee.correctThat', () => correctThat.correct()),
+    // The quick fix of a doubtful word (not in the command palette).
+    vscode.commands.registerCommand('dictee.correctRange', (uri: vscode.Uri, start: number, end: number) => correctThat.correctRange(uri, start, end)),
+    checkReport,
+    vscode.commands.registerCommand('dictee.checkReport', () => checkReport.run()),
     vscode.commands.registerCommand('dictee.nextDoubtfulWord', () => doubtful.go('next')),
     vscode.commands.registerCommand('dictee.previousDoubtfulWord', () => doubtful.go('previous')),
     vscode.commands.registerCommand('dictee.acceptDoubtfulWord', (id?: unknown) => doubtful.accept(typeof id === 'string' ? id : undefined)),

@@ -72,6 +72,14 @@ export class CorrectThat implements vscode.Disposable {
     pick.show();
   }
 
+  /** The quick fix of a doubtful word in the Problems panel: `[start, end)` of `uri` selected, then corrected. */
+  async correctRange(uri: vscode.Uri, start: number, end: number): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await this.editorOf(doc);
+    editor.selection = new vscode.Selection(doc.positionAt(start), doc.positionAt(end));
+    await this.correct(editor);
+  }
+
   /** "Choose <n>": reading `n` of the list shown. */
   choose(n: number): void {
     const open = this.open;
