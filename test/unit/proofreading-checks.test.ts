@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { placeholders, reportProblems, reportSummary } from '../../src/extension/proofreading/reportChecks';
 import { ENGLISH } from '../../src/extension/ui/l10nText';
+import { LanguageDoubt } from '../../src/client/proofreading/languageDoubt';
 
 describe('proofreading: Check Report', () => {
   it('finds unfilled fields, doubtful words not reviewed and placeholders, in document order', () => {
@@ -34,5 +35,29 @@ describe('proofreading: Check Report', () => {
     assert.deepEqual(found('Max 3 cm; box; XXL; lexxx'), []);
     assert.deepEqual(found('Texte\n___\nSuite'), []);
     assert.deepEqual(found('`XXX` and ```\nXXX\n``` and {{XXX}}'), []);
+  });
+});
+
+describe('proofreading: wrong language', () => {
+  const utterance = (c: number, n = 4): Array<{ text: string; confidence: number }> => Array.from({ length: n }, (_, i) => ({ text: `w${i}`, confidence: c }));
+
+  it('says so once, after three utterances in a row with a very low mean confidence', () => {
+    const d = new LanguageDoubt();
+    assert.equal(d.push(utterance(0.1)), false);
+    assert.equal(d.push(utterance(0.2)), false);
+    assert.equal(d.push(utterance(0.3)), true);
+    assert.equal(d.push(utterance(0.1)), false, 'once per run');
+  });
+
+  it('a confident utterance starts the count again; short utterances and those without words do not count', () => {
+    const d = new LanguageDoubt();
+    d.push(utterance(0.1));
+    d.push(utterance(0.1));
+    assert.equal(d.push(utterance(0.9)), false);
+    assert.equal(d.push(utterance(0.1)), false);
+    assert.equal(d.push(utterance(0.1, 1)), false);
+    assert.equal(d.push([]), false);
+    assert.equal(d.push(utterance(0.1)), false);
+    assert.equal(d.push(utterance(0.1)), true);
   });
 });

@@ -7,6 +7,7 @@
 import type * as vscode from 'vscode';
 import { matchCommand, TABLES, type DictationAction, type Language } from '../../dictation';
 import type { ProofMarks } from '../../client/proofreading/proofMarks';
+import { LanguageDoubt } from '../../client/proofreading/languageDoubt';
 import type { TranscriptOp } from '../../client/transcript';
 import type { BatchReplaceMessage, TranscriptMessage, Word } from '../../protocol/messages';
 import type { DoubtfulWords } from './doubtfulWords';
@@ -29,6 +30,7 @@ export function finalDetails(m: TranscriptMessage | BatchReplaceMessage): { id: 
 
 export class RunProofreading {
   private last: { start: number; end: number } | undefined;
+  private readonly doubt = new LanguageDoubt();
 
   constructor(
     private readonly runId: number,
@@ -37,6 +39,8 @@ export class RunProofreading {
     private readonly words: DoubtfulWords,
     /** With the dictation grammar: its language, and what runs the correction commands said alone. */
     private readonly commands?: { language: Language; run: (a: DictationAction) => void },
+    /** Several utterances in a row came back with very low confidence (told once per run). */
+    private readonly wrongLanguage?: () => void,
   ) {}
 
   /** Chunk ids of different runs never meet in one document. */
@@ -56,6 +60,8 @@ export class RunProofreading {
     }
     const replaced = ops.flatMap((op) => (op.kind === 'replace' ? op.targetIds.filter((t) => t !== op.id) : []));
     const details = finalDetails(m);
+    // The engine's first reading of each utterance (a proofread rewrite of the same words is not counted twice).
+    if (details && m.type === 'transcript' && this.doubt.push(details.words)) this.wrongLanguage?.();
     const op = details && ops.find((o) => o.kind !== 'provisional' && o.id === details.id && o.text.trim() !== '');
     if (replaced.length === 0 && !op) return;
     void written.then(() => {

@@ -27,6 +27,7 @@ import type { DictationTarget } from './target';
 import type { DoubtfulWords } from '../proofreading/doubtfulWords';
 import type { CorrectThat } from '../proofreading/correctThat';
 import { RunProofreading } from '../proofreading/runProofreading';
+import { tellWrongLanguage } from '../proofreading/wrongLanguage';
 
 /** Seconds of all-zero audio before the muted-microphone warning. */
 const MUTED_AFTER_S = 3;
@@ -154,6 +155,10 @@ export class DictationRun {
             host.doubtfulWords.marksFor(target.doc, settings.proofreadingThreshold),
             host.doubtfulWords,
             dictation ? { language: settings.language, run: (a) => void host.correctThat.spoken(this.writer.doc, a) } : undefined,
+            () => {
+              this.log.warn(`run ${id}: several utterances in a row came back with very low confidence (another language than ${settings.language}?)`);
+              tellWrongLanguage(settings.language);
+            },
           )
         : undefined;
     this.disposables.push(
