@@ -64,7 +64,7 @@ export class ProofMarks {
     }
     this.removeMarksOf(id);
     this.chunks.track(id, start, end - start);
-    this.chunkInfo.set(id, details);
+    this.chunkInfo.set(id, { words: details.words, alternatives: details.alternatives });
     this.lastId = id;
     for (const span of doubtfulSpans(placeWords(written, details.words), this.threshold)) {
       const markId = `${id}#${span.words.join(',')}`;
@@ -145,7 +145,7 @@ export class ProofMarks {
   chunk(id: string): PlacedChunk | undefined {
     const r = this.chunks.get(id);
     const d = this.chunkInfo.get(id);
-    return r && d ? { id, start: r.start, end: r.end, edited: r.edited, ...d } : undefined;
+    return r && d ? { words: d.words, alternatives: d.alternatives, id, start: r.start, end: r.end, edited: r.edited } : undefined;
   }
 
   /** The chunk that holds `[start, end)` (or the one the cursor is in), if any. */
