@@ -9,6 +9,7 @@ import { DictationController } from './run/dictationController';
 import { DoubtfulWords } from './proofreading/doubtfulWords';
 import { CorrectThat } from './proofreading/correctThat';
 import { CheckReport } from './proofreading/checkReport';
+import { PlayBack } from './proofreading/playBack';
 import { FieldWarnings } from './templates/fieldWarnings';
 import { transcribeAudioFile } from './run/fileTranscription';
 import { ToggleKey } from './ui/keybindings';
@@ -35,6 +36,11 @@ function warnIfCleartext(settings: Settings): void {
     .then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'dictee.serverUrl'));
 }
 
+/** A document's address as a command argument: a Uri (quick fixes) or its string (hover links). */
+function asUri(u: unknown): vscode.Uri {
+  return u instanceof vscode.Uri ? u : vscode.Uri.parse(String(u));
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   const began = performance.now();
   // The status-bar item first, in its neutral state: it is what a user looks for as the window opens.
@@ -49,7 +55,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const doubtful = new DoubtfulWords();
   const correctThat = new CorrectThat(doubtful, () => grammarOptions(settings.read()));
   const checkReport = new CheckReport(doubtful);
-  const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'), doubtful, correctThat);
+  const playBack = new PlayBack(doubtful);
+  const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'), doubtful, correctThat, playBack);
   const templateCommands = new TemplateCommands(dictation, templates, fields);
   const manifest = context.extension.packageJSON as { version?: unknown; contributes?: { keybindings?: { command: string; key: string; mac?: string }[] } };
   const defaultBinding = manifest.contributes?.keybindings?.find((k) => k.command === 'dictee.toggle');
@@ -102,9 +109,13 @@ export function activate(context: vscode.ExtensionContext): void {
     correctThat,
     vscode.commands.registerCommand('dictee.correctThat', () => correctThat.correct()),
     // The quick fix of a doubtful word (not in the command palette).
-    vscode.commands.registerCommand('dictee.correctRange', (uri: vscode.Uri, start: number, end: number) => correctThat.correctRange(uri, start, end)),
+    vscode.commands.registerCommand('dictee.correctRange', (uri: unknown, start: number, end: number) => correctThat.correctRange(asUri(uri), start, end)),
     checkReport,
     vscode.commands.registerCommand('dictee.checkReport', () => checkReport.run()),
+    playBack,
+    vscode.commands.registerCommand('dictee.playBack', () => playBack.play()),
+    // The quick fix and hover of a doubtful word (not in the command palette).
+    vscode.commands.registerCommand('dictee.playRange', (uri: unknown, start: number, end: number) => playBack.playRange(asUri(uri), start, end)),
     vscode.commands.registerCommand('dictee.nextDoubtfulWord', () => doubtful.go('next')),
     vscode.commands.registerCommand('dictee.previousDoubtfulWord', () => doubtful.go('previous')),
     vscode.commands.registerCommand('dictee.acceptDoubtfulWord', (id?: unknown) => doubtful.accept(typeof id === 'string' ? id : undefined)),

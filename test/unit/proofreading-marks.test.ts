@@ -124,7 +124,10 @@ describe('proofreading: details on the wire', () => {
   it('transcripts and new_chunk parse with or without start_ms, end_ms, words and alternatives', () => {
     const words = [{ text: 'le', start_ms: 0, end_ms: 200, confidence: 0.9 }, { text: 'foie', start_ms: 200, end_ms: 500, confidence: 0.3 }];
     const withDetails = ServerMessageSchema.parse({ type: 'transcript', status: 'final', text: 'le foie', id: 'c1', index: 0, seq: 1, start_ms: 0, end_ms: 500, words, alternatives: ['le froid'] }) as TranscriptMessage;
-    assert.deepEqual(finalDetails(withDetails), { id: 'c1', words, alternatives: ['le froid'] });
+    assert.deepEqual(finalDetails(withDetails), { id: 'c1', words, alternatives: ['le froid'], span: { startMs: 0, endMs: 500 } });
+    // Without the chunk's times, those of its words.
+    const wordsOnly = ServerMessageSchema.parse({ type: 'transcript', status: 'final', text: 'le foie', id: 'c1', index: 0, seq: 1, words }) as TranscriptMessage;
+    assert.deepEqual(finalDetails(wordsOnly)?.span, { startMs: 0, endMs: 500 });
     const plain = ServerMessageSchema.parse({ type: 'transcript', status: 'final', text: 'le foie', id: 'c1', index: 0, seq: 1 }) as TranscriptMessage;
     assert.deepEqual(finalDetails(plain), { id: 'c1', words: [], alternatives: [] });
     const interim = ServerMessageSchema.parse({ type: 'transcript', status: 'interim', text: 'le', id: 'c1', index: 0, seq: 1, words: words.slice(0, 1) }) as TranscriptMessage;

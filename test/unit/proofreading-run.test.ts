@@ -16,13 +16,14 @@ class FakeRun {
   readonly marks = new ProofMarks(0.6);
   readonly said: DictationAction[] = [];
   wrongLanguage = 0;
+  readonly audio = { generation: 0 };
   readonly proof: RunProofreading;
   private seq = 0;
 
   constructor() {
     const doc = { uri: { toString: () => 'untitled:report' }, getText: () => this.text };
     const words = { render: () => undefined } as unknown as DoubtfulWords;
-    this.proof = new RunProofreading(1, () => doc as never, this.marks, words, { language: 'fr', run: (a) => this.said.push(a) }, () => this.wrongLanguage++);
+    this.proof = new RunProofreading(1, () => doc as never, this.marks, words, { language: 'fr', run: (a) => this.said.push(a) }, () => this.wrongLanguage++, this.audio);
   }
 
   /** The writer writes `written` at the end of the document (or nothing), then reports its last chunk's range. */
@@ -61,6 +62,11 @@ describe('proofreading: a run\'s chunks placed where the writer wrote them', () 
     await run.final('c2', 'nodule de trois virgule deux centimètres', ' Nodule de 3,2 cm', [0.9, 0.9, 0.9, 0.9, 0.2, 0.9]);
     assert.deepEqual(run.marked(), ['foie', '3,2 cm']);
     assert.equal(run.marks.lastChunk()?.id, '1:c2');
+    // Where each chunk's audio is, for Play Back: the run, its service session, the span of its words.
+    assert.deepEqual(run.marks.chunk('1:c1')?.audio, { run: 1, generation: 0, startMs: 0, endMs: 490 });
+    run.audio.generation = 1;
+    await run.final('c3', 'la rate', ' La rate', [0.9, 0.9]);
+    assert.equal(run.marks.chunk('1:c3')?.audio?.generation, 1);
   });
 
   it('a command chunk (nothing written) places nothing; "choisir deux" reaches Correct That after the writer', async () => {

@@ -22,6 +22,15 @@ export interface ChunkDetails {
   words: readonly WordInfo[];
   /** Other readings of the whole chunk, best first. */
   alternatives: readonly string[];
+  /** Where the chunk's audio is (Play Back): the run, its service session, the chunk's span in it. */
+  audio?: ChunkAudio;
+}
+
+export interface ChunkAudio {
+  run: number;
+  generation: number;
+  startMs: number;
+  endMs: number;
 }
 
 /** A dictated chunk where it stands now. */
@@ -64,7 +73,7 @@ export class ProofMarks {
     }
     this.removeMarksOf(id);
     this.chunks.track(id, start, end - start);
-    this.chunkInfo.set(id, { words: details.words, alternatives: details.alternatives });
+    this.chunkInfo.set(id, { words: details.words, alternatives: details.alternatives, ...(details.audio ? { audio: details.audio } : {}) });
     this.lastId = id;
     for (const span of doubtfulSpans(placeWords(written, details.words), this.threshold)) {
       const markId = `${id}#${span.words.join(',')}`;
@@ -145,7 +154,16 @@ export class ProofMarks {
   chunk(id: string): PlacedChunk | undefined {
     const r = this.chunks.get(id);
     const d = this.chunkInfo.get(id);
-    return r && d ? { words: d.words, alternatives: d.alternatives, id, start: r.start, end: r.end, edited: r.edited } : undefined;
+    return r && d ? { words: d.words, alternatives: d.alternatives, ...(d.audio ? { audio: d.audio } : {}), id, start: r.start, end: r.end, edited: r.edited } : undefined;
+  }
+
+  /** The chunks that `[start, end)` touches, in document order. */
+  chunksIn(start: number, end: number): PlacedChunk[] {
+    return this.chunks
+      .all()
+      .filter((c) => c.end > c.start && c.start < end && c.end > start)
+      .map((c) => this.chunk(c.id))
+      .filter((c): c is PlacedChunk => c !== undefined);
   }
 
   /** The chunk that holds `[start, end)` (or the one the cursor is in), if any. */

@@ -12,6 +12,9 @@
 export interface WordInfo {
   readonly text: string;
   readonly confidence: number;
+  /** Its place in the session's audio (Play Back), when the service gave it. */
+  readonly start_ms?: number;
+  readonly end_ms?: number;
 }
 
 /** A span of the written text and the words it was written from. */

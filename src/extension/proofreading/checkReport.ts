@@ -108,7 +108,10 @@ export class CheckReport implements vscode.Disposable, vscode.CodeActionProvider
         const correct = new vscode.CodeAction(vscode.l10n.t('Correct That…'), vscode.CodeActionKind.QuickFix);
         correct.command = { command: 'dictee.correctRange', title: correct.title, arguments: [doc.uri, p.start, p.end] };
         correct.diagnostics = [d];
-        actions.push(accept, correct);
+        const play = new vscode.CodeAction(vscode.l10n.t('Play Back the sentence'), vscode.CodeActionKind.QuickFix);
+        play.command = { command: 'dictee.playRange', title: play.title, arguments: [doc.uri, p.start, p.end] };
+        play.diagnostics = [d];
+        actions.push(accept, correct, play);
       } else if (p.kind === 'field') {
         const fill = new vscode.CodeAction(vscode.l10n.t('Use the default: “{0}”', p.default ?? ''), vscode.CodeActionKind.QuickFix);
         fill.edit = new vscode.WorkspaceEdit();

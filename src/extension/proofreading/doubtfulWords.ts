@@ -11,7 +11,7 @@ import { DEFAULT_PROOFREADING_THRESHOLD } from '../settingsMap';
 import { doubtfulView } from '../ui/statusText';
 
 /** The commands a mark's hover links to. */
-const HOVER_COMMANDS = ['dictee.acceptDoubtfulWord', 'dictee.correctThat'];
+const HOVER_COMMANDS = ['dictee.acceptDoubtfulWord', 'dictee.correctRange', 'dictee.playRange'];
 
 export class DoubtfulWords implements vscode.Disposable {
   private readonly docs = new Map<string, ProofMarks>();
@@ -128,9 +128,10 @@ export class DoubtfulWords implements vscode.Disposable {
     const d = editor.document;
     const options = (marks?.list() ?? []).map((m): vscode.DecorationOptions => {
       const args = encodeURIComponent(JSON.stringify([m.id]));
+      const range = encodeURIComponent(JSON.stringify([d.uri.toString(), m.start, m.end]));
       const hover = new vscode.MarkdownString(
         `${vscode.l10n.t('Dictée: doubtful word (the engine was {0}% sure).', Math.round(m.confidence * 100))}\n\n` +
-          `[${vscode.l10n.t('Accept')}](command:dictee.acceptDoubtfulWord?${args}) · [${vscode.l10n.t('Correct That')}](command:dictee.correctThat)`,
+          `[${vscode.l10n.t('Accept')}](command:dictee.acceptDoubtfulWord?${args}) · [${vscode.l10n.t('Correct That')}](command:dictee.correctRange?${range}) · [${vscode.l10n.t('Play Back')}](command:dictee.playRange?${range})`,
       );
       hover.isTrusted = { enabledCommands: HOVER_COMMANDS };
       return { range: new vscode.Range(d.positionAt(m.start), d.positionAt(m.end)), hoverMessage: hover };

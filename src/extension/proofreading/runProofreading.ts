@@ -22,10 +22,18 @@ export function correctionCommand(text: string, language: Language): DictationAc
 }
 
 /** The final chunk a message carries, with what it says beyond the text; undefined for anything else. */
-export function finalDetails(m: TranscriptMessage | BatchReplaceMessage): { id: string; words: Word[]; alternatives: string[] } | undefined {
+export function finalDetails(m: TranscriptMessage | BatchReplaceMessage): { id: string; words: Word[]; alternatives: string[]; span?: { startMs: number; endMs: number } } | undefined {
   const c = m.type === 'transcript' ? m : m.data.new_chunk;
   if (c.status !== 'final') return undefined;
-  return { id: c.id, words: Array.isArray(c.words) ? c.words : [], alternatives: Array.isArray(c.alternatives) ? c.alternatives.filter((a) => typeof a === 'string') : [] };
+  const words = Array.isArray(c.words) ? c.words : [];
+  const startMs = typeof c.start_ms === 'number' ? c.start_ms : words[0]?.start_ms;
+  const endMs = typeof c.end_ms === 'number' ? c.end_ms : words[words.length - 1]?.end_ms;
+  return {
+    id: c.id,
+    words,
+    alternatives: Array.isArray(c.alternatives) ? c.alternatives.filter((a) => typeof a === 'string') : [],
+    ...(startMs !== undefined && endMs !== undefined && endMs > startMs ? { span: { startMs, endMs } } : {}),
+  };
 }
 
 export class RunProofreading {
@@ -41,6 +49,8 @@ export class RunProofreading {
     private readonly commands?: { language: Language; run: (a: DictationAction) => void },
     /** Several utterances in a row came back with very low confidence (told once per run). */
     private readonly wrongLanguage?: () => void,
+    /** The run's audio (Play Back): which service session the chunks' times are in. */
+    private readonly audio?: { generation: number },
   ) {}
 
   /** Chunk ids of different runs never meet in one document. */
@@ -64,11 +74,14 @@ export class RunProofreading {
     if (details && m.type === 'transcript' && this.doubt.push(details.words)) this.wrongLanguage?.();
     const op = details && ops.find((o) => o.kind !== 'provisional' && o.id === details.id && o.text.trim() !== '');
     if (replaced.length === 0 && !op) return;
+    // The service session the chunk's times are in: the one that sent it.
+    const generation = this.audio?.generation;
     void written.then(() => {
       this.marks.forget(replaced.map((t) => this.key(t)));
       const r = this.last;
       if (details && op && r && r.end > r.start) {
-        this.marks.place(this.key(details.id), r.start, r.end, this.text(r.start, r.end), details);
+        const audio = generation !== undefined && details.span ? { run: this.runId, generation, ...details.span } : undefined;
+        this.marks.place(this.key(details.id), r.start, r.end, this.text(r.start, r.end), { words: details.words, alternatives: details.alternatives, ...(audio ? { audio } : {}) });
       }
       this.words.render(this.doc().uri);
     });

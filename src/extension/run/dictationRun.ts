@@ -26,6 +26,8 @@ import type { StatusBar } from '../ui/statusBar';
 import type { DictationTarget } from './target';
 import type { DoubtfulWords } from '../proofreading/doubtfulWords';
 import type { CorrectThat } from '../proofreading/correctThat';
+import type { PlayBack } from '../proofreading/playBack';
+import type { RunAudio } from '../../client/proofreading/runAudio';
 import { RunProofreading } from '../proofreading/runProofreading';
 import { tellWrongLanguage } from '../proofreading/wrongLanguage';
 
@@ -91,6 +93,8 @@ export interface RunHost {
   readonly doubtfulWords: DoubtfulWords;
   /** Correct That, and the correction commands said alone. */
   readonly correctThat: CorrectThat;
+  /** The runs' audio, kept in memory for Play Back. */
+  readonly playBack: PlayBack;
 }
 
 export class DictationRun {
@@ -113,6 +117,8 @@ export class DictationRun {
   private readonly stopExtraS: number;
   /** Doubtful words and alternatives of the run's chunks, when `dictee.proofreading.threshold` is above 0. */
   readonly proofreading: RunProofreading | undefined;
+  /** The audio sent to the service, kept in memory for Play Back (with the proofreading's word times). */
+  private readonly audio: RunAudio | undefined;
 
   /** Throws a DictationError (CONFIG_ERROR) when the server URL of the settings is not usable. */
   constructor(
@@ -147,6 +153,7 @@ export class DictationRun {
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
     this.disposables.push(this.writer, ...this.wireSession(), ...this.wireCapture());
+    this.audio = settings.proofreadingThreshold > 0 ? host.playBack.keep(target.doc, id, settings.sampleRate) : undefined;
     this.proofreading =
       settings.proofreadingThreshold > 0
         ? new RunProofreading(
@@ -159,6 +166,7 @@ export class DictationRun {
               this.log.warn(`run ${id}: several utterances in a row came back with very low confidence (another language than ${settings.language}?)`);
               tellWrongLanguage(settings.language);
             },
+            this.audio,
           )
         : undefined;
     this.disposables.push(
@@ -313,7 +321,10 @@ export class DictationRun {
         this.proofreading?.message(m, ops, writer.write(ops));
         for (const op of ops) if (op.kind === 'insert' && op.text.trim() !== '') host.committed(this, op.text);
       }),
-      session.on('generation', () => apply(model.beginGeneration())),
+      session.on('generation', () => {
+        this.audio?.beginGeneration();
+        apply(model.beginGeneration());
+      }),
       session.on('configured', (c) => {
         if (c.resumed) apply(model.dropProvisional());
         host.status.update({ reconnecting: false, retryInS: undefined });
@@ -350,6 +361,7 @@ export class DictationRun {
       return [
         capture.on('data', (pcm) => {
           session.sendAudio(pcm);
+          this.audio?.append(pcm);
           if (source.kind === 'file') source.progress(capture.delivered / bps);
         }),
         capture.on('end', () => {
@@ -367,6 +379,7 @@ export class DictationRun {
     return [
       capture.on('data', (pcm) => {
         session.sendAudio(pcm);
+        this.audio?.append(pcm);
         host.status.level(this.meter.push(pcm));
         for (const ev of silence.push(pcm)) {
           if (ev.kind === 'muted') {
