@@ -13,16 +13,16 @@ const SOURCE = 'Dictée';
 /** How long after the last change a shown report is checked again. */
 const RECHECK_MS = 400;
 
-/** A diagnostic with what its quick fixes need. */
-class ReportDiagnostic extends vscode.Diagnostic {
-  constructor(
-    range: vscode.Range,
-    readonly problem: ReportProblem,
-  ) {
-    super(range, problem.message, problem.kind === 'doubtful' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Warning);
-    this.source = SOURCE;
-    this.code = CODES[problem.kind];
-  }
+function diagnosticOf(range: vscode.Range, problem: ReportProblem): vscode.Diagnostic {
+  const d = new vscode.Diagnostic(range, problem.message, problem.kind === 'doubtful' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Warning);
+  d.source = SOURCE;
+  d.code = CODES[problem.kind];
+  return d;
+}
+
+/** A diagnostic's identity as the quick fixes get it back (VS Code may hand over copies). */
+function keyOf(code: unknown, r: vscode.Range): string {
+  return `${String(code)}@${r.start.line}:${r.start.character}-${r.end.line}:${r.end.character}`;
 }
 
 const CODES: Record<ProblemKind, string> = { field: 'unfilled-field', doubtful: 'doubtful-word', placeholder: 'placeholder' };
@@ -32,6 +32,8 @@ export class CheckReport implements vscode.Disposable, vscode.CodeActionProvider
   private readonly listeners: vscode.Disposable[];
   private readonly savedByUser = new Set<string>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** The problems shown for each document, by their diagnostic's identity. */
+  private readonly shown = new Map<string, Map<string, ReportProblem>>();
 
   constructor(private readonly words: DoubtfulWords) {
     this.listeners = [
@@ -50,7 +52,10 @@ export class CheckReport implements vscode.Disposable, vscode.CodeActionProvider
         const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         if (doc) this.recheckSoon(doc);
       }),
-      vscode.workspace.onDidCloseTextDocument((d) => this.diagnostics.delete(d.uri)),
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        this.diagnostics.delete(d.uri);
+        this.shown.delete(d.uri.toString());
+      }),
     ];
   }
 
@@ -74,10 +79,14 @@ export class CheckReport implements vscode.Disposable, vscode.CodeActionProvider
   /** Checks `doc` and shows its problems. */
   check(doc: vscode.TextDocument): ReportProblem[] {
     const problems = reportProblems(vscode.l10n, doc.getText(), this.words.marksOf(doc)?.list() ?? []);
-    this.diagnostics.set(
-      doc.uri,
-      problems.map((p) => new ReportDiagnostic(new vscode.Range(doc.positionAt(p.start), doc.positionAt(p.end)), p)),
-    );
+    const byKey = new Map<string, ReportProblem>();
+    const diagnostics = problems.map((p) => {
+      const d = diagnosticOf(new vscode.Range(doc.positionAt(p.start), doc.positionAt(p.end)), p);
+      byKey.set(keyOf(d.code, d.range), p);
+      return d;
+    });
+    this.shown.set(doc.uri.toString(), byKey);
+    this.diagnostics.set(doc.uri, diagnostics);
     return problems;
   }
 
@@ -97,9 +106,10 @@ export class CheckReport implements vscode.Disposable, vscode.CodeActionProvider
 
   provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
     const actions: vscode.CodeAction[] = [];
+    const shown = this.shown.get(doc.uri.toString());
     for (const d of context.diagnostics) {
-      if (!(d instanceof ReportDiagnostic)) continue;
-      const p = d.problem;
+      const p = d.source === SOURCE ? shown?.get(keyOf(d.code, d.range)) : undefined;
+      if (!p) continue;
       if (p.kind === 'doubtful' && p.markId) {
         const accept = new vscode.CodeAction(vscode.l10n.t('Accept the word as it is'), vscode.CodeActionKind.QuickFix);
         accept.command = { command: 'dictee.acceptDoubtfulWord', title: accept.title, arguments: [p.markId] };
