@@ -75,28 +75,23 @@ export const ConfiguredMessageSchema = z.looseObject({
   keyterms_applied: z.boolean().optional(),
 });
 
-/**
- * Ours, with `configure.config.details`: one word of a chunk, its place in the session's audio and the
- * engine's confidence in it (0 to 1).
- */
-export const WordSchema = z.looseObject({
+/** Ours (`details`): one word of a chunk, its place in the session's audio and its confidence in [0, 1]. */
+export const WordDetailSchema = z.looseObject({
   text: z.string(),
-  start_ms: z.number(),
-  end_ms: z.number(),
-  confidence: z.number(),
+  start_ms: z.number().min(0),
+  end_ms: z.number().min(0),
+  confidence: z.number().min(0).max(1),
 });
 
 /**
- * Ours, with `details` (all optional: a service without them sends none). A malformed one is dropped,
- * never the message: the text always gets through.
+ * Ours, sent only to a session that asked for `details`: the chunk's place in the session's audio
+ * (`start_ms`, `end_ms`), its words, and other readings of the whole chunk (best first, at most 5).
  */
-const detailFields = {
-  /** The chunk's place in the session's audio. */
-  start_ms: z.number().optional().catch(undefined),
-  end_ms: z.number().optional().catch(undefined),
-  words: z.array(WordSchema).optional().catch(undefined),
-  /** `final` and `new_chunk` only: up to 5 other readings of the whole chunk, best first. */
-  alternatives: z.array(z.string()).optional().catch(undefined),
+const chunkDetails = {
+  start_ms: z.number().min(0).optional(),
+  end_ms: z.number().min(0).optional(),
+  words: z.array(WordDetailSchema).optional(),
+  alternatives: z.array(z.string()).max(5).optional(),
 };
 
 export const TranscriptMessageSchema = z.looseObject({
@@ -106,7 +101,7 @@ export const TranscriptMessageSchema = z.looseObject({
   id: z.string(),
   index,
   seq,
-  ...detailFields,
+  ...chunkDetails,
 });
 
 export const ChunkSchema = z.looseObject({
@@ -114,7 +109,7 @@ export const ChunkSchema = z.looseObject({
   index,
   text: z.string(),
   status: z.string(),
-  ...detailFields,
+  ...chunkDetails,
 });
 
 export const BatchReplaceMessageSchema = z.looseObject({
@@ -157,7 +152,7 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
 export type ConfiguredMessage = z.infer<typeof ConfiguredMessageSchema>;
 export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;
 export type Chunk = z.infer<typeof ChunkSchema>;
-export type Word = z.infer<typeof WordSchema>;
+export type WordDetail = z.infer<typeof WordDetailSchema>;
 export type BatchReplaceMessage = z.infer<typeof BatchReplaceMessageSchema>;
 export type Metrics = z.infer<typeof MetricsSchema>;
 export type StatusMessage = z.infer<typeof StatusMessageSchema>;

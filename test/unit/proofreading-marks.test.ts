@@ -134,10 +134,7 @@ describe('proofreading: details on the wire', () => {
     assert.equal(finalDetails(interim), undefined);
     const batch = ServerMessageSchema.parse({ type: 'batch.replace', seq: 3, data: { target_ids: ['c1'], new_chunk: { id: 'p1', index: 0, text: 'Le foie.', status: 'final', words, alternatives: ['Le froid.'] } } }) as BatchReplaceMessage;
     assert.deepEqual(finalDetails(batch)?.alternatives, ['Le froid.']);
-    // Malformed details are dropped, never the text.
-    const odd = ServerMessageSchema.parse({ type: 'transcript', status: 'final', text: 'x', id: 'c', index: 0, seq: 1, words: [{ text: 'x' }], alternatives: 'y' }) as TranscriptMessage;
-    assert.equal(odd.text, 'x');
-    assert.equal(odd.words, undefined);
-    assert.deepEqual(finalDetails(odd), { id: 'c', words: [], alternatives: [] });
+    // Out of the protocol's bounds: not a valid message.
+    assert.equal(ServerMessageSchema.safeParse({ type: 'transcript', status: 'final', text: 'x', id: 'c', index: 0, seq: 1, words: [{ text: 'x', start_ms: 0, end_ms: 1, confidence: 1.5 }] }).success, false);
   });
 });

@@ -9,7 +9,7 @@ import { matchCommand, TABLES, type DictationAction, type Language } from '../..
 import type { ProofMarks } from '../../client/proofreading/proofMarks';
 import { LanguageDoubt } from '../../client/proofreading/languageDoubt';
 import type { TranscriptOp } from '../../client/transcript';
-import type { BatchReplaceMessage, TranscriptMessage, Word } from '../../protocol/messages';
+import type { BatchReplaceMessage, TranscriptMessage, WordDetail } from '../../protocol/messages';
 import type { DoubtfulWords } from './doubtfulWords';
 
 /** The correction commands (said alone) that the proofreading runs, not the writer. */
@@ -22,7 +22,7 @@ export function correctionCommand(text: string, language: Language): DictationAc
 }
 
 /** The final chunk a message carries, with what it says beyond the text; undefined for anything else. */
-export function finalDetails(m: TranscriptMessage | BatchReplaceMessage): { id: string; words: Word[]; alternatives: string[]; span?: { startMs: number; endMs: number } } | undefined {
+export function finalDetails(m: TranscriptMessage | BatchReplaceMessage): { id: string; words: WordDetail[]; alternatives: string[]; span?: { startMs: number; endMs: number } } | undefined {
   const c = m.type === 'transcript' ? m : m.data.new_chunk;
   if (c.status !== 'final') return undefined;
   const words = Array.isArray(c.words) ? c.words : [];
