@@ -163,6 +163,12 @@ function sizeIfAny(f: string): number {
 
 function wrap(e: unknown, entry: CatalogueEntry): Error {
   if (e instanceof ModelInstallError) return e;
+  if (e instanceof DownloadError && e.integrity) {
+    return new ModelInstallError(
+      `${errorMessage(e)}. The mirror offers other bytes than the lock or the catalogue pins: with --lock, check that the lock comes from a good fetch; ` +
+        `without it the mirror changed since this catalogue was made: npm run models -- fetch ${entry.name} --revision main takes its current files, checked against the hashes it publishes, and locks them`,
+    );
+  }
   return new ModelInstallError(`${errorMessage(e)} (fetch ${entry.name} again to resume; what was downloaded is kept)`);
 }
 
