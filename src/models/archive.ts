@@ -35,7 +35,7 @@ export interface TarEntry {
   linkname: string;
 }
 
-function decompressed(file: string): { stream: Readable; done: () => Promise<void> } {
+function decompressed(file: string): { stream: Readable; done: (abandoned: boolean) => Promise<void> } {
   const fd = openSync(file, 'r');
   const magic = Buffer.alloc(3);
   readSync(fd, magic, 0, 3, 0);
@@ -48,7 +48,14 @@ function decompressed(file: string): { stream: Readable; done: () => Promise<voi
       child.on('error', (e) => reject(new ArchiveRefusedError(`cannot run bzip2 to read ${path.basename(file)}: ${e.message}; install bzip2, or unpack it yourself and import the directory`)));
       child.on('close', (code, signal) => (code === 0 || signal === 'SIGTERM' ? resolve() : reject(new ArchiveRefusedError(`${path.basename(file)} is not a readable bzip2 archive: ${err.trim().split('\n')[0] ?? code}`))));
     });
-    return { stream: child.stdout, done: () => exited.finally(() => child.kill()) };
+    return {
+      stream: child.stdout,
+      done: (abandoned) => {
+        if (!abandoned) return exited;
+        child.kill();
+        return exited.catch(() => {}); // it was stopped: its complaint about the closed pipe is no news
+      },
+    };
   }
   if (magic[0] === 0x1f && magic[1] === 0x8b) return { stream: createReadStream(file).pipe(createGunzip()), done: async () => {} };
   return { stream: createReadStream(file), done: async () => {} };
@@ -195,12 +202,13 @@ export async function readTar(file: string, limits: ArchiveLimits, onEntry: (e: 
       if (ended) break;
     }
     if (pending && pending.remaining > 0) throw new ArchiveRefusedError(`${path.basename(file)} ends in the middle of an entry (truncated)`);
-  } finally {
+  } catch (e) {
     stream.destroy();
-    await done().catch((e: unknown) => {
-      if (!ended) throw e;
-    });
+    await done(true);
+    throw e;
   }
+  stream.destroy();
+  await done(ended); // read to its end: bzip2's own verdict counts (a corrupt stream)
 }
 
 /** An entry's path with a leading `./` removed; throws when it would leave the target. */

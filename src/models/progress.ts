@@ -24,6 +24,7 @@ export class Progress {
   private readonly started: number;
   private lastDraw = -Infinity;
   private lastTenth = -1;
+  private lastPrinted = -1;
   private label = '';
   private drawn = false;
 
@@ -71,8 +72,9 @@ export class Progress {
       return;
     }
     const tenth = this.total ? Math.floor((this.got / this.total) * 10) : 0;
-    if (tenth > this.lastTenth || final) {
+    if (tenth > this.lastTenth || (final && this.got !== this.lastPrinted)) {
       this.lastTenth = tenth;
+      this.lastPrinted = this.got;
       this.out.write(`${this.line()}\n`);
     }
   }
