@@ -47,7 +47,7 @@ function check(value: Record<string, unknown>, typeName: string, at: string): vo
   const props = DEFS.get(typeName);
   assert.ok(props && props.size, `typedef ${typeName} found in sherpa-onnx-node/types.js`);
   for (const [k, v] of Object.entries(value)) {
-    const t = props.get(k) ?? DOCUMENTED_ELSEWHERE[typeName]?.[k];
+    const t: string | undefined = props.get(k) ?? DOCUMENTED_ELSEWHERE[typeName]?.[k];
     assert.ok(t, `${at}.${k}: the addon's ${typeName} has no ${k} (it has ${[...props.keys()].join(', ')})`);
     if (DEFS.has(t)) {
       assert.equal(typeof v, 'object', `${at}.${k} is a ${t}`);
