@@ -166,6 +166,11 @@ export function sha256Of(file: string): Promise<string> {
   return hashOf(file, 'sha256');
 }
 
+/** git's blob id of a file: sha1 of "blob <size>\0" and its bytes. */
+export function gitBlobIdOf(file: string): Promise<string> {
+  return hashOf(file, 'sha1', `blob ${statSync(file).size}\0`);
+}
+
 function hashOf(file: string, algo: 'sha256' | 'sha1', prefix?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const h = createHash(algo);
@@ -250,7 +255,7 @@ export async function downloadFile(url: string, part: string, want: Expected, o:
     throw new DownloadError(`${url}: sha256 is ${sha256}, ${expectSha} expected (${want.sha256 ? 'the lock or catalogue' : 'published by the hub'}); the file was deleted, nothing was installed`, false, undefined, true);
   }
   if (!expectSha && want.gitBlobSha1) {
-    const sha1 = await hashOf(part, 'sha1', `blob ${total}\0`);
+    const sha1 = await gitBlobIdOf(part);
     if (sha1 !== want.gitBlobSha1) {
       rmSync(part, { force: true });
       throw new DownloadError(`${url}: its git blob id is ${sha1}, the hub publishes ${want.gitBlobSha1}; the file was deleted, nothing was installed`, false, undefined, true);

@@ -8,8 +8,8 @@ import { errorMessage } from '../shared/errors';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CATALOGUE, type CatalogueEntry } from '../server/engine/sherpa/catalogue';
-import { LOCK_FORMAT, type ModelLock, resolveModel } from '../server/engine/sherpa/model';
-import { DownloadError, type Expected, type HttpOptions, downloadFile, getJson } from './download';
+import { LOCK_FILE, LOCK_FORMAT, type ModelLock, resolveModel } from '../server/engine/sherpa/model';
+import { DownloadError, type Expected, type HttpOptions, downloadFile, getJson, gitBlobIdOf, sha256Of } from './download';
 import { type InstallOptions, type InstallResult, ModelInstallError, checkFreeSpace, checkStaged, extractModel, findEntry, installStaged, pinnedLock, sharedLock } from './install';
 import { Progress, type ProgressSink } from './progress';
 
@@ -96,7 +96,7 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
   if (existsSync(dest) && (!o.revision || o.revision === entry.revision)) {
     try {
       const m = await resolveModel(dest, o.modelsDir, { ...(shared ? { lock: shared } : {}), ...(o.catalogue ? { catalogue: o.catalogue } : {}) });
-      return { dir: dest, installed: false, lockFile: path.join(dest, 'dictee-model.lock.json'), source: 'present', revision: m.revision };
+      return { dir: dest, installed: false, lockFile: path.join(dest, LOCK_FILE), source: 'present', revision: m.revision };
     } catch (e) {
       log(`the installed copy of ${entry.name} fails its check (${errorMessage(e)}); installing it again`);
     }
@@ -147,6 +147,12 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
       source = 'archive';
       log(`the mirror failed (${errorMessage(e)}); trying the release archive`);
       await fromArchive(entry, stage, o);
+      for (const [rel, want] of expected) {
+        if (lock.files[rel]!.sha256) continue; // a file outside LFS: the hub publishes its git blob id only
+        const id = await gitBlobIdOf(path.join(stage, rel));
+        if (id !== want.gitBlobSha1) throw new ModelInstallError(`${rel} in the release archive has git blob id ${id}, the hub publishes ${want.gitBlobSha1}; nothing was installed`);
+        lock.files[rel]!.sha256 = await sha256Of(path.join(stage, rel));
+      }
     }
     await checkStaged(stage, lock, source === 'hub' ? `${hub}/${entry.hfRepo}` : 'the release archive');
     for (const f of readdirSync(stage)) if (f.endsWith('.part') || f === 'archive.tar.bz2') rmSync(path.join(stage, f), { force: true });

@@ -4,7 +4,6 @@
  * or the catalogue's pin, the lock written beside them, and the directory renamed into place: nothing
  * unverified is ever at the model's path.
  */
-import { errorMessage } from '../shared/errors';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, renameSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -87,6 +86,8 @@ export function newStaging(modelsDir: string, tag: string): string {
 
 /** Writes the lock into `stage`, renames `stage` to the model's place (an older copy moved aside, then removed). */
 export function installStaged(stage: string, entry: CatalogueEntry, lock: ModelLock, o: InstallOptions, source: InstallResult['source']): InstallResult {
+  const unhashed = Object.entries(lock.files).filter(([, f]) => !/^[0-9a-f]{64}$/.test(f.sha256));
+  if (unhashed.length) throw new ModelInstallError(`no sha256 for ${unhashed.map(([rel]) => rel).join(', ')}; nothing was installed`);
   writeFileSync(path.join(stage, LOCK_FILE), `${JSON.stringify(lock, null, 2)}\n`);
   const dest = path.join(o.modelsDir, entry.name);
   let old: string | undefined;
@@ -198,7 +199,7 @@ export async function importModel(src: string, o: InstallOptions & { name?: stri
     return installStaged(stage, entry, lock, o, 'import');
   } catch (e) {
     rmSync(stage, { recursive: true, force: true });
-    throw e instanceof Error && e.name !== 'Error' ? e : new ModelInstallError(errorMessage(e));
+    throw e;
   }
 }
 

@@ -75,6 +75,7 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     hub.addRepo({ repo: pinned.hfRepo, revision: REV, files: A });
     hub.addRepo({ repo: unpinned.hfRepo, revision: REV2, files: B, inGit: ['tokens.txt'] });
     hub.addArchive('model-a.tar.bz2', makeArchive(work, 'model-a', A));
+    hub.addArchive('model-b.tar.bz2', makeArchive(work, 'model-b', B));
     opts = (dir, extra = {}) => ({
       modelsDir: dir,
       catalogue,
@@ -189,6 +190,13 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     assert.equal(r.source, 'archive');
     assert.deepEqual(readdirSync(path.join(dir, 'model-a')).sort(), [...Object.keys(A), LOCK_FILE].sort(), 'only the model files, not the archive extras');
     await resolveModel('model-a', dir, { catalogue });
+    // Unpinned: the hub's API still says what the files are (sha256, or the git blob id of tokens.txt).
+    const dirB = fresh();
+    hub.clearFaults();
+    hub.fault('/resolve/', { kind: '404' });
+    const rb = await fetchModel('model-b', opts(dirB));
+    assert.equal(rb.source, 'archive');
+    assert.equal(JSON.parse(readFileSync(rb.lockFile, 'utf8')).files['tokens.txt'].sha256, sha256(B['tokens.txt']!));
     const dir2 = fresh();
     const logged: string[] = [];
     hub.clearFaults();
