@@ -197,7 +197,8 @@ export async function downloadFile(url: string, part: string, want: Expected, o:
       have = 0;
     }
     if (have === total && total > 0) return; // complete from an earlier run: checked below
-    const { res, hub: h } = await get(url, have > 0 ? { range: `bytes=${have}-` } : {}, o, signal);
+    // identity: byte offsets must be those of the file, not of a compressed rendering of it
+    const { res, hub: h } = await get(url, { 'accept-encoding': 'identity', ...(have > 0 ? { range: `bytes=${have}-` } : {}) }, o, signal);
     hub = h;
     if (res.status === 416) {
       void res.body?.cancel();
@@ -224,11 +225,17 @@ export async function downloadFile(url: string, part: string, want: Expected, o:
         throw new DownloadError(`${url}: a resumed answer with Content-Range ${JSON.stringify(res.headers.get('content-range'))} does not continue the ${have} bytes here; starting over`, true);
       }
       append = true;
-      if (total === null && m[3] !== '*') total = Number(m[3]);
+      if (total === null && m[3] !== '*') {
+        total = Number(m[3]);
+        o.progress?.setTotal(total);
+      }
     } else {
       if (have > 0) o.progress?.rewind(have); // a 200 to a Range request: the whole file again
       const length = res.headers.get('content-length');
-      if (total === null && length && /^\d+$/.test(length)) total = Number(length);
+      if (total === null && length && /^\d+$/.test(length)) {
+        total = Number(length);
+        o.progress?.setTotal(total);
+      }
     }
     const fd = openSync(part, append ? 'a' : 'w');
     let size = append ? have : 0;

@@ -5,7 +5,7 @@
  * records. A download cut short is resumed from its `.part` file by the next run.
  */
 import { errorMessage } from '../shared/errors';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CATALOGUE, type CatalogueEntry } from '../server/engine/sherpa/catalogue';
 import { LOCK_FILE, LOCK_FORMAT, type ModelLock, resolveModel } from '../server/engine/sherpa/model';
@@ -96,7 +96,12 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
   if (existsSync(dest) && (!o.revision || o.revision === entry.revision)) {
     try {
       const m = await resolveModel(dest, o.modelsDir, { ...(shared ? { lock: shared } : {}), ...(o.catalogue ? { catalogue: o.catalogue } : {}) });
-      return { dir: dest, installed: false, lockFile: path.join(dest, LOCK_FILE), source: 'present', revision: m.revision };
+      const r: InstallResult = { dir: dest, installed: false, lockFile: path.join(dest, LOCK_FILE), source: 'present', revision: m.revision };
+      if (o.lock && !existsSync(o.lock)) {
+        copyFileSync(r.lockFile, o.lock);
+        r.sharedLockWritten = path.resolve(o.lock);
+      }
+      return r;
     } catch (e) {
       log(`the installed copy of ${entry.name} fails its check (${errorMessage(e)}); installing it again`);
     }

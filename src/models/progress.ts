@@ -30,13 +30,18 @@ export class Progress {
 
   /** `total`: bytes expected in all; `already`: bytes on disk before this run (a resumed download). */
   constructor(
-    private readonly total: number,
+    private total: number,
     private readonly out: ProgressSink,
     private readonly now: () => number = Date.now,
     private readonly already = 0,
   ) {
     this.started = now();
     this.got = already;
+  }
+
+  /** The total learnt from the answer (a release archive whose size the catalogue does not know). */
+  setTotal(total: number): void {
+    this.total = total;
   }
 
   file(label: string): void {

@@ -81,7 +81,7 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
       catalogue,
       hubUrl: hub.hubUrl,
       releasesUrl: hub.releasesUrl,
-      idleTimeoutMs: 500,
+      idleTimeoutMs: 2000, // the stall test waits this long; shorter could cut a slow transfer on a loaded machine
       wait: async (ms) => void waits.push(ms),
       ...extra,
     });
@@ -209,8 +209,12 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
 
   it('--lock: the first machine writes the shared lock, the next install exactly it; a lock naming other bytes is refused', async () => {
     const lockFile = path.join(fresh(), 'team.lock.json');
-    const first = await fetchModel('model-b', opts(fresh(), { lock: lockFile }));
+    const firstDir = fresh();
+    const first = await fetchModel('model-b', opts(firstDir, { lock: lockFile }));
     assert.equal(first.sharedLockWritten, lockFile);
+    const lateLock = path.join(path.dirname(lockFile), 'late.lock.json');
+    assert.equal((await fetchModel('model-b', opts(firstDir, { lock: lateLock }))).sharedLockWritten, lateLock, 'an installed model gives its lock too');
+    assert.deepEqual(JSON.parse(readFileSync(lateLock, 'utf8')), JSON.parse(readFileSync(lockFile, 'utf8')));
     hub.requests.length = 0;
     const second = await fetchModel('model-b', opts(fresh(), { lock: lockFile }));
     assert.equal(second.revision, REV2);
