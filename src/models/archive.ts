@@ -57,8 +57,10 @@ function decompressed(file: string): { stream: Readable; done: (abandoned: boole
       },
     };
   }
-  if (magic[0] === 0x1f && magic[1] === 0x8b) return { stream: createReadStream(file).pipe(createGunzip()), done: async () => {} };
-  return { stream: createReadStream(file), done: async () => {} };
+  const src = createReadStream(file);
+  const close = async (): Promise<void> => void src.destroy();
+  if (magic[0] === 0x1f && magic[1] === 0x8b) return { stream: src.pipe(createGunzip()), done: close };
+  return { stream: src, done: close };
 }
 
 function field(h: Buffer, start: number, len: number): string {
