@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CATALOGUE, type CatalogueEntry } from '../../src/server/engine/sherpa/catalogue';
+import { CATALOGUE, type CatalogueEntry, PROOFREADING_MODEL, RECOMMENDED_STREAMING_MODEL, catalogueEntry } from '../../src/server/engine/sherpa/catalogue';
 import {
   LOCK_FILE,
   ModelCorruptError,
   ModelNotInstalledError,
   type SherpaModel,
+  installedModels,
   offlineRecognizerConfig,
   onlineRecognizerConfig,
   resolveModel,
@@ -113,6 +114,8 @@ describe('models: the catalogue and the addon configuration of each entry', () =
       assert.match(k.licence, /^UNCLEAR: .*non-commercial/);
     }
     assert.equal(byName('zipformer-en-2023-06-26').licence, 'Apache-2.0');
+    assert.equal(catalogueEntry(RECOMMENDED_STREAMING_MODEL), nemotron);
+    assert.equal(catalogueEntry(PROOFREADING_MODEL), parakeet);
   });
 
   it('builds, for every entry, the config its kind needs, in the shape the addon documents', () => {
@@ -166,6 +169,8 @@ describe('models: a missing or corrupt model is refused before anything native, 
     assert.deepEqual(byName, byDir);
     assert.equal(byName.modelType, 'zipformer2');
     assert.deepEqual(byName.languages, ['fr']);
+    assert.deepEqual(installedModels(models, catalogue), [entry]);
+    assert.deepEqual(installedModels(path.join(work, 'none'), catalogue), []);
   });
 
   it('not installed, unknown, without a lock: each says a command that works', async () => {

@@ -159,6 +159,10 @@ function kroko(lang: 'fr' | 'es' | 'de', revision: string, archiveSize: number |
   };
 }
 
+/** The recommended streaming model (fr, en, es, de with punctuation), and the model of the proofreading pass. */
+export const RECOMMENDED_STREAMING_MODEL = 'sherpa-onnx-nemotron-3.5-asr-streaming-0.6b-560ms-int8-2026-06-11';
+export const PROOFREADING_MODEL = 'sherpa-onnx-nemo-parakeet-tdt-0.6b-v3-int8';
+
 /** The entry named `name`, or undefined. */
 export function catalogueEntry(name: string, catalogue: readonly CatalogueEntry[] = CATALOGUE): CatalogueEntry | undefined {
   return catalogue.find((e) => e.name === name);

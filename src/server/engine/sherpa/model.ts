@@ -217,6 +217,14 @@ function sameFiles(a: ModelLock, b: ModelLock): boolean {
   return ka.join('\n') === Object.keys(b.files).sort().join('\n') && ka.every((k) => a.files[k]!.sha256 === b.files[k]!.sha256 && a.files[k]!.size === b.files[k]!.size);
 }
 
+/**
+ * The catalogue models that have a directory and a lock in `modelsDir`, in catalogue order (the
+ * recommended first): cheap, nothing hashed; {@link resolveModel} verifies the one chosen.
+ */
+export function installedModels(modelsDir: string = defaultModelsDir(), catalogue: readonly CatalogueEntry[] = CATALOGUE): CatalogueEntry[] {
+  return catalogue.filter((e) => existsSync(path.join(modelsDir, e.name, LOCK_FILE)));
+}
+
 /** The model directory DIR (compatibility with `--model DIR`): {@link resolveModel} on a path. */
 export function verifiedModel(dir: string): Promise<SherpaModel> {
   return resolveModel(path.resolve(dir));
