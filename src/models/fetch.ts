@@ -107,7 +107,8 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
     }
   }
   // What the files must be: the shared lock, else the catalogue's pins, else the hub's word at a fixed revision.
-  let lock = shared ?? (!o.revision || o.revision === entry.revision ? pinnedLock(entry) : undefined);
+  const pinned = !o.revision || o.revision === entry.revision ? pinnedLock(entry) : undefined;
+  let lock = shared ?? pinned;
   let expected: Map<string, Expected>;
   if (lock) {
     expected = new Map(Object.entries(lock.files).map(([rel, f]) => [rel, { size: f.size, sha256: f.sha256 }]));
@@ -134,7 +135,10 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
     try {
       for (const [rel, want] of expected) {
         const final = path.join(stage, rel);
-        if (existsSync(final)) continue; // done by an earlier run, checked again below
+        if (existsSync(final)) {
+          if (await matches(final, want)) continue; // done by an earlier run
+          rmSync(final, { force: true });
+        }
         progress.file(rel);
         mkdirSync(path.dirname(final), { recursive: true });
         const r = await downloadFile(fileUrl(hub, entry.hfRepo, lock.revision, rel), `${final}.part`, want, { ...o, progress });
@@ -142,7 +146,6 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
           rmSync(`${final}.part`, { force: true });
           throw new ModelInstallError(`the hub served ${rel} from revision ${r.hub.repoCommit}, ${lock.revision} was asked; nothing was installed`);
         }
-        if (!lock.files[rel]!.sha256) lock.files[rel]!.sha256 = r.sha256;
         renameSync(`${final}.part`, final);
       }
       progress.done();
@@ -153,12 +156,13 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
       log(`the mirror failed (${errorMessage(e)}); trying the release archive`);
       await fromArchive(entry, stage, o);
       for (const [rel, want] of expected) {
-        if (lock.files[rel]!.sha256) continue; // a file outside LFS: the hub publishes its git blob id only
-        const id = await gitBlobIdOf(path.join(stage, rel));
-        if (id !== want.gitBlobSha1) throw new ModelInstallError(`${rel} in the release archive has git blob id ${id}, the hub publishes ${want.gitBlobSha1}; nothing was installed`);
-        lock.files[rel]!.sha256 = await sha256Of(path.join(stage, rel));
+        if (await matches(path.join(stage, rel), want)) continue;
+        for (const f of [rel, 'archive.tar.bz2']) rmSync(path.join(stage, f), { force: true }); // the next run starts the archive over
+        throw new ModelInstallError(`${rel} in the release archive is not the file the ${shared ? 'lock' : lock === pinned ? 'catalogue' : 'hub'} names (size or hash); nothing was installed`);
       }
     }
+    // A file the hub keeps outside LFS is known by its git blob id: its sha256 is locked from the checked bytes.
+    for (const rel of expected.keys()) if (!lock.files[rel]!.sha256) lock.files[rel]!.sha256 = await sha256Of(path.join(stage, rel));
     await checkStaged(stage, lock, source === 'hub' ? `${hub}/${entry.hfRepo}` : 'the release archive');
     for (const f of readdirSync(stage)) if (f.endsWith('.part') || f === 'archive.tar.bz2') rmSync(path.join(stage, f), { force: true });
     return installStaged(stage, entry, lock, o, source);
@@ -166,6 +170,14 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
     release();
     if (existsSync(stage) && readdirSync(stage).length === 0) rmSync(stage, { recursive: true, force: true });
   }
+}
+
+/** Whether `file` is the file expected: its size, and its sha256 or (outside LFS) its git blob id. */
+async function matches(file: string, want: Expected): Promise<boolean> {
+  if (!existsSync(file) || (want.size !== null && statSync(file).size !== want.size)) return false;
+  if (want.sha256) return (await sha256Of(file)) === want.sha256;
+  if (want.gitBlobSha1) return (await gitBlobIdOf(file)) === want.gitBlobSha1;
+  return false;
 }
 
 function sizeIfAny(f: string): number {
@@ -201,5 +213,10 @@ async function fromArchive(entry: CatalogueEntry, stage: string, o: FetchOptions
   progress.done();
   renameSync(`${archive}.part`, archive);
   for (const f of entry.files) rmSync(path.join(stage, f.path), { force: true });
-  await extractModel(archive, entry, stage, o.limits);
+  try {
+    await extractModel(archive, entry, stage, o.limits);
+  } catch (e) {
+    for (const f of ['archive.tar.bz2', ...entry.files.map((x) => x.path)]) rmSync(path.join(stage, f), { force: true }); // the next run starts over
+    throw e;
+  }
 }

@@ -190,6 +190,17 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     assert.equal(r.source, 'archive');
     assert.deepEqual(readdirSync(path.join(dir, 'model-a')).sort(), [...Object.keys(A), LOCK_FILE].sort(), 'only the model files, not the archive extras');
     await resolveModel('model-a', dir, { catalogue });
+    // An archive with other bytes is refused, and dropped: the next run downloads it again.
+    const dirX = fresh();
+    hub.clearFaults();
+    hub.fault('/resolve/', { kind: '404' }, 2);
+    hub.addArchive('model-a.tar.bz2', makeArchive(work, 'model-a', { ...A, 'joiner.int8.onnx': randomBytes(A['joiner.int8.onnx']!.length) }));
+    await assert.rejects(fetchModel('model-a', opts(dirX)), /joiner\.int8\.onnx in the release archive is not the file the catalogue names/);
+    notInstalled(dirX, 'model-a');
+    hub.addArchive('model-a.tar.bz2', makeArchive(work, 'model-a', A));
+    hub.requests.length = 0;
+    assert.equal((await fetchModel('model-a', opts(dirX))).source, 'archive');
+    assert.equal(hub.requests.find((q) => q.url.startsWith('/releases/'))?.range, undefined, 'the refused archive was not resumed');
     // Unpinned: the hub's API still says what the files are (sha256, or the git blob id of tokens.txt).
     const dirB = fresh();
     hub.clearFaults();
