@@ -24,12 +24,17 @@ export class DownloadError extends Error {
   }
 }
 
-/** The proxy settings of `env` (both spellings), explicitly: nothing else in the process is read. */
-export function proxyDispatcher(env: NodeJS.ProcessEnv = process.env): Dispatcher {
+/**
+ * The proxy settings of `env` (both spellings), explicitly: nothing else in the process is read.
+ * undici sends https:// through HTTP_PROXY when HTTPS_PROXY is unset. `ca`: certificates to trust
+ * besides the system's for the hosts themselves (tests; people set NODE_EXTRA_CA_CERTS, which Node applies).
+ */
+export function proxyDispatcher(env: NodeJS.ProcessEnv = process.env, ca?: string | Buffer): Dispatcher {
   return new EnvHttpProxyAgent({
     httpProxy: env.HTTP_PROXY ?? env.http_proxy ?? '',
     httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? '',
     noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
+    ...(ca ? { connect: { ca }, requestTls: { ca } } : {}),
   });
 }
 

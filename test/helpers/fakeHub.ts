@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
+import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 
 export interface FakeRepo {
@@ -91,12 +92,15 @@ export class FakeHub extends EventEmitter {
     return f.fault;
   }
 
-  async start(): Promise<void> {
-    this.hub = http.createServer((req, res) => this.onHub(req, res));
-    this.cdn = http.createServer((req, res) => this.onCdn(req, res));
+  /** `tls`: serve https (a certificate for 127.0.0.1), as the real hub and its CDN do. */
+  async start(tls?: { key: string; cert: string }): Promise<void> {
+    const make = (h: http.RequestListener): http.Server => (tls ? https.createServer(tls, h) : http.createServer(h));
+    this.hub = make((req, res) => this.onHub(req, res));
+    this.cdn = make((req, res) => this.onCdn(req, res));
     for (const s of [this.hub, this.cdn]) await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-    this.hubUrl = `http://127.0.0.1:${(this.hub.address() as AddressInfo).port}`;
-    this.cdnUrl = `http://127.0.0.1:${(this.cdn.address() as AddressInfo).port}`;
+    const scheme = tls ? 'https' : 'http';
+    this.hubUrl = `${scheme}://127.0.0.1:${(this.hub.address() as AddressInfo).port}`;
+    this.cdnUrl = `${scheme}://127.0.0.1:${(this.cdn.address() as AddressInfo).port}`;
   }
 
   async stop(): Promise<void> {

@@ -254,6 +254,28 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     }
   });
 
+  it('HTTPS_PROXY: https to the hub and its CDN goes through a CONNECT tunnel, with the hub\'s certificate checked', async () => {
+    const certDir = fresh();
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', path.join(certDir, 'k.pem'), '-out', path.join(certDir, 'c.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const tls = { key: readFileSync(path.join(certDir, 'k.pem'), 'utf8'), cert: readFileSync(path.join(certDir, 'c.pem'), 'utf8') };
+    const secure = new FakeHub();
+    await secure.start(tls);
+    secure.addRepo({ repo: pinned.hfRepo, revision: REV, files: A });
+    const proxy = await startProxy();
+    try {
+      const env = { HTTPS_PROXY: proxy.url };
+      const r = await fetchModel('model-a', opts(fresh(), { hubUrl: secure.hubUrl, dispatcher: proxyDispatcher(env, tls.cert) }));
+      assert.equal(r.source, 'hub');
+      assert.ok(proxy.seen.includes(`CONNECT ${new URL(secure.hubUrl).host}`) && proxy.seen.includes(`CONNECT ${new URL(secure.cdnUrl).host}`), proxy.seen.join(', '));
+      const dir = fresh();
+      await assert.rejects(fetchModel('model-a', opts(dir, { hubUrl: secure.hubUrl, releasesUrl: secure.releasesUrl, attempts: 1, dispatcher: proxyDispatcher(env) })), /certificate/);
+      notInstalled(dir, 'model-a');
+    } finally {
+      await proxy.stop();
+      await secure.stop();
+    }
+  });
+
   it('free disk space is checked before any download', async () => {
     const huge = entryFor('model-a', A);
     huge.files[0] = { ...huge.files[0]!, size: 2 ** 52 };
