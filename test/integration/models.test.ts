@@ -4,7 +4,7 @@
  * loaded natively). Tests wait for events (a request recorded, a stall reached), never fixed times.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -274,6 +274,16 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
       await proxy.stop();
       await secure.stop();
     }
+  });
+
+  it('one fetch per model at a time; a lock left by a process that is gone is taken over', async () => {
+    const dir = fresh();
+    writeFileSync(path.join(dir, '.fetch-model-a.pid'), String(process.ppid));
+    await assert.rejects(fetchModel('model-a', opts(dir)), new RegExp(`another npm run models -- fetch model-a is running \\(pid ${process.ppid}\\)`));
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(path.join(dir, '.fetch-model-a.pid'), String(gone));
+    assert.equal((await fetchModel('model-a', opts(dir))).installed, true);
+    assert.deepEqual(readdirSync(dir), ['model-a'], 'the pid file went with the fetch');
   });
 
   it('free disk space is checked before any download', async () => {
