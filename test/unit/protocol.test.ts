@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { parseClientMessage, resolveConfig, redactUrl, redactKey, looksLikeApiKey, closeCodeFor, errorCodeForClose, ERROR_CODES } from '../../src/protocol';
+import * as dictation from '../../src/dictation';
+import { parseClientMessage, resolveConfig, redactUrl, redactKey, looksLikeApiKey, closeCodeFor, errorCodeForClose, ERROR_CODES, LANGUAGES, SPECIALTIES } from '../../src/protocol';
 
 describe('protocol: client messages', () => {
   const bad: Array<[string, string, RegExp]> = [
@@ -58,6 +59,11 @@ describe('protocol: configuration', () => {
     const c = resolveConfig({ preset: 'low_latency', silence_threshold: 3 });
     assert.equal(c.engine_endpointing, 0.3);
     assert.equal(c.silence_threshold, 3);
+  });
+  it('takes the languages and specialties the dictation grammar has: one list (src/shared/vocabulary.ts)', () => {
+    assert.equal(LANGUAGES, dictation.LANGUAGES);
+    assert.equal(SPECIALTIES, dictation.SPECIALTIES);
+    assert.deepEqual([...LANGUAGES], ['fr', 'en', 'es', 'de']);
   });
   it('rejects endpointing not shorter than the sentence pause', () => {
     assert.throws(() => resolveConfig({ engine_endpointing: 2, silence_threshold: 1 }), /engine_endpointing \(2 s\) must be shorter/);
