@@ -5,7 +5,7 @@
  * (audioLedger.ts). The run (session.ts) decides what its state is; the link tells it what happened.
  */
 import type { ClientConfig } from '../protocol/config';
-import { CLOSE_CODES } from '../protocol/errors';
+import { CLOSE_CODES, isRetried } from '../protocol/errors';
 import type { ConfiguredMessage, Metrics } from '../protocol/messages';
 import { parseServerMessage } from '../protocol/parse';
 import type { Logger } from '../shared/logger';
@@ -19,8 +19,6 @@ import { ServiceSocket } from './socket';
 
 /** A connection that stays up this long resets the attempt counter. */
 const STABLE_CONNECTION_MS = 5000;
-/** Failures of the session init that are retried; any other ends the run at once. */
-const INIT_RETRIED: ReadonlySet<string> = new Set(['RATE_LIMITED', 'INTERNAL_ERROR', 'TIMEOUT']);
 
 export interface LinkHost {
   emit<K extends keyof SessionEvents>(event: K, value: SessionEvents[K]): void;
@@ -101,7 +99,7 @@ export class ServiceLink {
       failure = toDictationError(e);
     }
     if (!this.host.active()) return;
-    if (!INIT_RETRIED.has(failure.code)) this.host.failed(failure.withFatal(true));
+    if (!isRetried(failure.code, 'init')) this.host.failed(failure.withFatal(true));
     else if (!this.retry(failure, 'session init', () => void this.open())) this.host.failed(gaveUpError(failure, this.o.maxAttempts, 'session init', this.sessionId));
   }
 

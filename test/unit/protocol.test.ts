@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import * as dictation from '../../src/dictation';
-import { parseClientMessage, resolveConfig, redactUrl, redactKey, looksLikeApiKey, closeCodeFor, errorCodeForClose, ERROR_CODES, LANGUAGES, SPECIALTIES } from '../../src/protocol';
+import { parseClientMessage, resolveConfig, redactUrl, redactKey, looksLikeApiKey, closeCodeFor, errorCodeForClose, ERROR_CODES, LANGUAGES, SPECIALTIES, RETRY, isRetried } from '../../src/protocol';
 
 describe('protocol: client messages', () => {
   const bad: Array<[string, string, RegExp]> = [
@@ -101,5 +101,13 @@ describe('protocol: secrets and codes', () => {
     const closes = new Set(ERROR_CODES.map(closeCodeFor));
     assert.equal(closes.size, ERROR_CODES.length);
     for (const c of ERROR_CODES) assert.equal(errorCodeForClose(closeCodeFor(c)), c);
+  });
+  it('has one retry table: every code, at the session init and on a connection', () => {
+    const retried = (stage: 'init' | 'connection'): string[] => (Object.keys(RETRY) as Array<keyof typeof RETRY>).filter((c) => isRetried(c, stage)).sort();
+    assert.deepEqual(Object.keys(RETRY).sort(), [...ERROR_CODES, 'NETWORK_ERROR', 'TIMEOUT'].sort(), 'one row per code, no other');
+    // A connection that ends with any other code ends the run: the user must act (CONCURRENCY_LIMIT_EXCEEDED included).
+    assert.deepEqual(retried('connection'), ['INTERNAL_ERROR', 'NETWORK_ERROR', 'PROTOCOL_ERROR', 'RATE_LIMITED', 'SESSION_IDLE', 'TIMEOUT']);
+    // At the session init only what the service gets over by itself.
+    assert.deepEqual(retried('init'), ['INTERNAL_ERROR', 'RATE_LIMITED', 'TIMEOUT']);
   });
 });
