@@ -4,7 +4,7 @@
  * storage after a restart or on another instance, or the replay of a stopped one. The registry owns the
  * sessions, connections and slots; this module decides what a resume request gets.
  */
-import type { EffectiveConfig } from '../../protocol';
+import type { EffectiveConfig, OutgoingConfigured, SentMetrics } from '../../protocol';
 import { Connection } from './connection';
 import type { Engine } from '../engine/engine';
 import type { ServerLogger } from '../log';
@@ -39,7 +39,7 @@ function lastSeqTooHigh(lastSeq: number, issued: number): string {
 }
 
 /** The metrics of a stopped session as its checkpoint kept them (after a restart). */
-function storedMetrics(row: CheckpointRow): object {
+function storedMetrics(row: CheckpointRow): SentMetrics {
   let audioSeconds = 0;
   try {
     audioSeconds = Math.round((row.audio_offset / 2 / (JSON.parse(row.config) as EffectiveConfig).sample_rate) * 1000) / 1000;
@@ -56,7 +56,7 @@ function storedMetrics(row: CheckpointRow): object {
 }
 
 /** The one `configured` builder: the engine and its languages, the resume fields when the `configure` asked to resume. */
-export function configured(sessionId: string, engine: Engine, resume?: { resumed: boolean; lastSeq: number; offset: number }): object {
+export function configured(sessionId: string, engine: Engine, resume?: { resumed: boolean; lastSeq: number; offset: number }): OutgoingConfigured {
   return {
     type: 'configured',
     session_id: sessionId,
@@ -171,10 +171,10 @@ export class Resumer {
     return events;
   }
 
-  private async replayStopped(conn: Connection, id: string, lastSeq: number, issued: number, offset: number, metrics: object): Promise<void> {
+  private async replayStopped(conn: Connection, id: string, lastSeq: number, issued: number, offset: number, metrics: SentMetrics): Promise<void> {
     const events = await this.h.store.eventsAfter(id, lastSeq);
     conn.send(configured(id, this.h.engine, { resumed: true, lastSeq: issued, offset }));
-    for (const row of events) conn.send(JSON.parse(row.json) as object);
+    for (const row of events) conn.send(row.json);
     conn.send({ type: 'status', state: 'stopped', message: 'session already stopped (replayed)', metrics });
     this.h.log.info('stopped session replayed', { session_id: id, replayed: events.length });
     conn.close(1000, 'stopped');
