@@ -42,7 +42,12 @@ function session(over: Partial<LiveSession> = {}): LiveSession {
   return { id: 's1', keyId: 'k1', isLive: true, lastSeq: 5, audioOffset: 3200, metrics: () => METRICS, ...over } as unknown as LiveSession;
 }
 
-const resumer = (s: SessionStore): Resumer => new Resumer({ engine: { name: 'simulated', languages: ['fr'] } as unknown as Engine, store: s, log: createLogger({ write: () => undefined }) });
+const resumer = (s: SessionStore): Resumer =>
+  new Resumer({
+    engine: { name: 'simulated', languages: ['fr'] } as unknown as Engine,
+    store: s,
+    log: createLogger({ write: () => undefined }),
+  });
 
 describe('server: what a resume request gets (resume.ts decides, the registry carries it out)', () => {
   it('a live session in memory is taken over; a stale copy (claimed elsewhere) is to be forgotten first', async () => {
@@ -69,7 +74,13 @@ describe('server: what a resume request gets (resume.ts decides, the registry ca
     const d = await resumer(store({ checkpoint: stopped, maxSeq: 9 })).decide(KEY, 's1', 2, undefined);
     assert.deepEqual(d, {
       kind: 'replay',
-      replay: { sessionId: 's1', lastSeq: 2, issued: 9, offset: 9600, metrics: { total_chunks: 3, session_duration: 4, discarded_chunks: 0, audio_seconds: 0.3, final_chunks: 2 } },
+      replay: {
+        sessionId: 's1',
+        lastSeq: 2,
+        issued: 9,
+        offset: 9600,
+        metrics: { total_chunks: 3, session_duration: 4, discarded_chunks: 0, audio_seconds: 0.3, final_chunks: 2 },
+      },
     });
     assert.equal((await resumer(store({ checkpoint: stopped, maxSeq: 9 })).decide(KEY, 's1', 10, undefined)).kind, 'invalid');
   });

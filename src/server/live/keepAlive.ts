@@ -18,7 +18,10 @@ export function keepAlive(connections: Iterable<Connection>, t: Timing, now = mo
     const s = conn.session;
     if (s && s.peer === conn && s.isLive && now - conn.lastAudioAt >= t.idleTimeoutMs) {
       conn.log.info('session idle: closed', { idle_ms: Math.round(now - conn.lastAudioAt), state: s.state });
-      conn.fail('SESSION_IDLE', `no audio for ${Math.round(t.idleTimeoutMs / 1000)} s: the session is closed to free its slot; resume it to go on (nothing is lost)`);
+      conn.fail(
+        'SESSION_IDLE',
+        `no audio for ${Math.round(t.idleTimeoutMs / 1000)} s: the session is closed to free its slot; resume it to go on (nothing is lost)`,
+      );
       continue;
     }
     if (now - conn.lastPing >= t.pingIntervalMs) {
