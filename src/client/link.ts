@@ -42,7 +42,7 @@ export interface LinkHost {
 }
 
 /** The audio counts of a run, but for the audio given while paused (the run's own). */
-export type LinkAudioStats = Omit<AudioStats, 'pausedBytes'>;
+type LinkAudioStats = Omit<AudioStats, 'pausedBytes'>;
 
 export class ServiceLink {
   private readonly ledger: AudioLedger;

@@ -61,10 +61,10 @@ export const HTTP_STATUS_FOR: Record<ErrorCode, number> = {
  * The failures a client meets without a word from the service: it cannot be reached (NETWORK_ERROR), or
  * it did not answer in time (TIMEOUT).
  */
-export type TransportFailure = 'NETWORK_ERROR' | 'TIMEOUT';
+type TransportFailure = 'NETWORK_ERROR' | 'TIMEOUT';
 
 /** Where a client meets a failure: the session init (HTTP), or a connection of a run (WebSocket). */
-export type RetryStage = 'init' | 'connection';
+type RetryStage = 'init' | 'connection';
 
 /**
  * The one retry table: for each failure, whether a client tries again (with its backoff) when the session

@@ -15,7 +15,7 @@ import type { LiveSession, LiveSessionInit } from './session';
 import type { ApiKey, CheckpointRow, SessionStore, StoredEvent } from '../storage/stores';
 
 /** What a resume request gets: carried out by the registry. */
-export type ResumeDecision =
+type ResumeDecision =
   /** Not resumable here (unknown, expired, another key's): the `configure` starts a new session. */
   | { kind: 'refuse' }
   /** A request that cannot be right (resume.last_seq above what the session issued): CONFIG_ERROR. */
@@ -33,7 +33,7 @@ export type ResumeDecision =
   | { kind: 'restore' };
 
 /** What the replay of a stopped session sends. */
-export interface StoppedReplay {
+interface StoppedReplay {
   sessionId: string;
   /** The client's `resume.last_seq`: the events after it are sent. */
   lastSeq: number;
@@ -51,7 +51,7 @@ export interface Restoration {
 }
 
 /** What a resume reads and writes: no part of the registry. */
-export interface ResumeDeps {
+interface ResumeDeps {
   readonly engine: Engine;
   readonly store: SessionStore;
   readonly log: ServerLogger;

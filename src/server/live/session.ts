@@ -28,9 +28,6 @@ export interface SessionPeer {
  */
 export const STOP_STALL_MS = 10_000;
 
-/** The metrics of `status`, as the protocol types them. */
-export type SessionMetrics = SentMetrics;
-
 export interface LiveSessionInit {
   id: string;
   keyId: string;
@@ -163,7 +160,7 @@ export class LiveSession {
     this.detachedAt = monotonicMs();
   }
 
-  metrics(): SessionMetrics {
+  metrics(): SentMetrics {
     return {
       total_chunks: this.totalFrames,
       session_duration: round3(((this.stoppedAt ?? monotonicMs()) - this.createdMono) / 1000),
@@ -214,7 +211,7 @@ export class LiveSession {
    * With `resumable` (service shutdown) the session is not marked stopped in storage, so a client
    * may resume it after the restart.
    */
-  stop(opts: { reason: string; resumable?: boolean }): Promise<SessionMetrics | undefined> {
+  stop(opts: { reason: string; resumable?: boolean }): Promise<SentMetrics | undefined> {
     if (this.state === 'stopping' || this.state === 'stopped') return Promise.resolve(undefined);
     this.state = 'stopping';
     this.clearFlushTimer();
@@ -234,7 +231,7 @@ export class LiveSession {
     });
   }
 
-  private finishStop(opts: { reason: string; resumable?: boolean }): SessionMetrics {
+  private finishStop(opts: { reason: string; resumable?: boolean }): SentMetrics {
     this.state = 'stopped';
     this.stoppedAt = monotonicMs();
     const metrics = this.metrics();
