@@ -75,7 +75,7 @@ export const ERROR_ADVICE: Record<DictationErrorCode, ErrorAdvice> = {
   },
   INIT_ERROR: {
     summary: 'the service cannot serve this audio format or language',
-    advice: 'Use 16000 Hz pcm_s16le audio and a language the service supports.',
+    advice: 'Change what the message says the service refused: the language, the sample rate or the encoding.',
   },
   RATE_LIMITED: {
     summary: 'the service is rate-limiting this key',
@@ -106,6 +106,55 @@ export const ERROR_ADVICE: Record<DictationErrorCode, ErrorAdvice> = {
     advice: 'Check the server URL and the network.',
   },
 };
+
+/** What an INIT_ERROR refused, read from the service's message (`language de is not available…; it serves: en`). */
+export type InitErrorCause =
+  | { kind: 'language'; language: string; served?: string[] }
+  | { kind: 'sample_rate'; sampleRate: number }
+  | { kind: 'encoding'; encoding: string };
+
+export function initErrorCause(message: string): InitErrorCause | undefined {
+  const language = /language (\S+) is not available(?:[^;]*; it serves: ([^.\n]+))?/.exec(message);
+  if (language) {
+    const served = language[2]?.split(',').map((l) => l.trim()).filter(Boolean);
+    return { kind: 'language', language: language[1]!, ...(served?.length ? { served } : {}) };
+  }
+  const rate = /sample_rate (\d+) Hz is not supported/.exec(message);
+  if (rate) return { kind: 'sample_rate', sampleRate: Number(rate[1]) };
+  const encoding = /encoding "([^"]*)" is not supported/.exec(message);
+  if (encoding) return { kind: 'encoding', encoding: encoding[1]! };
+  return undefined;
+}
+
+export interface AdviceContext {
+  /** The languages the service serves (`GET /healthz`), when known. */
+  served?: readonly string[];
+  /** How the user chooses the language (`--language` for the example client), named in the advice. */
+  languageOption?: string;
+}
+
+/**
+ * The advice for this error: the table's, made precise by the actual cause where the message tells it
+ * (an INIT_ERROR about the language names the language refused and those the service serves).
+ */
+export function adviceFor(e: DictationError, ctx: AdviceContext = {}): string {
+  if (e.code !== 'INIT_ERROR') return ERROR_ADVICE[e.code].advice;
+  const cause = initErrorCause(e.message);
+  switch (cause?.kind) {
+    case 'language': {
+      const served = (cause.served ?? ctx.served)?.filter((l) => l !== cause.language && l !== 'any');
+      if (!served?.length) return `The service does not serve the language ${cause.language}: choose a language it serves (GET /healthz lists them).`;
+      const how = ctx.languageOption ? `: run again with ${ctx.languageOption} ${served[0]}` : '';
+      return `The service does not serve the language ${cause.language}; it serves ${served.join(', ')}${how}.`;
+    }
+    case 'sample_rate':
+      return `The service does not take audio at ${cause.sampleRate} Hz: send audio at the rate the message names.`;
+    case 'encoding':
+      return `The service does not take ${JSON.stringify(cause.encoding)} audio: send 16-bit little-endian PCM (pcm_s16le).`;
+    default:
+      return ERROR_ADVICE.INIT_ERROR.advice;
+  }
+}
 
 /** The configuration field named in a CONFIG_ERROR message (`unknown field colour`, `silence_threshold must…`). */
 export function fieldFromMessage(message: string): string | undefined {

@@ -71,6 +71,8 @@ export const ConfiguredMessageSchema = z.looseObject({
   resume_audio_offset: z.number().int().min(0).optional(),
   /** Our extension: the engine serving the session (`simulated` here). */
   engine: z.string().optional(),
+  /** Our extension: whether the engine biases recognition towards the `keyterms` of the `configure`. */
+  keyterms_applied: z.boolean().optional(),
 });
 
 export const TranscriptMessageSchema = z.looseObject({

@@ -12,13 +12,14 @@ import { WRITE_NEEDED, authorize } from './http/auth';
 import type { Engine } from './engine/engine';
 import type { ApiContext } from './http/context';
 import { httpFailure, route } from './http/routes';
-import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl } from './http/util';
+import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl, sendError } from './http/util';
 import { LoopDelayMonitor } from './http/loopDelay';
 import type { ServerLogger } from './log';
 import { SessionRegistry, type Timing } from './live/registry';
 import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './storage/stores';
 import type { Backends } from './storage/backends';
 import { errorMessage } from '../shared/errors';
+import { checkAllWhole, checkWhole } from '../shared/options';
 
 export { DEFAULT_TIMING, type Timing } from './live/registry';
 
@@ -35,6 +36,38 @@ export interface ServiceOptions {
   perKeyLimit?: number;
   /** Days session records and their events are kept after the session ended. */
   retentionDays: number;
+  /** A server already listening ({@link bindHttpServer}); else {@link Service.listen} makes one listen. */
+  server?: http.Server;
+}
+
+function serverOptions(timing: Timing): http.ServerOptions {
+  const headersTimeout = timing.headersTimeoutMs;
+  return { headersTimeout, requestTimeout: Math.max(30_000, headersTimeout), connectionsCheckingInterval: Math.min(1000, headersTimeout) };
+}
+
+/**
+ * Listens before anything is created (a master key, a database): a service that cannot have its port
+ * fails first, having changed nothing. Until a {@link Service} takes the server, a request gets 503
+ * (INTERNAL_ERROR with `retry_after_ms`) and an upgrade is refused the same way.
+ */
+export async function bindHttpServer(host: string, port: number, timing: Timing): Promise<http.Server> {
+  const server = http.createServer(serverOptions(timing));
+  const starting = HttpError.of('INTERNAL_ERROR', 'the service is starting; retry in 1 s', 1000, 503);
+  server.on('request', function startingAnswer(req: IncomingMessage, res: http.ServerResponse) {
+    req.resume();
+    sendError(res, starting);
+  });
+  server.on('upgrade', function startingUpgrade(_req: IncomingMessage, socket: Duplex) {
+    refuseUpgrade(socket, starting);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
 }
 
 export class Service {
@@ -50,6 +83,10 @@ export class Service {
   private draining = false;
 
   constructor(private readonly opts: ServiceOptions) {
+    checkAllWhole('timing', opts.timing, 1);
+    if (opts.perKeyLimit !== undefined) checkWhole('perKeyLimit', opts.perKeyLimit, 1);
+    checkWhole('retentionDays', opts.retentionDays, 1, 3650);
+    if (opts.server && !opts.server.listening) throw new TypeError('option server must be a server that listens already (bindHttpServer)');
     this.log = opts.log;
     const { store, keys, limits, revocations } = opts.backends;
     this.store = store;
@@ -71,8 +108,10 @@ export class Service {
       status: () => this.status(),
       loopDelay: () => this.healthDelay.take(),
     };
-    const headersTimeout = opts.timing.headersTimeoutMs;
-    this.server = http.createServer({ headersTimeout, requestTimeout: Math.max(30_000, headersTimeout), connectionsCheckingInterval: Math.min(1000, headersTimeout) }, (req, res) => {
+    this.server = opts.server ?? http.createServer(serverOptions(opts.timing));
+    this.server.removeAllListeners('request');
+    this.server.removeAllListeners('upgrade');
+    this.server.on('request', (req: IncomingMessage, res: http.ServerResponse) => {
       route(this.api, req, res).catch((e: unknown) => httpFailure(this.api, req, res, e));
     });
     // Above 64 KiB so an oversized audio frame gets our PROTOCOL_ERROR instead of a bare 1009 close. UTF-8 is
@@ -111,20 +150,24 @@ export class Service {
     };
   }
 
-  listen(host: string, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        this.server.off('error', reject);
-        const addr = this.server.address();
-        const actual = typeof addr === 'object' && addr ? addr.port : port;
-        const t = this.opts.timing;
-        this.timers.push(setInterval(() => this.registry.heartbeat(), Math.max(50, Math.min(t.pingIntervalMs, 1000))));
-        this.timers.push(setInterval(() => void this.registry.sweep(), Math.max(1000, Math.min(t.stoppedTtlMs, 30_000))));
-        void this.registry.sweep();
-        resolve(actual);
+  /** Listens (unless the server given to the constructor already does) and starts the timers; the port. */
+  async listen(host: string, port: number): Promise<number> {
+    if (!this.server.listening) {
+      await new Promise<void>((resolve, reject) => {
+        this.server.once('error', reject);
+        this.server.listen(port, host, () => {
+          this.server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    }
+    const addr = this.server.address();
+    const actual = typeof addr === 'object' && addr ? addr.port : port;
+    const t = this.opts.timing;
+    this.timers.push(setInterval(() => this.registry.heartbeat(), Math.max(50, Math.min(t.pingIntervalMs, 1000))));
+    this.timers.push(setInterval(() => void this.registry.sweep(), Math.max(1000, Math.min(t.stoppedTtlMs, 30_000))));
+    void this.registry.sweep();
+    return actual;
   }
 
   /** A WebSocket upgrade: refused over HTTP for a wrong path or a draining service; else authorised, then upgraded. */

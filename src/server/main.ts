@@ -1,5 +1,5 @@
 /**
- * `node dist/server.js [--host H] [--port P] [--data-dir DIR] [--engine NAME] [--model DIR]
+ * `node dist/server.js [--host H] [--port P] [--data-dir DIR] [--engine NAME] [--model NAME|DIR] [--proofread-model NAME|DIR]
  *  [--script FILE] [--workers N] [--concurrency-limit N] [--rate-limit N] [--rate-window S] …
  *  [--database URL] [--redis URL] [--instance-id ID]`
  *
@@ -7,15 +7,15 @@
  * DICTEE_MASTER_KEY, the one-time master key notice. Logs are JSON lines on stderr.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../protocol/http';
-import { DEFAULT_TIMING, Service, type Timing } from './app';
+import { DEFAULT_TIMING, Service, type Timing, bindHttpServer } from './app';
 import { BackendStartError } from './storage/backend';
 import { type Backends, openBackends } from './storage/backends';
-import { EngineUnavailableError } from './engine/engine';
 import { ENGINE_NAMES, type EngineName, openEngine } from './engine/pooled';
-import type { Engine } from './engine/engine';
+import { type Engine, EngineUnavailableError } from './engine/engine';
 import { dataDirWarning } from './storage/db';
 import { masterKeyWeakness } from './storage/keys';
 import { LEVELS, type Level, createLogger, streamWriter } from './log';
@@ -35,8 +35,13 @@ Options:
                            pocketsphinx  English speech recognition (Debian: libpocketsphinx3
                                          pocketsphinx-en-us)
                            sherpa-onnx   streaming neural model installed with npm run models
-  --model DIR            model directory (pocketsphinx: default /usr/share/pocketsphinx/model/en-us;
-                         sherpa-onnx: required)
+  --model DIR            pocketsphinx: model directory (default /usr/share/pocketsphinx/model/en-us)
+  --model NAME|DIR       sherpa-onnx (required): a streaming model installed with npm run models, by
+                         name (in DICTEE_MODELS_DIR, default ~/.cache/dictee/models) or directory
+  --proofread-model NAME|DIR
+                         sherpa-onnx: an offline model (Parakeet TDT 0.6B v3) that decodes each finished
+                         sentence again and applies the session's keyterms (default: the first pass
+                         with a capital and a final period)
   --workers N            decoder worker threads (default: one per core; not for simulated)
   --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
                          (a first line "#utterances": one utterance per line)
@@ -70,6 +75,7 @@ export interface CliOptions {
   dataDir: string;
   engine: EngineName;
   model?: string;
+  proofreadModel?: string;
   workers?: number;
   script?: string;
   concurrencyLimit: number;
@@ -91,6 +97,7 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   engine: { type: 'string' },
   model: { type: 'string' },
+  'proofread-model': { type: 'string' },
   workers: { type: 'string' },
   script: { type: 'string' },
   'concurrency-limit': { type: 'string' },
@@ -134,9 +141,11 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     o.engine = v.engine as EngineName;
   }
   if (v.model !== undefined) o.model = nonEmpty('--model', v.model);
+  if (v['proofread-model'] !== undefined) o.proofreadModel = nonEmpty('--proofread-model', v['proofread-model']);
   if (v.workers !== undefined) o.workers = wholeNumber('--workers', v.workers, 1, 256);
   if (v.script !== undefined) o.script = v.script;
-  if (o.engine === 'sherpa-onnx' && !o.model) throw new UsageError('--engine sherpa-onnx needs --model DIR');
+  if (o.engine === 'sherpa-onnx' && !o.model) throw new UsageError('--engine sherpa-onnx needs --model NAME|DIR (npm run models -- list shows the models)');
+  if (o.engine !== 'sherpa-onnx' && o.proofreadModel) throw new UsageError('--proofread-model is for the sherpa-onnx engine');
   if (o.engine === 'simulated' && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines');
   if (o.engine !== 'simulated' && o.script) throw new UsageError('--script is for the simulated engine');
   if (v['per-key-limit'] !== undefined) o.perKeyLimit = wholeNumber('--per-key-limit', v['per-key-limit'], 1, 100000);
@@ -244,10 +253,21 @@ async function main(): Promise<void> {
   }
   let engine: Engine;
   try {
-    engine = await openEngine({ engine: opts.engine, ...(opts.model ? { model: opts.model } : {}), ...(script ? { script } : {}), ...(opts.workers ? { workers: opts.workers } : {}), log });
+    engine = await openEngine({ engine: opts.engine, ...(opts.model ? { model: opts.model } : {}), ...(opts.proofreadModel ? { proofreadModel: opts.proofreadModel } : {}), ...(script ? { script } : {}), ...(opts.workers ? { workers: opts.workers } : {}), log });
   } catch (e) {
     const why = e instanceof EngineUnavailableError ? e.message : errorMessage(e);
     process.stderr.write(`error: the ${opts.engine} engine cannot start: ${why}\n`);
+    process.exit(1);
+  }
+  // Every failure from here on exits 1, even one that ends the process by leaving nothing to wait for.
+  process.exitCode = 1;
+  // Listen first: a port already in use fails here, before a master key is made or a store is touched.
+  let server: http.Server;
+  try {
+    server = await bindHttpServer(opts.host, opts.port, timing);
+  } catch (e) {
+    process.stderr.write(`error: cannot listen on ${opts.host}:${opts.port}: ${errorMessage(e)}\n`);
+    await engine.close?.();
     process.exit(1);
   }
   const dirWarning = opts.database ? undefined : dataDirWarning(dataDir);
@@ -268,21 +288,15 @@ async function main(): Promise<void> {
       log,
     });
   } catch (e) {
+    server.close();
     await engine.close?.();
     if (!(e instanceof BackendStartError)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
     process.exit(1);
   }
-  const service = new Service({ backends, engine, log, timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays });
-  let port: number;
-  try {
-    port = await service.listen(opts.host, opts.port);
-  } catch (e) {
-    process.stderr.write(`error: cannot listen on ${opts.host}:${opts.port}: ${errorMessage(e)}\n`);
-    await backends.close();
-    await engine.close?.();
-    process.exit(1);
-  }
+  const service = new Service({ backends, engine, log, timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays, server });
+  const port = await service.listen(opts.host, opts.port);
+  process.exitCode = 0;
   if (backends.storeKind === 'postgres' && backends.limitsKind === 'in-process') {
     log.warn('limits are per instance: PostgreSQL is shared but without --redis the rate limit, the concurrency slots and the revocation of live sessions count in this instance only');
   }

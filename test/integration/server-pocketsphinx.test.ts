@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MAX_QUEUED_MS } from '../../src/server/engine/pool';
-import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
+import { SERVER_JS, WsProbe, withServer, useServer } from '../helpers/server';
 import { normalizeWords, recordings, wordErrors } from '../helpers/recordings';
 import { framesOf, silence } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
@@ -40,16 +40,14 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
   const recs = recordings();
   const goforward = recs.find((r) => r.name === 'goforward')!;
   const short = recs.find((r) => r.name.endsWith('0880'))!;
-  let server: TestServer;
+  const server = useServer({ args: ['--engine', 'pocketsphinx'] });
   let key: string;
 
   before(async () => {
-    server = await startServer({ args: ['--engine', 'pocketsphinx'] });
     key = (await server.createKey({ name: 'pocketsphinx tests' })).key;
   });
   after(async () => {
     if (process.env.DEBUG_LOGS) console.log(server.logs().split('\n').filter((l) => /error|warn/.test(l)).join('\n'));
-    await server?.stop();
   });
 
   it('configured and /healthz name the engine and its languages', async () => {
@@ -58,9 +56,10 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
     assert.deepEqual(health.languages, ['en']);
     assert.equal(health.busy, false);
     const p = new WsProbe(server.wsUrl, { header: key });
-    const c = await p.configure(FAST);
+    const c = await p.configure({ ...FAST, keyterms: ['myocardial infarction', 'stent'] });
     assert.equal(c.engine, 'pocketsphinx');
     assert.deepEqual(c.languages, ['en']);
+    assert.equal(c.keyterms_applied, false, 'pocketsphinx cannot bias towards keyterms, and says so');
     p.send({ type: 'control', action: 'stop' });
     await stopped(p);
   });
@@ -149,8 +148,7 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
   const recs = recordings();
 
   it('audio queued beyond the bound: new sessions refused with retry_after_ms, the running one loses nothing', async () => {
-    const server = await startServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'] });
-    try {
+    await withServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'] }, async (server) => {
       const key = (await server.createKey({ name: 'backpressure' })).key;
       const a = new WsProbe(server.wsUrl, { header: key });
       await a.configure(FAST);
@@ -180,14 +178,11 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       const c = new WsProbe(server.wsUrl, { header: key });
       assert.equal((await c.configure(FAST)).type, 'configured');
       c.close();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('a decoder worker that crashes ends its session with INTERNAL_ERROR (text so far final); the service goes on', async () => {
-    const server = await startServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_TEST_DECODER_CRASH_AFTER_MS: '2500', DICTEE_STOPPED_TTL_MS: '1500' } });
-    try {
+    await withServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_TEST_DECODER_CRASH_AFTER_MS: '2500', DICTEE_STOPPED_TTL_MS: '1500' } }, async (server) => {
       const key = (await server.createKey({ name: 'crash' })).key;
       const p = new WsProbe(server.wsUrl, { header: key });
       await p.configure(FAST);
@@ -216,14 +211,11 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       const sessionsLeft = async (): Promise<number> =>
         ((await (await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${server.masterKey}` } })).json()) as { sessions: number }).sessions;
       await waitFor(async () => (await sessionsLeft()) === 0, 40_000, 'the failed and the stopped session to be swept', 250);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('SIGTERM mid-sentence: the audio received is decoded, final and proofread before stopped; then a resume after the restart continues', async () => {
-    const server = await startServer({ args: ['--engine', 'pocketsphinx'] });
-    try {
+    await withServer({ args: ['--engine', 'pocketsphinx'] }, async (server) => {
       const key = (await server.createKey({ name: 'drain' })).key;
       const p = new WsProbe(server.wsUrl, { header: key });
       const c = await p.configure({ ...FAST, silence_threshold: 5, flush_timeout: 30 });
@@ -247,9 +239,7 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       await q.waitType('batch.replace');
       q.send({ type: 'control', action: 'stop' });
       await stopped(q);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('a missing model fails the start with exit code 1 and a clear message', () => {
@@ -263,6 +253,12 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
     const data = mkdtempSync(path.join(os.tmpdir(), 'dictee-sh-'));
     const start = (model: string): ReturnType<typeof spawnSync> =>
       spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', model, '--port', '0', '--data-dir', data], { encoding: 'utf8' });
+    const byName = spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', 'nemotron-x', '--port', '0', '--data-dir', data], {
+      encoding: 'utf8',
+      env: { ...process.env, DICTEE_MODELS_DIR: path.join(data, 'models') },
+    });
+    assert.equal(byName.status, 1);
+    assert.match(String(byName.stderr), /the sherpa-onnx engine cannot start: model nemotron-x is not installed in .*models: run npm run models -- fetch nemotron-x/);
     const empty = path.join(data, 'empty');
     mkdirSync(empty);
     let r = start(empty);
@@ -283,8 +279,7 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
 
   it('a spare decoder is loaded only while its worker hosts no session: loading one stalls the thread for most of a second', async function () {
     this.timeout(180000);
-    const server = await startServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_LOG_LEVEL: 'debug' } });
-    try {
+    await withServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_LOG_LEVEL: 'debug' } }, async (server) => {
       const key = (await server.createKey({ name: 'spare' })).key;
       const spares = (): Array<{ ms: number; sessions_hosted: number }> =>
         server
@@ -302,8 +297,6 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       // The session is gone: its worker loads the next session's decoder now, and only now.
       const after = await waitFor(() => (spares().length > 0 ? spares() : undefined), 30000, 'a spare decoder loaded after the session closed');
       assert.deepEqual(after.map((s) => s.sessions_hosted), after.map(() => 0), `spare decoders loaded while sessions were hosted: ${JSON.stringify(after)}`);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });

@@ -18,6 +18,12 @@ describe('protocol: client messages', () => {
     ['{"type":"configure","config":{"enable_final_proofreading":"yes"}}', 'CONFIG_ERROR', /enable_final_proofreading must be a boolean/],
     ['{"type":"configure","config":{"resume":{"session_id":"x"}}}', 'CONFIG_ERROR', /resume\.last_seq/],
     ['{"type":"configure","config":[]}', 'CONFIG_ERROR', /config must be an object/],
+    [JSON.stringify({ type: 'configure', config: { keyterms: Array.from({ length: 101 }, (_, i) => `term ${i}`) } }), 'CONFIG_ERROR', /keyterms holds at most 100 terms/],
+    [JSON.stringify({ type: 'configure', config: { keyterms: ['x'.repeat(51)] } }), 'CONFIG_ERROR', /a term has at most 50 characters/],
+    ['{"type":"configure","config":{"keyterms":["ok","  "]}}', 'CONFIG_ERROR', /must not hold an empty term/],
+    ['{"type":"configure","config":{"keyterms":"Doliprane"}}', 'CONFIG_ERROR', /keyterms must be an array of strings/],
+    ['{"type":"configure","config":{"keyterms":[7]}}', 'CONFIG_ERROR', /keyterms must hold strings/],
+    ['{"type":"configure","config":{"auto_punctuation":"off"}}', 'CONFIG_ERROR', /auto_punctuation must be a boolean/],
   ];
   for (const [text, code, message] of bad) {
     it(`rejects ${text} with ${code}`, () => {
@@ -28,6 +34,15 @@ describe('protocol: client messages', () => {
       assert.match(r.message, message);
     });
   }
+
+  it('keyterms: 100 terms of 50 characters (counted as characters, not UTF-16 units) are accepted; the field is named', () => {
+    const terms = Array.from({ length: 100 }, (_, i) => `${'é'.repeat(47)}${String(i).padStart(3, '0')}`);
+    const ok = parseClientMessage(JSON.stringify({ type: 'configure', config: { keyterms: terms, auto_punctuation: false } }));
+    assert.ok(ok.ok, JSON.stringify(ok));
+    assert.ok(parseClientMessage(JSON.stringify({ type: 'configure', config: { keyterms: ['🩺'.repeat(50)] } })).ok);
+    const r = parseClientMessage(JSON.stringify({ type: 'configure', config: { keyterms: ['a', 'b'.repeat(51)] } }));
+    assert.ok(!r.ok && r.field === 'config.keyterms.1', JSON.stringify(r));
+  });
 
   it('names the offending field', () => {
     const r = parseClientMessage('{"type":"configure","config":{"flush_timeout":-1}}');
@@ -54,6 +69,15 @@ describe('protocol: configuration', () => {
       [c.language, c.specialty, c.audio_duration_threshold, c.silence_threshold, c.max_buffer_size, c.flush_timeout, c.engine_endpointing, c.enable_final_proofreading, c.stop_delay],
       ['fr', 'general', 15, 2, 5, 3, 0.5, true, 2],
     );
+    assert.equal(c.keyterms, undefined, 'no keyterms unless sent');
+    assert.equal(c.auto_punctuation, undefined, 'the model keeps its punctuation unless told otherwise');
+  });
+  it('keeps keyterms and auto_punctuation as sent (a copy of the list)', () => {
+    const keyterms = ['Doliprane', 'scanner thoracique'];
+    const c = resolveConfig({ keyterms, auto_punctuation: false });
+    assert.deepEqual(c.keyterms, keyterms);
+    assert.notEqual(c.keyterms, keyterms);
+    assert.equal(c.auto_punctuation, false);
   });
   it('applies a preset under explicit fields', () => {
     const c = resolveConfig({ preset: 'low_latency', silence_threshold: 3 });

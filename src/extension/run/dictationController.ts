@@ -243,14 +243,16 @@ export class DictationController implements vscode.Disposable, RunHost {
 
   ended(run: DictationRun, { fatal, recorderFailed, wasConnected }: RunOutcome): void {
     if (this.run === run) this.run = undefined;
-    const told = fatal ? vscode.l10n.t('dictation stopped after an error.') : recorderFailed ? vscode.l10n.t('the recorder failed.') : undefined;
-    this.status.update({ reconnecting: false, retryInS: undefined, muted: false, error: told });
-    this.setState('idle');
+    let told = recorderFailed ? vscode.l10n.t('the recorder failed.') : undefined;
     if (fatal) {
       // A file is not started again by "Retry": its first part may already be in the document.
       const retry = run.source.kind === 'microphone' ? () => void this.start() : undefined;
-      this.notifications.runFailed(fatal, { serverUrl: run.settings.serverUrl, wasConnected, language: run.settings.language, sampleRate: run.settings.sampleRate }, run.key, retry);
+      const ctx = { serverUrl: run.settings.serverUrl, wasConnected, language: run.settings.language, sampleRate: run.settings.sampleRate };
+      // The status says the cause, as the notification does (not "stopped after an error" twice).
+      told = this.notifications.runFailed(fatal, ctx, run.key, retry);
     }
+    this.status.update({ reconnecting: false, retryInS: undefined, muted: false, error: told });
+    this.setState('idle');
     if (run.dictation) this.fields.runEnded(run.document);
   }
 

@@ -47,9 +47,12 @@ export class Notifications {
   }
 
   /** A run ended with `e`: the message for its code, with its buttons. */
-  runFailed(e: DictationError, ctx: ErrorContext, key: string, retry?: () => void): void {
+  /** Shows why a run failed; returns the cause, without the "Dictée:" that opens the message, for the status bar. */
+  runFailed(e: DictationError, ctx: ErrorContext, key: string, retry?: () => void): string {
     const p = presentError(vscode.l10n, e, ctx);
-    void this.withActions(p.severity, scrubKey(p.text, key), p.actions, p.setting, retry);
+    const text = scrubKey(p.text, key);
+    void this.withActions(p.severity, text, p.actions, p.setting, retry);
+    return text.replace(/^Dictée\s*:\s*/u, '');
   }
 
   /** The recorder is missing (with how to install it) or could not record. */
@@ -104,9 +107,8 @@ export class Notifications {
   simulatedEngine(serverUrl: string): void {
     if (this.simulatedShown.has(serverUrl)) return;
     this.simulatedShown.add(serverUrl);
-    void vscode.window.showWarningMessage(
-      vscode.l10n.t('Dictée: the service at {0} runs the simulated engine. It writes the words of a prepared script as you speak; it does not recognise what you say.', serverUrl),
-    );
+    // Short enough to show whole in a notification (a long address once cut it off).
+    void vscode.window.showWarningMessage(vscode.l10n.t('Dictée: the simulated engine writes a prepared script; it does not recognise your speech.'));
   }
 
   /** A progress note in the status bar while the run waits out a rate limit; ends early at `onChange`. */

@@ -30,6 +30,11 @@ export interface Engine {
   /** Why this engine cannot serve the configuration (an INIT_ERROR message), or undefined. */
   unsupported(config: EffectiveConfig): string | undefined;
   create(config: EffectiveConfig): Recognizer | WorkerRecognizer;
+  /**
+   * Whether this engine biases its recognition towards the session's `keyterms` (`configured.keyterms_applied`).
+   * Absent: it ignores them (simulated, pocketsphinx).
+   */
+  appliesKeyterms?(config: EffectiveConfig): boolean;
   /** Set when decoding has fallen behind real time: new sessions are refused until it catches up. */
   busy?(): EngineBusy | undefined;
   /** Frees workers and native resources (service shutdown). */
@@ -43,4 +48,9 @@ export function isWorkerRecognizer(r: Recognizer | WorkerRecognizer): r is Worke
 /** The INIT_ERROR text for a language an engine does not serve. */
 export function languageRefusal(engine: string, language: string, languages: readonly string[]): string {
   return `language ${language} is not available in the ${engine} engine; it serves: ${languages.join(', ')}`;
+}
+
+/** `configured.keyterms_applied`: the session has keyterms and its engine biases recognition towards them. */
+export function keytermsApplied(engine: Engine, config: EffectiveConfig): boolean {
+  return (config.keyterms?.length ?? 0) > 0 && engine.appliesKeyterms?.(config) === true;
 }

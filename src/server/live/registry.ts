@@ -136,9 +136,11 @@ export class SessionRegistry implements ConnectionHost {
       specialty: effective.specialty,
       sample_rate: effective.sample_rate,
       preset: effective.preset,
+      keyterms: effective.keyterms?.length,
+      auto_punctuation: effective.auto_punctuation,
       resume_requested: resume ? resume.session_id : undefined,
     });
-    conn.send(configured(id, this.o.engine, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
+    conn.send(configured(id, this.o.engine, effective, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
   }
 
   /** Revocation through this instance: the key's sessions end here, and the other instances are told to end theirs. */

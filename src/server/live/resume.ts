@@ -9,7 +9,7 @@
  */
 import type { EffectiveConfig, OutgoingConfigured, SentMetrics } from '../../protocol';
 import type { Connection } from './connection';
-import type { Engine } from '../engine/engine';
+import { type Engine, keytermsApplied } from '../engine/engine';
 import type { ServerLogger } from '../log';
 import type { LiveSession, LiveSessionInit } from './session';
 import type { ApiKey, CheckpointRow, SessionStore, StoredEvent } from '../storage/stores';
@@ -81,13 +81,22 @@ function storedMetrics(row: CheckpointRow): SentMetrics {
   };
 }
 
-/** The one `configured` builder: the engine and its languages, the resume fields when the `configure` asked to resume. */
-export function configured(sessionId: string, engine: Engine, resume?: { resumed: boolean; lastSeq: number; offset: number }): OutgoingConfigured {
+/**
+ * The one `configured` builder: the engine and its languages, whether it applied the session's keyterms, the
+ * resume fields when the `configure` asked to resume.
+ */
+export function configured(
+  sessionId: string,
+  engine: Engine,
+  config: EffectiveConfig | undefined,
+  resume?: { resumed: boolean; lastSeq: number; offset: number },
+): OutgoingConfigured {
   return {
     type: 'configured',
     session_id: sessionId,
     engine: engine.name,
     languages: engine.languages,
+    keyterms_applied: config ? keytermsApplied(engine, config) : false,
     ...(resume ? { resumed: resume.resumed, last_seq: resume.lastSeq, resume_audio_offset: resume.offset } : {}),
   };
 }
@@ -142,7 +151,7 @@ export class Resumer {
   /** The session resumed on `conn` (attached to it): `configured`, then the events the client has not seen. */
   resumed(session: LiveSession, conn: Connection, lastSeq: number, events: StoredEvent[]): void {
     const issued = session.lastSeq;
-    conn.send(configured(session.id, this.d.engine, { resumed: true, lastSeq: issued, offset: session.audioOffset }));
+    conn.send(configured(session.id, this.d.engine, session.config, { resumed: true, lastSeq: issued, offset: session.audioOffset }));
     const replayed = session.replay(events);
     session.log.info('session resumed', { client_last_seq: lastSeq, last_seq: issued, replayed, resume_audio_offset: session.audioOffset });
   }
@@ -150,7 +159,7 @@ export class Resumer {
   /** A stopped session: `configured`, its events after `last_seq`, `status: stopped`, then a close. */
   async replay(conn: Connection, r: StoppedReplay): Promise<void> {
     const events = await this.d.store.eventsAfter(r.sessionId, r.lastSeq);
-    conn.send(configured(r.sessionId, this.d.engine, { resumed: true, lastSeq: r.issued, offset: r.offset }));
+    conn.send(configured(r.sessionId, this.d.engine, undefined, { resumed: true, lastSeq: r.issued, offset: r.offset }));
     for (const row of events) conn.send(row.json);
     conn.send({ type: 'status', state: 'stopped', message: 'session already stopped (replayed)', metrics: r.metrics });
     this.d.log.info('stopped session replayed', { session_id: r.sessionId, replayed: events.length });

@@ -8,6 +8,7 @@
  */
 import { monotonicMs } from '../clock';
 import type { Limits, RateDecision, RevocationFeed } from './stores';
+import { checkWhole } from '../../shared/options';
 
 export class RateLimiter {
   private readonly hits = new Map<string, number[]>();
@@ -74,6 +75,9 @@ export class InProcessLimits implements Limits {
     readonly concurrencyLimit: number,
     now: () => number = monotonicMs,
   ) {
+    checkWhole('rateLimit', rateLimit, 1);
+    checkWhole('rateWindowMs', rateWindowMs, 1);
+    checkWhole('concurrencyLimit', concurrencyLimit, 1);
     this.rate = new RateLimiter(rateLimit, rateWindowMs, now);
     this.masterFailures = new RateLimiter(MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS, now);
   }

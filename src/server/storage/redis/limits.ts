@@ -18,6 +18,7 @@ import { MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS } from '../limits';
 import type { ServerLogger } from '../../log';
 import type { Limits, RateDecision } from '../stores';
 import type { RedisLink } from './connect';
+import { checkWhole } from '../../../shared/options';
 
 const PREFIX = 'dictee:';
 
@@ -152,6 +153,10 @@ export class RedisLimits implements Limits {
   private readonly waiting = new Set<string>();
 
   constructor(private readonly o: RedisLimitsOptions) {
+    checkWhole('rateLimit', o.rateLimit, 1);
+    checkWhole('rateWindowMs', o.rateWindowMs, 1);
+    checkWhole('concurrencyLimit', o.concurrencyLimit, 1);
+    checkWhole('leaseMs', o.leaseMs, 3);
     this.rateLimit = o.rateLimit;
     this.rateWindowMs = o.rateWindowMs;
     this.concurrencyLimit = o.concurrencyLimit;
