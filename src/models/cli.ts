@@ -13,7 +13,8 @@ import { type InstallResult, importModel, listModels, removeModel } from './inst
 export const USAGE = `Usage: npm run models -- <command> [options]
 
 Commands:
-  list                       the catalogue: languages, size, licence, and what is installed here
+  list [--json]              the catalogue: languages, size, licence, and what is installed here
+                             (--json: one object per model: name, kind, languages, licence, state)
   fetch <name>               download a model from its Hugging Face mirror (else its release archive),
                              check every file's sha256, install it, and write its lock
   import <dir|archive>       install a model brought from another machine (a directory fetched there,
@@ -42,6 +43,7 @@ const OPTIONS = {
   name: { type: 'string' },
   hub: { type: 'string' },
   releases: { type: 'string' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -72,6 +74,11 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
   };
   switch (cmd) {
     case 'list': {
+      if (v.json) {
+        const rows = listModels(common).map(({ entry: e, state, bytes }) => ({ name: e.name, kind: e.kind, languages: e.languages, licence: e.licence, bytes, state }));
+        out(`${JSON.stringify({ modelsDir, models: rows }, null, 2)}\n`);
+        return;
+      }
       for (const row of listModels(common)) {
         const e = row.entry;
         out(`${e.name}\n  ${e.kind === 'online' ? 'streaming' : 'offline (proofreading)'}; ${e.languages.join(', ')}; ${gib(row.bytes)}; licence: ${e.licence}\n  ${row.state}${e.note ? `; ${e.note}` : ''}\n`);
