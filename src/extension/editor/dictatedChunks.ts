@@ -8,29 +8,29 @@
  * (`batch.replace`) join the step it opened, unless someone else changed the document in between. The
  * commands said alone are run by dictationActions.ts.
  */
-import * as vscode from 'vscode';
 import type { OwnEffect } from '../../client/ranges';
 import { DictationFormatter, HOLD_BACK_MS, type ChunkResult, type DictationAction, type DocContext, type FormatOptions, type Template } from '../../dictation';
 import type { Logger } from '../../shared/logger';
+import type { L10n } from '../ui/l10nText';
 import { DictationActions, type DictationUi } from './dictationActions';
-import type { ProvisionalDecoration } from './provisionalDecoration';
-import type { TrackedDocument, UndoStops } from './trackedDocument';
+import type { Disposable, UndoStops } from './documentPort';
+import type { TrackedDocument } from './trackedDocument';
 import { CURSOR_ID, type ChunkWriter, type CursorKind, type DictationCursor, type InsertOp, type ReplaceOp, type WriterStats } from './writerTypes';
 
 /** Characters of context the grammar reads on each side of the insertion point. */
 const BEFORE_CHARS = 80;
 const AFTER_CHARS = 8;
 
-/** What the insertion point is: a point, the selection the run started with, or a field a command selected. */
-
 export interface DictationSetup {
   options: FormatOptions;
   ui: DictationUi;
+  /** The words of the messages the commands said alone give (`vscode.l10n` in the extension). */
+  l10n: L10n;
   /** The hold-back timer (injected; `setTimeout` by default). */
-  schedule?: (fn: () => void, ms: number) => vscode.Disposable;
+  schedule?: (fn: () => void, ms: number) => Disposable;
 }
 
-function defaultSchedule(fn: () => void, ms: number): vscode.Disposable {
+function defaultSchedule(fn: () => void, ms: number): Disposable {
   const t = setTimeout(fn, ms);
   return { dispose: () => clearTimeout(t) };
 }
@@ -46,16 +46,15 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   private cursorKind: CursorKind;
   /** The chunk whose undo step is still open (its edits join it), or null. */
   private openStep: string | null = null;
-  private hold: vscode.Disposable | undefined;
+  private hold: Disposable | undefined;
   private rawProvisional = '';
-  private readonly schedule: (fn: () => void, ms: number) => vscode.Disposable;
-  private readonly listener: vscode.Disposable;
+  private readonly schedule: (fn: () => void, ms: number) => Disposable;
+  private readonly listener: Disposable;
 
   constructor(
     readonly target: TrackedDocument,
     selectionLength: number,
     private readonly log: Logger,
-    private readonly decoration: ProvisionalDecoration,
     private readonly stats: WriterStats,
     setup: DictationSetup,
     private readonly enqueue: (task: () => Promise<void>) => Promise<void>,
@@ -64,7 +63,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     this.schedule = setup.schedule ?? defaultSchedule;
     target.tracker.track(CURSOR_ID, target.tracker.anchor, selectionLength);
     this.cursorKind = selectionLength > 0 ? 'selection' : 'point';
-    this.actions = new DictationActions(this, setup.ui, log);
+    this.actions = new DictationActions(this, setup.ui, setup.l10n, log);
     // Someone else changed the document: the next edit of ours opens an undo step of its own.
     this.listener = target.onDidUserEdit(() => {
       this.openStep = null;
@@ -88,14 +87,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   setCursor(start: number, end: number, kind: CursorKind): void {
     this.target.tracker.track(CURSOR_ID, start, end - start);
     this.cursorKind = kind;
-    if (end > start) {
-      const editor = this.target.editor();
-      if (editor) {
-        const d = this.target.doc;
-        editor.selection = new vscode.Selection(d.positionAt(start), d.positionAt(end));
-        editor.revealRange(editor.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-      }
-    }
+    if (end > start) this.target.port.setSelection({ start, end }, true);
     this.renderProvisional();
   }
 
@@ -212,8 +204,8 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     if (!this.target.usable) return;
     const c = this.cursor();
     const shown = this.rawProvisional === '' && !this.formatter.held ? '' : this.formatter.provisional(this.rawProvisional, this.context(c.start, c.end));
-    if (shown.trim() === '') this.decoration.clear();
-    else this.decoration.show(this.target.doc, c.start, shown);
+    if (shown.trim() === '') this.target.port.clearProvisional();
+    else this.target.port.showProvisional(c.start, shown);
   }
 
   /** The end of the run: the words held back are written. */
@@ -277,13 +269,8 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
    * it becomes a caret after it, so that typing never overwrites what was dictated.
    */
   private collapseSelection(start: number, end: number): void {
-    const editor = this.target.editor();
-    if (!editor) return;
-    const d = this.target.doc;
-    const sel = editor.selection;
-    if (d.offsetAt(sel.start) <= start && d.offsetAt(sel.end) >= end && !sel.isEmpty) {
-      editor.selection = new vscode.Selection(d.positionAt(end), d.positionAt(end));
-    }
+    const sel = this.target.port.selection();
+    if (sel && sel.start <= start && sel.end >= end && sel.end > sel.start) this.target.port.setSelection({ start: end, end }, false);
   }
 
   /** What follows a written result: its held words wait (shown as provisional text), then its actions run. */

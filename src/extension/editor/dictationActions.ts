@@ -5,9 +5,9 @@
  * dictation, what can I say. An action that cannot be done leaves the words and says why; nothing a
  * person edited is deleted.
  */
-import * as vscode from 'vscode';
 import { acceptDefaults, nextField, previousField, templateInsertion, type DictationAction, type Template } from '../../dictation';
 import type { Logger } from '../../shared/logger';
+import type { L10n } from '../ui/l10nText';
 import { CURSOR_ID, type DictationCursor } from './writerTypes';
 
 /** What the actions need from outside the document. */
@@ -18,14 +18,15 @@ export interface DictationUi {
   whatCanISay(): void;
   /** Something said could not be done: tell the user (never with the dictated words). */
   tell(message: string): void;
-  /** A template or an auto-text was inserted into the document (its fields are watched from now on). */
-  templateInserted(doc: vscode.TextDocument): void;
+  /** A template or an auto-text was inserted into the run's document (its fields are watched from now on). */
+  templateInserted(): void;
 }
 
 export class DictationActions {
   constructor(
     private readonly chunks: DictationCursor,
     private readonly ui: DictationUi,
+    private readonly l10n: L10n,
     private readonly log: Logger,
   ) {}
 
@@ -50,7 +51,7 @@ export class DictationActions {
       case 'insertTemplate':
       case 'insertAutoText':
         if (!a.template) {
-          this.ui.tell(vscode.l10n.t('No template or auto-text has the name you said. "Dictée: Insert Template…" lists them.'));
+          this.ui.tell(this.l10n.t('No template or auto-text has the name you said. "Dictée: Insert Template…" lists them.'));
           break;
         }
         await this.insert(a.kind, a.template, id, this.chunks.cursor());
@@ -69,11 +70,11 @@ export class DictationActions {
     const tracker = this.chunks.target.tracker;
     const r = targetId ? tracker.get(targetId) : undefined;
     if (!targetId || !r || r.end === r.start) {
-      this.ui.tell(vscode.l10n.t('Nothing dictated is left to delete.'));
+      this.ui.tell(this.l10n.t('Nothing dictated is left to delete.'));
       return;
     }
     if (r.edited) {
-      this.ui.tell(vscode.l10n.t('The last dictated text was changed in the document: it is kept.'));
+      this.ui.tell(this.l10n.t('The last dictated text was changed in the document: it is kept.'));
       this.log.info(`delete of chunk ${targetId} not done: it was edited`);
       return;
     }
@@ -90,7 +91,7 @@ export class DictationActions {
       `delete of chunk ${targetId}`,
     );
     if (!ok) {
-      this.ui.tell(vscode.l10n.t('The last dictated text could not be deleted: it is kept.'));
+      this.ui.tell(this.l10n.t('The last dictated text could not be deleted: it is kept.'));
       return;
     }
     this.chunks.opened(targetId);
@@ -100,22 +101,19 @@ export class DictationActions {
 
   /** The editor's undo, in the run's document (shown and focused first, so that it is the one undone). */
   private async undo(): Promise<void> {
-    const editor = this.chunks.target.editor();
-    if (!editor) {
-      this.ui.tell(vscode.l10n.t('Nothing was undone: the document you dictate into is not shown in an editor.'));
+    if (!(await this.chunks.target.port.undo())) {
+      this.ui.tell(this.l10n.t('Nothing was undone: the document you dictate into is not shown in an editor.'));
       return;
     }
-    await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
-    await vscode.commands.executeCommand('undo');
     this.log.info('undo in the dictated document');
   }
 
   /** Selects the next (or previous) field from `from`; it becomes the insertion point. False when there is none. */
   selectField(direction: 'next' | 'previous', from: { start: number; end: number }): boolean {
-    const text = this.chunks.target.doc.getText();
+    const text = this.chunks.target.port.text();
     const f = direction === 'next' ? nextField(text, from.end) : previousField(text, from.start);
     if (!f) {
-      this.ui.tell(direction === 'next' ? vscode.l10n.t('No template field after the cursor.') : vscode.l10n.t('No template field before the cursor.'));
+      this.ui.tell(direction === 'next' ? this.l10n.t('No template field after the cursor.') : this.l10n.t('No template field before the cursor.'));
       return false;
     }
     this.chunks.setCursor(f.start, f.end, 'field');
@@ -131,7 +129,7 @@ export class DictationActions {
     let count = 0;
     const ok = await target.applyWithRetry(
       () => {
-        const edits = acceptDefaults(target.doc.getText()).edits;
+        const edits = acceptDefaults(target.port.text()).edits;
         count = edits.length;
         if (edits.length === 0) return null;
         return { changes: edits.map((e) => ({ offset: e.offset, deletedLength: e.length, text: e.text })), effect: { kind: 'edit', id: `${id} (defaults)` } };
@@ -140,11 +138,11 @@ export class DictationActions {
       'accept defaults',
     );
     if (!ok) {
-      this.ui.tell(vscode.l10n.t('The template fields could not be filled with their defaults.'));
+      this.ui.tell(this.l10n.t('The template fields could not be filled with their defaults.'));
       return;
     }
     if (count === 0) {
-      this.ui.tell(vscode.l10n.t('No template fields are left.'));
+      this.ui.tell(this.l10n.t('No template fields are left.'));
       return;
     }
     this.chunks.opened(id);
@@ -187,13 +185,13 @@ export class DictationActions {
     );
     const p = placed.value;
     if (!ok || !p) {
-      this.ui.tell(vscode.l10n.t('The template could not be inserted.'));
+      this.ui.tell(this.l10n.t('The template could not be inserted.'));
       return;
     }
     if (id) this.chunks.opened(id);
     this.log.info(`inserted ${template.source} ${kind === 'insertTemplate' ? 'template' : 'auto-text'} ${template.path} (${p.length} characters at offset ${p.start})`);
     const isField = p.select.end > p.select.start;
     this.chunks.setCursor(p.start + p.select.start, p.start + p.select.end, isField ? 'field' : 'point');
-    this.ui.templateInserted(target.doc);
+    this.ui.templateInserted();
   }
 }
