@@ -151,4 +151,31 @@ describe('editor: dictated chunks (the real DocumentWriter and dictation grammar
     assert.equal(r.text, `Pourquoi${NNBSP}? Il faut un nouveau`);
     assert.deepEqual(r.doc.invalid, []);
   });
+  it("a person's edit that reaches the editor before a rewrite or a \"scratch that\" of the same text: the edit of ours is refused, then not done", async () => {
+    const r = new WriterRun('', { grammar: EN });
+    await r.final('c1', 0, 'the lung is clear period');
+    const rewriting = r.replace(['c1'], 'p1', 0, 'the lungs are clear period');
+    r.doc.type(4, 8, 'heart');
+    await rewriting;
+    assert.equal(r.text, 'The heart is clear.');
+    assert.equal(r.writer.stats.conflicts, 1);
+    await r.final('c2', 1, 'no effusion period');
+    const scratching = r.final('c3', 2, 'scratch that');
+    r.doc.type(r.text.length - 1, r.text.length, '!');
+    await scratching;
+    assert.equal(r.text, 'The heart is clear. No effusion!');
+    assert.deepEqual(r.told, ['The last dictated text was changed in the document: it is kept.']);
+    assert.ok(r.doc.refused >= 2);
+    assert.deepEqual(r.doc.clobbered, []);
+  });
+
+  it('a late final goes between the chunks around it, found again when a person typed before it meanwhile', async () => {
+    const r = new WriterRun('', { grammar: EN });
+    await r.final('c1', 0, 'the liver period');
+    await r.final('c3', 2, 'the kidney period');
+    const late = r.final('c2', 1, 'the spleen period');
+    r.doc.type(0, 0, 'Abdomen: ');
+    await late;
+    assert.equal(r.text, 'Abdomen: The liver. The spleen. The kidney.');
+  });
 });

@@ -13,7 +13,7 @@ import { DictationFormatter, HOLD_BACK_MS, type ChunkResult, type DictationActio
 import type { Logger } from '../../shared/logger';
 import type { L10n } from '../ui/l10nText';
 import { DictationActions, type DictationUi } from './dictationActions';
-import type { Disposable, UndoStops } from './documentPort';
+import type { Disposable, OffsetRange, UndoStops } from './documentPort';
 import type { TrackedDocument } from './trackedDocument';
 import { CURSOR_ID, type ChunkWriter, type CursorKind, type DictationCursor, type InsertOp, type ReplaceOp, type WriterStats } from './writerTypes';
 
@@ -133,9 +133,14 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     this.cancelHold();
     const tracker = this.target.tracker;
     const between = op.nextId !== null && tracker.has(op.nextId);
-    const where = between ? { start: tracker.insertionOffset(op.prevId, op.nextId), end: tracker.insertionOffset(op.prevId, op.nextId) } : this.place();
+    // Between two chunks of the run (a late final): found again at each attempt of the edit.
+    const point = (): OffsetRange => {
+      const at = tracker.insertionOffset(op.prevId, op.nextId);
+      return { start: at, end: at };
+    };
+    const where = between ? point() : this.place();
     const r = this.formatter.commit(op.id, op.text, this.context(where.start, where.end));
-    await this.write(r, between ? where : null, this.stops());
+    await this.write(r, between ? point : null, this.stops());
     await this.afterResult(r);
   }
 
@@ -171,9 +176,13 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
       tracker.track(op.id, range.start, range.end - range.start);
     } else {
       const stops = this.stops(...ids);
+      let conflict = false;
       const ok = await this.target.applyWithRetry(
         () => {
           const ts = ids.map((id) => tracker.get(id)).filter((t) => t !== undefined);
+          // A person changed the text while the edit was on its way (it was refused): their text wins.
+          conflict = ts.some((t) => t.edited);
+          if (conflict) return null;
           const start = ts.length ? Math.min(...ts.map((t) => t.start)) : this.place().start;
           const end = ts.length ? Math.max(...ts.map((t) => t.end)) : start;
           const from = start - (r.deleteBefore ?? 0);
@@ -186,6 +195,12 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
       if (!ok) {
         this.stats.failed++;
         this.log.error(`could not rewrite chunks ${ids.join(', ')} in the document; the earlier text is left as it is`);
+        return;
+      }
+      if (conflict) {
+        this.stats.conflicts++;
+        this.log.warn(`conflict: batch.replace of ${ids.join(', ')} by chunk ${op.id} not applied: the text was edited in the document meanwhile; the edited text is kept`);
+        await this.afterResult(r);
         return;
       }
       this.opened(op.id);
@@ -215,15 +230,15 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   }
 
   /**
-   * Writes a result's text where it goes (`at`, or the insertion point, which then follows the text),
+   * Writes a result's text where it goes (`at()`, or the insertion point, which then follows the text),
    * owned by its chunk: a chunk that already has text right there is extended.
    */
-  async write(r: ChunkResult, at: { start: number; end: number } | null, stops: UndoStops): Promise<boolean> {
+  private async write(r: ChunkResult, at: (() => OffsetRange) | null, stops: UndoStops): Promise<boolean> {
     const tracker = this.target.tracker;
     const text = r.text.replace(/\n/gu, this.target.eol);
     if (text === '') {
       if (!tracker.has(r.id)) {
-        const p = at ?? this.cursor();
+        const p = at ? at() : this.cursor();
         tracker.track(r.id, p.start, 0);
       }
       return true;
@@ -232,7 +247,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     let replaced = false;
     const ok = await this.target.applyWithRetry(
       () => {
-        const p = at ?? this.place();
+        const p = at ? at() : this.place();
         replaced = p.end > p.start;
         const own = tracker.get(r.id);
         const extend = own !== undefined && own.end === p.start && own.end > own.start && !own.edited;

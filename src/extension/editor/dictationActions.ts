@@ -78,10 +78,13 @@ export class DictationActions {
       this.log.info(`delete of chunk ${targetId} not done: it was edited`);
       return;
     }
+    let kept = false;
     const ok = await this.chunks.target.applyWithRetry(
       () => {
         const now = tracker.get(targetId);
-        if (!now || now.end === now.start) return null;
+        // A person changed it while the edit was on its way (it was refused): it is kept.
+        kept = now?.edited === true;
+        if (!now || now.end === now.start || kept) return null;
         return {
           changes: [{ offset: now.start, deletedLength: now.end - now.start, text: '' }],
           effect: { kind: 'replace', id: targetId, removeIds: [targetId], offset: now.start, length: 0 },
@@ -92,6 +95,11 @@ export class DictationActions {
     );
     if (!ok) {
       this.ui.tell(this.l10n.t('The last dictated text could not be deleted: it is kept.'));
+      return;
+    }
+    if (kept) {
+      this.ui.tell(this.l10n.t('The last dictated text was changed in the document: it is kept.'));
+      this.log.info(`delete of chunk ${targetId} not done: it was edited meanwhile`);
       return;
     }
     this.chunks.opened(targetId);
