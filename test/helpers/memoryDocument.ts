@@ -11,7 +11,9 @@
  * - undo steps: `undo.before` opens a new step, `undo.after` closes it, a person's edit is a step of its
  *   own; `undo()` takes back the last step, reported as a change that is not ours;
  * - the selection of the editor showing the document (none when `shown` is false), which moves with the
- *   text; the provisional text shown (`provisional`).
+ *   text; the provisional text shown (`provisional`);
+ * - who wrote each character (`authors()`): an edit of ours that removes a person's character is
+ *   recorded in `clobbered`.
  */
 import type { TextChange } from '../../src/client/ranges';
 import { Emitter, type DocumentPort, type OffsetRange, type TextEdit, type UndoStops } from '../../src/extension/editor/documentPort';
@@ -60,10 +62,16 @@ export class MemoryDocument implements DocumentPort {
   refused = 0;
   /** Edits that VS Code would have thrown on (outside the document, overlapping): a writer's bug. */
   readonly invalid: string[] = [];
+  /** Edits of ours that removed a person's characters (what they removed). */
+  readonly clobbered: string[] = [];
+  /** Per character: the number of the person's character, or null for text of ours. */
+  private cells: Array<number | null>;
+  private nextCell = 0;
 
   constructor(text = '', options: MemoryDocumentOptions = {}) {
     this.editorText = text;
     this.hostText = text;
+    this.cells = Array.from({ length: text.length }, () => this.nextCell++);
     this.eol = options.eol ?? '\n';
     this.sel = options.shown === false ? undefined : (options.selection ?? { start: text.length, end: text.length });
   }
@@ -71,6 +79,11 @@ export class MemoryDocument implements DocumentPort {
   /** The text as the editor has it now (what the person sees and what is saved). */
   get value(): string {
     return this.editorText;
+  }
+
+  /** Who wrote each character: the number of the person's character (in typing order), or null for text of ours. */
+  authors(): ReadonlyArray<number | null> {
+    return this.cells;
   }
 
   /** The number of undo steps. */
@@ -99,7 +112,7 @@ export class MemoryDocument implements DocumentPort {
     }
     this.applied.push({ edits: copy, undo: { ...undo } });
     if (undo.before || !this.stepOpen || this.steps.length === 0) this.steps.push({ edits: [] });
-    this.steps[this.steps.length - 1]!.edits.push({ inverse: this.change(copy, true) });
+    this.steps[this.steps.length - 1]!.edits.push({ inverse: this.change(copy, 'ours') });
     this.stepOpen = !undo.after;
     await this.reported();
     return true;
@@ -133,7 +146,7 @@ export class MemoryDocument implements DocumentPort {
   /** A person replaces `[start, end)` by `text` in the editor (a step of its own); the caret ends after it. */
   type(start: number, end: number, text: string): void {
     this.stepOpen = false;
-    this.steps.push({ edits: [{ inverse: this.change([{ start, end, text }], false) }] });
+    this.steps.push({ edits: [{ inverse: this.change([{ start, end, text }], 'typed') }] });
     if (this.sel) this.sel = { start: start + text.length, end: start + text.length };
   }
 
@@ -166,16 +179,21 @@ export class MemoryDocument implements DocumentPort {
     return null;
   }
 
-  /** Applies edits in the editor, queues their report to the host; returns the edits that take them back. */
-  private change(edits: TextEdit[], moveSelection: boolean): TextEdit[] {
+  /**
+   * Applies edits in the editor (ours, typed by the person, or an undo, whose text counts as the
+   * person's), queues their report to the host; returns the edits that take them back.
+   */
+  private change(edits: TextEdit[], source: 'ours' | 'typed' | 'undo'): TextEdit[] {
     const desc = [...edits].sort((a, b) => b.start - a.start);
     const changes: TextChange[] = [];
     const removed = new Map<TextEdit, string>();
     for (const e of desc) {
       removed.set(e, this.editorText.slice(e.start, e.end));
+      const gone = this.cells.splice(e.start, e.end - e.start, ...Array.from({ length: e.text.length }, () => (source === 'ours' ? null : this.nextCell++)));
+      if (source === 'ours' && gone.some((c) => c !== null)) this.clobbered.push(removed.get(e)!);
       this.editorText = this.editorText.slice(0, e.start) + e.text + this.editorText.slice(e.end);
       changes.push({ offset: e.start, deletedLength: e.end - e.start, insertedLength: e.text.length, text: e.text });
-      if (this.sel && moveSelection) this.sel = { start: moved(this.sel.start, e, this.sel.start === this.sel.end), end: moved(this.sel.end, e, true) };
+      if (this.sel && source !== 'typed') this.sel = { start: moved(this.sel.start, e, this.sel.start === this.sel.end), end: moved(this.sel.end, e, true) };
     }
     // The edits that take it back, in offsets after the whole edit: each moves by what the edits before it added.
     let shift = 0;
@@ -195,7 +213,7 @@ export class MemoryDocument implements DocumentPort {
     const step = this.steps.pop();
     this.stepOpen = false;
     if (!step) return;
-    for (const e of [...step.edits].reverse()) this.change(e.inverse, true);
+    for (const e of [...step.edits].reverse()) this.change(e.inverse, 'undo');
   }
 
   private drain(): void {

@@ -3,7 +3,7 @@
  * TranscriptModel, its operations into the real DocumentWriter (plain chunks, or the dictation grammar),
  * which writes into a MemoryDocument. The hold-back timer is fired by hand (`holdElapsed()`).
  */
-import { TranscriptModel } from '../../src/client/transcript';
+import { TranscriptModel, type TranscriptModelOptions } from '../../src/client/transcript';
 import type { FormatOptions } from '../../src/dictation';
 import { DocumentWriter } from '../../src/extension/editor/documentWriter';
 import { ENGLISH } from '../../src/extension/ui/l10nText';
@@ -17,11 +17,13 @@ export interface WriterRunOptions extends MemoryDocumentOptions {
   selectionLength?: number;
   /** The dictation grammar's options; without them, chunks are written as the service sent them. */
   grammar?: FormatOptions;
+  /** The transcript model's options (what it ignores). */
+  model?: TranscriptModelOptions;
 }
 
 export class WriterRun {
   readonly doc: MemoryDocument;
-  readonly model = new TranscriptModel();
+  readonly model: TranscriptModel;
   readonly writer: DocumentWriter;
   /** What the run told the user, whether it asked to stop, and how many templates it inserted. */
   readonly told: string[] = [];
@@ -34,6 +36,7 @@ export class WriterRun {
 
   constructor(text = '', options: WriterRunOptions = {}) {
     this.doc = new MemoryDocument(text, options);
+    this.model = new TranscriptModel(options.model);
     const logger: Logger = {
       trace: (m) => this.log.push(m),
       debug: (m) => this.log.push(m),
