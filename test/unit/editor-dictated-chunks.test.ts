@@ -178,4 +178,22 @@ describe('editor: dictated chunks (the real DocumentWriter and dictation grammar
     await late;
     assert.equal(r.text, 'Abdomen: The liver. The spleen. The kidney.');
   });
+  it('a template said while a person edits before the insertion point goes where the insertion point is now', async () => {
+    const t = template('Lungs: {{clear}}\n');
+    const r = new WriterRun('Chest', { grammar: { ...EN, templates: [t] } });
+    const inserting = r.final('c1', 0, 'insert template chest');
+    r.doc.type(0, 5, 'CT');
+    await inserting;
+    assert.equal(r.text, 'CT\n\nLungs: {{clear}}\n');
+    assert.deepEqual(r.doc.invalid, []);
+    await r.final('c2', 1, 'clear period');
+    assert.equal(r.text, 'CT\n\nLungs: clear.\n');
+    // The person replaced the text at the insertion point meanwhile: theirs stays, the template follows it.
+    const z = new WriterRun('A', { anchor: 0, grammar: { ...EN, templates: [t] } });
+    const again = z.final('c1', 0, 'insert template chest');
+    z.doc.type(0, 1, 'Z');
+    await again;
+    assert.equal(z.text, 'Z\n\nLungs: {{clear}}\n');
+    assert.deepEqual(z.doc.clobbered, []);
+  });
 });

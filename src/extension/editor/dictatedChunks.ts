@@ -111,7 +111,8 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   context(start: number, end: number): DocContext {
     let replaceable = 0;
     for (const r of this.target.tracker.all()) {
-      if (r.id !== CURSOR_ID && r.end === start && r.end > r.start && !r.edited) replaceable = Math.max(replaceable, r.end - r.start);
+      // Not the ranges of the run's own (the insertion point, a template on its way): `\u0000…`.
+      if (!r.id.startsWith('\u0000') && r.end === start && r.end > r.start && !r.edited) replaceable = Math.max(replaceable, r.end - r.start);
     }
     return { before: lf(this.target.text(start - BEFORE_CHARS, start)), after: lf(this.target.text(end, end + AFTER_CHARS)), replaceable };
   }

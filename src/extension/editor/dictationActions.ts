@@ -10,6 +10,9 @@ import type { Logger } from '../../shared/logger';
 import type { L10n } from '../ui/l10nText';
 import { CURSOR_ID, type DictationCursor } from './writerTypes';
 
+/** Where a template or an auto-text goes, while its edit is on its way. */
+const TEMPLATE_AT_ID = '\u0000template';
+
 /** What the actions need from outside the document. */
 export interface DictationUi {
   /** "Stop dictation": the run ends (not awaited: it waits for the queue the action runs in). */
@@ -168,29 +171,39 @@ export class DictationActions {
    * Inserts a template or an auto-text at `at` (replacing it), owned by chunk `id` when it was said (so
    * that "delete that" deletes it); its first field is then selected, or the insertion point follows it.
    */
-  private async insert(kind: 'insertTemplate' | 'insertAutoText', template: Template, id: string | null, at: { start: number; end: number }): Promise<void> {
+  private async insert(kind: 'insertTemplate' | 'insertAutoText', template: Template, id: string | null, from: { start: number; end: number }): Promise<void> {
     const target = this.chunks.target;
     const tracker = target.tracker;
     const placed: { value: { start: number; select: { start: number; end: number }; length: number } | null } = { value: null };
     const eol = target.eol;
-    const ok = await target.applyWithRetry(
-      () => {
-        const before = target.text(at.start - 2, at.start).replace(/\r\n?/gu, '\n');
-        const ins = templateInsertion(kind, at.start === 0 ? '' : before, template.content);
-        const text = ins.text.replace(/\n/gu, eol);
-        // Offsets in the document's own line breaks.
-        const toDoc = (n: number): number => ins.text.slice(0, n).replace(/\n/gu, eol).length;
-        placed.value = { start: at.start, select: { start: toDoc(ins.select.start), end: toDoc(ins.select.end) }, length: text.length };
-        const own = id ? tracker.get(id) : undefined;
-        const extend = id !== null && own !== undefined && own.end === at.start && own.end > own.start && !own.edited;
-        const changes = [{ offset: at.start, deletedLength: at.end - at.start, text }];
-        if (id === null) return { changes, effect: { kind: 'edit', id: `template ${template.path}` } };
-        const start = extend && own ? own.start : at.start;
-        return { changes, effect: { kind: 'replace', id, removeIds: extend ? [id, CURSOR_ID] : [CURSOR_ID], offset: start, length: at.start - start + text.length } };
-      },
-      id ? this.chunks.stops(id) : { before: true, after: false },
-      `insert of ${kind === 'insertTemplate' ? 'template' : 'auto-text'} ${template.path}`,
-    );
+    // Tracked while the edit is on its way: a person's edit meanwhile moves it.
+    tracker.track(TEMPLATE_AT_ID, from.start, from.end - from.start);
+    let ok: boolean;
+    try {
+      ok = await target.applyWithRetry(
+        () => {
+          // Where a person edited meanwhile, their text stays: the template goes after it.
+          const now = tracker.get(TEMPLATE_AT_ID) ?? from;
+          const at = 'edited' in now && now.edited ? { start: now.end, end: now.end } : now;
+          const before = target.text(at.start - 2, at.start).replace(/\r\n?/gu, '\n');
+          const ins = templateInsertion(kind, at.start === 0 ? '' : before, template.content);
+          const text = ins.text.replace(/\n/gu, eol);
+          // Offsets in the document's own line breaks.
+          const toDoc = (n: number): number => ins.text.slice(0, n).replace(/\n/gu, eol).length;
+          placed.value = { start: at.start, select: { start: toDoc(ins.select.start), end: toDoc(ins.select.end) }, length: text.length };
+          const own = id ? tracker.get(id) : undefined;
+          const extend = id !== null && own !== undefined && own.end === at.start && own.end > own.start && !own.edited;
+          const changes = [{ offset: at.start, deletedLength: at.end - at.start, text }];
+          if (id === null) return { changes, effect: { kind: 'edit', id: `template ${template.path}` } };
+          const start = extend && own ? own.start : at.start;
+          return { changes, effect: { kind: 'replace', id, removeIds: extend ? [id, CURSOR_ID] : [CURSOR_ID], offset: start, length: at.start - start + text.length } };
+        },
+        id ? this.chunks.stops(id) : { before: true, after: false },
+        `insert of ${kind === 'insertTemplate' ? 'template' : 'auto-text'} ${template.path}`,
+      );
+    } finally {
+      tracker.untrack(TEMPLATE_AT_ID);
+    }
     const p = placed.value;
     if (!ok || !p) {
       this.ui.tell(this.l10n.t('The template could not be inserted.'));
