@@ -105,4 +105,15 @@ describe('editor: plain chunks (the real DocumentWriter on a document in memory)
     assert.deepEqual(seen.at(-1), { start: 5, end: 9 });
     assert.equal(r.text.slice(5, 9), ' two');
   });
+  it('a person who makes the very edit the writer is making (deleting a chunk the service withdraws): the document is as planned', async () => {
+    const r = new WriterRun('', {});
+    await r.final('c1', 0, ')');
+    const withdrawing = r.replace(['c1'], 'p1', 0, '');
+    r.doc.type(0, 1, '');
+    await withdrawing;
+    assert.equal(r.text, '');
+    assert.equal(r.writer.stats.failed, 0, r.log.join('\n'));
+    await r.final('c2', 1, 'next');
+    assert.equal(r.text, 'next');
+  });
 });

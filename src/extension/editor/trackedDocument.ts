@@ -119,6 +119,9 @@ export class TrackedDocument implements Disposable {
       stops,
     );
     if (!ok) {
+      // Refused, but the editor reported these very changes meanwhile (someone made the same edit): the
+      // tracker took them for ours, and the document is as planned.
+      if (this.tracker.isSettled(own)) return true;
       this.tracker.withdraw(own);
       return false;
     }
