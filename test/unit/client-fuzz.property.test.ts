@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { TranscriptModel } from '../../src/client/transcript';
+import { parseFields } from '../../src/dictation';
 import { parseServerMessage, type BatchReplaceMessage, type TranscriptMessage } from '../../src/protocol';
 import { WriterRun } from '../helpers/writerRun';
 
@@ -127,6 +128,9 @@ function userEdit(w: World, at: number, del: number, ins: string): void {
   const doc = w.run.doc;
   const offset = at % (doc.value.length + 1);
   const deleted = Math.min(del, doc.value.length - offset);
+  // Not inside a template field, which "accept defaults" fills whatever it holds (as the person asked).
+  const inside = (f: { start: number; end: number }): boolean => (deleted > 0 ? offset < f.end && offset + deleted > f.start : f.start < offset && offset < f.end);
+  if (parseFields(doc.value).some(inside)) return;
   const authors = doc.authors();
   const before = authors.slice(0, offset).filter((a) => a !== null).length;
   for (const gone of authors.slice(offset, offset + deleted)) if (gone !== null) w.shadow.splice(w.shadow.indexOf(gone), 1);
