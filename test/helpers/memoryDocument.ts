@@ -86,11 +86,6 @@ export class MemoryDocument implements DocumentPort {
     return this.cells;
   }
 
-  /** The number of undo steps. */
-  get undoSteps(): number {
-    return this.steps.length;
-  }
-
   text(start?: number, end?: number): string {
     const t = this.hostText;
     return t.slice(Math.min(Math.max(0, start ?? 0), t.length), Math.min(Math.max(0, end ?? t.length), t.length));
