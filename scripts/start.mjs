@@ -52,13 +52,17 @@ function pocketsphinxInstalled() {
   return lib && existsSync('/usr/share/pocketsphinx/model/en-us/en-us');
 }
 
-/** `npm start -- --engine NAME [--model DIR]`: the service's engine (default: pocketsphinx when installed, else simulated). */
+/**
+ * `npm start -- --engine NAME [--model NAME|DIR] [--proofread-model NAME|DIR]`: the service's engine. By
+ * default the best one installed: a neural model (sherpa-onnx) installed by `npm run models`, else
+ * pocketsphinx, else the simulated engine.
+ */
 function engineArgs(argv) {
-  const out = { engine: undefined, model: undefined };
+  const out = { engine: undefined, model: undefined, 'proofread-model': undefined };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
-    if (flag !== '--engine' && flag !== '--model') {
-      console.error(`[dictee] unknown option ${argv[i]}: npm start takes --engine NAME and --model DIR`);
+    if (flag !== '--engine' && flag !== '--model' && flag !== '--proofread-model') {
+      console.error(`[dictee] unknown option ${argv[i]}: npm start takes --engine NAME, --model NAME|DIR and --proofread-model NAME|DIR`);
       process.exit(2);
     }
     const value = inline ?? argv[++i];
@@ -71,13 +75,52 @@ function engineArgs(argv) {
   return out;
 }
 const chosen = engineArgs(process.argv.slice(2));
-chosen.engine ??= pocketsphinxInstalled() ? 'pocketsphinx' : 'simulated';
+
+/** The catalogue's models as `npm run models -- list --json` tells them (after npm ci: it runs through tsx). */
+function catalogueModels() {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'models', 'cli.ts'), 'list', '--json'], { cwd: root, encoding: 'utf8' });
+  try {
+    return r.status === 0 ? JSON.parse(r.stdout).models : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The best engine installed, unless the command line chose: a neural model, else pocketsphinx, else simulated. */
+function chooseEngine(models) {
+  if (chosen.engine) return;
+  const installed = models.filter((m) => m.state === 'installed');
+  const streaming = installed.find((m) => m.kind === 'online');
+  if (streaming) {
+    chosen.engine = 'sherpa-onnx';
+    chosen.model = streaming.name;
+    chosen['proofread-model'] ??= installed.find((m) => m.kind === 'offline')?.name;
+    return;
+  }
+  chosen.engine = pocketsphinxInstalled() ? 'pocketsphinx' : 'simulated';
+}
 /** What each engine does, as the printed notes say it (lines of at most about 100 characters). */
 const ENGINE_NOTES = {
   simulated: "simulated: it writes the sample report's findings, one word per 300 ms of speech,\n              without recognising speech (each dictation starts the script again)",
   pocketsphinx: 'pocketsphinx: English speech recognition on this machine (dictionary words,\n              no punctuation until a sentence is proofread)',
   'sherpa-onnx': 'sherpa-onnx: the neural model given with --model',
 };
+
+/** The Engine lines of the notes: what runs, and how to get French, Spanish and German when no neural model does. */
+function engineNote(models) {
+  if (chosen.engine === 'sherpa-onnx') {
+    const m = models.find((x) => x.name === chosen.model);
+    return `sherpa-onnx: ${chosen.model}${m ? ` (${m.languages.join(', ')})` : ''}${
+      chosen['proofread-model'] ? `,\n              each sentence proofread by ${chosen['proofread-model']}` : ''
+    }`;
+  }
+  const recommended = models.find((m) => m.kind === 'online')?.name;
+  const french = recommended
+    ? `\n              For French, Spanish and German: npm run models -- fetch ${recommended}\n              (about 0.7 GB from its Hugging Face mirror), then npm start again: it is chosen by itself.`
+    : '';
+  const sphinx = chosen.engine === 'simulated' ? '\n              (install libpocketsphinx3 pocketsphinx-en-us for real English recognition)' : '';
+  return `${ENGINE_NOTES[chosen.engine] ?? chosen.engine}${sphinx}${french}`;
+}
 
 /** Appends to the log file (created by openLog; nothing before it). */
 function log(text) {
@@ -371,7 +414,9 @@ async function main() {
   // it has stopped its children.
   process.on('SIGINT', () => (state.stopping = true));
   process.on('SIGTERM', () => (state.stopping = true));
-  const serviceStarted = step(`starting the service (${chosen.engine} engine)`);
+  const models = catalogueModels();
+  chooseEngine(models);
+  const serviceStarted = step(`starting the service (${chosen.engine} engine${chosen.model ? `, ${chosen.model}` : ''})`);
   const serviceUrl = await superviseService(
     {
       port: servicePort,
@@ -383,6 +428,7 @@ async function main() {
         '--engine',
         chosen.engine,
         ...(chosen.model ? ['--model', chosen.model] : []),
+        ...(chosen['proofread-model'] ? ['--proofread-model', chosen['proofread-model']] : []),
         ...(chosen.engine === 'simulated' ? ['--script', scriptFile] : []),
       ],
     },
@@ -479,8 +525,7 @@ Dictée is running.
   Open        ${url}
   Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/); if it stops (kill it to see the
               editor reconnect), it is started again.
-  Engine      ${ENGINE_NOTES[chosen.engine] ?? chosen.engine}${chosen.engine === 'simulated' ? `
-              (install libpocketsphinx3 pocketsphinx-en-us for real English recognition)` : ''}
+  Engine      ${engineNote(models)}
   Language    ${language.language}: ${language.why}. npm start sets dictee.language to it;
               the setting's own default, auto, follows VS Code's display language.
   API key     a development key (svc_test_…), kept in ${keyFile} (mode 600), is handed to the

@@ -4,7 +4,7 @@
  * a close code), and the advice a person is given for each code. The key never reaches a message: every
  * text that could hold it is scrubbed here.
  */
-import { DEFAULT_RATE_LIMIT_RETRY_MS, ERROR_CODES, errorCodeForClose, type ErrorCode } from '../protocol/errors';
+import { DEFAULT_RATE_LIMIT_RETRY_MS, ERROR_CODES, RETRY, errorCodeForClose, isRetried, type ErrorCode } from '../protocol/errors';
 import { redactKey } from '../protocol/http';
 import { errorMessage } from '../shared/errors';
 import { CONFIG_FIELD_NAMES } from './configFields';
@@ -50,13 +50,8 @@ export class DictationError extends Error {
   }
 }
 
-/** The codes that end a run: the user must change something before trying again. */
-export const FATAL_CODES: ReadonlySet<DictationErrorCode> = new Set<DictationErrorCode>([
-  'AUTH_ERROR',
-  'CONFIG_ERROR',
-  'INIT_ERROR',
-  'CONCURRENCY_LIMIT_EXCEEDED',
-]);
+/** The codes that end a run (not retried on a connection, in the one retry table `RETRY`): the user must change something first. */
+export const FATAL_CODES: ReadonlySet<DictationErrorCode> = new Set((Object.keys(RETRY) as DictationErrorCode[]).filter((c) => !isRetried(c, 'connection')));
 
 export interface ErrorAdvice {
   /** What went wrong, as a person would say it (lower case, no final period). */
@@ -204,7 +199,10 @@ export interface HttpRefusal {
   url: string;
 }
 
-/** Maps a non-2xx answer to a DictationError (401/403 AUTH_ERROR, 429, 5xx, anything else PROTOCOL_ERROR). */
+/**
+ * Maps a non-2xx answer to a DictationError (401/403 AUTH_ERROR, 429, 5xx, anything else PROTOCOL_ERROR);
+ * fatal unless the session init retries it (`RETRY`).
+ */
 export function errorFromHttpRefusal(r: HttpRefusal, key: string): DictationError {
   const error = typeof r.body === 'object' && r.body !== null ? (r.body as { error?: { code?: unknown; message?: unknown; retry_after_ms?: unknown } }).error : undefined;
   const serverMessage = typeof error?.message === 'string' ? scrubKey(error.message, key) : '';
@@ -221,15 +219,16 @@ export function errorFromHttpRefusal(r: HttpRefusal, key: string): DictationErro
   }
   if (status === 429) {
     if (code === 'CONCURRENCY_LIMIT_EXCEEDED') {
-      return new DictationError({ code, status, fatal: true, retryAfterMs, message: `concurrency limit reached${detail}` });
+      return new DictationError({ code, status, fatal: !isRetried(code, 'init'), retryAfterMs, message: `concurrency limit reached${detail}` });
     }
     const wait = retryAfterMs || DEFAULT_RATE_LIMIT_RETRY_MS;
-    return new DictationError({ code: 'RATE_LIMITED', status, fatal: false, retryAfterMs: wait, message: `rate limited by the service; retry in ${Math.ceil(wait / 1000)} s${detail}` });
+    return new DictationError({ code: 'RATE_LIMITED', status, fatal: !isRetried('RATE_LIMITED', 'init'), retryAfterMs: wait, message: `rate limited by the service; retry in ${Math.ceil(wait / 1000)} s${detail}` });
   }
   if (status >= 500) {
-    return new DictationError({ code: 'INTERNAL_ERROR', status, fatal: false, retryAfterMs, message: `the service failed (HTTP ${status}) at ${r.url}${detail}` });
+    return new DictationError({ code: 'INTERNAL_ERROR', status, fatal: !isRetried('INTERNAL_ERROR', 'init'), retryAfterMs, message: `the service failed (HTTP ${status}) at ${r.url}${detail}` });
   }
-  return new DictationError({ code: code ?? 'PROTOCOL_ERROR', status, fatal: true, retryAfterMs, message: `unexpected answer HTTP ${status} from ${r.url}${detail}` });
+  const other = code ?? 'PROTOCOL_ERROR';
+  return new DictationError({ code: other, status, fatal: !isRetried(other, 'init'), retryAfterMs, message: `unexpected answer HTTP ${status} from ${r.url}${detail}` });
 }
 
 /** A request that got no answer: TIMEOUT when it was aborted by its timeout, NETWORK_ERROR otherwise. */

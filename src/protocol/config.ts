@@ -3,16 +3,14 @@
  * Defaults are the spec's; bounds and preset values are our decisions (docs/protocol.md).
  */
 import { z } from 'zod';
+import { LANGUAGES, SPECIALTIES, type Language, type Specialty } from '../shared/vocabulary';
 
-export const LANGUAGES = ['fr', 'en', 'es', 'de'] as const;
-export const SPECIALTIES = ['general', 'radiology', 'cardiology', 'legal'] as const;
+export { LANGUAGES, SPECIALTIES, type Language, type Specialty };
 export const PRESETS = ['balanced', 'low_latency', 'high_quality'] as const;
 /** The only encoding any engine of ours takes. Other strings pass validation and fail with INIT_ERROR. */
 export const SUPPORTED_ENCODING = 'pcm_s16le';
 export const DEFAULT_SAMPLE_RATE = 16000;
 
-export type Language = (typeof LANGUAGES)[number];
-export type Specialty = (typeof SPECIALTIES)[number];
 export type Preset = (typeof PRESETS)[number];
 
 /** Numeric bounds of each numeric field, inclusive. */

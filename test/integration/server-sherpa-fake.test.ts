@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fakeInstalled } from '../helpers/fakeModels';
+import { fakeCatalogue, fakeInstalled } from '../helpers/fakeModels';
 import { type TestServer, WsProbe, startServer } from '../helpers/server';
 import { silence } from '../helpers/speech';
 
@@ -41,6 +41,7 @@ describe('server with the sherpa-onnx engine on a FAKE addon (plumbing only: no 
       args: ['--engine', 'sherpa-onnx', '--model', 'fake-nemotron', '--proofread-model', 'fake-parakeet', '--workers', '1'],
       env: {
         DICTEE_MODELS_DIR: models,
+        DICTEE_MODEL_CATALOGUE: fakeCatalogue(models),
         NODE_OPTIONS: '--require tsx/cjs',
         DICTEE_TEST_SHERPA_ADDON: path.resolve(__dirname, '..', 'helpers', 'fakeSherpaModule.ts'),
         DICTEE_FAKE_SHERPA_SCRIPTS: JSON.stringify(SCRIPTS),

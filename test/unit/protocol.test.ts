@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { parseClientMessage, resolveConfig, redactUrl, redactKey, looksLikeApiKey, closeCodeFor, errorCodeForClose, ERROR_CODES } from '../../src/protocol';
+import * as dictation from '../../src/dictation';
+import { parseClientMessage, resolveConfig, redactUrl, redactKey, looksLikeApiKey, closeCodeFor, errorCodeForClose, ERROR_CODES, LANGUAGES, SPECIALTIES, RETRY, isRetried } from '../../src/protocol';
 
 describe('protocol: client messages', () => {
   const bad: Array<[string, string, RegExp]> = [
@@ -83,6 +84,11 @@ describe('protocol: configuration', () => {
     assert.equal(c.engine_endpointing, 0.3);
     assert.equal(c.silence_threshold, 3);
   });
+  it('takes the languages and specialties the dictation grammar has: one list (src/shared/vocabulary.ts)', () => {
+    assert.equal(LANGUAGES, dictation.LANGUAGES);
+    assert.equal(SPECIALTIES, dictation.SPECIALTIES);
+    assert.deepEqual([...LANGUAGES], ['fr', 'en', 'es', 'de']);
+  });
   it('rejects endpointing not shorter than the sentence pause', () => {
     assert.throws(() => resolveConfig({ engine_endpointing: 2, silence_threshold: 1 }), /engine_endpointing \(2 s\) must be shorter/);
   });
@@ -119,5 +125,13 @@ describe('protocol: secrets and codes', () => {
     const closes = new Set(ERROR_CODES.map(closeCodeFor));
     assert.equal(closes.size, ERROR_CODES.length);
     for (const c of ERROR_CODES) assert.equal(errorCodeForClose(closeCodeFor(c)), c);
+  });
+  it('has one retry table: every code, at the session init and on a connection', () => {
+    const retried = (stage: 'init' | 'connection'): string[] => (Object.keys(RETRY) as Array<keyof typeof RETRY>).filter((c) => isRetried(c, stage)).sort();
+    assert.deepEqual(Object.keys(RETRY).sort(), [...ERROR_CODES, 'NETWORK_ERROR', 'TIMEOUT'].sort(), 'one row per code, no other');
+    // A connection that ends with any other code ends the run: the user must act (CONCURRENCY_LIMIT_EXCEEDED included).
+    assert.deepEqual(retried('connection'), ['INTERNAL_ERROR', 'NETWORK_ERROR', 'PROTOCOL_ERROR', 'RATE_LIMITED', 'SESSION_IDLE', 'TIMEOUT']);
+    // At the session init only what the service gets over by itself.
+    assert.deepEqual(retried('init'), ['INTERNAL_ERROR', 'RATE_LIMITED', 'TIMEOUT']);
   });
 });

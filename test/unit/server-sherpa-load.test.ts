@@ -15,16 +15,18 @@ import { loadSherpa } from '../../src/server/engine/sherpa/addon';
 import { sherpaFactory, sherpaProofreader } from '../../src/server/engine/sherpa/factory';
 import { SherpaSentenceDecoder } from '../../src/server/engine/sherpa/proofread';
 import { readFileSync } from 'node:fs';
-import { fakeInstalled } from '../helpers/fakeModels';
+import { fakeCatalogue, fakeInstalled } from '../helpers/fakeModels';
 
 describe('sherpa-onnx: --model NAME|DIR and --proofread-model before any native call', () => {
   const models = mkdtempSync(path.join(os.tmpdir(), 'dictee-models-'));
-  const env = { DICTEE_MODELS_DIR: models };
+  const env = { DICTEE_MODELS_DIR: models, DICTEE_MODEL_CATALOGUE: fakeCatalogue(models) };
+  const NEMOTRON = 'sherpa-onnx-nemotron-3.5-asr-streaming-0.6b-560ms-int8-2026-06-11';
 
   it('a NAME not installed: the error says to fetch it by that name, or to import it where the host cannot be reached', async () => {
-    await assert.rejects(loadModel('nemotron-fr', 'model', env), (e: Error) => {
+    fakeInstalled(path.join(models, 'placeholder'));
+    await assert.rejects(loadModel(NEMOTRON, 'model', env), (e: Error) => {
       assert.ok(e instanceof ModelNotInstalledError);
-      assert.match(e.message, new RegExp(`model nemotron-fr is not installed in ${models}: run npm run models -- fetch nemotron-fr`));
+      assert.match(e.message, new RegExp(`model ${NEMOTRON.replace(/\./g, '\\.')} is not installed in ${models}\\. Install it with: npm run models -- fetch ${NEMOTRON.replace(/\./g, '\\.')}`));
       assert.match(e.message, /npm run models -- import/);
       assert.doesNotMatch(e.message, /--engine sherpa-onnx/, 'no advice that leads back to the same start');
       return true;
@@ -44,7 +46,7 @@ describe('sherpa-onnx: --model NAME|DIR and --proofread-model before any native 
   it('a corrupt file of a NAME: the hash error, and how to install it again by name', async () => {
     const dir = fakeInstalled(path.join(models, 'corrupt-x'));
     writeFileSync(path.join(dir, 'joiner.int8.onnx'), 'not a model: joiner.int8.onnY');
-    await assert.rejects(loadModel('corrupt-x', 'model', env), (e: Error) => e instanceof ModelCorruptError && /does not match its sha256.*npm run models -- fetch corrupt-x installs it again/.test(e.message));
+    await assert.rejects(loadModel('corrupt-x', 'model', env), (e: Error) => e instanceof ModelCorruptError && /does not match its sha256.*npm run models -- fetch corrupt-x \(it replaces a damaged copy\)/.test(e.message));
   });
 
   it('an offline model is refused as --model, a streaming one as --proofread-model, each saying which flag takes it', async () => {
@@ -64,7 +66,21 @@ describe('sherpa-onnx: --model NAME|DIR and --proofread-model before any native 
   });
 
   describe('the real sherpa-onnx-node addon', () => {
-    const missing = { dir: '/nonexistent/m', name: 'm', languages: ['fr'], encoder: '/nonexistent/m/e.onnx', decoder: '/nonexistent/m/d.onnx', joiner: '/nonexistent/m/j.onnx', tokens: '/nonexistent/m/tokens.txt', featureDim: 128 };
+    const missing = {
+      dir: '/nonexistent/m',
+      name: 'm',
+      kind: 'online' as const,
+      languages: ['fr'],
+      perStreamLanguage: false,
+      punctuates: false,
+      licence: 'none',
+      revision: '0'.repeat(40),
+      encoder: '/nonexistent/m/e.onnx',
+      decoder: '/nonexistent/m/d.onnx',
+      joiner: '/nonexistent/m/j.onnx',
+      tokens: '/nonexistent/m/tokens.txt',
+      featureDim: 128,
+    };
 
     it('refuses a configuration whose files are missing with "Please check your config!" (what our checks come before)', () => {
       const addon = loadSherpa();
@@ -80,9 +96,9 @@ describe('sherpa-onnx: --model NAME|DIR and --proofread-model before any native 
 
     it('the proofreading model refused by the addon: each sentence fails with the reason (the first pass stays), no thread restarted', () => {
       const dir = fakeInstalled(path.join(models, 'broken-parakeet'), { modelType: 'nemo_transducer' });
-      const model = { ...missing, dir, tokens: path.join(dir, 'tokens.txt'), modelType: 'nemo_transducer' };
+      const model = { ...missing, kind: 'offline' as const, dir, tokens: path.join(dir, 'tokens.txt'), modelType: 'nemo_transducer' };
       assert.throws(() => new SherpaSentenceDecoder(loadSherpa(), model, mkdtempSync(path.join(os.tmpdir(), 'dictee-bpe-'))), /refused the proofreading model in .*Please check your config!/);
-      const decode = sherpaProofreader({ engine: 'sherpa-onnx', model: { ...missing, kind: 'online', tailPaddingMs: 560 }, proofreadModel: { ...model, kind: 'offline', tailPaddingMs: 560 } }, loadSherpa());
+      const decode = sherpaProofreader({ engine: 'sherpa-onnx', model: { ...missing, kind: 'online', tailPaddingMs: 560 }, proofreadModel: { ...model, tailPaddingMs: 560 } }, loadSherpa());
       assert.throws(() => decode(new Int16Array(16000), 'Doliprane'), /Please check your config!/);
     });
   });

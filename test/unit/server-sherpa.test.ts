@@ -41,7 +41,22 @@ function setup(o: { config?: ClientConfig; languages?: string[]; offline?: (samp
   const { batcher, turn } = manualBatcher(online);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-fake-sherpa-'));
   writeFileSync(path.join(dir, 'tokens.txt'), '<blk> 0\n▁bon 1\njour 2\n');
-  const model: SherpaModel = { dir, name: 'fake', languages: ['fr'], encoder: 'e', decoder: 'd', joiner: 'j', tokens: path.join(dir, 'tokens.txt'), featureDim: 128, modelType: 'nemo_transducer' };
+  const model: SherpaModel = {
+    dir,
+    name: 'fake',
+    kind: 'offline',
+    languages: ['fr'],
+    perStreamLanguage: false,
+    punctuates: true,
+    licence: 'none',
+    revision: '0'.repeat(40),
+    encoder: 'e',
+    decoder: 'd',
+    joiner: 'j',
+    tokens: path.join(dir, 'tokens.txt'),
+    featureDim: 128,
+    modelType: 'nemo_transducer',
+  };
   const decoder = o.proofread === false ? undefined : new SherpaSentenceDecoder(addon, model, dir);
   const make = (config: ClientConfig = o.config ?? {}) =>
     new SherpaRecognizer({

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { ProofMarks, type DoubtfulMark } from '../../client/proofreading/proofMarks';
-import { REOPEN_GRACE_MS, textChanges } from '../editor/trackedDocument';
+import { REOPEN_GRACE_MS, textChanges } from '../editor/vscodeDocument';
 import { DEFAULT_PROOFREADING_THRESHOLD } from '../settingsMap';
 import { doubtfulView } from '../ui/statusText';
 

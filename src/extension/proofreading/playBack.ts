@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { PlacedChunk } from '../../client/proofreading/proofMarks';
 import { RunAudio, timedWords, wavOf, type TimedWord } from '../../client/proofreading/runAudio';
-import { REOPEN_GRACE_MS } from '../editor/trackedDocument';
+import { REOPEN_GRACE_MS } from '../editor/vscodeDocument';
 import type { DoubtfulWords } from './doubtfulWords';
 import { playerHtml } from './playerHtml';
 

@@ -18,6 +18,7 @@ import { errorMessage } from '../../shared/errors';
 import { rewritingLogger, type Logger } from '../../shared/logger';
 import type { DictatedChunks, DictationSetup } from '../editor/dictatedChunks';
 import { DocumentWriter } from '../editor/documentWriter';
+import { VscodeDocument } from '../editor/vscodeDocument';
 import type { Notifications } from './notifications';
 import type { ProvisionalDecoration } from '../editor/provisionalDecoration';
 import { type RescueReason, rescueText } from './rescue';
@@ -104,6 +105,8 @@ export class DictationRun {
   private readonly capture: MicrophoneCapture | AudioFileSource;
   private readonly model: TranscriptModel;
   private readonly writer: DocumentWriter;
+  /** The target document, through the editor's port (what the writer sees of VS Code). */
+  private readonly target: VscodeDocument;
   private readonly silence: SilenceDetector;
   private readonly meter = new LevelMeter();
   private wasConnected = false;
@@ -145,23 +148,24 @@ export class DictationRun {
     const hide = documentNames(target.doc.uri);
     this.log = rewritingLogger(baseLog, (m) => `${sessionLogPrefix(this.session.sessionId)} ${hide(m)}`);
     this.model = new TranscriptModel({ onIgnored: (i) => this.log.debug(`transcript: ignored a message (${i.reason})`) });
-    this.writer = new DocumentWriter(target.doc, target.anchor, target.selectionLength, this.log, decoration, dictation);
+    this.target = new VscodeDocument(target.doc, decoration, this.log);
+    this.writer = new DocumentWriter(this.target, target.anchor, target.selectionLength, this.log, dictation);
     this.capture =
       source.kind === 'file'
         ? new AudioFileSource(source.path, settings.sampleRate, () => this.canTakeFileAudio())
         : new MicrophoneCapture({ recorder: settings.recorder, device: settings.device, sampleRate: settings.sampleRate, logger: this.log });
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
-    this.disposables.push(this.writer, ...this.wireSession(), ...this.wireCapture());
+    this.disposables.push(this.writer, this.target, ...this.wireSession(), ...this.wireCapture());
     this.audio = settings.proofreadingThreshold > 0 ? host.playBack.keep(target.doc, id, settings.sampleRate) : undefined;
     this.proofreading =
       settings.proofreadingThreshold > 0
         ? new RunProofreading(
             id,
-            () => this.writer.doc,
+            () => this.target.doc,
             host.doubtfulWords.marksFor(target.doc, settings.proofreadingThreshold),
             host.doubtfulWords,
-            dictation ? { language: settings.language, run: (a) => void host.correctThat.spoken(this.writer.doc, a) } : undefined,
+            dictation ? { language: settings.language, run: (a) => void host.correctThat.spoken(this.target.doc, a) } : undefined,
             () => {
               this.log.warn(`run ${id}: several utterances in a row came back with very low confidence (another language than ${settings.language}?)`);
               tellWrongLanguage(settings.language);
@@ -183,7 +187,7 @@ export class DictationRun {
 
   /** The document the run writes to. */
   get document(): vscode.TextDocument {
-    return this.writer.doc;
+    return this.target.doc;
   }
 
   /** The dictation grammar's writer (fields, templates, commands), when the grammar is on. */
@@ -295,7 +299,7 @@ export class DictationRun {
   /** Everything dictated in the run, and the words left provisional, into a new document: nothing is lost. */
   private async rescue(leftover: string, reason: RescueReason): Promise<void> {
     const text = [this.model.committedText(), leftover].filter((t) => t.trim() !== '').join(' ');
-    await rescueText(text, reason, { languageId: this.writer.doc.languageId, dir: this.host.rescueDir, notifications: this.host.notifications, log: this.log, runId: this.id });
+    await rescueText(text, reason, { languageId: this.target.doc.languageId, dir: this.host.rescueDir, notifications: this.host.notifications, log: this.log, runId: this.id });
   }
 
 

@@ -10,86 +10,63 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { errorMessage } from '../../../shared/errors';
 import { EngineUnavailableError } from '../engine';
-import { ModelNotInstalledError, type SherpaModel, verifiedModel } from './model';
+import { CATALOGUE, type CatalogueEntry } from './catalogue';
+import { ModelCorruptError, type SherpaModel, defaultModelsDir, offlineRecognizerConfig, onlineRecognizerConfig, resolveModel } from './model';
 
 /** `online`: a streaming transducer (the first pass); `offline`: a whole-utterance one (the proofreading pass). */
-export type ModelKind = 'online' | 'offline';
+export type ModelKind = SherpaModel['kind'];
 
-/** A verified model, what it is for, and how much silence ends its last chunk. */
+/** A verified model, and how much silence ends its last chunk. */
 export interface LoadedModel extends SherpaModel {
-  kind: ModelKind;
   /** Silence fed at the end of an utterance so that its last chunk is decoded (the model's chunk, at least). */
   tailPaddingMs: number;
 }
 
-/** Where `npm run models` installs: DICTEE_MODELS_DIR, else $XDG_CACHE_HOME/dictee/models, else ~/.cache/dictee/models. */
-export function modelsDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.DICTEE_MODELS_DIR) return path.resolve(env.DICTEE_MODELS_DIR);
-  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'dictee', 'models');
-}
+/** The silence that decodes a streaming model's last chunk: Nemotron's chosen export has 560 ms chunks. */
+const TAIL_PADDING_MS = 560;
 
-/** A model name (a catalogue entry) rather than a path: no separator, not `.` or `..`. */
-export function isModelName(nameOrDir: string): boolean {
-  return !/[\\/]/.test(nameOrDir) && nameOrDir !== '.' && nameOrDir !== '..' && !nameOrDir.startsWith('~');
-}
-
-/** The model's kind: the marker's when it says, else an offline NeMo transducer by its type. */
-export function kindOf(model: SherpaModel): ModelKind {
-  const said = (model as { kind?: unknown }).kind;
-  if (said === 'online' || said === 'offline') return said;
-  return model.modelType === 'nemo_transducer' ? 'offline' : 'online';
+/**
+ * The catalogue the service resolves `--model NAME` in: the built-in one, and the entries of the JSON file
+ * `DICTEE_MODEL_CATALOGUE` names (a team's own models, laid out and locked as `npm run models` does).
+ */
+export function serviceCatalogue(env: NodeJS.ProcessEnv = process.env): readonly CatalogueEntry[] {
+  const file = env.DICTEE_MODEL_CATALOGUE;
+  if (!file) return CATALOGUE;
+  let extra: unknown;
+  try {
+    extra = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new EngineUnavailableError(`DICTEE_MODEL_CATALOGUE ${file} cannot be read as JSON (${errorMessage(e)})`);
+  }
+  const entries = Array.isArray(extra) ? (extra as CatalogueEntry[]) : [];
+  const bad = entries.find((e) => !e || typeof e.name !== 'string' || (e.kind !== 'online' && e.kind !== 'offline') || !Array.isArray(e.files) || !Array.isArray(e.languages));
+  if (!Array.isArray(extra) || bad) throw new EngineUnavailableError(`DICTEE_MODEL_CATALOGUE ${file} is not a list of catalogue entries (name, kind, languages, files)`);
+  return [...CATALOGUE, ...entries];
 }
 
 /**
  * Resolves and verifies `--model` (`role: 'model'`, a streaming model) or `--proofread-model` (`role:
- * 'proofread'`, an offline one). A NAME is looked for in {@link modelsDir}; its absence says what to run.
+ * 'proofread'`, an offline one): a NAME in the models directory, or a DIR; every file hashed against its
+ * lock before any native call. A missing or damaged model's error says what to run.
  */
 export async function loadModel(nameOrDir: string, role: 'model' | 'proofread', env: NodeJS.ProcessEnv = process.env): Promise<LoadedModel> {
-  const flag = role === 'model' ? '--model' : '--proofread-model';
-  const byName = isModelName(nameOrDir) && !existsSync(nameOrDir);
-  const dir = byName ? path.join(modelsDir(env), nameOrDir) : path.resolve(nameOrDir);
-  if (byName && !existsSync(dir)) {
-    throw new ModelNotInstalledError(
-      `model ${nameOrDir} is not installed in ${modelsDir(env)}: run npm run models -- fetch ${nameOrDir}` +
-        ` (on a machine that cannot reach the model's host, download it on one that can and run npm run models -- import <archive or directory> there);` +
-        ` npm run models -- list shows the models ${flag} takes`,
-    );
-  }
-  let model: SherpaModel;
-  try {
-    model = await verifiedModel(dir); // every file hashed before any native call
-  } catch (e) {
-    if (byName && e instanceof EngineUnavailableError) throw new (e.constructor as typeof EngineUnavailableError)(`${e.message} (npm run models -- fetch ${nameOrDir} installs it again)`);
-    throw e;
-  }
-  const kind = kindOf(model);
+  const model = await resolveModel(nameOrDir, defaultModelsDir(env), { catalogue: serviceCatalogue(env) });
   const want: ModelKind = role === 'model' ? 'online' : 'offline';
-  if (kind !== want) {
-    throw new EngineUnavailableError(
+  if (model.kind !== want) {
+    throw new ModelCorruptError(
       role === 'model'
-        ? `${model.name} (${dir}) is an offline model: it serves the proofreading pass (--proofread-model ${nameOrDir}), not streaming (--model takes a streaming model)`
-        : `${model.name} (${dir}) is a streaming model: --proofread-model takes an offline model (Parakeet TDT 0.6B v3)`,
+        ? `${model.name} (${model.dir}) is an offline model: it serves the proofreading pass (--proofread-model ${nameOrDir}), not streaming (--model takes a streaming model)`
+        : `${model.name} (${model.dir}) is a streaming model: --proofread-model takes an offline model (Parakeet TDT 0.6B v3)`,
     );
   }
-  const chunkMs = (model as { chunkMs?: unknown }).chunkMs;
-  return { ...model, kind, tailPaddingMs: Math.max(400, typeof chunkMs === 'number' ? chunkMs : 560) };
+  return { ...model, tailPaddingMs: TAIL_PADDING_MS };
 }
 
 /** The OnlineRecognizer's configuration (streaming-asr.js): the segmenter decides utterances, so no endpointing. */
 export function onlineConfig(model: SherpaModel): object {
-  return {
-    featConfig: { sampleRate: 16000, featureDim: model.featureDim },
-    modelConfig: {
-      transducer: { encoder: model.encoder, decoder: model.decoder, joiner: model.joiner },
-      tokens: model.tokens,
-      numThreads: 1,
-      provider: 'cpu',
-      ...(model.modelType ? { modelType: model.modelType } : {}),
-    },
-    decodingMethod: 'greedy_search',
-    enableEndpoint: false,
-  };
+  return onlineRecognizerConfig(model, { decodingMethod: 'greedy_search', enableEndpoint: false });
 }
 
 /**
@@ -98,17 +75,10 @@ export function onlineConfig(model: SherpaModel): object {
  * hotwords in plain words (as sherpa-onnx's Parakeet hotwords example does).
  */
 export function offlineConfig(model: SherpaModel, bpeVocab: string): object {
+  const base = offlineRecognizerConfig(model);
   return {
-    featConfig: { sampleRate: 16000, featureDim: model.featureDim },
-    modelConfig: {
-      transducer: { encoder: model.encoder, decoder: model.decoder, joiner: model.joiner },
-      tokens: model.tokens,
-      numThreads: 1,
-      provider: 'cpu',
-      modelType: model.modelType ?? 'nemo_transducer',
-      modelingUnit: 'bpe',
-      bpeVocab,
-    },
+    ...base,
+    modelConfig: { ...(base.modelConfig as object), modelType: model.modelType ?? 'nemo_transducer', modelingUnit: 'bpe', bpeVocab },
     decodingMethod: 'modified_beam_search',
     maxActivePaths: 4,
     hotwordsScore: 1.5,
