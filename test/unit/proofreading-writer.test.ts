@@ -71,6 +71,18 @@ describe('proofreading: doubtful words through the real writer and grammar', () 
     await p.run.finish();
   });
 
+  it('words the grammar held back are marked once they are written', async () => {
+    const p = new ProofRun();
+    await p.final('c1', 'la rate est nouvelle', { nouvelle: 0.3 });
+    assert.equal(p.run.text, 'La rate est', '"nouvelle" may begin "nouvelle ligne": held back');
+    assert.deepEqual(p.marked(), []);
+    await p.run.holdElapsed();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(p.run.text, 'La rate est nouvelle');
+    assert.deepEqual(p.marked(), ['nouvelle']);
+    await p.run.finish();
+  });
+
   it('"choisir deux" writes nothing and reaches Correct That; the last utterance stays the dictated one', async () => {
     const p = new ProofRun();
     await p.final('c1', 'le foie est normal point', { foie: 0.3 }, ['le froid est normal point']);
