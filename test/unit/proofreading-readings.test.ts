@@ -48,6 +48,8 @@ describe('proofreading: Correct That readings', () => {
     const e = readingEdit(written, w, r);
     assert.equal(e.whole, true);
     assert.equal(apply(written, e), 'nodule de trois virgule trois centimètres');
+    // The space the chunk was written with stays.
+    assert.equal(apply(` ${written}`, readingEdit(` ${written}`, w, r)), ' nodule de trois virgule trois centimètres');
   });
 
   it('the words under a selection or a cursor; words without letters are not counted', () => {

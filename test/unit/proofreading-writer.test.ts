@@ -71,6 +71,18 @@ describe('proofreading: doubtful words through the real writer and grammar', () 
     await p.run.finish();
   });
 
+  it('a rewrite of a sentence that is not the last one is placed where that sentence was', async () => {
+    const p = new ProofRun();
+    await p.final('c1', 'le foie', { foie: 0.3 });
+    await p.final('c2', 'la rate', { rate: 0.3 });
+    const words = ['le', 'foie', 'point'].map((w, i) => ({ text: w, start_ms: i * 300, end_ms: i * 300 + 250, confidence: w === 'le' ? 0.3 : 0.9 }));
+    await p.send({ type: 'batch.replace', seq: 10, data: { target_ids: ['c1'], new_chunk: { id: 'p1', index: 0, text: 'le foie point', status: 'final', words } } });
+    await p.run.finish();
+    assert.equal(p.run.text, 'Le foie. la rate');
+    assert.deepEqual(p.marked(), ['Le', 'rate']);
+    assert.equal(p.marks.chunk('1:p1')?.start, 0);
+  });
+
   it('words the grammar held back are marked once they are written', async () => {
     const p = new ProofRun();
     await p.final('c1', 'la rate est nouvelle', { nouvelle: 0.3 });

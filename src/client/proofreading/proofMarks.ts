@@ -95,6 +95,17 @@ export class ProofMarks {
     return this.place(c.id, start, end, written(), details);
   }
 
+  /**
+   * Where the text of chunks `ids` stands now, from the first one's start to the last one's end; undefined
+   * when none is placed. Once the writer has rewritten them, that is where their rewrite is: the edit
+   * that replaced their text swallowed their ranges, which now cover what replaced it.
+   */
+  spanOf(ids: readonly string[]): { start: number; end: number } | undefined {
+    const rs = ids.map((id) => this.chunks.get(id)).filter((r) => r !== undefined);
+    if (rs.length === 0) return undefined;
+    return { start: Math.min(...rs.map((r) => r.start)), end: Math.max(...rs.map((r) => r.end)) };
+  }
+
   /** The chunks `ids` were replaced (their text is gone): they are forgotten. */
   forget(ids: readonly string[]): void {
     for (const id of ids) {

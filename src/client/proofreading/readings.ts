@@ -82,7 +82,9 @@ export function wordsIn(written: string, words: readonly WordInfo[], start: numb
  * said (or at their place for words added), else over the whole chunk with the whole alternative.
  */
 export function readingEdit(written: string, words: readonly WordInfo[], reading: Reading): ChunkEdit {
-  const whole: ChunkEdit = { start: 0, end: written.length, text: reading.full, whole: true };
+  // The whole chunk, without the spaces around it (a chunk is written with the space before it).
+  const lead = written.length - written.trimStart().length;
+  const whole: ChunkEdit = { start: lead, end: Math.max(lead, written.trimEnd().length), text: reading.full, whole: true };
   const exact = new Map<number, { start: number; end: number }>();
   for (const s of placeWords(written, words)) if (s.exact) exact.set(s.words[0]!, s);
   if (reading.from < reading.to) {

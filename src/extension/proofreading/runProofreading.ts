@@ -68,17 +68,23 @@ export class RunProofreading {
         if (a) void written.then(() => commands.run(a));
       }
     }
-    const replaced = ops.flatMap((op) => (op.kind === 'replace' ? op.targetIds.filter((t) => t !== op.id) : []));
     const details = finalDetails(m);
     // The engine's first reading of each utterance (a proofread rewrite of the same words is not counted twice).
     if (details && m.type === 'transcript' && this.doubt.push(details.words)) this.wrongLanguage?.();
     const op = details && ops.find((o) => o.kind !== 'provisional' && o.id === details.id && o.text.trim() !== '');
-    if (replaced.length === 0 && !op) return;
+    const replaces = ops.filter((o) => o.kind === 'replace');
+    if (replaces.length === 0 && !op) return;
     // The service session the chunk's times are in: the one that sent it.
     const generation = this.audio?.generation;
+    const targets = replaces.flatMap((o) => o.targetIds.map((t) => this.key(t)));
+    // Text a person changed is not rewritten by the writer: its marks are not replaced either.
+    const kept = targets.some((t) => this.marks.chunk(t)?.edited);
     void written.then(() => {
-      this.marks.forget(replaced.map((t) => this.key(t)));
-      const r = this.last;
+      // A rewrite stands where its targets' text was: the edit that replaced it swallowed their ranges.
+      const rewritten = op?.kind === 'replace' && !kept ? this.marks.spanOf(op.targetIds.map((t) => this.key(t))) : undefined;
+      this.marks.forget(targets);
+      // A new chunk: where the writer says its last chunk with text now stands.
+      const r = op?.kind === 'replace' ? rewritten : this.last;
       if (details && op && r && r.end > r.start) {
         const audio = generation !== undefined && details.span ? { run: this.runId, generation, ...details.span } : undefined;
         this.marks.place(this.key(details.id), r.start, r.end, this.text(r.start, r.end), { words: details.words, alternatives: details.alternatives, ...(audio ? { audio } : {}) });
