@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { lastOccurrence, letteredWords, readingEdit, readings, wordsIn } from '../../src/client/proofreading/readings';
 import type { WordInfo } from '../../src/client/proofreading/wordMap';
 import { correctionCommand } from '../../src/extension/proofreading/runProofreading';
+import { formatReading } from '../../src/extension/proofreading/readingText';
 
 const words = (text: string): WordInfo[] => text.split(' ').map((t) => ({ text: t, confidence: 0.5 }));
 const apply = (written: string, e: { start: number; end: number; text: string }): string => written.slice(0, e.start) + e.text + written.slice(e.end);
@@ -85,5 +86,27 @@ describe('proofreading: correction commands said alone reach Correct That, in th
     assert.deepEqual(correctionCommand('épeler b r o n c h e', 'fr'), { kind: 'spellThat', letters: 'bronche' });
     assert.equal(correctionCommand('scratch that', 'en'), undefined);
     assert.equal(correctionCommand('il faut choisir deux options', 'fr'), undefined);
+  });
+});
+
+describe('proofreading: a reading written as dictated text', () => {
+  const doc = 'Indication : bilan. Nodule de 3,2\u00a0cm.';
+  const chunkStart = doc.indexOf(' Nodule');
+  const written = doc.slice(chunkStart);
+  const w = words('nodule de trois virgule deux centimètres point');
+
+  it('through the grammar, against the text around it: numbers, units, the capital of a sentence', () => {
+    const r = readings(w.map((x) => x.text), ['nodule de trois virgule trois centimètres point'])[0]!;
+    const e = formatReading(doc, chunkStart, readingEdit(written, w, r), { language: 'fr' });
+    assert.equal(doc.slice(0, chunkStart + e.start) + e.text + doc.slice(chunkStart + e.end), 'Indication : bilan. Nodule de 3,3\u00a0cm.');
+    const word = readings(w.map((x) => x.text), ['module de trois virgule deux centimètres point'])[0]!;
+    const we = formatReading(doc, chunkStart, readingEdit(written, w, word), { language: 'fr' });
+    assert.equal(we.text, 'Module', 'a sentence begins with a capital');
+  });
+
+  it('as the engine wrote it when the grammar is off; a deletion is not formatted', () => {
+    const e = { start: 1, end: 7, text: 'module', whole: false };
+    assert.deepEqual(formatReading(doc, chunkStart, e, undefined), e);
+    assert.deepEqual(formatReading(doc, chunkStart, { ...e, text: '' }, { language: 'fr' }), { ...e, text: '' });
   });
 });

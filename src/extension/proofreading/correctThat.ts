@@ -7,10 +7,11 @@
  * on, against the text around them.
  */
 import * as vscode from 'vscode';
-import { formatText, type DictationAction, type FormatOptions } from '../../dictation';
+import type { DictationAction, FormatOptions } from '../../dictation';
 import type { PlacedChunk } from '../../client/proofreading/proofMarks';
 import { lastOccurrence, letteredWords, readingEdit, readings, wordsIn, type ChunkEdit } from '../../client/proofreading/readings';
 import type { DoubtfulWords } from './doubtfulWords';
+import { formatReading } from './readingText';
 
 interface ReadingItem extends vscode.QuickPickItem {
   edit: ChunkEdit;
@@ -168,12 +169,7 @@ export class CorrectThat implements vscode.Disposable {
 
   /** The reading through the grammar (when it is on), against the text around it. */
   private formatted(d: vscode.TextDocument, chunkStart: number, e: ChunkEdit): ChunkEdit {
-    const options = this.grammar(d);
-    if (!options || e.text.trim() === '') return e;
-    const text = d.getText();
-    const at = chunkStart + e.start;
-    const ctx = { before: text.slice(Math.max(0, at - 80), at), after: text.slice(chunkStart + e.end, chunkStart + e.end + 8) };
-    return { ...e, text: formatText(e.text.trim(), options, ctx) };
+    return formatReading(d.getText(), chunkStart, e, this.grammar(d));
   }
 
   /** Applies a reading, unless the chunk's text changed since the list opened. */
