@@ -100,7 +100,7 @@ export class DoubtfulWords implements vscode.Disposable {
     this.select(editor, mark);
   }
 
-  /** Accept Doubtful Word: the mark at the cursor (or `id`) is right as it is; the next one is selected. */
+  /** Accept Doubtful Word: the mark at the cursor is right as it is, and the next one is selected; or mark `id` (a link), the cursor left. */
   accept(id?: string): void {
     const editor = vscode.window.activeTextEditor;
     const marks = editor && this.docs.get(editor.document.uri.toString());
@@ -113,7 +113,8 @@ export class DoubtfulWords implements vscode.Disposable {
     }
     marks.accept(mark.id);
     this.render(editor.document.uri);
-    const next = marks.next(mark.start);
+    // From the keyboard, reviewing goes on at the next one; a hover's or a quick fix's link leaves the cursor.
+    const next = id ? undefined : marks.next(mark.start);
     if (next) this.select(editor, next);
   }
 
