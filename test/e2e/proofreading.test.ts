@@ -1,0 +1,117 @@
+/**
+ * Proofreading in real VS Code, with the simulated engine's details (docs/protocol.md: word k of the
+ * script has confidence 0.4 when k is a multiple of 5, and each doubtful word gives one alternative, the
+ * chunk without it): the doubtful words are marked and counted in the status bar, Next Doubtful Word
+ * selects one, Correct That offers the engine's other reading and applies it in one undo step, Check
+ * Report lists what is left in the Problems panel, Play Back opens its player. Skipped against a service
+ * that does not send details.
+ */
+import assert from 'node:assert/strict';
+import { WsProbe } from '../helpers/server';
+import { framesOf, silence, speechPcm } from '../helpers/speech';
+import { waitFor } from '../helpers/wait';
+import { dicteeSettings, getWorld, SCRIPT, useWorld, type World } from './lib/world';
+import { ensureKey, keepFailure, openReportAtFindings, sentences, startDictation, stopDictation } from './lib/dictate';
+
+useWorld();
+
+/** Dictée's words in the suite's display language (package.nls.fr.json, l10n/bundle.l10n.fr.json). */
+const FR = {
+  nextDoubtful: 'Dictée: Mot douteux suivant',
+  correctThat: 'Dictée: Corriger',
+  correctThatTitle: /Dictée\s:\sCorriger/,
+  deleteWords: '(supprimer ces mots)',
+  checkReport: 'Dictée: Vérifier le compte rendu',
+  checkSummary: /1 point\(s\) à vérifier dans le compte rendu \(champs à remplir\s:\s0, mots douteux\s:\s1, textes à compléter\s:\s0\)/,
+  seenProblem: /Mot douteux, non vérifié\s:\sle moteur était sûr à 40\s%\sde «\sseen\s»/,
+  playBack: 'Dictée: Réécouter',
+  playerTitle: /Dictée\s:\sRéécouter/,
+};
+
+/** Whether the service's transcripts carry words with confidences when asked (`details`). */
+async function serviceSendsDetails(w: World): Promise<boolean> {
+  const p = new WsProbe(w.service.wsUrl, { header: w.apiKey });
+  try {
+    await p.configure({ language: 'en', silence_threshold: 0.8, engine_endpointing: 0.3, stop_delay: 0.5, details: true });
+    for (const f of framesOf(Buffer.concat([silence(300), await speechPcm('chest'), silence(1200)]), 3200)) p.sendAudio(f);
+    p.send({ type: 'control', action: 'stop' });
+    await p.waitFor((m) => m.type === 'status' && m.state === 'stopped', 30_000, 'the probe session to stop');
+    return p.messages.some((m) => m.type === 'transcript' && Array.isArray(m.words));
+  } catch {
+    return false;
+  } finally {
+    p.close();
+  }
+}
+
+async function editorText(w: World): Promise<string> {
+  return (await w.wb.editorLines()).join('\n');
+}
+
+describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, Play Back', function () {
+  this.timeout(240_000);
+  let w: World;
+
+  before(async function () {
+    this.timeout(600_000);
+    w = await getWorld();
+    await ensureKey(w);
+    if (!(await serviceSendsDetails(w))) this.skip();
+    w.codeServer.writeSettings(dicteeSettings(w.service.url, { 'dictee.proofreading.threshold': 0.6 }));
+  });
+
+  after(function () {
+    w?.codeServer.writeSettings(dicteeSettings(w.service.url));
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && w) await keepFailure(w, this.currentTest.title);
+  });
+
+  it('18. marks the doubtful words, goes to one, corrects it from the alternatives in one undo step, checks the report, plays a sentence back', async () => {
+    const { wb } = w;
+    await openReportAtFindings(w);
+    await startDictation(w);
+    // "Chest radiograph shows clear lungs. No pleural effusion is seen.": words 5 and 10 are doubtful.
+    await w.mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.'));
+    await waitFor(async () => (await editorText(w)).includes('seen.'), 30_000, 'the two sentences proofread');
+    await stopDictation(w);
+    const item = await waitFor(async () => (await wb.statusItems()).find((i) => i.id.endsWith('dictee.doubtful')), 15_000, 'the doubtful-words item');
+    assert.equal(item.text, '2', JSON.stringify(item));
+    assert.match(item.label, /2 mots douteux/);
+    await wb.screenshot('18-doubtful-words-marked');
+
+    // Next Doubtful Word selects "lungs"; Correct That offers the engine's other reading (without it).
+    await wb.focusEditor();
+    await wb.runCommand(FR.nextDoubtful);
+    await waitFor(async () => /\(5 selected\)/.test(await wb.page.locator('#status\\.editor\\.selection').innerText()), 5_000, '"lungs" selected');
+    await wb.runCommand(FR.correctThat);
+    await waitFor(async () => FR.correctThatTitle.test(await wb.quickInputTitle()), 10_000, 'the Correct That list');
+    const rows = await wb.quickPickRows();
+    assert.ok(rows[0]?.startsWith(`1. ${FR.deleteWords}`), JSON.stringify(rows));
+    await wb.screenshot('18-correct-that');
+    await wb.page.keyboard.press('Enter');
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear. No pleural'), 10_000, 'the reading applied');
+    await waitFor(async () => (await wb.statusItems()).find((i) => i.id.endsWith('dictee.doubtful'))?.text === '1', 5_000, 'one doubtful word left');
+    // One undo step takes the correction back, whole.
+    await wb.focusEditor();
+    await wb.page.keyboard.press('Control+Z');
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear lungs. No pleural'), 5_000, 'the correction undone in one step');
+    await wb.page.keyboard.press('Control+Shift+Z');
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear. No pleural'), 5_000, 'redone');
+
+    // Check Report: the one doubtful word not reviewed, in the Problems panel.
+    await wb.clearNotifications();
+    await wb.runCommand(FR.checkReport);
+    await wb.waitForNotification(FR.checkSummary);
+    await waitFor(async () => FR.seenProblem.test(await wb.page.locator('.markers-panel').innerText().catch(() => '')), 10_000, 'the problem listed');
+    await wb.screenshot('18-check-report');
+
+    // Play Back: the sentence at the cursor in the player beside the editor.
+    await wb.focusEditor();
+    await wb.gotoLineEnd(5);
+    await wb.runCommand(FR.playBack);
+    await waitFor(async () => (await wb.page.locator('.tab').allInnerTexts()).some((t) => FR.playerTitle.test(t)), 10_000, 'the Play Back player');
+    await wb.screenshot('18-play-back');
+  });
+});
