@@ -3,10 +3,13 @@
  * script has confidence 0.4 when k is a multiple of 5, and each doubtful word gives one alternative, the
  * chunk without it): the doubtful words are marked and counted in the status bar, Next Doubtful Word
  * selects one, Correct That offers the engine's other reading and applies it in one undo step, Check
- * Report lists what is left in the Problems panel, Play Back opens its player. Skipped against a service
+ * Report lists what is left in the Problems panel, Play Back opens its player; and the same by voice
+ * ("correct lungs", "choose one"). Skipped against a service
  * that does not send details.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { WsProbe } from '../helpers/server';
 import { framesOf, silence, speechPcm } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
@@ -44,6 +47,18 @@ async function serviceSendsDetails(w: World): Promise<boolean> {
   }
 }
 
+/** The service restarted with this script (same port, same keys). */
+async function useScript(w: World, text: string): Promise<void> {
+  writeFileSync(path.join(w.tmp, 'script.txt'), text);
+  await w.service.restart();
+}
+
+/** One utterance (its words as said), then a pause that ends it (longer than silence_threshold). */
+async function say(w: World, line: string): Promise<void> {
+  const words = line.toLowerCase().replace(/[.,]/gu, '').trim();
+  await w.mic.playPcm(Buffer.concat([silence(200), await speechPcm(words), silence(1500)]));
+}
+
 async function editorText(w: World): Promise<string> {
   return (await w.wb.editorLines()).join('\n');
 }
@@ -60,8 +75,11 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     w.codeServer.writeSettings(dicteeSettings(w.service.url, { 'dictee.proofreading.threshold': 0.6 }));
   });
 
-  after(function () {
-    w?.codeServer.writeSettings(dicteeSettings(w.service.url));
+  after(async function () {
+    this.timeout(60_000);
+    if (!w) return;
+    w.codeServer.writeSettings(dicteeSettings(w.service.url));
+    await useScript(w, SCRIPT);
   });
 
   afterEach(async function () {
@@ -113,5 +131,27 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     await wb.runCommand(FR.playBack);
     await waitFor(async () => (await wb.page.locator('.tab').allInnerTexts()).some((t) => FR.playerTitle.test(t)), 10_000, 'the Play Back player');
     await wb.screenshot('18-play-back');
+  });
+
+  it('19. corrects by voice: "correct lungs" selects the word and opens its readings, "choose one" applies the first', async () => {
+    const { wb } = w;
+    // One utterance per line (docs/protocol.md): word 5, "lungs", is doubtful; its reading is the chunk without it.
+    const lines = ['Chest radiograph shows clear lungs.', 'Correct lungs.', 'Choose one.'];
+    await useScript(w, ['#utterances', ...lines].join('\n'));
+    await openReportAtFindings(w);
+    await startDictation(w);
+    await say(w, lines[0]!);
+    await waitFor(async () => (await editorText(w)).includes('clear lungs.'), 30_000, 'the sentence proofread');
+    await say(w, lines[1]!);
+    await waitFor(async () => FR.correctThatTitle.test(await wb.quickInputTitle()), 30_000, 'the readings of "lungs", opened by voice');
+    const rows = await wb.quickPickRows();
+    assert.ok(rows[0]?.startsWith(`1. ${FR.deleteWords}`), JSON.stringify(rows));
+    await wb.screenshot('19-correct-by-voice');
+    await say(w, lines[2]!);
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear.'), 30_000, 'the first reading applied by voice');
+    await stopDictation(w);
+    const text = await editorText(w);
+    assert.ok(!/correct|choose/i.test(text), `the commands wrote nothing: ${text}`);
+    await wb.screenshot('19-corrected-by-voice');
   });
 });
