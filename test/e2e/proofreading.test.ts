@@ -154,4 +154,21 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     assert.ok(!/correct|choose/i.test(text), `the commands wrote nothing: ${text}`);
     await wb.screenshot('19-corrected-by-voice');
   });
+
+  it('20. spells by voice: "correct lungs" then "spell that l u n g" writes the letters over the word', async () => {
+    const { wb } = w;
+    const lines = ['Chest radiograph shows clear lungs.', 'Correct lungs.', 'Spell that l u n g.'];
+    await useScript(w, ['#utterances', ...lines].join('\n'));
+    await openReportAtFindings(w);
+    await startDictation(w);
+    await say(w, lines[0]!);
+    await waitFor(async () => (await editorText(w)).includes('clear lungs.'), 30_000, 'the sentence proofread');
+    await say(w, lines[1]!);
+    await waitFor(async () => FR.correctThatTitle.test(await wb.quickInputTitle()), 30_000, 'the readings of "lungs", opened by voice');
+    await say(w, lines[2]!);
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear lung.'), 30_000, 'the spelled word written');
+    await stopDictation(w);
+    assert.ok(!/spell|correct/i.test(await editorText(w)), 'the commands wrote nothing');
+    await wb.screenshot('20-spelled-by-voice');
+  });
 });
