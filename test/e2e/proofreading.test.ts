@@ -130,6 +130,21 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     await wb.gotoLineEnd(5);
     await wb.runCommand(FR.playBack);
     await waitFor(async () => (await wb.page.locator('.tab').allInnerTexts()).some((t) => FR.playerTitle.test(t)), 10_000, 'the Play Back player');
+    // Its audio element (in the webview's frame) plays the sentence's audio, the words shown beside it.
+    const played = await waitFor(async () => {
+      for (const frame of wb.page.frames()) {
+        const state = (await frame
+          .evaluate(
+            `(() => { const a = document.getElementById('audio'); const w = document.getElementById('words');
+              return a ? { duration: a.duration, time: a.currentTime, ended: a.ended, words: w ? w.textContent : '' } : null; })()`,
+          )
+          .catch(() => null)) as { duration: number; time: number; ended: boolean; words: string } | null;
+        if (state && (state.ended || state.time > 0)) return state;
+      }
+      return undefined;
+    }, 10_000, 'the sentence playing');
+    assert.ok(played.duration > 0.3 && played.duration < 10, JSON.stringify(played));
+    assert.match(played.words, /seen/, JSON.stringify(played));
     await wb.screenshot('18-play-back');
   });
 
