@@ -25,12 +25,9 @@ import { type RescueReason, rescueText } from './rescue';
 import { configFromSettings, type DicteeSettings } from '../settingsMap';
 import type { StatusBar } from '../ui/statusBar';
 import type { DictationTarget } from './target';
-import type { DoubtfulWords } from '../proofreading/doubtfulWords';
-import type { CorrectThat } from '../proofreading/correctThat';
-import type { PlayBack } from '../proofreading/playBack';
 import type { RunAudio } from '../../client/proofreading/runAudio';
-import { RunProofreading } from '../proofreading/runProofreading';
-import { tellWrongLanguage } from '../proofreading/wrongLanguage';
+import { proofreadingFor, type ProofreadingHost } from '../proofreading/runHooks';
+import type { RunProofreading } from '../proofreading/runProofreading';
 
 /** Seconds of all-zero audio before the muted-microphone warning. */
 const MUTED_AFTER_S = 3;
@@ -72,8 +69,8 @@ export interface RunOutcome {
   fileDone: boolean;
 }
 
-/** What a run tells its controller. */
-export interface RunHost {
+/** What a run tells its controller (and the proofreading services it hands over). */
+export interface RunHost extends ProofreadingHost {
   readonly status: StatusBar;
   readonly notifications: Notifications;
   /** The run's session changed state (the controller maps it to its own). */
@@ -90,12 +87,6 @@ export interface RunHost {
   lastWritten(run: DictationRun, start: number, end: number): void;
   /** Where the text of a run goes when no document can be opened for it (the extension's own storage). */
   readonly rescueDir: vscode.Uri;
-  /** The doubtful words of every document (marked from the words' confidences). */
-  readonly doubtfulWords: DoubtfulWords;
-  /** Correct That, and the correction commands said alone. */
-  readonly correctThat: CorrectThat;
-  /** The runs' audio, kept in memory for Play Back. */
-  readonly playBack: PlayBack;
 }
 
 export class DictationRun {
@@ -157,22 +148,9 @@ export class DictationRun {
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
     this.disposables.push(this.writer, this.target, ...this.wireSession(), ...this.wireCapture());
-    this.audio = settings.proofreadingThreshold > 0 ? host.playBack.keep(target.doc, id, settings.sampleRate) : undefined;
-    this.proofreading =
-      settings.proofreadingThreshold > 0
-        ? new RunProofreading(
-            id,
-            () => this.target.doc,
-            host.doubtfulWords.marksFor(target.doc, settings.proofreadingThreshold),
-            host.doubtfulWords,
-            dictation ? { language: settings.language, run: (a) => void host.correctThat.spoken(this.target.doc, a) } : undefined,
-            () => {
-              this.log.warn(`run ${id}: several utterances in a row came back with very low confidence (another language than ${settings.language}?)`);
-              tellWrongLanguage(settings.language);
-            },
-            this.audio,
-          )
-        : undefined;
+    const proof = proofreadingFor(host, { id, settings, doc: () => this.target.doc, grammar: dictation !== undefined, log: this.log });
+    this.proofreading = proof?.proofreading;
+    this.audio = proof?.audio;
     this.disposables.push(
       this.writer.onDidWriteLast(({ start, end }) => {
         host.lastWritten(this, start, end);
