@@ -394,6 +394,10 @@ describe('extension pure helpers', () => {
       assert.match(c.text, /dictee\.advanced\.silenceThreshold/);
       assert.equal(c.setting, 'dictee.advanced.silenceThreshold');
       assert.equal(c.actions[0], 'openSettings');
+      // A service older than details refuses the field: the threshold at 0 dictates without it.
+      const d = presentError(ENGLISH, err({ code: 'CONFIG_ERROR', message: 'unknown field details', field: 'details' }), { ...sent, serverUrl: 'x' });
+      assert.equal(d.setting, 'dictee.proofreading.threshold');
+      assert.match(d.text, /does not give the confidence of the words.*Set dictee\.proofreading\.threshold to 0/);
       const n = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'ECONNREFUSED' }), { ...sent, serverUrl: 'http://h:1' });
       assert.equal(n.setting, 'dictee.serverUrl');
       assert.match(n.text, /the service at http:\/\/h:1 cannot be reached/);
