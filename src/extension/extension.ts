@@ -55,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const doubtful = new DoubtfulWords();
   const correctThat = new CorrectThat(doubtful, () => grammarOptions(settings.read()));
   const checkReport = new CheckReport(doubtful);
-  const playBack = new PlayBack(doubtful);
+  const playBack = new PlayBack(doubtful, log);
   const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'), doubtful, correctThat, playBack);
   const templateCommands = new TemplateCommands(dictation, templates, fields);
   const manifest = context.extension.packageJSON as { version?: unknown; contributes?: { keybindings?: { command: string; key: string; mac?: string }[] } };

@@ -14,7 +14,7 @@ import { WsProbe } from '../helpers/server';
 import { framesOf, silence, speechPcm } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
 import { dicteeSettings, getWorld, SCRIPT, useWorld, type World } from './lib/world';
-import { ensureKey, keepFailure, openReportAtFindings, sentences, startDictation, stopDictation } from './lib/dictate';
+import { ensureKey, extensionLog, keepFailure, openReportAtFindings, sentences, startDictation, stopDictation } from './lib/dictate';
 
 useWorld();
 
@@ -145,6 +145,9 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     }, 10_000, 'the sentence playing');
     assert.ok(played.duration > 0.3 && played.duration < 10, JSON.stringify(played));
     assert.match(played.words, /seen/, JSON.stringify(played));
+    // The extension logs how long the user waited for the first sound (the page's clock, this loaded machine).
+    const delay = await waitFor(async () => /play back: first sound (\d+) ms after the command/.exec(extensionLog(w))?.[1], 10_000, 'the first sound logged');
+    console.log(`      play back: first sound ${delay} ms after the command`);
     await wb.screenshot('18-play-back');
   });
 

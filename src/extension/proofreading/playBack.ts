@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { PlacedChunk } from '../../client/proofreading/proofMarks';
 import { RunAudio, timedWords, wavOf, type TimedWord } from '../../client/proofreading/runAudio';
 import { REOPEN_GRACE_MS } from '../editor/vscodeDocument';
+import type { Logger } from '../../shared/logger';
 import type { DoubtfulWords } from './doubtfulWords';
 import { playerHtml } from './playerHtml';
 
@@ -18,8 +19,13 @@ export class PlayBack implements vscode.Disposable {
   private readonly audio = new Map<string, Map<number, RunAudio>>();
   private panel: vscode.WebviewPanel | undefined;
   private readonly listeners: vscode.Disposable[];
+  /** When the last Play Back was asked for (its first sound is logged with the delay). */
+  private askedAt = 0;
 
-  constructor(private readonly words: DoubtfulWords) {
+  constructor(
+    private readonly words: DoubtfulWords,
+    private readonly log: Logger,
+  ) {
     this.listeners = [
       vscode.workspace.onDidCloseTextDocument((d) => {
         const uri = d.uri.toString();
@@ -52,6 +58,7 @@ export class PlayBack implements vscode.Disposable {
   /** The command: the sentence under the cursor, or the selection. */
   play(editor = vscode.window.activeTextEditor): void {
     if (!editor) return;
+    this.askedAt = performance.now();
     const d = editor.document;
     const marks = this.words.marksOf(d);
     const sel = editor.selection;
@@ -81,6 +88,9 @@ export class PlayBack implements vscode.Disposable {
     if (!this.panel) {
       this.panel = vscode.window.createWebviewPanel('dictee.playBack', vscode.l10n.t('Dictée: Play Back'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, localResourceRoots: [] });
       this.panel.onDidDispose(() => (this.panel = undefined));
+      this.panel.webview.onDidReceiveMessage((m: { type?: unknown }) => {
+        if (m?.type === 'playing') this.log.info(`play back: first sound ${Math.round(performance.now() - this.askedAt)} ms after the command`);
+      });
       const nonce = randomBytes(16).toString('base64');
       this.panel.webview.html = playerHtml(this.panel.webview.cspSource, nonce, {
         play: vscode.l10n.t('Play again'),

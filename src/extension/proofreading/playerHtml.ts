@@ -37,7 +37,11 @@ export function playerHtml(cspSource: string, nonce: string, text: { play: strin
     words.forEach((w, i) => box.children[i].classList.toggle('lit', ms >= w.startMs && ms < w.endMs));
     if (!audio.paused) requestAnimationFrame(light);
   }
+  const vscode = acquireVsCodeApi();
+  let told = true;
   audio.addEventListener('play', () => requestAnimationFrame(light));
+  // The first sound of each Play Back, for the extension's log (how long the user waited).
+  audio.addEventListener('playing', () => { if (!told) { told = true; vscode.postMessage({ type: 'playing' }); } });
   audio.addEventListener('ended', light);
   document.getElementById('again').addEventListener('click', () => { audio.currentTime = 0; void audio.play(); });
   window.addEventListener('message', (e) => {
@@ -47,6 +51,7 @@ export function playerHtml(cspSource: string, nonce: string, text: { play: strin
     if (url) URL.revokeObjectURL(url);
     url = URL.createObjectURL(new Blob([bytes], { type: 'audio/wav' }));
     words = m.words;
+    told = false;
     box.replaceChildren(...words.map((w) => { const s = document.createElement('span'); s.textContent = w.text; return s; }).flatMap((s, i) => i ? [document.createTextNode(' '), s] : [s]));
     audio.src = url;
     void audio.play();
