@@ -24,7 +24,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChunkStatus, EffectiveConfig } from '../../protocol';
-import { type RecognizedWord, type Recognizer, sentenceCase } from './recognizer';
+import { type Proofread, type RecognizedWord, type Recognizer, type UtteranceWords, sentenceCase } from './recognizer';
+import { type ChunkDetails, chunkDetails, onSessionClock, proofreadParts } from './details';
 import { VAD_WINDOW_MS, Vad, type VadState, samplesOf } from './vad';
 
 const EMPTY = Buffer.alloc(0);
@@ -33,7 +34,8 @@ const NO_EVENTS = Object.freeze([]) as unknown as SegmentEvent[];
 /** A sentence is closed (finals proofread) after this many final chunks even without a long pause. */
 export const MAX_SENTENCE_CHUNKS = 16;
 
-export interface ChunkEvent {
+/** With `details`, `interim` and `final` events carry {@link ChunkDetails} (docs/protocol.md). */
+export interface ChunkEvent extends ChunkDetails {
   type: 'transcript';
   status: ChunkStatus;
   id: string;
@@ -43,7 +45,7 @@ export interface ChunkEvent {
 
 export interface ReplaceEvent {
   type: 'batch.replace';
-  data: { target_ids: string[]; new_chunk: { id: string; index: number; text: string; status: 'final' } };
+  data: { target_ids: string[]; new_chunk: { id: string; index: number; text: string; status: 'final' } & ChunkDetails };
 }
 
 export type SegmentEvent = (ChunkEvent | ReplaceEvent) & {
@@ -81,6 +83,8 @@ interface PendingChunk {
   index: number;
   status: 'streaming' | 'interim';
   words: RecognizedWord[];
+  /** Other readings of the chunk's utterance (engines that have them, with `details`). */
+  alternatives?: string[];
   /** State just before the window that released the chunk's first word. */
   start: WordMark;
   audioMs: number;
@@ -88,7 +92,7 @@ interface PendingChunk {
 
 export type SegmenterConfig = Pick<
   EffectiveConfig,
-  'sample_rate' | 'engine_endpointing' | 'silence_threshold' | 'audio_duration_threshold' | 'max_buffer_size' | 'enable_final_proofreading'
+  'sample_rate' | 'engine_endpointing' | 'silence_threshold' | 'audio_duration_threshold' | 'max_buffer_size' | 'enable_final_proofreading' | 'details'
 >;
 
 export interface SegmenterOptions {
@@ -128,7 +132,10 @@ export class Segmenter {
     this.onLateEvents = opts.onLateEvents;
     this.windowBytes = Vad.windowBytes(config.sample_rate);
     this.ignoresAudio = recognizer.ignoresAudio === true;
+    this.details = config.details === true;
     const r = opts.restore;
+    // The recognizer's clock starts with the audio it is fed: from the checkpoint's offset on.
+    this.baseMs = ((r?.audioOffset ?? 0) / 2 / config.sample_rate) * 1000;
     this.vad = new Vad(r?.vad);
     if (r) {
       recognizer.restore(r.engine);
@@ -141,6 +148,8 @@ export class Segmenter {
   }
 
   private readonly newId: () => string;
+  private readonly details: boolean;
+  private readonly baseMs: number;
   private readonly onLateEvents: ((events: SegmentEvent[]) => void) | undefined;
   /** Proofreadings the engine has not finished. */
   private readonly proofreading = new Set<Promise<void>>();
@@ -280,7 +289,7 @@ export class Segmenter {
     if (!this.current && !start) throw new Error('segmenter: no mark to open a chunk from');
     const chunk = this.current ?? this.openChunk(start!);
     const was = this.textOf(chunk.words);
-    chunk.words = words.map((w) => ({ ...w }));
+    chunk.words = this.own(words);
     if (this.textOf(chunk.words) !== was) this.events.push(this.chunkEvent(chunk, 'streaming'));
   }
 
@@ -295,15 +304,18 @@ export class Segmenter {
     }
     const start = this.utteranceStart;
     this.utteranceStart = undefined;
-    const words = this.recognizer.endUtterance();
-    const cur = this.current;
-    if (cur) {
-      if (this.textOf(words) !== this.textOf(cur.words)) cur.words = words.map((w) => ({ ...w }));
-    } else if (words.length) {
-      const chunk = this.openChunk(start);
-      chunk.words = words.map((w) => ({ ...w }));
-      this.events.push(this.chunkEvent(chunk, 'streaming'));
-    }
+    const words: UtteranceWords = this.recognizer.endUtterance(this.details);
+    const opened = !this.current && words.length ? this.openChunk(start) : undefined;
+    const chunk = this.current ?? opened;
+    if (!chunk) return;
+    chunk.words = this.own(words);
+    chunk.alternatives = words.alternatives;
+    if (opened) this.events.push(this.chunkEvent(opened, 'streaming'));
+  }
+
+  /** The engine's words as the chunk keeps them: times on the session's clock, with details only. */
+  private own(words: readonly RecognizedWord[]): RecognizedWord[] {
+    return this.details ? onSessionClock(words, this.baseMs) : words.map((w) => ({ raw: w.raw, proofread: w.proofread }));
   }
 
   private textOf(words: readonly RecognizedWord[]): string {
@@ -349,15 +361,15 @@ export class Segmenter {
       void this.recognizer.endSentence(words, false);
       return;
     }
-    const proofread = this.recognizer.endSentence(words, true);
-    if (typeof proofread === 'object') {
+    const proofread = this.recognizer.endSentence(words, true, this.details);
+    if (proofread instanceof Promise) {
       // Finished later (a whole-sentence re-decode): the finals go out now, the replacement when ready.
       const late = this.onLateEvents;
       if (!late) throw new Error(`the ${this.recognizer.name} engine proofreads later, and this segmenter has no onLateEvents`);
       const done: Promise<void> = proofread
         // A failed second pass leaves the first pass, with a capital and a final period.
         .catch(() => sentenceCase(words.map((w) => w.raw)))
-        .then((text) => late([this.replaceEvent(sentence, text)]))
+        .then((p) => late([this.replaceEvent(sentence, p)]))
         .finally(() => this.proofreading.delete(done));
       this.proofreading.add(done);
       return;
@@ -365,12 +377,16 @@ export class Segmenter {
     this.events.push(this.replaceEvent(sentence, proofread ?? ''));
   }
 
-  private replaceEvent(sentence: SentenceChunk[], text: string): SegmentEvent {
+  private replaceEvent(sentence: SentenceChunk[], proofread: Proofread): SegmentEvent {
+    const p = proofreadParts(proofread, this.baseMs);
+    const text = p.text.trim();
+    // Without words of its own, the proofread sentence is the first pass's words in their proofread form.
+    const details = this.details ? chunkDetails(p.words ?? sentence.flatMap((c) => c.words), 'proofread', p.alternatives, text) : {};
     const ev: SegmentEvent = {
       type: 'batch.replace',
       data: {
         target_ids: sentence.map((c) => c.id),
-        new_chunk: { id: this.newId(), index: sentence[0]!.index, text: text.trim(), status: 'final' },
+        new_chunk: { id: this.newId(), index: sentence[0]!.index, text, status: 'final', ...details },
       },
     };
     ev.checkpoint = this.checkpoint();
@@ -387,7 +403,10 @@ export class Segmenter {
     while (this.proofreading.size) await Promise.all([...this.proofreading]);
   }
 
-  private chunkEvent(chunk: { id: string; index: number; words: RecognizedWord[] }, status: ChunkStatus): ChunkEvent {
-    return { type: 'transcript', status, id: chunk.id, index: chunk.index, text: chunk.words.map((w) => w.raw).join(' ').trim() };
+  private chunkEvent(chunk: { id: string; index: number; words: RecognizedWord[]; alternatives?: string[] }, status: ChunkStatus): ChunkEvent {
+    const text = chunk.words.map((w) => w.raw).join(' ').trim();
+    const ev: ChunkEvent = { type: 'transcript', status, id: chunk.id, index: chunk.index, text };
+    if (!this.details || status === 'streaming') return ev;
+    return { ...ev, ...chunkDetails(chunk.words, 'raw', status === 'final' ? chunk.alternatives : undefined, text) };
   }
 }

@@ -11,6 +11,7 @@ import type { ServerLogger } from '../log';
 import type { SegmentEvent, SegmenterCheckpoint } from '../engine/segmenter';
 import { LocalSegmenterPort, type PortInit, type SegmenterPort, whileProgressing } from '../engine/segmenterPort';
 import { SessionJournal } from '../storage/sessionJournal';
+import { wireEvent } from './wire';
 import type { CheckpointRow, SessionEnd, SessionStore, StoredEvent } from '../storage/stores';
 
 export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
@@ -35,10 +36,6 @@ export interface SessionMetrics {
   audio_seconds: number;
   final_chunks: number;
 }
-
-type WireEvent =
-  | { type: 'transcript'; status: string; id: string; index: number; text: string; seq: number }
-  | { type: 'batch.replace'; data: unknown; seq: number };
 
 export interface LiveSessionInit {
   id: string;
@@ -364,15 +361,9 @@ export class LiveSession {
       return;
     }
     const seq = this.nextSeq++;
-    let wire: WireEvent;
-    if (event.type === 'transcript') {
-      wire = { type: 'transcript', status: event.status, text: event.text, id: event.id, index: event.index, seq };
-      if (event.status === 'final') this.finalChunks++;
-    } else {
-      wire = { type: 'batch.replace', data: event.data, seq };
-    }
+    if (event.type === 'transcript' && event.status === 'final') this.finalChunks++;
     // Serialised once: the same text is persisted and sent.
-    const json = JSON.stringify(wire);
+    const json = JSON.stringify(wireEvent(event, seq));
     if (event.checkpoint) this.journal.persist(seq, json, event.checkpoint);
     this.peer?.send(json);
   }
