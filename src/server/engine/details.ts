@@ -9,7 +9,7 @@ import type { Proofread, RecognizedWord } from './recognizer';
 /** At most this many alternatives per chunk. */
 export const MAX_ALTERNATIVES = 5;
 
-export interface WordDetails {
+interface WordDetails {
   text: string;
   start_ms: number;
   end_ms: number;

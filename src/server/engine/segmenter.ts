@@ -23,7 +23,7 @@
  * the session can be rebuilt after a restart, given the audio from `checkpoint.audioOffset` on.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChunkStatus, EffectiveConfig } from '../../protocol';
+import { type ChunkStatus, type EffectiveConfig, detailsOf } from '../../protocol';
 import { type Proofread, type RecognizedWord, type Recognizer, type UtteranceWords, sentenceCase } from './recognizer';
 import { type ChunkDetails, chunkDetails, onSessionClock, proofreadParts } from './details';
 import { VAD_WINDOW_MS, Vad, type VadState, samplesOf } from './vad';
@@ -132,7 +132,7 @@ export class Segmenter {
     this.onLateEvents = opts.onLateEvents;
     this.windowBytes = Vad.windowBytes(config.sample_rate);
     this.ignoresAudio = recognizer.ignoresAudio === true;
-    this.details = config.details === true;
+    this.details = detailsOf(config);
     const r = opts.restore;
     // The recognizer's clock starts with the audio it is fed: from the checkpoint's offset on.
     this.baseMs = ((r?.audioOffset ?? 0) / 2 / config.sample_rate) * 1000;

@@ -32,12 +32,12 @@ import { allBuiltInScripts, builtInScript } from './scripts';
 export const SIMULATED_ENGINE_NAME = 'simulated';
 export const MS_PER_WORD = 300;
 export const SIMULATED_SAMPLE_RATES = [8000, 16000, 22050, 24000, 32000, 44100, 48000] as const;
-export const DOUBTFUL_EVERY = 5;
+const DOUBTFUL_EVERY = 5;
 export const DOUBTFUL_CONFIDENCE = 0.4;
 export const SURE_CONFIDENCE = 0.9;
 
 /** The simulated engine's alternatives of a chunk: its text without each doubtful word in turn. */
-export function simulatedAlternatives(words: readonly RecognizedWord[], form: 'raw' | 'proofread'): string[] {
+function simulatedAlternatives(words: readonly RecognizedWord[], form: 'raw' | 'proofread'): string[] {
   const out: string[] = [];
   words.forEach((w, i) => {
     if (w.confidence !== DOUBTFUL_CONFIDENCE) return;

@@ -4,7 +4,7 @@
  */
 import type { SegmentEvent } from '../engine/segmenter';
 
-export type WireEvent =
+type WireEvent =
   | { type: 'transcript'; status: string; text: string; id: string; index: number; seq: number }
   | { type: 'batch.replace'; data: unknown; seq: number };
 
