@@ -8,11 +8,14 @@
  *    marked; beside it, marking the same share of words at random (expected recall over 2000 draws).
  * 2. The cost of details: bytes of transcript and batch.replace events, and the service's CPU, per
  *    session with details beside the same session without them.
+ * 3. What keeping silent frames (`-remove_silence no`, needed for word times) costs the decoder: the
+ *    streaming pass's CPU and the whole-file word error rate, beside the library's default (dropped).
  */
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { type Recording, normalizeWords, recordings } from '../test/helpers/recordings';
+import { type Recording, normalizeWords, recordings, wordErrors } from '../test/helpers/recordings';
 import { framesOf, silence } from '../test/helpers/speech';
+import { DEFAULT_POCKETSPHINX_MODEL, loadPocketsphinx, pocketsphinxModel } from '../src/server/engine/pocketsphinx/ffi';
 import { type MarkScore, addScores, placeErrors, scoreMarks, seededRandom } from './confidence';
 import { type Svc, startService } from './engine.bench';
 import type { BenchSection } from './run';
@@ -102,6 +105,38 @@ function randomRecall(runs: Array<{ rec: Recording; words: Word[] }>, rate: numb
   return caught / errors;
 }
 
+/**
+ * The decoder alone, silent frames kept or dropped: the recordings with 3 s of digital silence before
+ * each, streamed in 20 ms windows (the hypothesis read every 5, as the service does), and each recording
+ * decoded whole.
+ */
+function silentFrames(recs: Recording[], dropSilence: boolean): { rtf: number; errors: number; words: number } {
+  const ps = loadPocketsphinx();
+  const d = ps.init(pocketsphinxModel(DEFAULT_POCKETSPHINX_MODEL), { dropSilence });
+  const pcm = Buffer.concat(recs.flatMap((r) => [silence(3000), r.pcm]));
+  const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length >> 1);
+  const c0 = process.cpuUsage();
+  ps.startUtt(d);
+  for (let o = 0, n = 0; o < samples.length; o += 320, n++) {
+    ps.processRaw(d, samples.subarray(o, o + 320), false);
+    if (n % 5 === 4) ps.hyp(d);
+  }
+  ps.endUtt(d);
+  const c = process.cpuUsage(c0);
+  let errors = 0;
+  let words = 0;
+  for (const r of recs) {
+    ps.startUtt(d);
+    ps.processRaw(d, new Int16Array(r.pcm.buffer, r.pcm.byteOffset, r.pcm.length >> 1), true);
+    ps.endUtt(d);
+    const w = wordErrors(r.reference, ps.hyp(d));
+    errors += w.errors;
+    words += w.words;
+  }
+  ps.free(d);
+  return { rtf: (c.user + c.system) / 1e6 / (samples.length / 16000), errors, words };
+}
+
 const f2 = (n: number): string => n.toFixed(2);
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -147,6 +182,14 @@ export async function run(): Promise<BenchSection> {
       `| bytes per event | ${(per(plain, 'bytes') / per(plain, 'events')).toFixed(0)} | ${(per(detailed, 'bytes') / per(detailed, 'events')).toFixed(0)} | ${f2(per(detailed, 'bytes') / per(detailed, 'events') / (per(plain, 'bytes') / per(plain, 'events')))} |`,
       `| service CPU per session (s) | ${per(plain, 'cpuS').toFixed(2)} | ${per(detailed, 'cpuS').toFixed(2)} | ${f2(per(detailed, 'cpuS') / per(plain, 'cpuS'))} |`,
     ];
+    const kept: Array<ReturnType<typeof silentFrames>> = [];
+    const dropped: Array<ReturnType<typeof silentFrames>> = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      kept.push(silentFrames(recs, false));
+      dropped.push(silentFrames(recs, true));
+    }
+    const rtf = (xs: Array<{ rtf: number }>): number => mean(xs.map((x) => x.rtf));
+    const w = (xs: Array<{ errors: number; words: number }>): string => `${f2(xs[0]!.errors / xs[0]!.words)} (${xs[0]!.errors}/${xs[0]!.words})`;
     const audioS = recs.reduce((n, r) => n + r.pcm.length / 32000, 0);
     const markdown = `
 ${recs.length} recordings (${audioS.toFixed(1)} s, pocketsphinx-testdata), each in a session of its own through the built service
@@ -177,6 +220,18 @@ Per session (mean of ${ROUNDS} rounds over the ${recs.length} recordings, sessio
 | | Without details | With details | Ratio |
 |---|---:|---:|---:|
 ${cost.join('\n')}
+
+### Keeping silent frames
+
+Word times need every frame decoded (\`-remove_silence no\`): the library's voice-activity filter drops
+silent frames and its frame numbers no longer say where a word is. The decoder alone in the bench process
+(mean of ${ROUNDS} rounds): the recordings with 3 s of digital silence before each, streamed in 20 ms windows,
+and each recording decoded whole.
+
+| | Silent frames dropped (before) | Kept (now) | Ratio |
+|---|---:|---:|---:|
+| streaming real-time factor (CPU s per audio s) | ${rtf(dropped).toFixed(3)} | ${rtf(kept).toFixed(3)} | ${f2(rtf(kept) / rtf(dropped))} |
+| word error rate, whole files | ${w(dropped)} | ${w(kept)} | |
 `;
     return { title: 'Details on the wire: confidence and cost (pocketsphinx, real recordings)', markdown };
   } finally {

@@ -70,8 +70,11 @@ export interface UtteranceDetails {
 }
 
 export interface PocketsphinxApi {
-  /** A decoder for the model; throws when pocketsphinx refuses it. */
-  init(model: PocketsphinxModel): unknown;
+  /**
+   * A decoder for the model; throws when pocketsphinx refuses it. `dropSilence` (the bench's baseline
+   * only): the library's own voice-activity filter drops silent frames, and word times with them.
+   */
+  init(model: PocketsphinxModel, opts?: { dropSilence?: boolean }): unknown;
   startUtt(ps: unknown): void;
   processRaw(ps: unknown, samples: Int16Array, fullUtt: boolean): void;
   endUtt(ps: unknown): void;
@@ -199,7 +202,7 @@ export function loadPocketsphinx(): PocketsphinxApi {
     if (typeof rc === 'number' && rc < 0) throw new Error(`pocketsphinx ${what} failed (${rc})`);
   };
   api = {
-    init(model) {
+    init(model, opts) {
       const s = (v: string): [string, string] => ['str', v];
       const args = [
         ...s('-hmm'), ...s(model.hmm),
@@ -212,7 +215,7 @@ export function loadPocketsphinx(): PocketsphinxApi {
         ...s('-bestpath'), ...s('no'),
         // Every frame is decoded, silence too: word times (10 ms frames) are then times in the audio.
         // (Its voice-activity filter drops silent frames, and the times with them.)
-        ...s('-remove_silence'), ...s('no'),
+        ...s('-remove_silence'), ...s(opts?.dropSilence ? 'yes' : 'no'),
         // Its own log goes nowhere: dictated text must never reach a log.
         ...s('-logfn'), ...s('/dev/null'),
       ];
