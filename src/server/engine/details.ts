@@ -24,7 +24,7 @@ export interface ChunkDetails {
 }
 
 /** The words with their times moved from the recognizer's clock to the session's (`baseMs` later). */
-export function onSessionClock(words: readonly RecognizedWord[], baseMs: number): RecognizedWord[] {
+function onSessionClock(words: readonly RecognizedWord[], baseMs: number): RecognizedWord[] {
   return words.map((w) => {
     const out = { ...w };
     if (out.start_ms !== undefined) out.start_ms += baseMs;
@@ -33,10 +33,20 @@ export function onSessionClock(words: readonly RecognizedWord[], baseMs: number)
   });
 }
 
-/** A proofread result as text, words (session clock) and alternatives. */
-export function proofreadParts(p: Proofread, baseMs: number): { text: string; words?: RecognizedWord[]; alternatives?: string[] } {
-  if (typeof p === 'string') return { text: p };
-  return { text: p.text, ...(p.words ? { words: onSessionClock(p.words, baseMs) } : {}), ...(p.alternatives ? { alternatives: p.alternatives } : {}) };
+/** The engine's words as a chunk keeps them: times on the session's clock with details, no times without. */
+export function keptWords(words: readonly RecognizedWord[], details: boolean, baseMs: number): RecognizedWord[] {
+  return details ? onSessionClock(words, baseMs) : words.map((w) => ({ raw: w.raw, proofread: w.proofread }));
+}
+
+/**
+ * The proofread sentence's text and, with `details`, its details. Without words of its own from the
+ * engine, its words are the first pass's (`firstPass`, session clock) in their proofread form.
+ */
+export function proofreadChunk(p: Proofread, firstPass: readonly RecognizedWord[], details: boolean, baseMs: number): { text: string; details: ChunkDetails } {
+  const text = (typeof p === 'string' ? p : p.text).trim();
+  if (!details) return { text, details: {} };
+  if (typeof p === 'string') return { text, details: chunkDetails(firstPass, 'proofread', undefined, text) };
+  return { text, details: chunkDetails(p.words ? onSessionClock(p.words, baseMs) : firstPass, 'proofread', p.alternatives, text) };
 }
 
 const clamp01 = (n: number): number => (Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0);

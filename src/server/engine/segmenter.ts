@@ -25,7 +25,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ChunkStatus, type EffectiveConfig, detailsOf } from '../../protocol';
 import { type Proofread, type RecognizedWord, type Recognizer, type UtteranceWords, sentenceCase } from './recognizer';
-import { type ChunkDetails, chunkDetails, onSessionClock, proofreadParts } from './details';
+import { type ChunkDetails, chunkDetails, keptWords, proofreadChunk } from './details';
 import { VAD_WINDOW_MS, Vad, type VadState, samplesOf } from './vad';
 
 const EMPTY = Buffer.alloc(0);
@@ -34,7 +34,6 @@ const NO_EVENTS = Object.freeze([]) as unknown as SegmentEvent[];
 /** A sentence is closed (finals proofread) after this many final chunks even without a long pause. */
 export const MAX_SENTENCE_CHUNKS = 16;
 
-/** With `details`, `interim` and `final` events carry {@link ChunkDetails} (docs/protocol.md). */
 export interface ChunkEvent extends ChunkDetails {
   type: 'transcript';
   status: ChunkStatus;
@@ -83,7 +82,6 @@ interface PendingChunk {
   index: number;
   status: 'streaming' | 'interim';
   words: RecognizedWord[];
-  /** Other readings of the chunk's utterance (engines that have them, with `details`). */
   alternatives?: string[];
   /** State just before the window that released the chunk's first word. */
   start: WordMark;
@@ -134,7 +132,6 @@ export class Segmenter {
     this.ignoresAudio = recognizer.ignoresAudio === true;
     this.details = detailsOf(config);
     const r = opts.restore;
-    // The recognizer's clock starts with the audio it is fed: from the checkpoint's offset on.
     this.baseMs = ((r?.audioOffset ?? 0) / 2 / config.sample_rate) * 1000;
     this.vad = new Vad(r?.vad);
     if (r) {
@@ -149,6 +146,7 @@ export class Segmenter {
 
   private readonly newId: () => string;
   private readonly details: boolean;
+  /** Where the recognizer's clock (the audio fed to it) starts in the session's audio, in ms. */
   private readonly baseMs: number;
   private readonly onLateEvents: ((events: SegmentEvent[]) => void) | undefined;
   /** Proofreadings the engine has not finished. */
@@ -289,7 +287,7 @@ export class Segmenter {
     if (!this.current && !start) throw new Error('segmenter: no mark to open a chunk from');
     const chunk = this.current ?? this.openChunk(start!);
     const was = this.textOf(chunk.words);
-    chunk.words = this.own(words);
+    chunk.words = keptWords(words, this.details, this.baseMs);
     if (this.textOf(chunk.words) !== was) this.events.push(this.chunkEvent(chunk, 'streaming'));
   }
 
@@ -308,14 +306,9 @@ export class Segmenter {
     const opened = !this.current && words.length ? this.openChunk(start) : undefined;
     const chunk = this.current ?? opened;
     if (!chunk) return;
-    chunk.words = this.own(words);
+    chunk.words = keptWords(words, this.details, this.baseMs);
     chunk.alternatives = words.alternatives;
     if (opened) this.events.push(this.chunkEvent(opened, 'streaming'));
-  }
-
-  /** The engine's words as the chunk keeps them: times on the session's clock, with details only. */
-  private own(words: readonly RecognizedWord[]): RecognizedWord[] {
-    return this.details ? onSessionClock(words, this.baseMs) : words.map((w) => ({ raw: w.raw, proofread: w.proofread }));
   }
 
   private textOf(words: readonly RecognizedWord[]): string {
@@ -378,10 +371,7 @@ export class Segmenter {
   }
 
   private replaceEvent(sentence: SentenceChunk[], proofread: Proofread): SegmentEvent {
-    const p = proofreadParts(proofread, this.baseMs);
-    const text = p.text.trim();
-    // Without words of its own, the proofread sentence is the first pass's words in their proofread form.
-    const details = this.details ? chunkDetails(p.words ?? sentence.flatMap((c) => c.words), 'proofread', p.alternatives, text) : {};
+    const { text, details } = proofreadChunk(proofread, sentence.flatMap((c) => c.words), this.details, this.baseMs);
     const ev: SegmentEvent = {
       type: 'batch.replace',
       data: {
@@ -404,9 +394,7 @@ export class Segmenter {
   }
 
   private chunkEvent(chunk: { id: string; index: number; words: RecognizedWord[]; alternatives?: string[] }, status: ChunkStatus): ChunkEvent {
-    const text = chunk.words.map((w) => w.raw).join(' ').trim();
-    const ev: ChunkEvent = { type: 'transcript', status, id: chunk.id, index: chunk.index, text };
-    if (!this.details || status === 'streaming') return ev;
-    return { ...ev, ...chunkDetails(chunk.words, 'raw', status === 'final' ? chunk.alternatives : undefined, text) };
+    const ev: ChunkEvent = { type: 'transcript', status, id: chunk.id, index: chunk.index, text: chunk.words.map((w) => w.raw).join(' ').trim() };
+    return !this.details || status === 'streaming' ? ev : { ...ev, ...chunkDetails(chunk.words, 'raw', status === 'final' ? chunk.alternatives : undefined, ev.text) };
   }
 }
