@@ -37,14 +37,14 @@ const STEP_SECONDS = 12;
 const WARMUP_MS = 1000;
 const FRAME = 3200;
 
-interface Svc {
+export interface Svc {
   child: ChildProcess;
   url: string;
   ws: string;
   key: string;
 }
 
-async function startService(engine: 'pocketsphinx' | 'simulated'): Promise<Svc> {
+export async function startService(engine: 'pocketsphinx' | 'simulated'): Promise<Svc> {
   const masterKey = `bench_${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-engine-'));
   const serverJs = path.resolve(__dirname, '..', 'dist', 'server.js');

@@ -15,7 +15,31 @@ export interface RecognizedWord {
   raw: string;
   /** Proofread form (casing and punctuation restored). Never a different word. */
   proofread: string;
+  /**
+   * Where the word was heard, in ms. From a recognizer: of the audio pushed to it since it was made or
+   * restored (the segmenter turns them into the session's audio). Absent when the engine has no times.
+   */
+  start_ms?: number;
+  end_ms?: number;
+  /** How sure the engine is of the word, in [0, 1] (a posterior probability). Absent when it cannot say. */
+  confidence?: number;
 }
+
+/**
+ * The words of an utterance, with the other readings of the whole utterance the engine has (best
+ * first, first-pass form, none equal to the words), when it has them.
+ */
+export type UtteranceWords = RecognizedWord[] & { alternatives?: string[] };
+
+/** A proofread sentence with details: its words (times on the recognizer's clock) and other readings. */
+export interface ProofreadSentence {
+  text: string;
+  words?: RecognizedWord[];
+  alternatives?: string[];
+}
+
+/** What `endSentence` gives: the proofread text, or the text with its details. */
+export type Proofread = string | ProofreadSentence;
 
 export interface Recognizer {
   /** Engine name, reported in `configured.engine` and logs. */
@@ -39,15 +63,19 @@ export interface Recognizer {
    * undefined when nothing changed.
    */
   push(window: Buffer, voiced: boolean, ms: number): RecognizedWord[] | undefined;
-  /** Ends the open utterance; returns its final words (they replace the last list returned by push). */
-  endUtterance(): RecognizedWord[];
+  /**
+   * Ends the open utterance; returns its final words (they replace the last list returned by push).
+   * With `details`, the engine adds what it has: word times and confidences, alternatives.
+   */
+  endUtterance(details?: boolean): UtteranceWords;
   /**
    * The sentence made of `words` (every final chunk since the last sentence end, in order) has
    * ended. With `proofread`, returns its proofread text, or a promise of it when the engine
    * finishes later (a whole-sentence re-decode; the segmenter then sends the `batch.replace` when
    * it resolves); otherwise undefined. The engine drops the audio it kept for the sentence either way.
+   * With `details`, the engine may return the text with its details (words, alternatives).
    */
-  endSentence(words: RecognizedWord[], proofread: boolean): string | Promise<string> | undefined;
+  endSentence(words: RecognizedWord[], proofread: boolean, details?: boolean): Proofread | Promise<Proofread> | undefined;
   /** A JSON-serialisable snapshot of the engine's state, to resume a session after a restart. */
   checkpoint(): unknown;
   /** Restores a snapshot taken by {@link checkpoint}. Throws when it is not one of this engine's. */

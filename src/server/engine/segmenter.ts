@@ -23,8 +23,9 @@
  * the session can be rebuilt after a restart, given the audio from `checkpoint.audioOffset` on.
  */
 import { randomUUID } from 'node:crypto';
-import type { ChunkStatus, EffectiveConfig } from '../../protocol';
-import { type RecognizedWord, type Recognizer, sentenceCase } from './recognizer';
+import { type ChunkStatus, type EffectiveConfig, detailsOf } from '../../protocol';
+import { type Proofread, type RecognizedWord, type Recognizer, type UtteranceWords, sentenceCase } from './recognizer';
+import { type ChunkDetails, chunkDetails, keptWords, proofreadChunk } from './details';
 import { VAD_WINDOW_MS, Vad, type VadState, samplesOf } from './vad';
 
 const EMPTY = Buffer.alloc(0);
@@ -33,7 +34,7 @@ const NO_EVENTS = Object.freeze([]) as unknown as SegmentEvent[];
 /** A sentence is closed (finals proofread) after this many final chunks even without a long pause. */
 export const MAX_SENTENCE_CHUNKS = 16;
 
-export interface ChunkEvent {
+export interface ChunkEvent extends ChunkDetails {
   type: 'transcript';
   status: ChunkStatus;
   id: string;
@@ -43,7 +44,7 @@ export interface ChunkEvent {
 
 export interface ReplaceEvent {
   type: 'batch.replace';
-  data: { target_ids: string[]; new_chunk: { id: string; index: number; text: string; status: 'final' } };
+  data: { target_ids: string[]; new_chunk: { id: string; index: number; text: string; status: 'final' } & ChunkDetails };
 }
 
 export type SegmentEvent = (ChunkEvent | ReplaceEvent) & {
@@ -81,6 +82,7 @@ interface PendingChunk {
   index: number;
   status: 'streaming' | 'interim';
   words: RecognizedWord[];
+  alternatives?: string[];
   /** State just before the window that released the chunk's first word. */
   start: WordMark;
   audioMs: number;
@@ -88,7 +90,7 @@ interface PendingChunk {
 
 export type SegmenterConfig = Pick<
   EffectiveConfig,
-  'sample_rate' | 'engine_endpointing' | 'silence_threshold' | 'audio_duration_threshold' | 'max_buffer_size' | 'enable_final_proofreading'
+  'sample_rate' | 'engine_endpointing' | 'silence_threshold' | 'audio_duration_threshold' | 'max_buffer_size' | 'enable_final_proofreading' | 'details'
 >;
 
 export interface SegmenterOptions {
@@ -128,7 +130,9 @@ export class Segmenter {
     this.onLateEvents = opts.onLateEvents;
     this.windowBytes = Vad.windowBytes(config.sample_rate);
     this.ignoresAudio = recognizer.ignoresAudio === true;
+    this.details = detailsOf(config);
     const r = opts.restore;
+    this.baseMs = ((r?.audioOffset ?? 0) / 2 / config.sample_rate) * 1000;
     this.vad = new Vad(r?.vad);
     if (r) {
       recognizer.restore(r.engine);
@@ -141,6 +145,9 @@ export class Segmenter {
   }
 
   private readonly newId: () => string;
+  private readonly details: boolean;
+  /** Where the recognizer's clock (the audio fed to it) starts in the session's audio, in ms. */
+  private readonly baseMs: number;
   private readonly onLateEvents: ((events: SegmentEvent[]) => void) | undefined;
   /** Proofreadings the engine has not finished. */
   private readonly proofreading = new Set<Promise<void>>();
@@ -280,7 +287,7 @@ export class Segmenter {
     if (!this.current && !start) throw new Error('segmenter: no mark to open a chunk from');
     const chunk = this.current ?? this.openChunk(start!);
     const was = this.textOf(chunk.words);
-    chunk.words = words.map((w) => ({ ...w }));
+    chunk.words = keptWords(words, this.details, this.baseMs);
     if (this.textOf(chunk.words) !== was) this.events.push(this.chunkEvent(chunk, 'streaming'));
   }
 
@@ -295,15 +302,13 @@ export class Segmenter {
     }
     const start = this.utteranceStart;
     this.utteranceStart = undefined;
-    const words = this.recognizer.endUtterance();
-    const cur = this.current;
-    if (cur) {
-      if (this.textOf(words) !== this.textOf(cur.words)) cur.words = words.map((w) => ({ ...w }));
-    } else if (words.length) {
-      const chunk = this.openChunk(start);
-      chunk.words = words.map((w) => ({ ...w }));
-      this.events.push(this.chunkEvent(chunk, 'streaming'));
-    }
+    const words: UtteranceWords = this.recognizer.endUtterance(this.details);
+    const opened = !this.current && words.length ? this.openChunk(start) : undefined;
+    const chunk = this.current ?? opened;
+    if (!chunk) return;
+    chunk.words = keptWords(words, this.details, this.baseMs);
+    chunk.alternatives = words.alternatives;
+    if (opened) this.events.push(this.chunkEvent(opened, 'streaming'));
   }
 
   private textOf(words: readonly RecognizedWord[]): string {
@@ -349,15 +354,15 @@ export class Segmenter {
       void this.recognizer.endSentence(words, false);
       return;
     }
-    const proofread = this.recognizer.endSentence(words, true);
-    if (typeof proofread === 'object') {
+    const proofread = this.recognizer.endSentence(words, true, this.details);
+    if (proofread instanceof Promise) {
       // Finished later (a whole-sentence re-decode): the finals go out now, the replacement when ready.
       const late = this.onLateEvents;
       if (!late) throw new Error(`the ${this.recognizer.name} engine proofreads later, and this segmenter has no onLateEvents`);
       const done: Promise<void> = proofread
         // A failed second pass leaves the first pass, with a capital and a final period.
         .catch(() => sentenceCase(words.map((w) => w.raw)))
-        .then((text) => late([this.replaceEvent(sentence, text)]))
+        .then((p) => late([this.replaceEvent(sentence, p)]))
         .finally(() => this.proofreading.delete(done));
       this.proofreading.add(done);
       return;
@@ -365,12 +370,13 @@ export class Segmenter {
     this.events.push(this.replaceEvent(sentence, proofread ?? ''));
   }
 
-  private replaceEvent(sentence: SentenceChunk[], text: string): SegmentEvent {
+  private replaceEvent(sentence: SentenceChunk[], proofread: Proofread): SegmentEvent {
+    const { text, details } = proofreadChunk(proofread, sentence.flatMap((c) => c.words), this.details, this.baseMs);
     const ev: SegmentEvent = {
       type: 'batch.replace',
       data: {
         target_ids: sentence.map((c) => c.id),
-        new_chunk: { id: this.newId(), index: sentence[0]!.index, text: text.trim(), status: 'final' },
+        new_chunk: { id: this.newId(), index: sentence[0]!.index, text, status: 'final', ...details },
       },
     };
     ev.checkpoint = this.checkpoint();
@@ -387,7 +393,8 @@ export class Segmenter {
     while (this.proofreading.size) await Promise.all([...this.proofreading]);
   }
 
-  private chunkEvent(chunk: { id: string; index: number; words: RecognizedWord[] }, status: ChunkStatus): ChunkEvent {
-    return { type: 'transcript', status, id: chunk.id, index: chunk.index, text: chunk.words.map((w) => w.raw).join(' ').trim() };
+  private chunkEvent(chunk: { id: string; index: number; words: RecognizedWord[]; alternatives?: string[] }, status: ChunkStatus): ChunkEvent {
+    const ev: ChunkEvent = { type: 'transcript', status, id: chunk.id, index: chunk.index, text: chunk.words.map((w) => w.raw).join(' ').trim() };
+    return !this.details || status === 'streaming' ? ev : { ...ev, ...chunkDetails(chunk.words, 'raw', status === 'final' ? chunk.alternatives : undefined, ev.text) };
   }
 }

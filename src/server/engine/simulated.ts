@@ -14,15 +14,38 @@
  * one line only, one per 300 ms as above; when the segmenter ends the utterance (a pause of
  * `engine_endpointing`), the rest of the line comes out at once, and the next voiced audio starts the
  * next line. Voiced audio beyond a line's words releases nothing.
+ *
+ * Details (`configure.config.details`), so that tests can predict them:
+ * - a word ends where it is released (the end of the window that released it; the end of the
+ *   utterance for the rest of a line) and starts where the previous word of its utterance ended, or at
+ *   the utterance's first voiced window;
+ * - word k of the script (1-based) has confidence {@link DOUBTFUL_CONFIDENCE} when k is a multiple of
+ *   {@link DOUBTFUL_EVERY}, {@link SURE_CONFIDENCE} otherwise;
+ * - each doubtful word of a chunk, in order (at most 5), gives one alternative: the chunk's text
+ *   without that word (an empty one is left out).
  */
 import type { EffectiveConfig } from '../../protocol';
-import type { RecognizedWord, Recognizer } from './recognizer';
+import type { Proofread, RecognizedWord, Recognizer, UtteranceWords } from './recognizer';
 import { type Engine, languageRefusal } from './engine';
 import { allBuiltInScripts, builtInScript } from './scripts';
 
 export const SIMULATED_ENGINE_NAME = 'simulated';
 export const MS_PER_WORD = 300;
 export const SIMULATED_SAMPLE_RATES = [8000, 16000, 22050, 24000, 32000, 44100, 48000] as const;
+const DOUBTFUL_EVERY = 5;
+export const DOUBTFUL_CONFIDENCE = 0.4;
+export const SURE_CONFIDENCE = 0.9;
+
+/** The simulated engine's alternatives of a chunk: its text without each doubtful word in turn. */
+function simulatedAlternatives(words: readonly RecognizedWord[], form: 'raw' | 'proofread'): string[] {
+  const out: string[] = [];
+  words.forEach((w, i) => {
+    if (w.confidence !== DOUBTFUL_CONFIDENCE) return;
+    const text = words.filter((_, j) => j !== i).map((x) => x[form]).join(' ').trim();
+    if (text !== '' && !out.includes(text)) out.push(text);
+  });
+  return out.slice(0, 5);
+}
 
 /** First-pass form of a script token: punctuation stripped at both ends, lower case. */
 export function rawForm(token: string): string {
@@ -95,6 +118,10 @@ export class SimulatedRecognizer implements Recognizer {
   private utterance: RecognizedWord[] = [];
   private line = 0;
   private heard = false;
+  /** Ms of audio pushed since this recognizer was made or restored (the clock of word times). */
+  private clockMs = 0;
+  /** Where the next released word starts (undefined: at the utterance's next voiced window). */
+  private wordStartMs: number | undefined;
 
   /** @param lineEnds with an utterance script: the index just after the last word of each line. */
   constructor(
@@ -108,7 +135,9 @@ export class SimulatedRecognizer implements Recognizer {
   }
 
   push(_window: Buffer, voiced: boolean, ms: number): RecognizedWord[] | undefined {
+    this.clockMs += ms;
     if (!voiced) return undefined;
+    this.wordStartMs ??= this.clockMs - ms;
     this.heard = true;
     const limit = this.limit;
     if (this.cursor >= limit) return undefined;
@@ -116,28 +145,41 @@ export class SimulatedRecognizer implements Recognizer {
     let released = false;
     while (this.voicedMs >= MS_PER_WORD && this.cursor < limit) {
       this.voicedMs -= MS_PER_WORD;
-      this.utterance.push({ ...this.words[this.cursor++]! });
+      this.release();
       released = true;
     }
     return released ? [...this.utterance] : undefined;
   }
 
-  endUtterance(): RecognizedWord[] {
+  endUtterance(details?: boolean): UtteranceWords {
     if (this.lineEnds && this.heard) {
       // The utterance ends its line: the rest of the line comes out now, the next audio starts the next one.
       const limit = this.limit;
-      while (this.cursor < limit) this.utterance.push({ ...this.words[this.cursor++]! });
+      while (this.cursor < limit) this.release();
       this.line++;
       this.voicedMs = 0;
     }
     this.heard = false;
-    const out = this.utterance;
+    this.wordStartMs = undefined;
+    const out: UtteranceWords = this.utterance;
     this.utterance = [];
+    if (details) out.alternatives = simulatedAlternatives(out, 'raw');
     return out;
   }
 
-  endSentence(words: RecognizedWord[], proofread: boolean): string | undefined {
-    return proofread ? words.map((w) => w.proofread).join(' ') : undefined;
+  endSentence(words: RecognizedWord[], proofread: boolean, details?: boolean): Proofread | undefined {
+    if (!proofread) return undefined;
+    const text = words.map((w) => w.proofread).join(' ');
+    return details ? { text, alternatives: simulatedAlternatives(words, 'proofread') } : text;
+  }
+
+  /** The script's next word, out now: it ends here and starts where the previous one ended. */
+  private release(): void {
+    const k = this.cursor++;
+    const start = this.wordStartMs ?? this.clockMs;
+    const confidence = (k + 1) % DOUBTFUL_EVERY === 0 ? DOUBTFUL_CONFIDENCE : SURE_CONFIDENCE;
+    this.utterance.push({ ...this.words[k]!, start_ms: start, end_ms: this.clockMs, confidence });
+    this.wordStartMs = this.clockMs;
   }
 
   checkpoint(): SimulatedSnapshot {
@@ -154,6 +196,7 @@ export class SimulatedRecognizer implements Recognizer {
     this.cursor = Math.max(0, Math.min(this.words.length, Math.floor(s.cursor)));
     this.voicedMs = s.voicedMs;
     this.utterance = [];
+    this.wordStartMs = undefined;
     this.line = typeof s.line === 'number' ? s.line : 0;
     this.heard = s.heard === true;
   }

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EffectiveConfig } from '../../protocol';
 import { type SegmentEvent, Segmenter } from './segmenter';
-import { loadPocketsphinx } from './pocketsphinx/ffi';
+import { type UtteranceDetails, loadPocketsphinx } from './pocketsphinx/ffi';
 import { type ProofreadAnswer, type ProofreadJob, ThreadProofreader } from './pocketsphinx/proofreadThread';
 import { PocketsphinxRecognizer, Proofreader } from './pocketsphinx/recognizer';
 import type { Recognizer } from './recognizer';
@@ -171,15 +171,18 @@ function handle(m: ToWorker): void {
 
 /** A decoder worker's proofreading thread: whole sentences, one at a time. */
 function proofreading(spec: WorkerEngine): void {
-  let decodeNow: (pcm: Int16Array, hotwords?: string) => string;
+  let decodeNow: (pcm: Int16Array, hotwords?: string, details?: boolean) => { hyp: string; details?: UtteranceDetails };
   if (spec.engine === 'pocketsphinx') {
     const p = new Proofreader(loadPocketsphinx(), spec.model);
-    decodeNow = (pcm) => p.decodeNow(pcm);
-  } else decodeNow = sherpaProofreader(spec);
+    decodeNow = (pcm, _hotwords, details) => (details ? p.decodeDetailedNow(pcm) : { hyp: p.decodeNow(pcm) });
+  } else {
+    const sherpa = sherpaProofreader(spec);
+    decodeNow = (pcm, hotwords) => ({ hyp: sherpa(pcm, hotwords) });
+  }
   parentPort!.on('message', (m: ProofreadJob) => {
     let answer: ProofreadAnswer;
     try {
-      answer = { job: m.job, hyp: decodeNow(new Int16Array(m.pcm), m.hotwords) };
+      answer = { job: m.job, ...decodeNow(new Int16Array(m.pcm), m.hotwords, m.details) };
     } catch (e) {
       answer = { job: m.job, error: errorMessage(e) };
     }

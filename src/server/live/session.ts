@@ -3,7 +3,7 @@
  * through its {@link SessionJournal}. Knows nothing of sockets: it talks to its current peer through
  * {@link SessionPeer} (absent while the socket is gone and the session waits to be resumed).
  */
-import type { ControlAction, EffectiveConfig, ErrorCode, OutgoingBatchReplace, OutgoingMessage, OutgoingTranscript, SentMetrics } from '../../protocol';
+import type { ControlAction, EffectiveConfig, ErrorCode, OutgoingMessage, SentMetrics } from '../../protocol';
 import { type Recognizer } from '../engine/recognizer';
 import { type WorkerRecognizer, isWorkerRecognizer } from '../engine/engine';
 import { monotonicMs } from '../clock';
@@ -11,6 +11,7 @@ import type { ServerLogger } from '../log';
 import type { SegmentEvent, SegmenterCheckpoint } from '../engine/segmenter';
 import { LocalSegmenterPort, type PortInit, type SegmenterPort, whileProgressing } from '../engine/segmenterPort';
 import { SessionJournal } from '../storage/sessionJournal';
+import { wireEvent } from './wire';
 import type { CheckpointRow, SessionEnd, SessionStore, StoredEvent } from '../storage/stores';
 
 export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
@@ -352,15 +353,9 @@ export class LiveSession {
       return;
     }
     const seq = this.nextSeq++;
-    let wire: OutgoingTranscript | OutgoingBatchReplace;
-    if (event.type === 'transcript') {
-      wire = { type: 'transcript', status: event.status, text: event.text, id: event.id, index: event.index, seq };
-      if (event.status === 'final') this.finalChunks++;
-    } else {
-      wire = { type: 'batch.replace', data: event.data, seq };
-    }
+    if (event.type === 'transcript' && event.status === 'final') this.finalChunks++;
     // Serialised once: the same text is persisted and sent.
-    const json = JSON.stringify(wire);
+    const json = JSON.stringify(wireEvent(event, seq));
     if (event.checkpoint) this.journal.persist(seq, json, event.checkpoint);
     this.peer?.send(json);
   }

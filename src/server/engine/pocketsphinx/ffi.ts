@@ -49,16 +49,56 @@ export function pocketsphinxModel(dir: string): PocketsphinxModel {
   return m;
 }
 
+/** A word of the last utterance decoded, where it was heard (10 ms frames from its start) and how sure. */
+export interface SegmentWord {
+  word: string;
+  startFrame: number;
+  /** Last frame (inclusive). */
+  endFrame: number;
+  /** Posterior probability in [0, 1]. */
+  confidence: number;
+}
+
+/** Frames are 10 ms. */
+export const FRAME_MS = 10;
+
+export interface UtteranceDetails {
+  /** The words of the hypothesis (fillers and silences left out). */
+  words: SegmentWord[];
+  /** Other readings of the whole utterance, best first, distinct, none equal to the hypothesis. */
+  alternatives: string[];
+}
+
 export interface PocketsphinxApi {
-  /** A decoder for the model; throws when pocketsphinx refuses it. */
-  init(model: PocketsphinxModel): unknown;
+  /**
+   * A decoder for the model; throws when pocketsphinx refuses it. `dropSilence` (the bench's baseline
+   * only): the library's own voice-activity filter drops silent frames, and word times with them.
+   */
+  init(model: PocketsphinxModel, opts?: { dropSilence?: boolean }): unknown;
   startUtt(ps: unknown): void;
   processRaw(ps: unknown, samples: Int16Array, fullUtt: boolean): void;
   endUtt(ps: unknown): void;
   /** The best hypothesis so far ('' when none). */
   hyp(ps: unknown): string;
+  /**
+   * After `endUtt`: the hypothesis's word times and confidences, and up to `nbest` alternatives. A
+   * word's confidence is the posterior probability, in the word graph, of that word at the middle of
+   * its span (the links of the same word crossing it, summed).
+   */
+  details(ps: unknown, nbest: number): UtteranceDetails;
   free(ps: unknown): void;
 }
+
+/** Silences and fillers in a segmentation (`<s>`, `<sil>`, `[NOISE]`, `++UH++`). */
+const isFiller = (w: string): boolean => /^[<[+]/u.test(w);
+/** `word(2)`: the second pronunciation of `word`. */
+const baseWord = (w: string): string => w.replace(/\(\d+\)$/u, '');
+/** The language weight of the word graph's best path, as the decoder's own bestpath pass (1 without fwdflat). */
+const BESTPATH_LW_RATIO = 1.0;
+/** The decoder's acoustic scale (1 / `-ascale`, 20 by default). */
+const ACOUSTIC_SCALE = 1 / 20;
+/** N-best entries read at most to find distinct alternatives. */
+const NBEST_READ = 20;
 
 let api: PocketsphinxApi | undefined;
 
@@ -89,11 +129,80 @@ export function loadPocketsphinx(): PocketsphinxApi {
   const psEnd = f(ps, 'int ps_end_utt(void *ps)');
   const psHyp = f(ps, 'const char *ps_get_hyp(void *ps, _Out_ int32_t *score)');
   const psFree = f(ps, 'int ps_free(void *ps)');
+  const segIter = f(ps, 'void *ps_seg_iter(void *ps)');
+  const segNext = f(ps, 'void *ps_seg_next(void *seg)');
+  const segWord = f(ps, 'const char *ps_seg_word(void *seg)');
+  const segFrames = f(ps, 'void ps_seg_frames(void *seg, _Out_ int *sf, _Out_ int *ef)');
+  const getLattice = f(ps, 'void *ps_get_lattice(void *ps)');
+  const getSearch = f(ps, 'const char *ps_get_search(void *ps)');
+  const getLm = f(ps, 'void *ps_get_lm(void *ps, const char *name)');
+  const latLogmath = f(ps, 'void *ps_lattice_get_logmath(void *dag)');
+  const latBestpath = f(ps, 'void *ps_lattice_bestpath(void *dag, void *lmset, float lwf, float ascale)');
+  const latPosterior = f(ps, 'int32_t ps_lattice_posterior(void *dag, void *lmset, float ascale)');
+  const latEdges = f(ps, 'void *ps_lattice_traverse_edges(void *dag, void *start, void *end)');
+  const latNext = f(ps, 'void *ps_lattice_traverse_next(void *dag, void *end)');
+  const linkTimes = f(ps, 'int ps_latlink_times(void *link, _Out_ int16_t *sf)');
+  const linkWord = f(ps, 'const char *ps_latlink_baseword(void *dag, void *link)');
+  const linkProb = f(ps, 'int32_t ps_latlink_prob(void *dag, void *link, _Out_ int32_t *ascr)');
+  const logmathExp = f(sb, 'double logmath_exp(void *lmath, int p)');
+  const nbestStart = f(ps, 'void *ps_nbest(void *ps)');
+  const nbestNext = f(ps, 'void *ps_nbest_next(void *nbest)');
+  const nbestHyp = f(ps, 'const char *ps_nbest_hyp(void *nbest, _Out_ int32_t *score)');
+  const nbestFree = f(ps, 'void ps_nbest_free(void *nbest)');
+  const segments = (d: unknown): SegmentWord[] => {
+    const out: SegmentWord[] = [];
+    // Frames count from the decoder's stream, which does not always restart with the utterance; the
+    // first segment (`<s>`) starts the utterance: frames are made relative to it, as the word graph's.
+    let origin: number | undefined;
+    for (let g = segIter(d); g; g = segNext(g)) {
+      const w = segWord(g) as string;
+      const sf = [0];
+      const ef = [0];
+      segFrames(g, sf, ef);
+      origin ??= sf[0]!;
+      if (!isFiller(w)) out.push({ word: baseWord(w), startFrame: sf[0]! - origin, endFrame: ef[0]! - origin, confidence: 0 });
+    }
+    return out;
+  };
+  const confidences = (d: unknown, words: SegmentWord[]): void => {
+    const dag = getLattice(d);
+    const lm = getLm(d, getSearch(d));
+    if (!dag || !lm || words.length === 0) return;
+    const lmath = latLogmath(dag);
+    latBestpath(dag, lm, BESTPATH_LW_RATIO, ACOUSTIC_SCALE);
+    latPosterior(dag, lm, ACOUSTIC_SCALE);
+    const wanted = new Set(words.map((w) => w.word));
+    const links: Array<{ word: string; sf: number; ef: number; p: number }> = [];
+    for (let l = latEdges(dag, null, null); l; l = latNext(dag, null)) {
+      const word = linkWord(dag, l) as string;
+      if (!wanted.has(word)) continue;
+      const sf = [0];
+      const ef = linkTimes(l, sf) as number;
+      links.push({ word, sf: sf[0]!, ef, p: logmathExp(lmath, linkProb(dag, l, [0])) as number });
+    }
+    for (const w of words) {
+      const mid = (w.startFrame + w.endFrame) / 2;
+      const p = links.filter((l) => l.word === w.word && l.sf <= mid && mid <= l.ef).reduce((n, l) => n + l.p, 0);
+      w.confidence = Math.min(1, Math.max(0, p));
+    }
+  };
+  const alternatives = (d: unknown, hyp: string, n: number): string[] => {
+    const out: string[] = [];
+    let it = nbestStart(d);
+    for (let read = 0; it && out.length < n && read < NBEST_READ; read++) {
+      it = nbestNext(it);
+      if (!it) break;
+      const text = ((nbestHyp(it, [0]) as string | null) ?? '').trim();
+      if (text !== '' && text !== hyp && !out.includes(text)) out.push(text);
+    }
+    if (it) nbestFree(it);
+    return out;
+  };
   const check = (what: string, rc: unknown): void => {
     if (typeof rc === 'number' && rc < 0) throw new Error(`pocketsphinx ${what} failed (${rc})`);
   };
   api = {
-    init(model) {
+    init(model, opts) {
       const s = (v: string): [string, string] => ['str', v];
       const args = [
         ...s('-hmm'), ...s(model.hmm),
@@ -104,6 +213,9 @@ export function loadPocketsphinx(): PocketsphinxApi {
         // (0.2–1 s for a sentence); the whole-sentence re-decode is the second look.
         ...s('-fwdflat'), ...s('no'),
         ...s('-bestpath'), ...s('no'),
+        // Every frame is decoded, silence too: word times (10 ms frames) are then times in the audio.
+        // (Its voice-activity filter drops silent frames, and the times with them.)
+        ...s('-remove_silence'), ...s(opts?.dropSilence ? 'yes' : 'no'),
         // Its own log goes nowhere: dictated text must never reach a log.
         ...s('-logfn'), ...s('/dev/null'),
       ];
@@ -118,6 +230,14 @@ export function loadPocketsphinx(): PocketsphinxApi {
     processRaw: (d, samples, fullUtt) => check('process_raw', psProcess(d, samples, samples.length, 0, fullUtt ? 1 : 0)),
     endUtt: (d) => check('end_utt', psEnd(d)),
     hyp: (d) => (psHyp(d, [0]) as string | null) ?? '',
+    details: (d, nbest) => {
+      const hyp = ((psHyp(d, [0]) as string | null) ?? '').trim();
+      const words = segments(d);
+      // The n-best list first: the word graph is the same, and its search leaves the posteriors alone.
+      const alts = nbest > 0 ? alternatives(d, hyp, nbest) : [];
+      confidences(d, words);
+      return { words, alternatives: alts };
+    },
     free: (d) => {
       psFree(d);
     },

@@ -8,15 +8,18 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { WorkerEngine } from '../workerProtocol';
-import type { SentenceDecoder } from './recognizer';
+import type { DetailedHypothesis, SentenceDecoder } from './recognizer';
+import type { UtteranceDetails } from './ffi';
 
 export interface ProofreadJob {
   job: number;
   pcm: ArrayBuffer;
   /** The session's keyterms as hotwords (sherpa-onnx). */
   hotwords?: string;
+  /** The word times, confidences and alternatives too (a decoder that has them). */
+  details?: boolean;
 }
-export type ProofreadAnswer = { job: number; hyp: string } | { job: number; error: string };
+export type ProofreadAnswer = { job: number; hyp: string; details?: UtteranceDetails } | { job: number; error: string };
 
 /** Beyond twice the sentence's duration, a job gets this long before it fails. */
 const JOB_GRACE_MS = 10_000;
@@ -24,7 +27,7 @@ const JOB_GRACE_MS = 10_000;
 export class ThreadProofreader implements SentenceDecoder {
   private worker: Worker | undefined;
   private nextJob = 1;
-  private readonly jobs = new Map<number, { resolve: (hyp: string) => void; reject: (e: Error) => void }>();
+  private readonly jobs = new Map<number, { resolve: (answer: DetailedHypothesis) => void; reject: (e: Error) => void }>();
 
   constructor(
     private readonly script: string,
@@ -32,12 +35,20 @@ export class ThreadProofreader implements SentenceDecoder {
   ) {}
 
   decode(samples: Int16Array, onProgress?: () => void, hotwords?: string): Promise<string> {
+    return this.ask(samples, onProgress, hotwords, false).then((a) => a.hyp);
+  }
+
+  decodeDetailed(samples: Int16Array, onProgress?: () => void): Promise<DetailedHypothesis> {
+    return this.ask(samples, onProgress, undefined, true);
+  }
+
+  private ask(samples: Int16Array, onProgress: (() => void) | undefined, hotwords: string | undefined, details: boolean): Promise<DetailedHypothesis> {
     const w = this.thread();
     const job = this.nextJob++;
     const pcm = new ArrayBuffer(samples.byteLength);
     new Int16Array(pcm).set(samples);
     const limitMs = JOB_GRACE_MS + (2 * samples.length * 1000) / 16000;
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<DetailedHypothesis>((resolve, reject) => {
       const started = Date.now();
       const beat = setInterval(() => {
         if (Date.now() - started > limitMs) {
@@ -47,16 +58,17 @@ export class ThreadProofreader implements SentenceDecoder {
       }, 1000);
       const done = (): void => clearInterval(beat);
       this.jobs.set(job, {
-        resolve: (hyp) => {
+        resolve: (answer) => {
           done();
-          resolve(hyp);
+          resolve(answer);
         },
         reject: (e) => {
           done();
           reject(e);
         },
       });
-      w.postMessage({ job, pcm, ...(hotwords !== undefined ? { hotwords } : {}) } satisfies ProofreadJob, [pcm]);
+      const job_: ProofreadJob = { job, pcm, ...(hotwords !== undefined ? { hotwords } : {}), ...(details ? { details } : {}) };
+      w.postMessage(job_, [pcm]);
     });
   }
 
@@ -77,7 +89,7 @@ export class ThreadProofreader implements SentenceDecoder {
       const j = this.jobs.get(m.job);
       this.jobs.delete(m.job);
       if (!j) return;
-      if ('hyp' in m) j.resolve(m.hyp);
+      if ('hyp' in m) j.resolve(m.details ? { hyp: m.hyp, details: m.details } : { hyp: m.hyp });
       else j.reject(new Error(m.error));
     });
     const lost = (why: string): void => {

@@ -9,10 +9,14 @@
  *   {@link SentenceDecoder} (in the service, a thread of its own per worker), so the worker goes on
  *   decoding meanwhile; the result, with a capital and a final period, comes later (a promise).
  *   After a restart the audio of a sentence begun before it is gone: its first-pass words are used.
+ * - Details (asked by the session): at the end of an utterance, and of the proofreading decode, the
+ *   words' times and posterior probabilities and the n-best list (ffi.ts `details`). Times are on the
+ *   recognizer's clock: ms of audio pushed since it was made or restored.
  */
-import type { RecognizedWord, Recognizer } from '../recognizer';
+import type { Proofread, RecognizedWord, Recognizer, UtteranceWords } from '../recognizer';
 import { sentenceCase } from '../recognizer';
-import type { PocketsphinxApi, PocketsphinxModel } from './ffi';
+import { FRAME_MS, type PocketsphinxApi, type PocketsphinxModel, type UtteranceDetails } from './ffi';
+import { MAX_ALTERNATIVES } from '../details';
 
 export const POCKETSPHINX_ENGINE_NAME = 'pocketsphinx';
 /** The partial hypothesis is read every 5 windows (100 ms): reading it costs a backtrace. */
@@ -33,6 +37,26 @@ function words(hyp: string): RecognizedWord[] {
     .map((w) => ({ raw: w, proofread: w }));
 }
 
+/** The hypothesis's words with their details, `startMs` the place of the decode's first frame; undefined when they do not match. */
+function detailedWords(hyp: string, d: UtteranceDetails, startMs: number): RecognizedWord[] | undefined {
+  const out = words(hyp);
+  if (out.length !== d.words.length || out.some((w, i) => w.raw !== d.words[i]!.word)) return undefined;
+  return out.map((w, i) => {
+    const s = d.words[i]!;
+    return { ...w, start_ms: startMs + s.startFrame * FRAME_MS, end_ms: startMs + (s.endFrame + 1) * FRAME_MS, confidence: s.confidence };
+  });
+}
+
+/** The proofread form of a sentence decoded with details: a capital and a final period, on its words too. */
+function proofreadSentence(hyp: string, d: UtteranceDetails, startMs: number): Proofread {
+  const text = sentenceCase(words(hyp).map((w) => w.raw));
+  const timed = detailedWords(hyp, d, startMs);
+  const alternatives = d.alternatives.map((a) => sentenceCase(a.split(/\s+/u))).filter((a) => a !== text);
+  if (!timed) return { text, alternatives };
+  const forms = text.split(' ');
+  return { text, words: timed.map((w, i) => ({ ...w, proofread: forms[i] ?? w.raw })), alternatives };
+}
+
 function samplesOf(buf: Buffer): Int16Array {
   if (buf.byteOffset % 2 === 0) return new Int16Array(buf.buffer, buf.byteOffset, buf.length >> 1);
   const copy = Buffer.from(buf);
@@ -46,7 +70,15 @@ export interface SentenceDecoder {
    * to bias towards (`/`-separated, sherpa-onnx's form); a decoder that cannot use them ignores them.
    */
   decode(samples: Int16Array, onProgress?: () => void, hotwords?: string): Promise<string>;
+  /** The hypothesis with its details (frames from the first sample), for a decoder that has them. */
+  decodeDetailed?(samples: Int16Array, onProgress?: () => void): Promise<DetailedHypothesis>;
   dispose(): void;
+}
+
+export interface DetailedHypothesis {
+  hyp: string;
+  /** Absent when the decoder could not give them. */
+  details?: UtteranceDetails;
 }
 
 /**
@@ -69,6 +101,19 @@ export class Proofreader implements SentenceDecoder {
     this.ps.processRaw(this.decoder, samples, true);
     this.ps.endUtt(this.decoder);
     return this.ps.hyp(this.decoder);
+  }
+
+  decodeDetailedNow(samples: Int16Array): DetailedHypothesis {
+    const hyp = this.decodeNow(samples);
+    return { hyp, details: this.ps.details(this.decoder, MAX_ALTERNATIVES) };
+  }
+
+  decodeDetailed(samples: Int16Array): Promise<DetailedHypothesis> {
+    try {
+      return Promise.resolve(this.decodeDetailedNow(samples));
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
   }
 
   decode(samples: Int16Array): Promise<string> {
@@ -99,6 +144,11 @@ export class PocketsphinxRecognizer implements Recognizer {
   /** Sentences begun before a restart have no audio here. */
   private sentenceComplete = true;
   private disposed = false;
+  /** Ms of audio pushed since this recognizer was made or restored (the clock of word times). */
+  private clockMs = 0;
+  /** Where the decoder's open utterance began on that clock. */
+  private utteranceStartMs = 0;
+  private windowMs = 20;
 
   constructor(
     private readonly ps: PocketsphinxApi,
@@ -111,8 +161,10 @@ export class PocketsphinxRecognizer implements Recognizer {
     this.decoder = decoder ?? ps.init(model);
   }
 
-  push(window: Buffer, _voiced: boolean, _ms: number): RecognizedWord[] | undefined {
+  push(window: Buffer, _voiced: boolean, ms: number): RecognizedWord[] | undefined {
     if (!this.inUtterance) this.start();
+    this.clockMs += ms;
+    this.windowMs = ms;
     const copy = Buffer.from(window);
     this.ps.processRaw(this.decoder, samplesOf(copy), false);
     this.sentenceAudio.push(copy);
@@ -127,17 +179,25 @@ export class PocketsphinxRecognizer implements Recognizer {
     return words(hyp);
   }
 
-  endUtterance(): RecognizedWord[] {
+  endUtterance(details?: boolean): UtteranceWords {
     if (!this.inUtterance) return [];
     this.ps.endUtt(this.decoder);
     this.inUtterance = false;
-    const out = words(this.ps.hyp(this.decoder));
+    const hyp = this.ps.hyp(this.decoder);
+    let out: UtteranceWords = words(hyp);
+    if (details && out.length) {
+      const d = this.ps.details(this.decoder, MAX_ALTERNATIVES);
+      out = detailedWords(hyp, d, this.utteranceStartMs) ?? out;
+      out.alternatives = d.alternatives;
+    }
     if (out.length) this.sentenceHasWords = true;
     else if (!this.sentenceHasWords) this.trimLeadIn();
     return out;
   }
 
-  endSentence(firstPass: RecognizedWord[], proofread: boolean): string | Promise<string> | undefined {
+  endSentence(firstPass: RecognizedWord[], proofread: boolean, details?: boolean): Proofread | Promise<Proofread> | undefined {
+    // The sentence's audio is contiguous and ends with the last window pushed.
+    const startMs = this.clockMs - this.sentenceAudio.length * this.windowMs;
     // The open utterance (a sentence closed without a pause) belongs to the next sentence.
     const keep = this.inUtterance ? this.sentenceAudio.slice(this.utteranceAudioStart) : [];
     const audio = this.inUtterance ? this.sentenceAudio.slice(0, this.utteranceAudioStart) : this.sentenceAudio;
@@ -149,7 +209,14 @@ export class PocketsphinxRecognizer implements Recognizer {
     if (!proofread) return undefined;
     const fallback = sentenceCase(firstPass.map((w) => w.raw));
     if (!complete || audio.length === 0) return fallback;
-    return this.proofreader()
+    const decoder = this.proofreader();
+    if (details && decoder.decodeDetailed) {
+      return decoder.decodeDetailed(samplesOf(Buffer.concat(audio)), this.onProgress).then(({ hyp, details: d }) => {
+        if (words(hyp).length === 0) return fallback;
+        return d ? proofreadSentence(hyp, d, startMs) : sentenceCase(words(hyp).map((w) => w.raw));
+      });
+    }
+    return decoder
       .decode(samplesOf(Buffer.concat(audio)), this.onProgress)
       .then((hyp) => {
         const again = words(hyp).map((w) => w.raw);
@@ -169,6 +236,7 @@ export class PocketsphinxRecognizer implements Recognizer {
     this.sentenceAudio = [];
     this.sentenceHasWords = false;
     this.sentenceComplete = false;
+    this.clockMs = 0;
   }
 
   dispose(): void {
@@ -184,6 +252,7 @@ export class PocketsphinxRecognizer implements Recognizer {
     this.utteranceWindows = 0;
     this.lastHyp = '';
     this.utteranceAudioStart = this.sentenceAudio.length;
+    this.utteranceStartMs = this.clockMs;
   }
 
   /** Silence before the first word of a sentence: keep only a short lead-in. */
@@ -199,6 +268,7 @@ export class PocketsphinxRecognizer implements Recognizer {
     const lead = this.sentenceAudio.slice(-LEAD_IN_WINDOWS);
     this.start();
     this.utteranceAudioStart = Math.max(0, this.sentenceAudio.length - lead.length);
+    this.utteranceStartMs = this.clockMs - lead.length * this.windowMs;
     for (const w of lead) this.ps.processRaw(this.decoder, samplesOf(w), false);
   }
 }

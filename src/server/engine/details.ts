@@ -1,0 +1,73 @@
+/**
+ * The details a session asks for with `configure.config.details` (docs/protocol.md): a chunk's place in
+ * the session's audio, its words with their times and confidences, and other readings of the whole
+ * chunk. Built by the segmenter from what the engine gives; an engine that gives no word times and
+ * confidences gives no details.
+ */
+import type { WordDetail } from '../../protocol';
+import type { Proofread, RecognizedWord } from './recognizer';
+
+/** At most this many alternatives per chunk. */
+export const MAX_ALTERNATIVES = 5;
+
+/** A word with its place in the session's audio and its confidence (the protocol's `WordDetail`). */
+type WordDetails = Pick<WordDetail, 'text' | 'start_ms' | 'end_ms' | 'confidence'>;
+
+export type ChunkDetails = {
+  start_ms?: number;
+  end_ms?: number;
+  words?: WordDetails[];
+  alternatives?: string[];
+};
+
+/** The words with their times moved from the recognizer's clock to the session's (`baseMs` later). */
+function onSessionClock(words: readonly RecognizedWord[], baseMs: number): RecognizedWord[] {
+  return words.map((w) => {
+    const out = { ...w };
+    if (out.start_ms !== undefined) out.start_ms += baseMs;
+    if (out.end_ms !== undefined) out.end_ms += baseMs;
+    return out;
+  });
+}
+
+/** The engine's words as a chunk keeps them: times on the session's clock with details, no times without. */
+export function keptWords(words: readonly RecognizedWord[], details: boolean, baseMs: number): RecognizedWord[] {
+  return details ? onSessionClock(words, baseMs) : words.map((w) => ({ raw: w.raw, proofread: w.proofread }));
+}
+
+/**
+ * The proofread sentence's text and, with `details`, its details. Without words of its own from the
+ * engine, its words are the first pass's (`firstPass`, session clock) in their proofread form.
+ */
+export function proofreadChunk(p: Proofread, firstPass: readonly RecognizedWord[], details: boolean, baseMs: number): { text: string; details: ChunkDetails } {
+  const text = (typeof p === 'string' ? p : p.text).trim();
+  if (!details) return { text, details: {} };
+  if (typeof p === 'string') return { text, details: chunkDetails(firstPass, 'proofread', undefined, text) };
+  return { text, details: chunkDetails(p.words ? onSessionClock(p.words, baseMs) : firstPass, 'proofread', p.alternatives, text) };
+}
+
+const clamp01 = (n: number): number => (Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0);
+
+/**
+ * The details of a chunk made of `words` (`form`: which form of each word is its text). None when a
+ * word lacks a time or a confidence. Times are whole ms, never going back, each word within the chunk;
+ * alternatives are distinct, differ from the chunk's text, at most {@link MAX_ALTERNATIVES}.
+ */
+export function chunkDetails(words: readonly RecognizedWord[], form: 'raw' | 'proofread', alternatives?: readonly string[], text?: string): ChunkDetails {
+  if (words.length === 0 || words.some((w) => w.start_ms === undefined || w.end_ms === undefined || w.confidence === undefined)) return {};
+  const out: WordDetails[] = [];
+  let lastStart = 0;
+  let lastEnd = 0;
+  for (const w of words) {
+    const start = Math.max(lastStart, Math.round(w.start_ms!));
+    const end = Math.max(start, lastEnd, Math.round(w.end_ms!));
+    out.push({ text: w[form], start_ms: start, end_ms: end, confidence: Math.round(clamp01(w.confidence!) * 1000) / 1000 });
+    lastStart = start;
+    lastEnd = end;
+  }
+  const details: ChunkDetails = { start_ms: out[0]!.start_ms, end_ms: lastEnd, words: out };
+  const own = (text ?? out.map((w) => w.text).join(' ')).trim();
+  const alts = [...new Set((alternatives ?? []).map((a) => a.trim()))].filter((a) => a !== '' && a !== own).slice(0, MAX_ALTERNATIVES);
+  if (alternatives) details.alternatives = alts;
+  return details;
+}
