@@ -27,17 +27,19 @@ export class FakeVosk extends FakeServer {
     let rate = 8000;
     let clock: WordClock | undefined;
     let utterance: Array<{ word: string; at: number }> = [];
-    const result = (): string => {
+    /** A result; `last`: the one of the eof, after which no audio comes on this connection (the position stays). */
+    const result = (last = false): string => {
       const words = utterance.map((u) => ({ conf: 1, start: u.at / 1000, end: u.at / 1000 + 0.3, word: u.word }));
       utterance = [];
-      if (!this.o.perConnection && clock) this.committed = { ...clock.cursor };
+      if (!this.o.perConnection && clock && !last) this.committed = { ...clock.cursor };
       return JSON.stringify(words.length ? { result: words, text: words.map((w) => w.word).join(' ') } : { text: '' });
     };
     conn.ws.on('message', (data, binary) => {
+      if (conn.stalled) return;
       if (!binary) {
         const s = String(data);
         if (s === '{"eof" : 1}') {
-          this.send(conn, result());
+          this.send(conn, result(true));
           conn.ws.close(1000);
           return;
         }

@@ -30,6 +30,7 @@ import {
   UpstreamRefusedError,
   UpstreamUnreachableError,
   firstMessage,
+  failure,
   openSocket,
   parseObject,
   shownType,
@@ -106,7 +107,7 @@ class RealtimeLink implements UpstreamLink {
     this.resampler = new Resampler(sampleRate, this.rate);
     const ws = (this.ws = inbox.ws);
     ws.on('close', (code) => this.gone(`the recogniser closed the connection (code ${code})`));
-    ws.on('error', (e: Error & { code?: string }) => this.gone(`the recogniser connection failed: ${e.code ?? e.message}`));
+    ws.on('error', (e: Error & { code?: string }) => this.gone(failure(e)));
     if (dialect === 'vllm') this.send0({ type: 'input_audio_buffer.commit' }); // starts the first generation
     this.inbox = inbox;
   }

@@ -200,3 +200,9 @@ export function sizeOf(data: WebSocket.RawData): number {
   if (Array.isArray(data)) return data.reduce((n, b) => n + b.length, 0);
   return data.byteLength;
 }
+
+/** Why a connection failed, in words (a message over the size bound has its own). */
+export function failure(e: Error & { code?: string }): string {
+  if (e.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return `the recogniser sent a message over ${MAX_UPSTREAM_MESSAGE_BYTES} bytes`;
+  return `the recogniser connection failed: ${e.code ?? e.message}`;
+}

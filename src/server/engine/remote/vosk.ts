@@ -17,6 +17,7 @@ import {
   type UpstreamLink,
   type UpstreamProtocol,
   type UpstreamSettings,
+  failure,
   openSocket,
   parseObject,
   sizeOf,
@@ -44,7 +45,7 @@ class VoskLink implements UpstreamLink {
     const ws = (this.ws = inbox.ws);
     ws.send(JSON.stringify({ config: { sample_rate: rate, words: 1 } }));
     ws.on('close', (code) => this.gone(`the recogniser closed the connection (code ${code})`));
-    ws.on('error', (e: Error & { code?: string }) => this.gone(`the recogniser connection failed: ${e.code ?? e.message}`));
+    ws.on('error', (e: Error & { code?: string }) => this.gone(failure(e)));
   }
 
   attach(events: UpstreamEvents): void {
