@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { FakeRealtime, type FakeDialect } from '../helpers/fakeRealtime';
-import { FAST, assertEveryWordOnce, clientRun, dictation, stream } from '../helpers/remote';
+import { FakeTranscriptions } from '../helpers/fakeTranscriptions';
+import { recordings } from '../helpers/recordings';
+import { assertEveryWordOnce, clientRun, dictation, stream } from '../helpers/remote';
 import { startServer } from '../helpers/server';
 
 describe('remote engine: realtime (built service, fake upstream)', function () {
@@ -38,4 +40,40 @@ describe('remote engine: realtime (built service, fake upstream)', function () {
       }
     });
   }
+});
+
+describe('remote engine: proofreading by a transcriptions endpoint (built service, fakes)', function () {
+  this.timeout(60_000);
+
+  it('each finished sentence goes as a WAV to --proofread-url; its answer is the sentence\'s batch.replace', async () => {
+    const recs = recordings().filter((r) => r.name !== 'goforward').slice(0, 2);
+    const d = dictation(2, 1800);
+    const careful = recs.map((r) => `${r.reference.charAt(0).toUpperCase()}${r.reference.slice(1)}.`.replace(/\bjohn dashwood\b/, 'John Dashwood'));
+    const fake = await new FakeRealtime({ dialect: 'vllm', words: d.words, msPerWord: d.msPerWord }).start();
+    const second = await new FakeTranscriptions(careful, 'shared-secret').start();
+    const server = await startServer({ args: ['--engine', 'realtime', '--engine-url', fake.url, '--proofread-url', second.url], env: { DICTEE_ENGINE_API_KEY: 'shared-secret' } });
+    try {
+      const { key } = await server.createKey();
+      const run = clientRun(server, key);
+      const replaced: string[] = [];
+      run.session.on('message', (m) => m.type === 'batch.replace' && replaced.push(m.data.new_chunk.text));
+      await run.session.start();
+      await stream(run.session, d.pcm);
+      await run.session.stop();
+      assert.deepEqual(replaced, careful);
+      assert.equal(run.model.committedText(), careful.join(' '));
+      assert.equal(second.requests.length, 2);
+      for (const [i, r] of second.requests.entries()) {
+        assert.equal(r.rate, 16000);
+        assert.equal(r.fields.response_format, 'json');
+        assert.equal(r.fields.language, 'en');
+        const spoken = (recs[i]!.pcm.length / 2 / 16) | 0;
+        assert.ok(r.ms >= spoken * 0.8, `sentence ${i}: ${r.ms} ms of audio sent for ${spoken} ms spoken`);
+      }
+    } finally {
+      await server.stop();
+      await fake.stop();
+      await second.stop();
+    }
+  });
 });
