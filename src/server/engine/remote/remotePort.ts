@@ -37,6 +37,9 @@ export interface RemotePortOptions {
   onClosed(port: RemoteSegmenterPort): void;
 }
 
+/** Windows the segmenter is held back from the newest audio, for the upstream's text to ride on (remotePort.pump). */
+const HOLD_BACK_WINDOWS = 4;
+
 interface Flush {
   at: number;
   proofread: boolean;
@@ -192,9 +195,16 @@ export class RemoteSegmenterPort implements SegmenterPort {
     this.link.settle();
   }
 
-  /** Feeds the segmenter up to the first barrier not settled yet; answers the flushes reached. */
-  private pump(): void {
-    const limit = this.barriers[0] ?? this.received;
+  /**
+   * Feeds the segmenter up to the first barrier not settled yet, less the last {@link HOLD_BACK_WINDOWS}
+   * windows (none while a flush waits); answers the flushes reached. With `oneMore` (new text from the
+   * upstream), one held-back window more: it carries the text to the segmenter at once, not at the next
+   * frame (the segmenter reads its recogniser's words at each window).
+   */
+  private pump(oneMore = false): void {
+    const cap = Math.min(this.barriers[0] ?? Infinity, this.received);
+    let limit = this.flushes.length ? cap : Math.min(cap, this.received - HOLD_BACK_WINDOWS * this.windowBytes);
+    if (oneMore) limit = Math.min(cap, Math.max(limit, this.fed + this.windowBytes));
     if (limit > this.fed) {
       let want = limit - this.fed;
       const parts: Buffer[] = [];
@@ -225,11 +235,16 @@ export class RemoteSegmenterPort implements SegmenterPort {
   private events(link: UpstreamLink): UpstreamEvents {
     const mine = (): boolean => this.link === link && !this.closed && !this.failed;
     return {
-      partial: (text) => mine() && this.recognizer.upstreamPartial(text),
+      partial: (text) => {
+        if (!mine()) return;
+        this.recognizer.upstreamPartial(text);
+        this.pump(true);
+      },
       final: (text, covered) => {
         if (!mine()) return;
         this.recognizer.upstreamFinal(text);
         this.trimSinceFinal(this.linkBase + covered);
+        this.pump(true);
       },
       settled: (covered) => {
         if (!mine()) return;
