@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { FakeRealtime, type FakeRealtimeOptions } from '../helpers/fakeRealtime';
 import { assertEveryWordOnce, clientRun, dictation, stream } from '../helpers/remote';
-import { normalizeWords } from '../helpers/recordings';
+import { normalizeWords, recordings } from '../helpers/recordings';
 import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 
@@ -128,8 +128,10 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
       const run = clientRun(server, key);
       await run.session.start();
       let finalsAtDrop = '';
+      // One second into the second recording: the first sentence is final, the second being said.
+      const dropAt = Math.round(recordings().filter((r) => r.name !== 'goforward')[0]!.pcm.length / 3200) + 15 + 10;
       await stream(run.session, d.pcm, 4, async (frame) => {
-        if (frame === 120) {
+        if (frame === dropAt) {
           finalsAtDrop = run.model.committedText();
           await f.stop();
         }
