@@ -12,11 +12,12 @@
  *   the `final` (the sentence end at `silence_threshold` 1 s).
  *
  * The fake answers at once: what is measured is the service's own cost (its segmenter, its two socket
- * hops, the client library), not a recogniser's.
+ * hops, the client library), not a recogniser's. Then the service's CPU time per second of audio with
+ * several sessions at once (real-time sessions per service core), beside the simulated engine.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,6 +31,9 @@ import type { BenchSection } from './run';
 
 const FRAME = 3200;
 const ROUNDS = 2;
+/** Sessions at once, and how many times real time they stream, for the service's own cost. */
+const SESSIONS = 8;
+const SPEED = 4;
 
 interface Sample {
   streamMs: number[];
@@ -109,9 +113,16 @@ async function direct(fake: FakeRealtime, pcm: Buffer, marks: ReturnType<typeof 
   return s;
 }
 
-async function startService(fakeUrl: string): Promise<{ url: string; key: string; stop: () => void }> {
+interface Service {
+  url: string;
+  key: string;
+  pid: number;
+  stop: () => void;
+}
+
+async function startService(engineArgs: string[]): Promise<Service> {
   const masterKey = `master_${randomBytes(24).toString('base64url')}`;
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'server.js'), '--port', '0', '--data-dir', mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-remote-')), '--engine', 'realtime', '--engine-url', fakeUrl, '--engine-model', 'bench'], {
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'server.js'), '--port', '0', '--data-dir', mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-remote-')), '--concurrency-limit', '100', ...engineArgs], {
     env: { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -126,10 +137,38 @@ async function startService(fakeUrl: string): Promise<{ url: string; key: string
   });
   const res = await fetch(`${url}/v1/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', type: 'personal' }) });
   const { key } = (await res.json()) as { key: string };
-  return { url, key, stop: () => child.kill('SIGTERM') };
+  return { url, key, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
-async function viaService(service: { url: string; key: string }, pcm: Buffer, marks: ReturnType<typeof landmarks>): Promise<Sample> {
+/** CPU seconds (user + system) a process has used so far (Linux /proc). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** `sessions` clients stream the dictation at once, `speed` × real time: the service's CPU seconds per second of audio. */
+async function serviceCost(service: Service, pcm: Buffer, sessions: number, speed: number): Promise<number> {
+  const clients = Array.from({ length: sessions }, () => new DictationSession({ serverUrl: service.url, apiKey: service.key, config: { language: 'en', engine_endpointing: 0.4, silence_threshold: 1 } }));
+  await Promise.all(clients.map((c) => c.start()));
+  const cpu0 = cpuSeconds(service.pid);
+  await Promise.all(
+    clients.map(async (c) => {
+      const t0 = performance.now();
+      for (let n = 0; n * FRAME < pcm.length; n++) {
+        c.sendAudio(pcm.subarray(n * FRAME, (n + 1) * FRAME));
+        const wait = t0 + ((n + 1) * 100) / speed - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+      await c.stop();
+      c.dispose();
+    }),
+  );
+  const cpu = cpuSeconds(service.pid) - cpu0;
+  return cpu / ((sessions * pcm.length) / 32000);
+}
+
+async function viaService(service: Service, pcm: Buffer, marks: ReturnType<typeof landmarks>): Promise<Sample> {
   const s: Sample = { streamMs: [], endMs: [], finalMs: [] };
   const session = new DictationSession({ serverUrl: service.url, apiKey: service.key, config: { language: 'en', engine_endpointing: 0.4, silence_threshold: 1 } });
   let sentAt: number[] = [];
@@ -183,7 +222,9 @@ export async function run(): Promise<BenchSection> {
   const d = dictation(3, 1500);
   const marks = landmarks(1500);
   const fake = await new FakeRealtime({ dialect: 'vllm', words: d.words, msPerWord: d.msPerWord, perConnection: true }).start();
-  const service = await startService(fake.url);
+  const service = await startService(['--engine', 'realtime', '--engine-url', fake.url, '--engine-model', 'bench']);
+  let remoteCost = NaN;
+  let simulatedCost = NaN;
   const direct_: Sample = { streamMs: [], endMs: [], finalMs: [] };
   const served: Sample = { streamMs: [], endMs: [], finalMs: [] };
   try {
@@ -195,9 +236,16 @@ export async function run(): Promise<BenchSection> {
         served[k].push(...b[k]);
       }
     }
+    remoteCost = await serviceCost(service, d.pcm, SESSIONS, SPEED);
   } finally {
     service.stop();
     await fake.stop();
+  }
+  const simulated = await startService(['--engine', 'simulated']);
+  try {
+    simulatedCost = await serviceCost(simulated, d.pcm, SESSIONS, SPEED);
+  } finally {
+    simulated.stop();
   }
   const row = (what: string, a: number[], b: number[]): string =>
     `| ${what} | ${f0(median(a))} / ${f0(p90(a))} (${a.length}) | ${f0(median(b))} / ${f0(p90(b))} (${b.length}) | ${f0(median(b) - median(a))} | ${(median(b) / median(a)).toFixed(2)} |`;
@@ -217,6 +265,16 @@ export async function run(): Promise<BenchSection> {
       row('frame → streaming text', direct_.streamMs, served.streamMs),
       row('end of speech → the utterance\'s final words (direct: `transcription.done`; service: `interim`)', direct_.endMs, served.endMs),
       `| end of speech → \`final\` (service: sentence end at \`silence_threshold\` 1 s) | – | ${f0(median(served.finalMs))} / ${f0(p90(served.finalMs))} (${served.finalMs.length}) | – | – |`,
+      '',
+      `The service's own cost when recognition is elsewhere: ${SESSIONS} sessions at once stream the dictation at ${SPEED}× real`,
+      'time through the client library; the service process\'s CPU time (user + system, /proc) per second of audio, and',
+      'what it gives as real-time sessions per service core (before any headroom), beside the simulated engine in the',
+      'same run (its segmenter in the event loop, no upstream).',
+      '',
+      '| engine | CPU ms per audio second | real-time sessions per core | ratio to simulated |',
+      '|---|---|---|---|',
+      `| \`realtime\` (fake upstream) | ${(remoteCost * 1000).toFixed(1)} | ${f0(1 / remoteCost)} | ${(remoteCost / simulatedCost).toFixed(2)} |`,
+      `| \`simulated\` | ${(simulatedCost * 1000).toFixed(1)} | ${f0(1 / simulatedCost)} | 1.00 |`,
       '',
     ].join('\n'),
   };
