@@ -118,4 +118,16 @@ describe('remote engines: the port holds the segmenter at each pause until the u
     assert.deepEqual(failures, []);
     port.close();
   });
+
+  it('a refusal of the session itself (model, credential) ends it at once: no reconnection', () => {
+    const link = new ScriptedLink();
+    let connects = 0;
+    const { failures } = setup(link, () => {
+      connects++;
+      return Promise.resolve(new ScriptedLink());
+    });
+    link.ev!.lost('the recogniser refused the session (error model_not_found)', true);
+    assert.deepEqual(failures, ['the recogniser refused the session (error model_not_found)']);
+    assert.equal(connects, 0);
+  });
 });

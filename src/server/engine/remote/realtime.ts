@@ -59,6 +59,9 @@ const IGNORED = new Set([
   'rate_limits.updated',
 ]);
 
+/** Error codes that refuse the session itself (its model, its credential): no reconnection helps. */
+const REFUSALS = /model_not_found|model_not_validated|invalid_api_key|unauthori[sz]ed|insufficient_quota/;
+
 function dialectOf(m: Record<string, unknown>): RealtimeDialect | undefined {
   if (m.type === 'transcription_session.created') return 'openai-beta';
   if (m.type === 'session.created') return m.session && typeof m.session === 'object' ? 'openai' : 'vllm';
@@ -183,6 +186,7 @@ class RealtimeLink implements UpstreamLink {
     } else if (t === 'error') {
       const code = errorCode(m);
       this.s.log.warn('recogniser sent an error', { code });
+      if (REFUSALS.test(code)) return this.gone(`the recogniser refused the session (error ${code})`, true);
       // A commit of too little audio (OpenAI) has nothing to transcribe: it is answered all the same.
       if (this.settling && /commit_empty|buffer_too_small/.test(code)) this.finish(this.text);
     } else if (!IGNORED.has(String(t))) {
@@ -210,11 +214,11 @@ class RealtimeLink implements UpstreamLink {
     this.events?.settled(covered);
   }
 
-  private gone(reason: string): void {
+  private gone(reason: string, refused = false): void {
     if (this.closed) return;
     this.closed = true;
     this.ws.terminate();
-    this.events?.lost(reason);
+    this.events?.lost(reason, refused);
   }
 }
 

@@ -257,7 +257,11 @@ export class RemoteSegmenterPort implements SegmenterPort {
       activity: () => {
         if (mine()) this.progressAt = Date.now();
       },
-      lost: (reason) => mine() && this.lose(reason),
+      lost: (reason, refused) => {
+        if (!mine()) return;
+        if (refused) this.fail(reason);
+        else this.lose(reason);
+      },
     };
   }
 

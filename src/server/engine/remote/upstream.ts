@@ -36,8 +36,11 @@ export interface UpstreamEvents {
   settled(covered: number): void;
   /** Any message came (the upstream is alive). */
   activity(): void;
-  /** The connection is gone (not after {@link UpstreamLink.close}). */
-  lost(reason: string): void;
+  /**
+   * The connection is gone (not after {@link UpstreamLink.close}). `refused`: the upstream refused the
+   * session's model or credential: connecting again cannot help.
+   */
+  lost(reason: string, refused?: boolean): void;
 }
 
 /** One session's connection to the upstream. */
