@@ -101,24 +101,26 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
     }
   });
 
-  it('dropped mid-session: reconnected with backoff, the audio since the last final sent again: a delay, not a hole', async () => {
-    const f = await fake({ dropAfter: 45 });
-    const server = await serve(f);
-    try {
-      const { key } = await server.createKey();
-      const run = clientRun(server, key);
-      await run.session.start();
-      await stream(run.session, d.pcm);
-      const result = await run.session.stop();
-      assert.equal(result.reason, 'stopped');
-      assert.deepEqual(run.errors, []);
-      assertEveryWordOnce(run, d.words);
-      assert.match(server.logs(), /recogniser connection restored/);
-    } finally {
-      await server.stop();
-      await f.stop();
-    }
-  });
+  for (const dialect of ['vllm', 'openai'] as const) {
+    it(`dropped mid-session (${dialect}): reconnected with backoff, the audio since the last final sent again: a delay, not a hole`, async () => {
+      const f = await fake({ dialect, dropAfter: 45 });
+      const server = await serve(f);
+      try {
+        const { key } = await server.createKey();
+        const run = clientRun(server, key);
+        await run.session.start();
+        await stream(run.session, d.pcm);
+        const result = await run.session.stop();
+        assert.equal(result.reason, 'stopped');
+        assert.deepEqual(run.errors, []);
+        assertEveryWordOnce(run, d.words);
+        assert.match(server.logs(), /recogniser connection restored/);
+      } finally {
+        await server.stop();
+        await f.stop();
+      }
+    });
+  }
 
   it('gone for longer than the bound: INTERNAL_ERROR, every final so far kept', async () => {
     const f = await fake();
