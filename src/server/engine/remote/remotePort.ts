@@ -148,6 +148,7 @@ export class RemoteSegmenterPort implements SegmenterPort {
     if (this.closed) return;
     this.closed = true;
     this.stop();
+    for (const f of this.flushes.splice(0)) f.resolve(); // nobody waits on a closed port
     this.o.onClosed(this);
   }
 
@@ -223,12 +224,26 @@ export class RemoteSegmenterPort implements SegmenterPort {
       const pcm = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
       this.fed += pcm.length;
       this.progressAt = Date.now();
-      this.deliver(this.segmenter.push(pcm));
+      const events = this.guarded(() => this.segmenter.push(pcm));
+      if (!events) return;
+      this.deliver(events);
     }
     while (this.flushes.length && this.flushes[0]!.at <= this.fed && (this.barriers[0] ?? Infinity) > this.flushes[0]!.at) {
       const f = this.flushes.shift()!;
-      this.deliver(this.segmenter.flush({ proofread: f.proofread }));
+      const events = this.guarded(() => this.segmenter.flush({ proofread: f.proofread }));
+      if (!events) return f.resolve();
+      this.deliver(events);
       void this.segmenter.proofreadingDone().then(f.resolve, f.resolve);
+    }
+  }
+
+  /** The segmenter's answer; a segmenter that throws ends only this session (as a decoder that throws in the pool). */
+  private guarded(work: () => ReturnType<Segmenter['push']>): ReturnType<Segmenter['push']> | undefined {
+    try {
+      return work();
+    } catch (e) {
+      this.fail(`the segmenter failed: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
     }
   }
 
