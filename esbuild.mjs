@@ -4,17 +4,21 @@ import * as esbuild from 'esbuild';
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
-/** Prints errors in the form VS Code's esbuild problem matcher reads. */
+/**
+ * Prints errors in the form VS Code's esbuild problem matcher reads; the `[watch] build started/finished`
+ * lines that matcher waits for only with --watch (a one-shot build of the five bundles says nothing when it
+ * succeeds).
+ */
 const problemMatcher = {
   name: 'problem-matcher',
   setup(build) {
-    build.onStart(() => console.log('[watch] build started'));
+    if (watch) build.onStart(() => console.log('[watch] build started'));
     build.onEnd((result) => {
       for (const { text, location } of result.errors) {
         console.error(`✘ [ERROR] ${text}`);
         if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
       }
-      console.log('[watch] build finished');
+      if (watch) console.log('[watch] build finished');
     });
   },
 };

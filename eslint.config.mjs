@@ -1,5 +1,6 @@
 // Lint rules that catch real defects in async code (floating promises above all), and the layers of
-// docs/architecture.md: each layer of src/ imports only the layers below it.
+// docs/architecture.md: each layer of src/ imports only the layers below it, and the editor's writers
+// (src/extension/editor/) reach VS Code only through their port's adapters.
 import tseslint from 'typescript-eslint';
 
 /** The layers of src/ and the layers each one may import (besides itself). */
@@ -14,8 +15,15 @@ const LAYERS = {
   extension: ['shared', 'protocol', 'dictation', 'audio', 'client'],
 };
 
+/**
+ * The files of src/extension/editor/ that may import vscode: the adapters of the editor's port
+ * (documentPort.ts) and the parts that are VS Code through and through. The writers beside them run in
+ * plain Node (test/unit/editor-*.test.ts).
+ */
+const EDITOR_ADAPTERS = ['vscodeDocument.ts', 'provisionalDecoration.ts', 'lastSentence.ts'];
+
 /** `no-restricted-imports` for the files of one layer: the other layers it must not reach, and vscode. */
-function layerRule(layer) {
+function layerRule(layer, { vscode = layer === 'extension', files = [`src/${layer}/**/*.ts`], ignores = [] } = {}) {
   const forbidden = Object.keys(LAYERS).filter((l) => l !== layer && !LAYERS[layer].includes(l));
   const patterns = forbidden.map((l) => ({
     // A relative import that leaves the layer's folder for the other layer's (`../client/session`, `../../server/x`).
@@ -25,9 +33,14 @@ function layerRule(layer) {
   if (layer === 'shared') {
     patterns.push({ regex: '^(?!node:|\\./)', message: 'src/shared/ imports nothing but Node built-ins (node:…) and itself.' });
   }
-  const paths = layer === 'extension' ? [] : [{ name: 'vscode', message: 'Only src/extension/ may import vscode.' }];
+  const message =
+    layer === 'extension'
+      ? `In src/extension/editor/ only ${EDITOR_ADAPTERS.join(', ')} may import vscode; the writers use the port of documentPort.ts.`
+      : 'Only src/extension/ may import vscode.';
+  const paths = vscode ? [] : [{ name: 'vscode', message }];
   return {
-    files: [`src/${layer}/**/*.ts`],
+    files,
+    ignores,
     rules: { 'no-restricted-imports': ['error', { paths, patterns }] },
   };
 }
@@ -47,5 +60,6 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: [] }],
     },
   },
-  ...Object.keys(LAYERS).map(layerRule),
+  ...Object.keys(LAYERS).map((layer) => layerRule(layer)),
+  layerRule('extension', { vscode: false, files: ['src/extension/editor/**/*.ts'], ignores: EDITOR_ADAPTERS.map((f) => `src/extension/editor/${f}`) }),
 );

@@ -15,22 +15,31 @@
 //    clone (so that VS Code offers no parent git repository), one per clone and kept between its runs
 //    (start-workspace.mjs), and prints the URL to open.
 //
+// It prints one line per step; what the steps print (npm, esbuild, vsce, code-server, the service) goes to
+// .dictee-data/start.log, written again at each start, and the last lines of it are shown when a step fails.
+// The dictation language written into code-server's settings is the one the engine serves (GET /healthz:
+// en with pocketsphinx), not the setting's default `auto` (start-language.mjs).
+//
 // No microphone is needed: when no sound server answers (or DICTEE_START_VIRTUAL_MIC=1), a private PulseAudio
 // daemon with a virtual microphone is started for code-server's extension host, and the printed notes say
 // how to play speech into it. Ctrl+C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startLanguage } from './start-language.mjs';
 import { startWorkspace } from './start-workspace.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = path.join(root, '.dictee-data');
 const devDir = path.join(dataDir, 'dev');
 const startDir = path.join(root, '.cache', 'start');
+/** Everything the steps print, written again at each start. */
+const logFile = path.join(dataDir, 'start.log');
+const logName = path.relative(root, logFile);
 const codeServerEntry = path.join(root, '.cache', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 const children = [];
 
@@ -43,13 +52,17 @@ function pocketsphinxInstalled() {
   return lib && existsSync('/usr/share/pocketsphinx/model/en-us/en-us');
 }
 
-/** `npm start -- --engine NAME [--model DIR]`: the service's engine (default: pocketsphinx when installed, else simulated). */
+/**
+ * `npm start -- --engine NAME [--model NAME|DIR] [--proofread-model NAME|DIR]`: the service's engine. By
+ * default the best one installed: a neural model (sherpa-onnx) installed by `npm run models`, else
+ * pocketsphinx, else the simulated engine.
+ */
 function engineArgs(argv) {
-  const out = { engine: undefined, model: undefined };
+  const out = { engine: undefined, model: undefined, 'proofread-model': undefined };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
-    if (flag !== '--engine' && flag !== '--model') {
-      console.error(`[dictee] unknown option ${argv[i]}: npm start takes --engine NAME and --model DIR`);
+    if (flag !== '--engine' && flag !== '--model' && flag !== '--proofread-model') {
+      console.error(`[dictee] unknown option ${argv[i]}: npm start takes --engine NAME, --model NAME|DIR and --proofread-model NAME|DIR`);
       process.exit(2);
     }
     const value = inline ?? argv[++i];
@@ -62,22 +75,115 @@ function engineArgs(argv) {
   return out;
 }
 const chosen = engineArgs(process.argv.slice(2));
-chosen.engine ??= pocketsphinxInstalled() ? 'pocketsphinx' : 'simulated';
+
+/** The catalogue's models as `npm run models -- list --json` tells them (after npm ci: it runs through tsx). */
+function catalogueModels() {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'models', 'cli.ts'), 'list', '--json'], { cwd: root, encoding: 'utf8' });
+  try {
+    return r.status === 0 ? JSON.parse(r.stdout).models : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The best engine installed, unless the command line chose: a neural model, else pocketsphinx, else simulated. */
+function chooseEngine(models) {
+  if (chosen.engine) return;
+  const installed = models.filter((m) => m.state === 'installed');
+  const streaming = installed.find((m) => m.kind === 'online');
+  if (streaming) {
+    chosen.engine = 'sherpa-onnx';
+    chosen.model = streaming.name;
+    chosen['proofread-model'] ??= installed.find((m) => m.kind === 'offline')?.name;
+    return;
+  }
+  chosen.engine = pocketsphinxInstalled() ? 'pocketsphinx' : 'simulated';
+}
+/** What each engine does, as the printed notes say it (lines of at most about 100 characters). */
 const ENGINE_NOTES = {
-  simulated: "simulated engine: it writes the sample report's findings, one word per 300 ms of speech, without recognising speech (each dictation starts the script again)",
-  pocketsphinx: 'pocketsphinx engine: English speech recognition on this machine (dictionary words, no punctuation until a sentence is proofread)',
-  'sherpa-onnx': 'sherpa-onnx engine: the neural model given with --model',
+  simulated: "simulated: it writes the sample report's findings, one word per 300 ms of speech,\n              without recognising speech (each dictation starts the script again)",
+  pocketsphinx: 'pocketsphinx: English speech recognition on this machine (dictionary words,\n              no punctuation until a sentence is proofread)',
+  'sherpa-onnx': 'sherpa-onnx: the neural model given with --model',
 };
 
-const say = (msg) => console.log(`[dictee] ${msg}`);
-
-function run(cmd, args, what) {
-  say(`${what}: ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) {
-    console.error(`\n[dictee] ${what} failed (${r.error ? r.error.message : `exit code ${r.status}`}).`);
-    process.exit(1);
+/** The Engine lines of the notes: what runs, and how to get French, Spanish and German when no neural model does. */
+function engineNote(models) {
+  if (chosen.engine === 'sherpa-onnx') {
+    const m = models.find((x) => x.name === chosen.model);
+    return `sherpa-onnx: ${chosen.model}${m ? ` (${m.languages.join(', ')})` : ''}${
+      chosen['proofread-model'] ? `,\n              each sentence proofread by ${chosen['proofread-model']}` : ''
+    }`;
   }
+  const recommended = models.find((m) => m.kind === 'online')?.name;
+  const french = recommended
+    ? `\n              For French, Spanish and German: npm run models -- fetch ${recommended}\n              (about 0.7 GB from its Hugging Face mirror), then npm start again: it is chosen by itself.`
+    : '';
+  const sphinx = chosen.engine === 'simulated' ? '\n              (install libpocketsphinx3 pocketsphinx-en-us for real English recognition)' : '';
+  return `${ENGINE_NOTES[chosen.engine] ?? chosen.engine}${sphinx}${french}`;
+}
+
+/** Appends to the log file (created by openLog; nothing before it). */
+function log(text) {
+  if (!existsSync(dataDir)) return;
+  appendFileSync(logFile, text.endsWith('\n') ? text : `${text}\n`);
+}
+
+function openLog() {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  writeFileSync(logFile, `npm start, ${new Date().toISOString()}\n`);
+}
+
+/** A step's line left open ("[dictee] building… "), finished by its `done`. */
+let openLine = false;
+
+const say = (msg) => {
+  if (openLine) process.stdout.write('\n');
+  openLine = false;
+  console.log(`[dictee] ${msg}`);
+  log(`[dictee] ${msg}`);
+};
+
+/** Starts a step: prints "[dictee] what… " and returns done(result), which ends the line with the result and the time. */
+function step(what) {
+  if (openLine) process.stdout.write('\n');
+  process.stdout.write(`[dictee] ${what}… `);
+  log(`\n[dictee] ${what}`);
+  openLine = true;
+  const t0 = Date.now();
+  return (result = 'done') => {
+    const text = `${result} (${((Date.now() - t0) / 1000).toFixed(1)} s)`;
+    if (openLine) process.stdout.write(`${text}\n`);
+    else console.log(`[dictee] ${what}: ${text}`);
+    openLine = false;
+    log(`[dictee] ${what}: ${text}`);
+  };
+}
+
+/** The end of the log, for a step that failed. */
+function logTail(lines = 30) {
+  try {
+    return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `  | ${l}`).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+function fail(what, why) {
+  if (openLine) process.stdout.write('failed\n');
+  openLine = false;
+  console.error(`\n[dictee] ${what} failed (${why}). The end of ${logName}:\n${logTail()}`);
+  process.exit(1);
+}
+
+/** Runs one step to its end, its output into the log file. */
+function run(cmd, args, what) {
+  const done = step(what);
+  log(`$ ${cmd} ${args.join(' ')}`);
+  const fd = openSync(logFile, 'a');
+  const r = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  if (r.status !== 0) fail(what, r.error ? r.error.message : `exit code ${r.status}`);
+  done();
 }
 
 function readSecret(file) {
@@ -127,6 +233,10 @@ function startChild(name, cmd, args, env, ready) {
         resolve({ child, match: m });
       }
     };
+    // Everything the child prints goes to the log file, for as long as it runs.
+    const toLog = (d) => log(d.toString().trimEnd().split('\n').map((l) => `[${name}] ${l}`).join('\n'));
+    child.stdout.on('data', toLog);
+    child.stderr.on('data', toLog);
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.once('error', (e) => reject(new Error(`${name} could not start: ${e.message}`)));
@@ -174,7 +284,7 @@ async function devKey(serviceUrl, masterKey) {
   const existing = readSecret(keyFile);
   if (existing) {
     const r = await fetch(`${serviceUrl}/api/v1/live/sessions`, { method: 'POST', headers: { authorization: `Bearer ${existing}` } });
-    if (r.ok) return existing;
+    if (r.ok) return { key: existing, created: false };
     say(`the stored development key was refused (HTTP ${r.status}): creating a new one`);
   }
   const r = await fetch(`${serviceUrl}/v1/api-keys`, {
@@ -190,7 +300,7 @@ async function devKey(serviceUrl, masterKey) {
     );
   }
   writeSecret(keyFile, body.key);
-  return body.key;
+  return { key: body.key, created: true };
 }
 
 /**
@@ -267,19 +377,21 @@ async function superviseService(args, env, state) {
 }
 
 async function main() {
+  openLog();
+  console.log(`[dictee] the details of each step go to ${logName}`);
   // 1. Install and build what is missing.
-  if (!existsSync(path.join(root, 'node_modules', '.package-lock.json'))) run('npm', ['ci', '--no-audit', '--no-fund'], 'installing npm packages');
+  if (!existsSync(path.join(root, 'node_modules', '.package-lock.json'))) run('npm', ['ci', '--no-audit', '--no-fund'], 'installing npm packages (npm ci)');
   if (!existsSync(codeServerEntry) || !existsSync(path.join(root, '.cache', 'code-server', '.stamps', 'argon2.done'))) {
-    run(process.execPath, ['scripts/e2e-setup.mjs', '--code-server'], 'installing code-server');
+    run(process.execPath, ['scripts/e2e-setup.mjs', '--code-server'], 'installing code-server into .cache/ (once; a few minutes)');
   }
-  run('npm', ['run', '--silent', 'build'], 'building');
+  run('npm', ['run', '--silent', 'build'], 'building the service, the extension and the client');
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   if (!pkg.scripts?.package) {
     console.error('[dictee] package.json has no "package" script: cannot build the .vsix.');
     process.exit(1);
   }
-  run('npm', ['run', '--silent', 'package'], 'packaging the extension');
   const vsix = path.join(root, `dictee-${pkg.version}.vsix`);
+  run('npm', ['run', '--silent', 'package'], `packaging the extension (${path.basename(vsix)})`);
   if (!existsSync(vsix)) throw new Error(`npm run package did not produce ${vsix}`);
 
   // 2. The service.
@@ -302,6 +414,9 @@ async function main() {
   // it has stopped its children.
   process.on('SIGINT', () => (state.stopping = true));
   process.on('SIGTERM', () => (state.stopping = true));
+  const models = catalogueModels();
+  chooseEngine(models);
+  const serviceStarted = step(`starting the service (${chosen.engine} engine${chosen.model ? `, ${chosen.model}` : ''})`);
   const serviceUrl = await superviseService(
     {
       port: servicePort,
@@ -313,14 +428,22 @@ async function main() {
         '--engine',
         chosen.engine,
         ...(chosen.model ? ['--model', chosen.model] : []),
+        ...(chosen['proofread-model'] ? ['--proofread-model', chosen['proofread-model']] : []),
         ...(chosen.engine === 'simulated' ? ['--script', scriptFile] : []),
       ],
     },
     { DICTEE_MASTER_KEY: masterKey },
     state,
   );
-  say(`service: ${serviceUrl} (${ENGINE_NOTES[chosen.engine] ?? `${chosen.engine} engine`})`);
-  const apiKey = await devKey(serviceUrl, masterKey);
+  serviceStarted(serviceUrl);
+  // The dictation language: the one the engine serves (the setting's own default, auto, follows VS Code's language).
+  const health = await fetch(`${serviceUrl}/healthz`)
+    .then((r) => r.json())
+    .catch(() => ({}));
+  const language = startLanguage(Array.isArray(health.languages) ? health.languages : undefined, chosen.engine);
+  const keyReady = step('the development key');
+  const { key: apiKey, created } = await devKey(serviceUrl, masterKey);
+  keyReady(created ? 'created' : 'the stored one is valid');
 
   // 3. code-server with the extension.
   const userData = path.join(startDir, 'user-data');
@@ -333,7 +456,7 @@ async function main() {
   const settings = JSON.stringify(
     {
       'dictee.serverUrl': serviceUrl,
-      'dictee.language': 'en',
+      'dictee.language': language.language,
       'dictee.specialty': 'radiology',
       'workbench.startupEditor': 'none',
       'security.workspace.trust.enabled': false,
@@ -349,17 +472,23 @@ async function main() {
   // dictee.serverUrl is machine-scoped: code-server reads it from the remote's Machine settings.
   writeFileSync(path.join(userData, 'User', 'settings.json'), settings);
   writeFileSync(path.join(userData, 'Machine', 'settings.json'), settings);
+  const micStarted = step('looking for a sound server');
   const mic = await virtualMic();
+  micStarted(mic ? 'none answers: a virtual microphone is started' : 'found one');
   const csEnv = { XDG_CONFIG_HOME: path.join(startDir, 'xdg'), XDG_DATA_HOME: path.join(startDir, 'xdg'), ...(mic?.env ?? {}) };
   // The extension imports DICTEE_API_KEY into VS Code's secret storage when none is stored there.
   const csRunEnv = { ...csEnv, DICTEE_API_KEY: apiKey };
+  const installed = step(`installing ${path.basename(vsix)} into code-server`);
   const inst = spawnSync(
     process.execPath,
     [codeServerEntry, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix, '--force'],
     { cwd: root, encoding: 'utf8', env: { ...process.env, ...csEnv } },
   );
-  if (inst.status !== 0) throw new Error(`installing ${path.basename(vsix)} into code-server failed:\n${inst.stdout}\n${inst.stderr}`);
+  log(`${inst.stdout ?? ''}${inst.stderr ?? ''}`);
+  if (inst.status !== 0) fail(`installing ${path.basename(vsix)} into code-server`, inst.error ? inst.error.message : `exit code ${inst.status}`);
+  installed();
   const codePort = await pickPort(Number(process.env.DICTEE_CODE_PORT ?? 8080), 'code-server');
+  const csStarted = step('starting code-server');
   const { child: csChild, match: csListen } = await startChild(
     'code-server',
     process.execPath,
@@ -383,6 +512,7 @@ async function main() {
   );
   // `payload` opens report.md with the cursor after "Findings: " (line 5, column 11).
   const base = csListen[1];
+  csStarted(base);
   const payload = JSON.stringify([
     ['openFile', `vscode-remote://${new URL(base).host}${report}:5:11`],
     ['gotoLineMode', 'true'],
@@ -393,8 +523,11 @@ async function main() {
 Dictée is running.
 
   Open        ${url}
-  Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/, ${chosen.engine} engine${chosen.engine === 'simulated' ? ': it writes a script; install libpocketsphinx3 pocketsphinx-en-us for real English recognition' : ''})
-              If it stops (kill it to see the editor reconnect), it is started again.
+  Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/); if it stops (kill it to see the
+              editor reconnect), it is started again.
+  Engine      ${engineNote(models)}
+  Language    ${language.language}: ${language.why}. npm start sets dictee.language to it;
+              the setting's own default, auto, follows VS Code's display language.
   API key     a development key (svc_test_…), kept in ${keyFile} (mode 600), is handed to the
               extension through DICTEE_API_KEY; it stores it in VS Code's secret storage.
   Document    report.md opens with the cursor after "Findings:": run "Dictée: Start Dictation"
@@ -415,6 +548,8 @@ ${
       : `  Microphone  the default microphone of this machine's sound server (sox records it). No microphone?
               DICTEE_START_VIRTUAL_MIC=1 npm start records a virtual one that speech can be played into.`
   }
+
+  Log         ${logName}: what each step, the service and code-server printed.
 
 Ctrl+C stops everything.
 `);

@@ -116,3 +116,22 @@ export class AudioFileSource {
     this.emitter.emit('error', e);
   }
 }
+
+/**
+ * The whole file decoded by sox (as the extension's file transcription does) to mono s16le PCM at
+ * `rate`. Rejects with RecorderMissingError when sox is not on PATH, AudioFileError when sox cannot read it.
+ */
+export function decodeAudioFile(file: string, rate: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const source = new AudioFileSource(file, rate, () => true);
+    source.on('data', (chunk) => chunks.push(chunk));
+    source.on('error', reject);
+    source.on('end', () => resolve(Buffer.concat(chunks)));
+    try {
+      source.start();
+    } catch (e) {
+      reject(e instanceof Error ? e : new Error(String(e)));
+    }
+  });
+}

@@ -1,32 +1,35 @@
 /**
- * The example client: streams a WAV file to the Live Transcription Service through DictationSession
+ * The example client: streams an audio file to the Live Transcription Service through DictationSession
  * and prints every transcript/batch.replace event, then the committed text and the metrics.
  *
- *   DICTEE_API_KEY=svc_test_… npm run client -- file.wav [--server URL] [--language fr]
+ *   DICTEE_API_KEY=svc_test_… npm run client -- file.wav [--server URL] [--language L]
  *       [--specialty general] [--preset balanced] [--realtime | --fast] [--verbose]
  */
-import { readFileSync } from 'node:fs';
 import { DEFAULTS, LANGUAGES, PRESETS, SPECIALTIES, type ClientConfig } from '../protocol/config';
 import { DEFAULT_SERVER_URL, redactKey } from '../protocol/http';
 import { RECOMMENDED_FRAME_BYTES } from '../protocol/messages';
-import { DictationError, ERROR_ADVICE } from './errors';
+import { AudioInputError, readClientAudio } from './audioFile';
+import { adviceFor, DictationError } from './errors';
+import { servedLanguages } from './http';
+import { chooseLanguage, languageRefusal } from './languages';
 import { DictationSession } from './session';
 import { TranscriptModel } from './transcript';
-import { checkServiceFormat, parseWav, WavFormatError } from './wav';
 import { UsageError, oneOf, parseCommandLine } from '../shared/args';
 import { errorMessage } from '../shared/errors';
 import type { Logger } from '../shared/logger';
 
 const USAGE = `usage: npm run client -- FILE.wav [options]
 
-Streams a WAV file (16-bit PCM, mono, 16 kHz) to the Live Transcription Service and prints the
-transcript events, then the committed text and the session metrics.
+Streams an audio file to the Live Transcription Service and prints the transcript events, then the
+committed text and the session metrics. A WAV file of 16-bit PCM, mono, 16 kHz is sent as it is; any
+other (another WAV format, MP3, FLAC, OGG…) is converted by sox first, which must then be installed.
 
 The API key is read from the environment variable DICTEE_API_KEY (never from the command line).
 
 options:
   --server URL        service URL (default ${DEFAULT_SERVER_URL}; env DICTEE_SERVER_URL)
-  --language L        ${LANGUAGES.join('|')} (default ${DEFAULTS.language})
+  --language L        ${LANGUAGES.join('|')} (default: the service's language when it serves one
+                      only, else ${DEFAULTS.language} when it serves it, else the first it serves)
   --specialty S       ${SPECIALTIES.join('|')} (default ${DEFAULTS.specialty})
   --preset P          ${PRESETS.join('|')} (default ${DEFAULTS.preset})
   --realtime          send one 100 ms frame every 100 ms (default)
@@ -63,7 +66,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const help = v.help === true;
   if (positionals.length > 1) throw new UsageError(`only one file, got ${positionals.map((f) => JSON.stringify(f)).join(' and ')}`);
   const file = positionals[0];
-  if (file === undefined && !help) throw new UsageError('a WAV file is required');
+  if (file === undefined && !help) throw new UsageError('an audio file is required');
   return {
     file: file ?? '',
     server: v.server ?? (env.DICTEE_SERVER_URL || DEFAULT_SERVER_URL),
@@ -114,22 +117,33 @@ async function main(argv: string[]): Promise<number> {
   }
   let pcm: Buffer;
   try {
-    const info = parseWav(readFileSync(opts.file));
-    checkServiceFormat(info, opts.file);
-    pcm = info.data;
+    const audio = await readClientAudio(opts.file);
+    if (audio.note) process.stderr.write(`${opts.file}: ${audio.note}\n`);
+    pcm = audio.pcm;
   } catch (e) {
-    if (e instanceof WavFormatError) {
-      process.stderr.write(`error: ${opts.file}: ${e.message}\n`);
+    if (!(e instanceof AudioInputError)) throw e;
+    process.stderr.write(`error: ${opts.file}: ${e.message}\n`);
+    return 1;
+  }
+  // The languages the service serves: the default is chosen among them, a --language it lacks is refused here.
+  const served = await servedLanguages(opts.server);
+  const config = { ...opts.config };
+  if (config.language === undefined) {
+    const choice = chooseLanguage(served);
+    config.language = choice.language;
+    process.stderr.write(`language: ${choice.language} (${choice.why}; --language chooses another)\n`);
+  } else {
+    const refusal = languageRefusal(config.language, served);
+    if (refusal) {
+      process.stderr.write(`error: ${refusal} (${opts.server}).\nRun again with --language ${chooseLanguage(served).language}.\n`);
       return 1;
     }
-    process.stderr.write(`error: cannot read ${opts.file}: ${errorMessage(e)}\n`);
-    return 1;
   }
 
   const logger = stderrLogger(opts.verbose);
   let session: DictationSession;
   try {
-    session = new DictationSession({ serverUrl: opts.server, apiKey: key, config: opts.config, logger });
+    session = new DictationSession({ serverUrl: opts.server, apiKey: key, config, logger });
   } catch (e) {
     process.stderr.write(`error: ${errorMessage(e)}\n`);
     return 2;
@@ -169,7 +183,7 @@ async function main(argv: string[]): Promise<number> {
 
   const report = (e: DictationError): number => {
     process.stderr.write(`error ${e.code}${e.field ? ` (field ${e.field})` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}: ${e.message}\n`);
-    process.stderr.write(`${ERROR_ADVICE[e.code].advice}\n`);
+    process.stderr.write(`${adviceFor(e, { served, languageOption: '--language' })}\n`);
     return 1;
   };
 

@@ -4,7 +4,7 @@
  * a close code), and the advice a person is given for each code. The key never reaches a message: every
  * text that could hold it is scrubbed here.
  */
-import { DEFAULT_RATE_LIMIT_RETRY_MS, ERROR_CODES, errorCodeForClose, type ErrorCode } from '../protocol/errors';
+import { DEFAULT_RATE_LIMIT_RETRY_MS, ERROR_CODES, RETRY, errorCodeForClose, isRetried, type ErrorCode } from '../protocol/errors';
 import { redactKey } from '../protocol/http';
 import { errorMessage } from '../shared/errors';
 import { CONFIG_FIELD_NAMES } from './configFields';
@@ -50,13 +50,8 @@ export class DictationError extends Error {
   }
 }
 
-/** The codes that end a run: the user must change something before trying again. */
-export const FATAL_CODES: ReadonlySet<DictationErrorCode> = new Set<DictationErrorCode>([
-  'AUTH_ERROR',
-  'CONFIG_ERROR',
-  'INIT_ERROR',
-  'CONCURRENCY_LIMIT_EXCEEDED',
-]);
+/** The codes that end a run (not retried on a connection, in the one retry table `RETRY`): the user must change something first. */
+export const FATAL_CODES: ReadonlySet<DictationErrorCode> = new Set((Object.keys(RETRY) as DictationErrorCode[]).filter((c) => !isRetried(c, 'connection')));
 
 export interface ErrorAdvice {
   /** What went wrong, as a person would say it (lower case, no final period). */
@@ -80,7 +75,7 @@ export const ERROR_ADVICE: Record<DictationErrorCode, ErrorAdvice> = {
   },
   INIT_ERROR: {
     summary: 'the service cannot serve this audio format or language',
-    advice: 'Use 16000 Hz pcm_s16le audio and a language the service supports.',
+    advice: 'Change what the message says the service refused: the language, the sample rate or the encoding.',
   },
   RATE_LIMITED: {
     summary: 'the service is rate-limiting this key',
@@ -111,6 +106,55 @@ export const ERROR_ADVICE: Record<DictationErrorCode, ErrorAdvice> = {
     advice: 'Check the server URL and the network.',
   },
 };
+
+/** What an INIT_ERROR refused, read from the service's message (`language de is not available…; it serves: en`). */
+export type InitErrorCause =
+  | { kind: 'language'; language: string; served?: string[] }
+  | { kind: 'sample_rate'; sampleRate: number }
+  | { kind: 'encoding'; encoding: string };
+
+export function initErrorCause(message: string): InitErrorCause | undefined {
+  const language = /language (\S+) is not available(?:[^;]*; it serves: ([^.\n]+))?/.exec(message);
+  if (language) {
+    const served = language[2]?.split(',').map((l) => l.trim()).filter(Boolean);
+    return { kind: 'language', language: language[1]!, ...(served?.length ? { served } : {}) };
+  }
+  const rate = /sample_rate (\d+) Hz is not supported/.exec(message);
+  if (rate) return { kind: 'sample_rate', sampleRate: Number(rate[1]) };
+  const encoding = /encoding "([^"]*)" is not supported/.exec(message);
+  if (encoding) return { kind: 'encoding', encoding: encoding[1]! };
+  return undefined;
+}
+
+export interface AdviceContext {
+  /** The languages the service serves (`GET /healthz`), when known. */
+  served?: readonly string[];
+  /** How the user chooses the language (`--language` for the example client), named in the advice. */
+  languageOption?: string;
+}
+
+/**
+ * The advice for this error: the table's, made precise by the actual cause where the message tells it
+ * (an INIT_ERROR about the language names the language refused and those the service serves).
+ */
+export function adviceFor(e: DictationError, ctx: AdviceContext = {}): string {
+  if (e.code !== 'INIT_ERROR') return ERROR_ADVICE[e.code].advice;
+  const cause = initErrorCause(e.message);
+  switch (cause?.kind) {
+    case 'language': {
+      const served = (cause.served ?? ctx.served)?.filter((l) => l !== cause.language && l !== 'any');
+      if (!served?.length) return `The service does not serve the language ${cause.language}: choose a language it serves (GET /healthz lists them).`;
+      const how = ctx.languageOption ? `: run again with ${ctx.languageOption} ${served[0]}` : '';
+      return `The service does not serve the language ${cause.language}; it serves ${served.join(', ')}${how}.`;
+    }
+    case 'sample_rate':
+      return `The service does not take audio at ${cause.sampleRate} Hz: send audio at the rate the message names.`;
+    case 'encoding':
+      return `The service does not take ${JSON.stringify(cause.encoding)} audio: send 16-bit little-endian PCM (pcm_s16le).`;
+    default:
+      return ERROR_ADVICE.INIT_ERROR.advice;
+  }
+}
 
 /** The configuration field named in a CONFIG_ERROR message (`unknown field colour`, `silence_threshold must…`). */
 export function fieldFromMessage(message: string): string | undefined {
@@ -155,7 +199,10 @@ export interface HttpRefusal {
   url: string;
 }
 
-/** Maps a non-2xx answer to a DictationError (401/403 AUTH_ERROR, 429, 5xx, anything else PROTOCOL_ERROR). */
+/**
+ * Maps a non-2xx answer to a DictationError (401/403 AUTH_ERROR, 429, 5xx, anything else PROTOCOL_ERROR);
+ * fatal unless the session init retries it (`RETRY`).
+ */
 export function errorFromHttpRefusal(r: HttpRefusal, key: string): DictationError {
   const error = typeof r.body === 'object' && r.body !== null ? (r.body as { error?: { code?: unknown; message?: unknown; retry_after_ms?: unknown } }).error : undefined;
   const serverMessage = typeof error?.message === 'string' ? scrubKey(error.message, key) : '';
@@ -172,15 +219,16 @@ export function errorFromHttpRefusal(r: HttpRefusal, key: string): DictationErro
   }
   if (status === 429) {
     if (code === 'CONCURRENCY_LIMIT_EXCEEDED') {
-      return new DictationError({ code, status, fatal: true, retryAfterMs, message: `concurrency limit reached${detail}` });
+      return new DictationError({ code, status, fatal: !isRetried(code, 'init'), retryAfterMs, message: `concurrency limit reached${detail}` });
     }
     const wait = retryAfterMs || DEFAULT_RATE_LIMIT_RETRY_MS;
-    return new DictationError({ code: 'RATE_LIMITED', status, fatal: false, retryAfterMs: wait, message: `rate limited by the service; retry in ${Math.ceil(wait / 1000)} s${detail}` });
+    return new DictationError({ code: 'RATE_LIMITED', status, fatal: !isRetried('RATE_LIMITED', 'init'), retryAfterMs: wait, message: `rate limited by the service; retry in ${Math.ceil(wait / 1000)} s${detail}` });
   }
   if (status >= 500) {
-    return new DictationError({ code: 'INTERNAL_ERROR', status, fatal: false, retryAfterMs, message: `the service failed (HTTP ${status}) at ${r.url}${detail}` });
+    return new DictationError({ code: 'INTERNAL_ERROR', status, fatal: !isRetried('INTERNAL_ERROR', 'init'), retryAfterMs, message: `the service failed (HTTP ${status}) at ${r.url}${detail}` });
   }
-  return new DictationError({ code: code ?? 'PROTOCOL_ERROR', status, fatal: true, retryAfterMs, message: `unexpected answer HTTP ${status} from ${r.url}${detail}` });
+  const other = code ?? 'PROTOCOL_ERROR';
+  return new DictationError({ code: other, status, fatal: !isRetried(other, 'init'), retryAfterMs, message: `unexpected answer HTTP ${status} from ${r.url}${detail}` });
 }
 
 /** A request that got no answer: TIMEOUT when it was aborted by its timeout, NETWORK_ERROR otherwise. */

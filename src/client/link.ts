@@ -1,12 +1,14 @@
 /**
  * A run's link to the service, across its connections: session init, one connection at a time
  * (socket.ts), configure with `resume` when there is a session to continue, retries with the one backoff
- * policy (retry.ts), the service's messages, and the audio ledger re-sent from where the service stands
- * (audioLedger.ts). The run (session.ts) decides what its state is; the link tells it what happened.
+ * policy (retry.ts), the service's messages, the run's controls (pause, resume, stop) sent again on every
+ * new connection, and the audio: the link owns the ledger (audioLedger.ts) and re-sends from where the
+ * service stands. The run (session.ts) decides what its state is and talks to the link through its public
+ * members only; the link tells it what happened through {@link LinkHost}.
  */
 import type { ClientConfig } from '../protocol/config';
-import { CLOSE_CODES } from '../protocol/errors';
-import type { ConfiguredMessage, Metrics } from '../protocol/messages';
+import { CLOSE_CODES, isRetried } from '../protocol/errors';
+import type { ConfiguredMessage, ControlAction, Metrics } from '../protocol/messages';
 import { parseServerMessage } from '../protocol/parse';
 import type { Logger } from '../shared/logger';
 import { AudioLedger, type QueueResult, type RewindResult } from './audioLedger';
@@ -14,36 +16,36 @@ import { DictationError, errorFromClose, errorFromServiceMessage, scrubKey, toDi
 import { initSession, wsUrlFor } from './http';
 import { Resumption } from './resumption';
 import { Backoff, gaveUpError } from './retry';
-import type { SessionEvents, SessionSettings } from './sessionTypes';
+import type { AudioStats, SessionEvents, SessionSettings } from './sessionTypes';
 import { ServiceSocket } from './socket';
 
 /** A connection that stays up this long resets the attempt counter. */
 const STABLE_CONNECTION_MS = 5000;
-/** Failures of the session init that are retried; any other ends the run at once. */
-const INIT_RETRIED: ReadonlySet<string> = new Set(['RATE_LIMITED', 'INTERNAL_ERROR', 'TIMEOUT']);
 
+/**
+ * How the link ended: `status: stopped` answered the run's stop; the connection closed cleanly after the
+ * stop without it (nothing more will come); or the run cannot go on.
+ */
+export type LinkEnd = { reason: 'stopped'; metrics: Metrics | undefined } | { reason: 'closed' } | { reason: 'failed'; error: DictationError };
+
+/** What the link tells the run (session.ts). */
 export interface LinkHost {
   emit<K extends keyof SessionEvents>(event: K, value: SessionEvents[K]): void;
-  /** The run goes on (neither ended nor disposed). */
-  active(): boolean;
-  /** `configured` arrived: the run sends its controls and takes up its state. */
+  /** `configured` arrived and the run's controls and queued audio went out: the run takes up its state. */
   ready(): void;
-  /** `status: stopped` answered the run's stop. */
-  stopped(metrics: Metrics | undefined): void;
-  /** The connection closed cleanly after the run's stop, without `stopped`: nothing more will come. */
-  closedAfterStop(): void;
   /** The service showed it is alive: a message, a pong, a connection configured. */
   alive(): void;
   /** A failed connection is retried (after the backoff). */
   reconnecting(): void;
-  /** The run is paused (a session closed for idleness then waits for the run to resume). */
-  isPaused(): boolean;
-  /** The run cannot go on. */
-  failed(err: DictationError): void;
+  /** Nothing more will come (see {@link LinkEnd}); the run ends, and closes the link. */
+  ended(end: LinkEnd): void;
 }
 
+/** The audio counts of a run, but for the audio given while paused (the run's own). */
+type LinkAudioStats = Omit<AudioStats, 'pausedBytes'>;
+
 export class ServiceLink {
-  readonly ledger: AudioLedger;
+  private readonly ledger: AudioLedger;
   private readonly resumption = new Resumption();
   private readonly backoff: Backoff;
   private readonly wsUrl: string;
@@ -57,6 +59,11 @@ export class ServiceLink {
   private stableTimer: NodeJS.Timeout | undefined;
   /** The service closed the paused session for idleness: no connection until the run resumes or stops. */
   private dormant = false;
+  /** The run is paused, or stopping: what every new connection tells the service after `control start`. */
+  private paused = false;
+  private stopping = false;
+  /** Closed by the run (ended or disposed): nothing more happens. */
+  private closed = false;
 
   /** Throws a CONFIG_ERROR DictationError (field serverUrl) for a bad server URL. */
   constructor(
@@ -69,13 +76,10 @@ export class ServiceLink {
     this.ledger = new AudioLedger(o.frameBytes, o.bufferBytes, o.retainBytes);
   }
 
-  get ready(): boolean {
-    return this.readyFlag;
-  }
-
-  /** Audio and messages written to the current connection but not yet on the network. */
-  get bufferedBytes(): number {
-    return this.socket?.bufferedBytes ?? 0;
+  /** The ledger's counts, what waits to be sent, and what the connection has not written to the network yet. */
+  get audioStats(): LinkAudioStats {
+    const { sentBytes, resentBytes, droppedBytes, unrecoverableBytes } = this.ledger.stats;
+    return { sentBytes, resentBytes, droppedBytes, unrecoverableBytes, queuedBytes: this.ledger.queuedBytes, bufferedBytes: this.socket?.bufferedBytes ?? 0 };
   }
 
   get sessionId(): string | undefined {
@@ -88,11 +92,11 @@ export class ServiceLink {
 
   /** Session init, then the first connection. */
   async open(): Promise<void> {
-    if (!this.host.active()) return;
+    if (this.closed) return;
     let failure: DictationError;
     try {
       const init = await initSession(this.o.serverUrl, this.o.apiKey, this.o.http);
-      if (!this.host.active()) return;
+      if (this.closed) return;
       this.resumption.initialised(init.sessionId);
       this.logger.info(`session initialised (org ${init.orgId}) via ${init.path}`);
       this.connect();
@@ -100,40 +104,79 @@ export class ServiceLink {
     } catch (e) {
       failure = toDictationError(e);
     }
-    if (!this.host.active()) return;
-    if (!INIT_RETRIED.has(failure.code)) this.host.failed(failure.withFatal(true));
-    else if (!this.retry(failure, 'session init', () => void this.open())) this.host.failed(gaveUpError(failure, this.o.maxAttempts, 'session init', this.sessionId));
+    if (this.closed) return;
+    if (!isRetried(failure.code, 'init')) this.fail(failure.withFatal(true));
+    else if (!this.retry(failure, 'session init', () => void this.open())) this.fail(gaveUpError(failure, this.o.maxAttempts, 'session init', this.sessionId));
+  }
+
+  /** Frames and queues audio of any chunk size: sent at once while connected, kept (bounded) while not. */
+  sendAudio(pcm: Uint8Array): void {
+    this.queue(this.ledger.push(pcm, this.readyFlag));
+  }
+
+  /**
+   * A control of the run. Before `pause` and `stop` the partial frame is queued and what is queued is sent.
+   * Sent now when connected, and the run's pause or stop again on every new connection. Returns whether it
+   * went out now; a stop that did not goes out once a connection is back (one is made if the session was
+   * closed for idleness meanwhile).
+   */
+  control(action: Exclude<ControlAction, 'start'>): boolean {
+    if (action !== 'resume') this.queue(this.ledger.pushPartial(this.readyFlag));
+    if (action === 'pause') this.paused = true;
+    if (action === 'stop') this.stopping = true;
+    if (action === 'resume') {
+      this.paused = false;
+      this.wake();
+    }
+    if (this.readyFlag) {
+      if (action === 'stop') this.sendStop();
+      else this.send({ type: 'control', action });
+      return true;
+    }
+    if (action === 'stop') {
+      this.logger.info('stop requested while not connected: it is sent once the connection is back');
+      this.wake();
+    }
+    return false;
+  }
+
+  /**
+   * Audio that was given to the run but that the service has not confirmed: the retained window
+   * followed by the unsent queue.
+   */
+  pendingAudio(): Buffer {
+    return this.ledger.pending();
   }
 
   /** A run that resumes or stops after its session was closed for idleness: connect again (resuming it). */
-  wake(): void {
-    if (!this.dormant || !this.host.active()) return;
+  private wake(): void {
+    if (!this.dormant || this.closed) return;
     this.dormant = false;
     this.logger.info('the run goes on: reconnecting to the session closed for idleness');
     this.connect();
   }
 
-  /** Queues audio (frames it); sent at once while connected. */
-  queue(r: QueueResult): void {
+  /** What the ledger queued: a warning when it began to drop audio, and sent at once while connected. */
+  private queue(r: QueueResult): void {
     if (r.overflowBegan) this.warn(`disconnected for more than ${this.o.bufferSeconds} s: the oldest buffered audio is being dropped`);
     this.flush();
   }
 
   /** Sends the queue, when connected. */
-  flush(): void {
+  private flush(): void {
     const socket = this.socket;
     if (!this.readyFlag || !socket?.isOpen) return;
     for (const frame of this.ledger.takeQueue()) socket.sendAudio(frame);
   }
 
-  send(message: object): void {
+  private send(message: object): void {
     this.socket?.sendJson(message);
   }
 
   /** What is queued, then `control stop` (after `control resume` when paused: the service finalises only what it records). */
-  sendStop(paused: boolean): void {
+  private sendStop(): void {
     this.flush();
-    if (paused) this.send({ type: 'control', action: 'resume' });
+    if (this.paused) this.send({ type: 'control', action: 'resume' });
     this.send({ type: 'control', action: 'stop' });
     this.stopSent = true;
   }
@@ -148,6 +191,7 @@ export class ServiceLink {
 
   /** Ends the link: timers cleared, the connection closed (a bounded handshake, or at once). */
   close(reason: string, graceful = true): void {
+    this.closed = true;
     for (const t of [this.retryTimer, this.stableTimer]) clearTimeout(t);
     this.retryTimer = this.stableTimer = undefined;
     const socket = this.socket;
@@ -157,7 +201,7 @@ export class ServiceLink {
   }
 
   private connect(): void {
-    if (!this.host.active()) return;
+    if (this.closed) return;
     this.readyFlag = false;
     const resume = this.resumption.nextResume();
     this.logger.info(`connecting to ${this.wsUrl}${resume ? ` (resume after seq ${resume.last_seq})` : ''}`);
@@ -227,7 +271,7 @@ export class ServiceLink {
           this.logger.info(`status ${msg.state}${msg.message ? `: ${msg.message}` : ''}`);
         } else if (this.stopSent) {
           this.logger.info(`stopped; metrics ${JSON.stringify(msg.metrics ?? {})}`);
-          this.host.stopped(msg.metrics);
+          this.host.ended({ reason: 'stopped', metrics: msg.metrics });
         } else {
           // The service ended the session without our stop on this connection (it is shutting down):
           // everything it received is final now, and the close that follows is handled as a drop.
@@ -268,6 +312,10 @@ export class ServiceLink {
     this.logger.info(`configured${requestedResume ? (resumed ? ' (resumed)' : ' (new session)') : ''}${msg.engine ? `, engine ${msg.engine}` : ''}`);
     this.host.emit('configured', { sessionId: msg.session_id, resumed, generation, lastSeq: msg.last_seq, resumeAudioOffset: msg.resume_audio_offset, engine: msg.engine });
     this.send({ type: 'control', action: 'start' });
+    // The run's controls again (a new connection knows none of them), what was queued, then the stop.
+    if (this.paused && !this.stopping) this.send({ type: 'control', action: 'pause' });
+    this.flush();
+    if (this.stopping) this.sendStop();
     this.host.ready();
   }
 
@@ -285,7 +333,7 @@ export class ServiceLink {
       this.warn(`the service does not support resume (${err.message}); the run continues on a new session`);
       this.socket?.endWith(new DictationError({ code: 'CONFIG_ERROR', field: err.field, message: `resume not supported: ${err.message}`, sessionId: err.sessionId, fatal: false }));
     } else if (err.fatal) {
-      this.host.failed(err);
+      this.fail(err);
     } else {
       // The service closes right after an error: the close is retried (and logged) with this cause.
       this.socket?.endWith(err);
@@ -298,21 +346,21 @@ export class ServiceLink {
     this.readyFlag = false;
     clearTimeout(this.stableTimer);
     this.stableTimer = undefined;
-    if (!this.host.active()) return;
+    if (this.closed) return;
     const reason = this.scrub(rawReason);
     this.logger.info(`connection closed (code ${code}${reason ? `, ${reason}` : ''})`);
     const stopWasSent = this.stopSent;
     this.stopSent = false; // a stop must be sent again on the next connection
     if (stopWasSent && code === CLOSE_CODES.NORMAL && !pending) {
-      this.host.closedAfterStop();
+      this.host.ended({ reason: 'closed' });
       return;
     }
     const cause = pending ?? errorFromClose(code, reason, this.sessionId);
     if (cause.fatal) {
-      this.host.failed(cause);
+      this.fail(cause);
       return;
     }
-    if (cause.code === 'SESSION_IDLE' && this.host.isPaused()) {
+    if (cause.code === 'SESSION_IDLE' && this.paused) {
       // Paused past the service's idle limit: nothing to send until the person resumes, then the run
       // reconnects (resuming the session, or on a new one after it): the text stays where it is.
       this.dormant = true;
@@ -320,7 +368,12 @@ export class ServiceLink {
       return;
     }
     if (cause.code === 'PROTOCOL_ERROR' || cause.code === 'INTERNAL_ERROR') this.serverErrorsInARow += 1;
-    if (!this.retry(cause, 'connection', () => this.connect())) this.host.failed(gaveUpError(cause, this.o.maxAttempts, 'reconnection', this.sessionId));
+    if (!this.retry(cause, 'connection', () => this.connect())) this.fail(gaveUpError(cause, this.o.maxAttempts, 'reconnection', this.sessionId));
+  }
+
+  /** The run cannot go on. */
+  private fail(error: DictationError): void {
+    this.host.ended({ reason: 'failed', error });
   }
 
   /** Something was lost or degraded but the run goes on: logged and emitted as a `warning`. */

@@ -2,7 +2,8 @@
  * One dictation run against the Live Transcription Service (docs/architecture.md, docs/client.md): its
  * lifecycle — `idle → connecting → recording ⇄ paused → stopping → stopped`, or `failed` — the audio it
  * is given, pause and resume, the stop and its metrics, and teardown. The link to the service across
- * connections (session init, configure, reconnection, resume, the audio ledger) is link.ts.
+ * connections (session init, configure, reconnection, resume, the audio and its ledger) is link.ts: the run
+ * uses only its public members, and hears from it through `LinkHost`.
  */
 import { DEFAULTS } from '../protocol/config';
 import type { Metrics } from '../protocol/messages';
@@ -10,7 +11,7 @@ import { errorMessage } from '../shared/errors';
 import { TypedEmitter, type Disposable } from '../shared/events';
 import { rewritingLogger, type Logger } from '../shared/logger';
 import { DictationError, scrubKey } from './errors';
-import { ServiceLink } from './link';
+import { ServiceLink, type LinkEnd } from './link';
 import { sessionSettings, type AudioStats, type DictationSessionOptions, type SessionEvents, type SessionSettings, type SessionState, type StopResult } from './sessionTypes';
 
 export type * from './sessionTypes';
@@ -52,25 +53,14 @@ export class DictationSession {
     this.emitter = new TypedEmitter((event, e) => this.logger.error(`listener of "${event}" threw: ${errorMessage(e)}`));
     this.link = new ServiceLink(this.o, this.logger, {
       emit: (event, value) => this.emit(event, value),
-      active: () => !this.disposed && !this.isEnded(),
       ready: () => this.onReady(),
-      stopped: (metrics) => {
-        this.lastMetrics = metrics;
-        this.finishStop({ reason: 'stopped', metrics, sessionId: this.sessionId });
-        this.endRun('stopped');
-      },
-      closedAfterStop: () => {
-        this.finishStop({ reason: 'error', sessionId: this.sessionId, metrics: this.lastMetrics });
-        this.endRun('stopped');
-      },
       alive: () => {
         this.lastSignAt = Date.now();
       },
       reconnecting: () => {
         if (!this.stopRequested) this.setState('reconnecting');
       },
-      isPaused: () => this.paused,
-      failed: (err) => this.fail(err),
+      ended: (end) => this.onLinkEnded(end),
     });
   }
 
@@ -92,8 +82,8 @@ export class DictationSession {
   }
 
   get audioStats(): AudioStats {
-    const { sentBytes, resentBytes, droppedBytes, unrecoverableBytes } = this.link.ledger.stats;
-    return { sentBytes, resentBytes, pausedBytes: this.pausedBytes, droppedBytes, unrecoverableBytes, queuedBytes: this.link.ledger.queuedBytes, bufferedBytes: this.link.bufferedBytes };
+    const { sentBytes, resentBytes, droppedBytes, unrecoverableBytes, queuedBytes, bufferedBytes } = this.link.audioStats;
+    return { sentBytes, resentBytes, pausedBytes: this.pausedBytes, droppedBytes, unrecoverableBytes, queuedBytes, bufferedBytes };
   }
 
   /**
@@ -121,15 +111,14 @@ export class DictationSession {
       this.pausedBytes += pcm.length;
       return;
     }
-    this.link.queue(this.link.ledger.push(pcm, this.link.ready));
+    this.link.sendAudio(pcm);
   }
 
   /** Pauses: pending audio is sent (the partial frame too), then `control pause`; audio given while paused is not sent. */
   pause(): void {
     if (this.paused || this.stopRequested || this.isEnded()) return;
-    this.link.queue(this.link.ledger.pushPartial(this.link.ready));
+    this.link.control('pause');
     this.paused = true;
-    if (this.link.ready) this.link.send({ type: 'control', action: 'pause' });
     this.logger.info('paused');
     if (this.stateValue === 'recording') this.setState('paused');
   }
@@ -137,8 +126,7 @@ export class DictationSession {
   resume(): void {
     if (!this.paused || this.stopRequested || this.isEnded()) return;
     this.paused = false;
-    this.link.wake();
-    if (this.link.ready) this.link.send({ type: 'control', action: 'resume' });
+    this.link.control('resume');
     this.logger.info('resumed');
     if (this.stateValue === 'paused') this.setState('recording');
   }
@@ -159,13 +147,8 @@ export class DictationSession {
       this.stopResolve = resolve;
     });
     this.stopRequested = true;
-    this.link.queue(this.link.ledger.pushPartial(this.link.ready));
     this.setState('stopping');
-    if (this.link.ready) this.sendStop();
-    else {
-      this.logger.info('stop requested while not connected: it is sent once the connection is back');
-      this.link.wake();
-    }
+    if (this.link.control('stop')) this.stopSent();
     return this.stopPromise;
   }
 
@@ -187,21 +170,29 @@ export class DictationSession {
    * followed by the unsent queue. Lets a caller keep it when a run fails for good.
    */
   pendingAudio(): Buffer {
-    return this.link.ledger.pending();
+    return this.link.pendingAudio();
   }
 
-  /** A connection is configured: the run's pause or stop goes out, then what was queued. */
+  /** A connection is configured and the link sent the run's pause or stop and what was queued. */
   private onReady(): void {
-    if (this.paused && !this.stopRequested) this.link.send({ type: 'control', action: 'pause' });
-    this.link.flush();
-    if (this.stopRequested) this.sendStop();
+    if (this.stopRequested) this.stopSent();
     else this.setState(this.paused ? 'paused' : 'recording');
     this.startSettle?.resolve();
     this.startSettle = undefined;
   }
 
-  private sendStop(): void {
-    this.link.sendStop(this.paused);
+  private onLinkEnded(end: LinkEnd): void {
+    if (end.reason === 'failed') {
+      this.fail(end.error);
+      return;
+    }
+    if (end.reason === 'stopped') this.lastMetrics = end.metrics;
+    this.finishStop(end.reason === 'stopped' ? { reason: 'stopped', metrics: end.metrics, sessionId: this.sessionId } : { reason: 'error', sessionId: this.sessionId, metrics: this.lastMetrics });
+    this.endRun('stopped');
+  }
+
+  /** The stop went out (again, on a new connection): its deadline starts. */
+  private stopSent(): void {
     const now = Date.now();
     this.stopSentAt ??= now;
     this.lastSignAt = now;

@@ -264,7 +264,8 @@ export class TranscriptModel {
     }
     targets.sort(compare);
     const committedTargets = targets.filter((c) => c.state === 'committed');
-    const first = targets[0];
+    // The new chunk takes the place of the first committed target (the text it rewrites in the document), else of the first target.
+    const first = committedTargets[0] ?? targets[0];
     const firstCommittedPos = committedTargets.length > 0 ? this.committed.indexOf(committedTargets[0]!) : -1;
 
     for (const c of targets) {

@@ -56,7 +56,7 @@ export function parseWav(buf: Buffer): WavInfo {
 
 /**
  * Checks the format the service needs; throws WavFormatError naming what is wrong and the sox
- * command that converts the file.
+ * command that converts the file (the message does not start with the file's name: the caller says it).
  */
 export function checkServiceFormat(info: WavInfo, file: string, sampleRate = DEFAULT_SAMPLE_RATE): void {
   const problems: string[] = [];
@@ -67,7 +67,7 @@ export function checkServiceFormat(info: WavInfo, file: string, sampleRate = DEF
   if (problems.length === 0) return;
   const out = file.replace(/\.wav$/i, '') + `-${sampleRate / 1000}k-mono.wav`;
   throw new WavFormatError(
-    `${file}: ${problems.join(', ')}. The service takes 16-bit PCM mono at ${sampleRate} Hz; convert with:\n` +
+    `${problems.join(', ')}. The service takes 16-bit PCM mono at ${sampleRate} Hz; convert with:\n` +
       `  sox ${JSON.stringify(file)} -r ${sampleRate} -c 1 -b 16 -e signed-integer ${JSON.stringify(out)}`,
   );
 }

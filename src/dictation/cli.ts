@@ -7,7 +7,7 @@ import path from 'node:path';
 import { DictationDocument } from './document';
 import { loadTemplates, type TemplateFile } from './templates';
 import { isLanguage, SPECIALTIES, type Language, type Specialty, type Template } from './types';
-import { formatUtterance } from './format';
+import { UsageError, nonEmpty, parseCommandLine } from '../shared/args';
 
 const HELP = `Usage: node dist/format.js [--language fr|en|es|de] [options] < utterances.txt
 
@@ -26,8 +26,6 @@ Options:
 
 Exit status: 0 on success, 2 on a bad option.`;
 
-class UsageError extends Error {}
-
 interface Args {
   language: Language;
   specialty: Specialty;
@@ -37,47 +35,31 @@ interface Args {
   help: boolean;
 }
 
+const OPTIONS = {
+  language: { type: 'string', short: 'l' },
+  specialty: { type: 'string' },
+  templates: { type: 'string' },
+  vocabulary: { type: 'string' },
+  'each-line': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The command line, through the project's one parser (`util.parseArgs`, strict); throws a UsageError. */
 export function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { language: 'fr', specialty: 'general', templates: null, vocabulary: null, eachLine: false, help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '--language':
-      case '-l': {
-        const v = value();
-        if (!isLanguage(v)) throw new UsageError(`unknown language "${v}": use fr, en, es or de`);
-        a.language = v;
-        break;
-      }
-      case '--specialty': {
-        const v = value();
-        if (!(SPECIALTIES as readonly string[]).includes(v)) throw new UsageError(`unknown specialty "${v}": use ${SPECIALTIES.join(', ')}`);
-        a.specialty = v as Specialty;
-        break;
-      }
-      case '--templates':
-        a.templates = value();
-        break;
-      case '--vocabulary':
-        a.vocabulary = value();
-        break;
-      case '--each-line':
-        a.eachLine = true;
-        break;
-      case '--help':
-      case '-h':
-        a.help = true;
-        break;
-      default:
-        throw new UsageError(`unknown option "${arg}" (see --help)`);
-    }
+  const { values: v } = parseCommandLine([...argv], OPTIONS);
+  const a: Args = { language: 'fr', specialty: 'general', templates: null, vocabulary: null, eachLine: v['each-line'] === true, help: v.help === true };
+  if (v.language !== undefined) {
+    const l = nonEmpty('--language', v.language);
+    if (!isLanguage(l)) throw new UsageError(`unknown language "${l}": use fr, en, es or de`);
+    a.language = l;
   }
+  if (v.specialty !== undefined) {
+    const sp = nonEmpty('--specialty', v.specialty);
+    if (!(SPECIALTIES as readonly string[]).includes(sp)) throw new UsageError(`unknown specialty "${sp}": use ${SPECIALTIES.join(', ')}`);
+    a.specialty = sp as Specialty;
+  }
+  if (v.templates !== undefined) a.templates = nonEmpty('--templates', v.templates);
+  if (v.vocabulary !== undefined) a.vocabulary = nonEmpty('--vocabulary', v.vocabulary);
   return a;
 }
 
@@ -164,4 +146,4 @@ function main(): number {
   return 0;
 }
 
-process.exitCode = main();
+if (require.main === module) process.exitCode = main();

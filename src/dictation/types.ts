@@ -3,15 +3,9 @@
  * and the shape of each language's rule tables (the tables themselves are in `lang/`).
  */
 
-export const LANGUAGES = ['fr', 'en', 'es', 'de'] as const;
-export type Language = (typeof LANGUAGES)[number];
+import type { Language, Specialty } from '../shared/vocabulary';
 
-export const SPECIALTIES = ['general', 'radiology', 'cardiology', 'legal'] as const;
-export type Specialty = (typeof SPECIALTIES)[number];
-
-export function isLanguage(x: unknown): x is Language {
-  return typeof x === 'string' && (LANGUAGES as readonly string[]).includes(x);
-}
+export { LANGUAGES, SPECIALTIES, isLanguage, type Language, type Specialty } from '../shared/vocabulary';
 
 /** How a word is attached to what precedes it: a space, nothing, a hyphen, or a non-breaking space. */
 export type Glue = ' ' | '' | '-' | 'nb';

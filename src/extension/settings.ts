@@ -22,6 +22,7 @@ export class Settings {
       'audio.recorder': c.get('audio.recorder'),
       'audio.device': c.get('audio.device'),
       'grammar.enabled': c.get('grammar.enabled'),
+      autoPunctuation: c.get('autoPunctuation'),
       'grammar.decimalSeparator': c.get('grammar.decimalSeparator'),
       vocabulary: c.get('vocabulary'),
       'templates.folder': c.get('templates.folder'),

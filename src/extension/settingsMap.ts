@@ -3,7 +3,7 @@
  * mapping is tested in plain Node; `settings.ts` reads the values through VS Code.
  */
 import type { ClientConfig, Language, Preset, Specialty } from '../protocol/config';
-import { DEFAULTS, LANGUAGES, PRESETS, SPECIALTIES, DEFAULT_SAMPLE_RATE, SUPPORTED_ENCODING } from '../protocol/config';
+import { DEFAULTS, LANGUAGES, MAX_KEYTERMS, MAX_KEYTERM_CHARS, PRESETS, SPECIALTIES, DEFAULT_SAMPLE_RATE, SUPPORTED_ENCODING } from '../protocol/config';
 import { DEFAULT_SERVER_URL } from '../protocol/http';
 import { DEFAULT_RECORDER, RECORDERS, type RecorderName } from '../audio/spawn';
 import { normaliseGrammarSettings, type GrammarSettings } from './grammarSettings';
@@ -22,6 +22,10 @@ export const ADVANCED_FIELDS = {
 
 export type AdvancedKey = keyof typeof ADVANCED_FIELDS;
 export type AdvancedValues = { [K in AdvancedKey]?: K extends 'enableFinalProofreading' ? boolean : number };
+
+/** `dictee.autoPunctuation`: `auto` is off while the dictation grammar (spoken punctuation) is on. */
+export const AUTO_PUNCTUATION_VALUES = ['auto', 'on', 'off'] as const;
+export type AutoPunctuationSetting = (typeof AUTO_PUNCTUATION_VALUES)[number];
 
 /** `dictee.language`: a language, or `auto` (the language of VS Code's interface). */
 export const LANGUAGE_SETTING_VALUES = ['auto', ...LANGUAGES] as const;
@@ -51,6 +55,8 @@ export interface DicteeSettings {
   advanced: AdvancedValues;
   /** The dictation grammar, the vocabulary and the templates folder (grammarSettings.ts). */
   grammar: GrammarSettings;
+  /** `dictee.autoPunctuation`. */
+  autoPunctuation: AutoPunctuationSetting;
 }
 
 /** The setting a `configure` field comes from (`silence_threshold` → `dictee.advanced.silenceThreshold`). */
@@ -69,7 +75,10 @@ export function settingForField(field: string | undefined): string | undefined {
       return 'dictee.advanced.sampleRate';
     case 'serverUrl':
       return 'dictee.serverUrl';
+    case 'auto_punctuation':
+      return 'dictee.autoPunctuation';
   }
+  if (f === 'keyterms' || f.startsWith('keyterms.')) return 'dictee.vocabulary';
   for (const [key, name] of Object.entries(ADVANCED_FIELDS)) {
     if (name === f) return `dictee.advanced.${key}`;
   }
@@ -108,7 +117,33 @@ export function normaliseSettings(raw: Record<string, unknown>, l10n: L10n = ENG
     device: typeof raw['audio.device'] === 'string' ? raw['audio.device'].trim() : '',
     advanced,
     grammar: normaliseGrammarSettings(raw, l10n),
+    autoPunctuation: oneOf(AUTO_PUNCTUATION_VALUES, raw.autoPunctuation, 'auto'),
   };
+}
+
+/**
+ * Whether the service keeps a model's own punctuation (`auto_punctuation`). Dragon's rule: automatic
+ * punctuation is off while spoken punctuation (the dictation grammar) is on, so that "virgule" is the
+ * only comma.
+ */
+export function autoPunctuationFor(s: Pick<DicteeSettings, 'autoPunctuation' | 'grammar'>): boolean {
+  return s.autoPunctuation === 'auto' ? !s.grammar.enabled : s.autoPunctuation === 'on';
+}
+
+/**
+ * The `keyterms` for the session's language: what `dictee.vocabulary` writes (its replacements), once
+ * each, those of at most {@link MAX_KEYTERM_CHARS} characters, the first {@link MAX_KEYTERMS}. The
+ * vocabulary itself is applied whole, whatever the recogniser was biased towards.
+ */
+export function keytermsFor(s: Pick<DicteeSettings, 'language' | 'grammar'>): string[] {
+  const out = new Set<string>();
+  for (const written of Object.values(s.grammar.vocabulary[s.language] ?? {})) {
+    const term = written.replace(/\s+/gu, ' ').trim();
+    if (term === '' || [...term].length > MAX_KEYTERM_CHARS || !/\p{L}/u.test(term)) continue;
+    out.add(term);
+    if (out.size === MAX_KEYTERMS) break;
+  }
+  return [...out];
 }
 
 /** The `config` of `configure` for these settings. */
@@ -119,7 +154,10 @@ export function configFromSettings(s: DicteeSettings): ClientConfig {
     preset: s.preset,
     sample_rate: s.sampleRate,
     encoding: SUPPORTED_ENCODING,
+    auto_punctuation: autoPunctuationFor(s),
   };
+  const keyterms = keytermsFor(s);
+  if (keyterms.length) config.keyterms = keyterms;
   for (const [key, value] of Object.entries(s.advanced)) {
     if (value === undefined) continue;
     config[ADVANCED_FIELDS[key as AdvancedKey]] = value;

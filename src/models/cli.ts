@@ -1,106 +1,132 @@
 /**
- * `npm run models -- <command>`: the models of the sherpa-onnx engine.
- *
- *   list                       the catalogue, and what is installed
- *   fetch <name>               download, verify (size, sha256) and install a catalogue model
- *   import <archive> [--name N] install an archive you have (verified against the catalogue)
- *   verify <dir>               hash an installed model's files against its marker
- *
- * Options: --dir DIR (default DICTEE_MODELS_DIR or ~/.cache/dictee/models), --base-url URL (a mirror
- * holding the archives under their published file names), --catalogue FILE (a JSON catalogue).
- * Exit codes: 0 done, 1 failed (nothing installed), 2 usage.
+ * `npm run models -- <command>`: the models of the sherpa-onnx engine (see USAGE).
+ * Exit codes: 0 done, 1 failed (nothing installed, the reason and what to do said), 2 usage.
  */
 import { errorMessage } from '../shared/errors';
-import { existsSync, readFileSync } from 'node:fs';
+import { UsageError, nonEmpty, parseCommandLine } from '../shared/args';
 import path from 'node:path';
-import { MODEL_MARKER, verifiedModel } from '../server/engine/sherpa/model';
-import { CATALOGUE, type CatalogueEntry } from './catalogue';
-import { ModelInstallError, defaultModelsDir, fetchModel, findEntry, importModel } from './install';
+import { LOCK_FILE, defaultModelsDir, readLockFile, resolveModel } from '../server/engine/sherpa/model';
+import { proxyDispatcher } from './download';
+import { fetchModel } from './fetch';
+import { type InstallResult, importModel, listModels, removeModel } from './install';
 
-const USAGE = `Usage: npm run models -- <command> [options]
+export const USAGE = `Usage: npm run models -- <command> [options]
 
 Commands:
-  list                          the catalogue, and which models are installed
-  fetch <name>                  download, verify (size + sha256) and install a catalogue model
-  import <archive> [--name N]   install a .tar.bz2 you have; it must match a pinned catalogue entry,
-                                or name an entry the catalogue does not pin yet
-  verify <dir>                  check an installed model's files against their recorded sha256
+  list [--json]              the catalogue: languages, size, licence, and what is installed here
+                             (--json: one object per model: name, kind, languages, licence, state)
+  fetch <name>               download a model from its Hugging Face mirror (else its release archive),
+                             check every file's sha256, install it, and write its lock
+  import <dir|archive>       install a model brought from another machine (a directory fetched there,
+                             or the release .tar.bz2), checked against --lock, its own lock or the catalogue
+  remove <name>              delete an installed model (and any download of it left half done)
+  verify <name|dir>          hash an installed model's files against its lock, as the service does at start
 
 Options:
-  --dir DIR          models directory (default: DICTEE_MODELS_DIR, else ~/.cache/dictee/models)
-  --base-url URL     fetch archives from this mirror (URL/<archive file name>) instead
-  --catalogue FILE   use this JSON catalogue instead of the built-in one
+  --dir DIR        models directory (default: DICTEE_MODELS_DIR, else ~/.cache/dictee/models)
+  --lock FILE      a lock shared by a team: fetch and import install exactly the files it pins;
+                   a FILE that does not exist yet is written after the fetch
+  --revision REV   fetch another revision of the mirror than the catalogue's (the hub's hashes are checked and locked)
+  --name NAME      import: which catalogue model the directory or archive is
+  --hub URL        the Hugging Face endpoint (default: HF_ENDPOINT, else https://huggingface.co)
+  --releases URL   a mirror of the release archives (URL/<model>.tar.bz2)
+  -h, --help       this help
+
+Downloads go through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY names the host. A download cut short
+resumes where it stopped when fetch runs again.
 `;
 
-class UsageError extends Error {}
+const OPTIONS = {
+  dir: { type: 'string' },
+  lock: { type: 'string' },
+  revision: { type: 'string' },
+  name: { type: 'string' },
+  hub: { type: 'string' },
+  releases: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
-async function main(argv: string[]): Promise<void> {
-  const positional: string[] = [];
-  const opts: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '-h' || a === '--help') {
-      process.stdout.write(USAGE);
+function gib(n: number): string {
+  return n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : `${Math.round(n / 1e6)} MB`;
+}
+
+function installed(r: InstallResult, out: (s: string) => void): void {
+  out(r.installed ? `installed ${r.dir} (revision ${r.revision}, from ${r.source === 'import' ? 'the import' : r.source === 'hub' ? 'the mirror' : 'the release archive'})\n` : `already installed and verified: ${r.dir}\n`);
+  out(`lock: ${r.lockFile}${r.sharedLockWritten ? ` (also written to ${r.sharedLockWritten}: share it, and fetch with --lock on the other machines)` : ''}\n`);
+  out(`start the service with: npm run server -- --engine sherpa-onnx --model ${path.basename(r.dir)}\n`);
+}
+
+export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): Promise<void> {
+  const { values: v, positionals } = parseCommandLine(argv, OPTIONS, true);
+  if (v.help) {
+    out(USAGE);
+    return;
+  }
+  const [cmd, arg, ...extra] = positionals;
+  if (extra.length) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  const modelsDir = v.dir !== undefined ? path.resolve(nonEmpty('--dir', v.dir)) : defaultModelsDir();
+  const lock = v.lock !== undefined ? path.resolve(nonEmpty('--lock', v.lock)) : undefined;
+  const common = { modelsDir, ...(lock ? { lock } : {}), log: (s: string) => err(`${s}\n`) };
+  const needs = (what: string): string => {
+    if (!arg) throw new UsageError(`${cmd} needs ${what}`);
+    return arg;
+  };
+  switch (cmd) {
+    case 'list': {
+      if (v.json) {
+        const rows = listModels(common).map(({ entry: e, state, bytes }) => ({ name: e.name, kind: e.kind, languages: e.languages, licence: e.licence, bytes, state }));
+        out(`${JSON.stringify({ modelsDir, models: rows }, null, 2)}\n`);
+        return;
+      }
+      for (const row of listModels(common)) {
+        const e = row.entry;
+        out(`${e.name}\n  ${e.kind === 'online' ? 'streaming' : 'offline (proofreading)'}; ${e.languages.join(', ')}; ${gib(row.bytes)}; licence: ${e.licence}\n  ${row.state}${e.note ? `; ${e.note}` : ''}\n`);
+      }
+      out(`\nmodels directory: ${modelsDir}\n`);
       return;
     }
-    if (['--dir', '--base-url', '--catalogue', '--name'].includes(a)) {
-      const v = argv[++i];
-      if (v === undefined) throw new UsageError(`${a} needs a value`);
-      opts[a.slice(2)] = v;
-    } else if (a.startsWith('--')) throw new UsageError(`unknown option ${a}`);
-    else positional.push(a);
-  }
-  const [cmd, arg] = positional;
-  const modelsDir = opts.dir ? path.resolve(opts.dir) : defaultModelsDir();
-  const catalogue: CatalogueEntry[] = opts.catalogue ? (JSON.parse(readFileSync(opts.catalogue, 'utf8')) as CatalogueEntry[]) : CATALOGUE;
-  switch (cmd) {
-    case 'list':
-      for (const e of catalogue) {
-        const installed = existsSync(path.join(modelsDir, e.name, MODEL_MARKER)) ? 'installed' : 'not installed';
-        const pin = e.sha256 ? `sha256 ${e.sha256.slice(0, 12)}…, ${e.size} bytes` : 'not pinned: import only';
-        process.stdout.write(`${e.name}  [${e.languages.join(', ')}]  ${pin}  ${installed}\n`);
-      }
-      return;
     case 'fetch': {
-      if (!arg) throw new UsageError('fetch needs a model name (see list)');
-      let last = 0;
-      const r = await fetchModel(findEntry(catalogue, arg), {
-        modelsDir,
-        ...(opts['base-url'] ? { baseUrl: opts['base-url'] } : {}),
-        onProgress: (got, total) => {
-          if (got - last >= 8 * 1024 * 1024 || got === total) {
-            last = got;
-            process.stderr.write(`  ${(got / 1e6).toFixed(1)} / ${total ? (total / 1e6).toFixed(1) : '?'} MB\n`);
-          }
-        },
+      const name = needs('a model name (npm run models -- list)');
+      const r = await fetchModel(name, {
+        ...common,
+        dispatcher: proxyDispatcher(),
+        progressTo: process.stderr,
+        ...(v.revision ? { revision: v.revision } : {}),
+        ...(v.hub ? { hubUrl: v.hub } : {}),
+        ...(v.releases ? { releasesUrl: v.releases } : {}),
       });
-      process.stdout.write(r.installed ? `installed ${r.dir}\n` : `already installed and verified: ${r.dir}\n`);
-      process.stdout.write(`start the service with: npm run server -- --engine sherpa-onnx --model ${r.dir}\n`);
+      installed(r, out);
       return;
     }
     case 'import': {
-      if (!arg) throw new UsageError('import needs an archive path');
-      const r = await importModel(catalogue, path.resolve(arg), { modelsDir, ...(opts.name ? { name: opts.name } : {}) });
-      process.stdout.write(`installed ${r.dir}\n`);
+      const r = await importModel(needs('a directory or an archive'), { ...common, ...(v.name ? { name: v.name } : {}) });
+      installed(r, out);
+      return;
+    }
+    case 'remove': {
+      for (const f of removeModel(needs('a model name'), common)) out(`removed ${f}\n`);
       return;
     }
     case 'verify': {
-      if (!arg) throw new UsageError('verify needs a model directory');
-      const m = await verifiedModel(arg);
-      process.stdout.write(`${m.dir}: every file matches its sha256\n`);
+      const target = needs('a model name or directory');
+      const m = await resolveModel(target, modelsDir, lock ? { lock: readLockFile(lock) } : {});
+      out(`${m.dir}: every file matches its lock (${LOCK_FILE}, revision ${m.revision})\n`);
       return;
     }
     default:
-      throw new UsageError(cmd ? `unknown command ${cmd}` : 'a command is needed');
+      throw new UsageError(cmd ? `unknown command ${JSON.stringify(cmd)}` : `a command is needed (${['list', 'fetch', 'import', 'remove', 'verify'].join(', ')})`);
   }
 }
 
-main(process.argv.slice(2)).catch((e: unknown) => {
-  if (e instanceof UsageError) {
-    process.stderr.write(`error: ${e.message}\n\n${USAGE}`);
-    process.exit(2);
-  }
-  const known = e instanceof ModelInstallError || (e instanceof Error && e.constructor.name.endsWith('Error'));
-  process.stderr.write(`error: ${known ? errorMessage(e) : String(e)}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((e: unknown) => {
+    if (e instanceof UsageError) {
+      process.stderr.write(`error: ${e.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    process.stderr.write(`error: ${errorMessage(e)}\n`);
+    process.exit(1);
+  });
+}
+

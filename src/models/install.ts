@@ -1,190 +1,243 @@
 /**
- * Fetching and importing models (`npm run models`). An archive is hashed while it streams to a
- * staging directory next to its destination; only an archive whose size and sha256 match the
- * catalogue is extracted (system `tar`), its files are checked against the entry, hashed into the
- * marker (engine/sherpa/model.ts), and the directory is renamed into place in one step. Nothing
- * half-downloaded or unverified is ever at the model's path.
+ * Installing models (`npm run models`): what fetch and import share, and import, remove and list.
+ * Files are gathered in a staging directory beside the destination, each checked against the lock
+ * or the catalogue's pin, the lock written beside them, and the directory renamed into place: nothing
+ * unverified is ever at the model's path.
  */
-import { errorMessage } from '../shared/errors';
-import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, renameSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
-import { MODEL_MARKER, type ModelMarker, sha256File, verifiedModel } from '../server/engine/sherpa/model';
-import type { CatalogueEntry } from './catalogue';
+import { CATALOGUE, type CatalogueEntry, catalogueEntry, entrySize } from '../server/engine/sherpa/catalogue';
+import { LOCK_FILE, LOCK_FORMAT, type ModelLock, lockMismatch, readLockFile, sha256File } from '../server/engine/sherpa/model';
+import { type ArchiveLimits, DEFAULT_LIMITS, entryPath, readTar } from './archive';
 
-const run = promisify(execFile);
-
-export class ModelInstallError extends Error {}
-
-/** Where models go: DICTEE_MODELS_DIR, else $XDG_CACHE_HOME/dictee/models, else ~/.cache/dictee/models. */
-export function defaultModelsDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.DICTEE_MODELS_DIR) return path.resolve(env.DICTEE_MODELS_DIR);
-  return path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'dictee', 'models');
+export class ModelInstallError extends Error {
+  override readonly name = 'ModelInstallError';
 }
 
-export function findEntry(catalogue: CatalogueEntry[], name: string): CatalogueEntry {
-  const e = catalogue.find((c) => c.name === name);
-  if (!e) throw new ModelInstallError(`no model named ${JSON.stringify(name)} in the catalogue; known: ${catalogue.map((c) => c.name).join(', ')}`);
-  return e;
+export interface InstallOptions {
+  modelsDir: string;
+  catalogue?: readonly CatalogueEntry[];
+  /** A shared lock file (`--lock FILE`). */
+  lock?: string;
+  limits?: ArchiveLimits;
+  /** Lines for the person (stderr). */
+  log?: (line: string) => void;
 }
 
 export interface InstallResult {
   dir: string;
-  /** false when a verified copy was already installed. */
+  /** false when a verified copy was already there. */
   installed: boolean;
+  /** The lock in the model directory. */
+  lockFile: string;
+  /** Where else the lock was written (`--lock FILE` that did not exist yet). */
+  sharedLockWritten?: string;
+  source: 'hub' | 'archive' | 'import' | 'present';
+  revision: string;
 }
 
-export interface FetchOptions {
-  modelsDir: string;
-  /** Replaces the catalogue URL's directory (an internal mirror): BASE/<archive file name>. */
-  baseUrl?: string;
-  /** Bytes received so far / expected. */
-  onProgress?: (received: number, total: number | null) => void;
-  /** No byte for this long: the download fails (default 60 s). */
-  idleTimeoutMs?: number;
+export function findEntry(name: string, catalogue: readonly CatalogueEntry[] = CATALOGUE): CatalogueEntry {
+  const e = catalogueEntry(name, catalogue);
+  if (!e) throw new ModelInstallError(`no model named ${JSON.stringify(name)} in the catalogue; known: ${catalogue.map((c) => c.name).join(', ')} (npm run models -- list)`);
+  return e;
 }
 
-async function alreadyInstalled(dir: string): Promise<boolean> {
-  if (!existsSync(path.join(dir, MODEL_MARKER))) return false;
-  try {
-    await verifiedModel(dir);
-    return true;
-  } catch {
-    return false;
+/** The shared lock of `o.lock`, checked against the entry; undefined when no `--lock` or the file is still to be written. */
+export function sharedLock(entry: CatalogueEntry, o: InstallOptions): ModelLock | undefined {
+  if (!o.lock || !existsSync(o.lock)) return undefined;
+  const lock = readLockFile(o.lock);
+  const why = lockMismatch(lock, entry);
+  if (why) throw new ModelInstallError(`the lock ${o.lock} does not fit ${entry.name}: ${why}`);
+  return lock;
+}
+
+/** The lock the catalogue's pins make, when every file is pinned at a commit. */
+export function pinnedLock(entry: CatalogueEntry): ModelLock | undefined {
+  if (!/^[0-9a-f]{40}$/.test(entry.revision) || entry.files.some((f) => !f.sha256)) return undefined;
+  return {
+    format: LOCK_FORMAT,
+    model: entry.name,
+    repo: entry.hfRepo,
+    revision: entry.revision,
+    files: Object.fromEntries(entry.files.map((f) => [f.path, { size: f.size, sha256: f.sha256! }])),
+  };
+}
+
+/** Throws unless `dir`'s file system has `bytes` free (plus a margin). */
+export function checkFreeSpace(dir: string, bytes: number): void {
+  mkdirSync(dir, { recursive: true });
+  const s = statfsSync(dir);
+  const free = s.bavail * s.bsize;
+  const need = bytes + 64 * 2 ** 20;
+  if (free < need) {
+    throw new ModelInstallError(
+      `not enough disk space in ${dir}: ${(need / 1e6).toFixed(0)} MB needed, ${(free / 1e6).toFixed(0)} MB free; free some space or choose another directory with --dir (or DICTEE_MODELS_DIR)`,
+    );
   }
 }
 
-function staging(modelsDir: string): string {
+export function newStaging(modelsDir: string, tag: string): string {
   mkdirSync(modelsDir, { recursive: true });
-  const dir = path.join(modelsDir, `.staging-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const dir = path.join(modelsDir, `.${tag}-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir);
   return dir;
 }
 
-/** Downloads, verifies and installs a catalogue model. */
-export async function fetchModel(entry: CatalogueEntry, o: FetchOptions): Promise<InstallResult> {
+/** Writes the lock into `stage`, renames `stage` to the model's place (an older copy moved aside, then removed). */
+export function installStaged(stage: string, entry: CatalogueEntry, lock: ModelLock, o: InstallOptions, source: InstallResult['source']): InstallResult {
+  const unhashed = Object.entries(lock.files).filter(([, f]) => !/^[0-9a-f]{64}$/.test(f.sha256));
+  if (unhashed.length) throw new ModelInstallError(`no sha256 for ${unhashed.map(([rel]) => rel).join(', ')}; nothing was installed`);
+  writeFileSync(path.join(stage, LOCK_FILE), `${JSON.stringify(lock, null, 2)}\n`);
   const dest = path.join(o.modelsDir, entry.name);
-  if (await alreadyInstalled(dest)) return { dir: dest, installed: false };
-  if (!entry.sha256 || entry.size === null) {
+  let old: string | undefined;
+  if (existsSync(dest)) {
+    old = path.join(o.modelsDir, `.old-${entry.name}-${randomBytes(4).toString('hex')}`);
+    renameSync(dest, old);
+  }
+  renameSync(stage, dest);
+  if (old) rmSync(old, { recursive: true, force: true });
+  const r: InstallResult = { dir: dest, installed: true, lockFile: path.join(dest, LOCK_FILE), source, revision: lock.revision };
+  if (o.lock && !existsSync(o.lock)) {
+    writeFileSync(o.lock, `${JSON.stringify(lock, null, 2)}\n`);
+    r.sharedLockWritten = path.resolve(o.lock);
+  }
+  return r;
+}
+
+/** Checks the staged files against `lock` (sizes and sha256). */
+export async function checkStaged(stage: string, lock: ModelLock, what: string): Promise<void> {
+  for (const [rel, want] of Object.entries(lock.files)) {
+    const f = path.join(stage, rel);
+    if (!existsSync(f)) throw new ModelInstallError(`${what} lacks ${rel}; nothing was installed`);
+    const size = statSync(f).size;
+    if (size !== want.size) throw new ModelInstallError(`${rel} from ${what} has ${size} bytes, ${want.size} expected; nothing was installed`);
+    const sha = await sha256File(f);
+    if (sha !== want.sha256) throw new ModelInstallError(`${rel} from ${what} has sha256 ${sha}, ${want.sha256} expected (lock or catalogue); nothing was installed`);
+  }
+}
+
+/** Writes the entry's files found in `archive` into `stage` (one top directory named after the model, or none). */
+export async function extractModel(archive: string, entry: CatalogueEntry, stage: string, limits: ArchiveLimits = DEFAULT_LIMITS): Promise<void> {
+  const wanted = new Map(entry.files.map((f) => [f.path, f]));
+  const seen = new Set<string>();
+  const fds: number[] = [];
+  try {
+    await readTar(archive, limits, (e) => {
+      const rel0 = entryPath(e, archive);
+      if (e.type !== 'file') return undefined;
+      const parts = rel0.split('/');
+      const rel = parts[0] === entry.name ? parts.slice(1).join('/') : rel0;
+      const f = wanted.get(rel);
+      if (!f) return undefined;
+      if (seen.has(rel)) throw new ModelInstallError(`${path.basename(archive)} holds ${rel} twice; refused`);
+      if (e.size !== f.size && f.sha256) throw new ModelInstallError(`${rel} in ${path.basename(archive)} has ${e.size} bytes, ${f.size} expected; nothing was installed`);
+      seen.add(rel);
+      mkdirSync(path.dirname(path.join(stage, rel)), { recursive: true });
+      const fd = openSync(path.join(stage, rel), 'wx');
+      fds.push(fd);
+      return fd;
+    });
+  } finally {
+    for (const fd of fds) closeSync(fd);
+  }
+  const missing = entry.files.filter((f) => !seen.has(f.path)).map((f) => f.path);
+  if (missing.length) throw new ModelInstallError(`${path.basename(archive)} lacks ${missing.join(', ')}; nothing was installed`);
+}
+
+function archiveBase(file: string): string {
+  return path.basename(file).replace(/\.(tar\.bz2|tbz2?|tar\.gz|tgz|tar)$/i, '');
+}
+
+/**
+ * `import DIR|ARCHIVE`: a model brought from another machine, verified against `--lock`, the lock it
+ * carries (a directory fetched elsewhere), or the catalogue's pins.
+ */
+export async function importModel(src: string, o: InstallOptions & { name?: string }): Promise<InstallResult> {
+  const catalogue = o.catalogue ?? CATALOGUE;
+  const abs = path.resolve(src);
+  if (!existsSync(abs)) throw new ModelInstallError(`no such file or directory: ${abs}`);
+  const isDir = lstatSync(abs).isDirectory();
+  const carried = isDir && existsSync(path.join(abs, LOCK_FILE)) ? readLockFile(path.join(abs, LOCK_FILE)) : undefined;
+  const name = o.name ?? carried?.model ?? (isDir ? path.basename(abs) : archiveBase(abs));
+  const entry = catalogueEntry(name, catalogue);
+  if (!entry) {
+    throw new ModelInstallError(`cannot tell which model ${abs} is (${JSON.stringify(name)} is not in the catalogue); name it with --name <model> (npm run models -- list)`);
+  }
+  if (carried) {
+    const why = lockMismatch(carried, entry);
+    if (why) throw new ModelInstallError(`the lock in ${abs} does not fit ${entry.name}: ${why}`);
+  }
+  const lock = sharedLock(entry, o) ?? carried ?? pinnedLock(entry);
+  if (!lock) {
     throw new ModelInstallError(
-      `the catalogue has no pinned sha256 for ${entry.name}: it cannot be fetched safely; download ${entry.url} yourself, check it, and run npm run models -- import <archive> --name ${entry.name}`,
+      `nothing pins ${entry.name}'s files here (the catalogue does not, and neither ${abs} nor --lock brings a lock): copy the lock that npm run models -- fetch wrote on the machine that downloaded it (${LOCK_FILE}), and pass it with --lock FILE`,
     );
   }
-  const url = o.baseUrl ? `${o.baseUrl.replace(/\/+$/, '')}/${path.posix.basename(new URL(entry.url).pathname)}` : entry.url;
-  const stage = staging(o.modelsDir);
+  const bytes = Object.values(lock.files).reduce((n, f) => n + f.size, 0);
+  checkFreeSpace(o.modelsDir, bytes);
+  const stage = newStaging(o.modelsDir, `import-${entry.name}`);
   try {
-    const archive = path.join(stage, 'archive.tar.bz2');
-    const sha = await download(url, archive, entry.size, o);
-    if (sha !== entry.sha256) throw new ModelInstallError(`${entry.name}: the download's sha256 is ${sha}, the catalogue pins ${entry.sha256}; nothing was installed`);
-    return await install(entry, archive, sha, true, stage, dest);
-  } finally {
-    rmSync(stage, { recursive: true, force: true });
-  }
-}
-
-/** Installs an archive from disk: it must match a pinned entry, or name an entry with `name`. */
-export async function importModel(catalogue: CatalogueEntry[], archive: string, o: { modelsDir: string; name?: string }): Promise<InstallResult> {
-  if (!existsSync(archive)) throw new ModelInstallError(`no such file: ${archive}`);
-  const sha = await sha256File(archive);
-  let entry = catalogue.find((c) => c.sha256 === sha);
-  let pinned = Boolean(entry);
-  if (!entry && o.name) {
-    const named = findEntry(catalogue, o.name);
-    if (named.sha256) throw new ModelInstallError(`${archive} is not ${named.name}: its sha256 is ${sha}, the catalogue pins ${named.sha256}; nothing was installed`);
-    entry = named;
-    pinned = false;
-  }
-  if (!entry) {
-    throw new ModelInstallError(`${archive} (sha256 ${sha}) matches no pinned model of the catalogue; for a model the catalogue does not pin yet, add --name <name>`);
-  }
-  const dest = path.join(o.modelsDir, entry.name);
-  const stage = staging(o.modelsDir);
-  try {
-    return await install(entry, archive, sha, pinned, stage, dest);
-  } finally {
-    rmSync(stage, { recursive: true, force: true });
-  }
-}
-
-async function download(url: string, file: string, size: number, o: FetchOptions): Promise<string> {
-  const idleMs = o.idleTimeoutMs ?? 60_000;
-  const abort = new AbortController();
-  const idle = setTimeout(() => abort.abort(), idleMs);
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: abort.signal, redirect: 'follow' });
-  } catch (e) {
-    clearTimeout(idle);
-    throw new ModelInstallError(`cannot download ${url}: ${abort.signal.aborted ? `no answer within ${idleMs} ms` : errorMessage(e)}`);
-  }
-  if (!res.ok || !res.body) {
-    clearTimeout(idle);
-    throw new ModelInstallError(`cannot download ${url}: HTTP ${res.status}`);
-  }
-  const hash = createHash('sha256');
-  let received = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      idle.refresh();
-      received += chunk.length;
-      if (received > size) {
-        cb(new ModelInstallError(`${url} sent more than the ${size} bytes the catalogue pins; nothing was installed`));
-        return;
+    if (isDir) {
+      const root = existsSync(path.join(abs, entry.name)) && lstatSync(path.join(abs, entry.name)).isDirectory() ? path.join(abs, entry.name) : abs;
+      for (const rel of Object.keys(lock.files)) {
+        const from = path.join(root, rel);
+        let st;
+        try {
+          st = lstatSync(from);
+        } catch {
+          throw new ModelInstallError(`${root} lacks ${rel}; nothing was installed`);
+        }
+        if (!st.isFile()) throw new ModelInstallError(`${from} is not a regular file (a link, a directory or a device); refused, nothing was installed`);
+        mkdirSync(path.dirname(path.join(stage, rel)), { recursive: true });
+        copyFileSync(from, path.join(stage, rel));
       }
-      hash.update(chunk);
-      o.onProgress?.(received, size);
-      cb(null, chunk);
-    },
-  });
-  try {
-    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>), meter, createWriteStream(file));
+    } else {
+      await extractModel(abs, entry, stage, o.limits);
+    }
+    await checkStaged(stage, lock, abs); // the copies are what is checked
+    return installStaged(stage, entry, lock, o, 'import');
   } catch (e) {
-    if (e instanceof ModelInstallError) throw e;
-    throw new ModelInstallError(`download of ${url} failed: ${abort.signal.aborted ? `no data for ${idleMs} ms` : errorMessage(e)}`);
-  } finally {
-    clearTimeout(idle);
+    rmSync(stage, { recursive: true, force: true });
+    throw e;
   }
-  if (received !== size) throw new ModelInstallError(`${url} sent ${received} bytes, the catalogue pins ${size}; nothing was installed`);
-  return hash.digest('hex');
 }
 
-async function install(entry: CatalogueEntry, archive: string, sha: string, pinned: boolean, stage: string, dest: string): Promise<InstallResult> {
-  const out = path.join(stage, 'x');
-  mkdirSync(out);
-  try {
-    await run('tar', ['-xjf', archive, '-C', out, '--no-same-owner']);
-  } catch (e) {
-    throw new ModelInstallError(`${path.basename(archive)} is not a readable .tar.bz2 archive: ${errorMessage(e).split('\n')[0]}`);
-  }
-  const top = readdirSync(out);
-  const root = top.length === 1 && statSync(path.join(out, top[0]!)).isDirectory() ? path.join(out, top[0]!) : out;
-  const t = entry.transducer;
-  const missing = [t.encoder, t.decoder, t.joiner, t.tokens].filter((f) => !existsSync(path.join(root, f)));
-  if (missing.length) throw new ModelInstallError(`the archive of ${entry.name} lacks ${missing.join(', ')}; nothing was installed`);
-  const files: ModelMarker['files'] = {};
-  for (const rel of [t.encoder, t.decoder, t.joiner, t.tokens]) {
-    const f = path.join(root, rel);
-    files[rel] = { size: statSync(f).size, sha256: await sha256File(f) };
-  }
-  const marker: ModelMarker = {
-    name: entry.name,
-    languages: entry.languages,
-    archiveSha256: sha,
-    pinned,
-    files,
-    transducer: t,
-    featureDim: entry.featureDim,
-    ...(entry.modelType ? { modelType: entry.modelType } : {}),
-  };
-  writeFileSync(path.join(root, MODEL_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
-  // Into place in one rename; an older (unverifiable) copy is moved aside first, then removed.
-  const old = existsSync(dest) ? path.join(stage, 'old') : undefined;
-  if (old) renameSync(dest, old);
-  renameSync(root, dest);
-  return { dir: dest, installed: true };
+/** `remove NAME`: the installed model and any download of it left half done. */
+export function removeModel(name: string, o: InstallOptions): string[] {
+  const entry = findEntry(name, o.catalogue ?? CATALOGUE);
+  if (!existsSync(o.modelsDir)) throw new ModelInstallError(`${entry.name} is not installed in ${o.modelsDir}`);
+  const gone = readdirSync(o.modelsDir)
+    .filter((f) => f === entry.name || f.startsWith(`.partial-${entry.name}@`))
+    .map((f) => path.join(o.modelsDir, f));
+  if (!gone.length) throw new ModelInstallError(`${entry.name} is not installed in ${o.modelsDir}`);
+  for (const f of gone) rmSync(f, { recursive: true, force: true });
+  return gone;
+}
+
+export interface ListRow {
+  entry: CatalogueEntry;
+  /** `installed`: lock and file sizes fit (`verify` hashes them); `damaged`: they do not; `partial`: a download to resume. */
+  state: 'installed' | 'damaged' | 'partial' | 'not installed';
+  bytes: number;
+}
+
+/** `list`: every catalogue entry and its state here (sizes only: hashing is `verify`'s job). */
+export function listModels(o: InstallOptions): ListRow[] {
+  const here = existsSync(o.modelsDir) ? readdirSync(o.modelsDir) : [];
+  return (o.catalogue ?? CATALOGUE).map((entry) => {
+    const dir = path.join(o.modelsDir, entry.name);
+    let state: ListRow['state'] = 'not installed';
+    if (existsSync(path.join(dir, LOCK_FILE))) {
+      try {
+        const lock = readLockFile(path.join(dir, LOCK_FILE));
+        const ok = !lockMismatch(lock, entry) && Object.entries(lock.files).every(([rel, f]) => existsSync(path.join(dir, rel)) && statSync(path.join(dir, rel)).size === f.size);
+        state = ok ? 'installed' : 'damaged';
+      } catch {
+        state = 'damaged';
+      }
+    } else if (existsSync(dir)) state = 'damaged';
+    else if (here.some((f) => f.startsWith(`.partial-${entry.name}@`))) state = 'partial';
+    return { entry, state, bytes: entrySize(entry) };
+  });
 }

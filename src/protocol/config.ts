@@ -3,16 +3,14 @@
  * Defaults are the spec's; bounds and preset values are our decisions (docs/protocol.md).
  */
 import { z } from 'zod';
+import { LANGUAGES, SPECIALTIES, type Language, type Specialty } from '../shared/vocabulary';
 
-export const LANGUAGES = ['fr', 'en', 'es', 'de'] as const;
-export const SPECIALTIES = ['general', 'radiology', 'cardiology', 'legal'] as const;
+export { LANGUAGES, SPECIALTIES, type Language, type Specialty };
 export const PRESETS = ['balanced', 'low_latency', 'high_quality'] as const;
 /** The only encoding any engine of ours takes. Other strings pass validation and fail with INIT_ERROR. */
 export const SUPPORTED_ENCODING = 'pcm_s16le';
 export const DEFAULT_SAMPLE_RATE = 16000;
 
-export type Language = (typeof LANGUAGES)[number];
-export type Specialty = (typeof SPECIALTIES)[number];
 export type Preset = (typeof PRESETS)[number];
 
 /** Numeric bounds of each numeric field, inclusive. */
@@ -80,6 +78,20 @@ const oneOf = <T extends readonly [string, ...string[]]>(field: string, values: 
  */
 export const MAX_SEQ = 2 ** 31 - 1;
 
+/** `keyterms` (ours): at most this many terms, each of at most {@link MAX_KEYTERM_CHARS} characters. */
+export const MAX_KEYTERMS = 100;
+export const MAX_KEYTERM_CHARS = 50;
+
+const KeytermsSchema = z
+  .array(
+    z
+      .string({ error: 'keyterms must hold strings' })
+      .refine((t) => t.trim() !== '', { message: 'keyterms must not hold an empty term' })
+      .refine((t) => [...t].length <= MAX_KEYTERM_CHARS, { message: `keyterms: a term has at most ${MAX_KEYTERM_CHARS} characters` }),
+    { error: 'keyterms must be an array of strings' },
+  )
+  .max(MAX_KEYTERMS, { message: `keyterms holds at most ${MAX_KEYTERMS} terms` });
+
 /** Resume request (our extension; optional for clients). */
 export const ResumeSchema = z.strictObject(
   {
@@ -109,6 +121,10 @@ export const ConfigSchema = z.strictObject(
     engine_endpointing: num('engine_endpointing').optional(),
     enable_final_proofreading: z.boolean({ error: 'enable_final_proofreading must be a boolean' }).optional(),
     stop_delay: num('stop_delay').optional(),
+    /** Ours: words and phrases the recogniser is biased towards (docs/protocol.md). */
+    keyterms: KeytermsSchema.optional(),
+    /** Ours: keep the punctuation and casing a model writes by itself (default true). */
+    auto_punctuation: z.boolean({ error: 'auto_punctuation must be a boolean' }).optional(),
     resume: ResumeSchema.optional(),
   },
   { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field ${iss.keys.join(', ')}` : 'config must be an object') },
@@ -130,6 +146,20 @@ export interface EffectiveConfig {
   engine_endpointing: number;
   enable_final_proofreading: boolean;
   stop_delay: number;
+  /** Ours. Absent in configurations stored before it existed: read it with {@link keytermsOf}. */
+  keyterms?: string[];
+  /** Ours. Absent in configurations stored before it existed: read it with {@link autoPunctuationOf}. */
+  auto_punctuation?: boolean;
+}
+
+/** The session's keyterms (none when the configuration has none). */
+export function keytermsOf(config: Pick<EffectiveConfig, 'keyterms'>): readonly string[] {
+  return config.keyterms ?? [];
+}
+
+/** Whether the engine keeps the punctuation and casing its model writes (the default). */
+export function autoPunctuationOf(config: Pick<EffectiveConfig, 'auto_punctuation'>): boolean {
+  return config.auto_punctuation !== false;
 }
 
 /** Thrown by {@link resolveConfig} when fields are individually valid but contradict each other. */
@@ -151,7 +181,7 @@ export function resolveConfig(config: ClientConfig): EffectiveConfig {
   const out: EffectiveConfig = { ...DEFAULTS, ...PRESET_VALUES[preset], preset };
   for (const [k, v] of Object.entries(config)) {
     if (k === 'resume' || v === undefined) continue;
-    (out as unknown as Record<string, unknown>)[k] = v;
+    (out as unknown as Record<string, unknown>)[k] = Array.isArray(v) ? [...(v as unknown[])] : v;
   }
   if (out.engine_endpointing >= out.silence_threshold) {
     const field = config.engine_endpointing !== undefined ? 'engine_endpointing' : 'silence_threshold';

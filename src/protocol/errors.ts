@@ -58,11 +58,38 @@ export const HTTP_STATUS_FOR: Record<ErrorCode, number> = {
 };
 
 /**
- * Whether a client may retry the same request unchanged (after `retry_after_ms`).
- * AUTH/CONFIG/INIT need the user to change something first.
+ * The failures a client meets without a word from the service: it cannot be reached (NETWORK_ERROR), or
+ * it did not answer in time (TIMEOUT).
  */
-export function isRetryable(code: ErrorCode): boolean {
-  return code === 'RATE_LIMITED' || code === 'PROTOCOL_ERROR' || code === 'INTERNAL_ERROR' || code === 'CONCURRENCY_LIMIT_EXCEEDED';
+type TransportFailure = 'NETWORK_ERROR' | 'TIMEOUT';
+
+/** Where a client meets a failure: the session init (HTTP), or a connection of a run (WebSocket). */
+type RetryStage = 'init' | 'connection';
+
+/**
+ * The one retry table: for each failure, whether a client tries again (with its backoff) when the session
+ * init fails with it, and when a connection of a run ends with it (the run reconnects and resumes its
+ * session). A `false` under `connection` ends the run: the user must change something first (the key, a
+ * setting, the language) or stop another session. At the session init only what the service will get
+ * over by itself is retried: a service that is not there, or answers as no Live Transcription Service
+ * does, fails the start at once.
+ */
+export const RETRY: Readonly<Record<ErrorCode | TransportFailure, Readonly<Record<RetryStage, boolean>>>> = {
+  AUTH_ERROR: { init: false, connection: false },
+  CONFIG_ERROR: { init: false, connection: false },
+  INIT_ERROR: { init: false, connection: false },
+  CONCURRENCY_LIMIT_EXCEEDED: { init: false, connection: false },
+  RATE_LIMITED: { init: true, connection: true },
+  INTERNAL_ERROR: { init: true, connection: true },
+  TIMEOUT: { init: true, connection: true },
+  PROTOCOL_ERROR: { init: false, connection: true },
+  NETWORK_ERROR: { init: false, connection: true },
+  SESSION_IDLE: { init: false, connection: true },
+};
+
+/** Whether a client tries again after `code` at `stage` (the {@link RETRY} table). */
+export function isRetried(code: ErrorCode | TransportFailure, stage: RetryStage): boolean {
+  return RETRY[code][stage];
 }
 
 /** The spec's fallback wait for RATE_LIMITED when `retry_after_ms` is absent or zero. */

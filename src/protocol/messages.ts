@@ -71,6 +71,8 @@ export const ConfiguredMessageSchema = z.looseObject({
   resume_audio_offset: z.number().int().min(0).optional(),
   /** Our extension: the engine serving the session (`simulated` here). */
   engine: z.string().optional(),
+  /** Our extension: whether the engine biases recognition towards the `keyterms` of the `configure`. */
+  keyterms_applied: z.boolean().optional(),
 });
 
 export const TranscriptMessageSchema = z.looseObject({
@@ -135,6 +137,36 @@ export type StatusMessage = z.infer<typeof StatusMessageSchema>;
 export type ErrorMessage = z.infer<typeof ErrorMessageSchema>;
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 
+// ---------------------------------------------------------------- what the service sends
+
+/**
+ * The named fields of a server → client message type, without the index signature of its loose schema:
+ * the service's messages are built with these, so that tsc rejects a field the protocol does not have.
+ */
+type Fields<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+
+/** The metrics the service sends: the spec's, and ours (*ext*, docs/protocol.md). */
+export type SentMetrics = Fields<Metrics> & {
+  /** Audio frames discarded (sent while paused or after `stop`). */
+  discarded_chunks: number;
+  /** Seconds of audio transcribed. */
+  audio_seconds: number;
+  /** `final` transcript messages sent. */
+  final_chunks: number;
+};
+
+/** `configured`, with the engine's languages (*ext*). */
+export type OutgoingConfigured = Fields<ConfiguredMessage> & { languages: readonly string[] };
+export type OutgoingTranscript = Fields<TranscriptMessage>;
+export type OutgoingBatchReplace = Fields<BatchReplaceMessage>;
+
+/** `status` as the service sends it: stopping or stopped, with its metrics; `resumable` (*ext*) at a shutdown. */
+export type OutgoingStatus = Omit<Fields<StatusMessage>, 'state' | 'metrics'> & {
+  state: 'stopping' | 'stopped';
+  metrics: SentMetrics;
+  resumable?: true;
+};
+
 /** What the service sends in `error` (all fields always present except session_id before one exists). */
 export interface OutgoingError {
   type: 'error';
@@ -143,3 +175,6 @@ export interface OutgoingError {
   retry_after_ms: number;
   session_id?: string;
 }
+
+/** Every message the service sends (an event kept in storage goes out again as the JSON it was kept as). */
+export type OutgoingMessage = OutgoingConfigured | OutgoingTranscript | OutgoingBatchReplace | OutgoingStatus | OutgoingError;

@@ -7,7 +7,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { type ErrorCode, MAX_AUDIO_FRAME_BYTES, PATHS, closeCodeFor } from '../protocol';
+import { type ErrorCode, MAX_AUDIO_FRAME_BYTES, type OutgoingError, PATHS, closeCodeFor } from '../protocol';
 import { WRITE_NEEDED, authorize } from './http/auth';
 import type { Engine } from './engine/engine';
 import type { ApiContext } from './http/context';
@@ -259,7 +259,8 @@ export class Service {
 function rejectSocket(ws: WebSocket, code: ErrorCode, message: string, retryAfterMs = 0): void {
   // Whatever the client sends meanwhile (a frame over the limit…) must not become an uncaught error.
   ws.on('error', () => undefined);
-  ws.send(JSON.stringify({ type: 'error', code, message, retry_after_ms: Math.max(0, Math.round(retryAfterMs)) }));
+  const error: OutgoingError = { type: 'error', code, message, retry_after_ms: Math.max(0, Math.round(retryAfterMs)) };
+  ws.send(JSON.stringify(error));
   ws.close(closeCodeFor(code), code);
   setTimeout(() => ws.terminate(), 2000).unref();
 }

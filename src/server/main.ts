@@ -1,5 +1,5 @@
 /**
- * `node dist/server.js [--host H] [--port P] [--data-dir DIR] [--engine NAME] [--model DIR]
+ * `node dist/server.js [--host H] [--port P] [--data-dir DIR] [--engine NAME] [--model NAME|DIR] [--proofread-model NAME|DIR]
  *  [--script FILE] [--workers N] [--concurrency-limit N] [--rate-limit N] [--rate-window S] …
  *  [--database URL] [--redis URL] [--instance-id ID]`
  *
@@ -45,8 +45,13 @@ Options:
   --engine-ca FILE       PEM CA certificates that verify the recogniser's TLS (internal servers)
   --proofread-url URL    a second pass on each finished sentence by an OpenAI-style
                          /v1/audio/transcriptions endpoint (realtime and vosk engines)
-  --model DIR            model directory (pocketsphinx: default /usr/share/pocketsphinx/model/en-us;
-                         sherpa-onnx: required)
+  --model DIR            pocketsphinx: model directory (default /usr/share/pocketsphinx/model/en-us)
+  --model NAME|DIR       sherpa-onnx (required): a streaming model installed with npm run models, by
+                         name (in DICTEE_MODELS_DIR, default ~/.cache/dictee/models) or directory
+  --proofread-model NAME|DIR
+                         sherpa-onnx: an offline model (Parakeet TDT 0.6B v3) that decodes each finished
+                         sentence again and applies the session's keyterms (default: the first pass
+                         with a capital and a final period)
   --workers N            decoder worker threads (default: one per core; not for simulated)
   --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
                          (a first line "#utterances": one utterance per line)
@@ -85,6 +90,7 @@ export interface CliOptions {
   engineModel?: string;
   engineCa?: string;
   proofreadUrl?: string;
+  proofreadModel?: string;
   workers?: number;
   script?: string;
   concurrencyLimit: number;
@@ -110,6 +116,7 @@ const OPTIONS = {
   'engine-model': { type: 'string' },
   'engine-ca': { type: 'string' },
   'proofread-url': { type: 'string' },
+  'proofread-model': { type: 'string' },
   workers: { type: 'string' },
   script: { type: 'string' },
   'concurrency-limit': { type: 'string' },
@@ -153,9 +160,11 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     o.engine = v.engine as EngineName;
   }
   if (v.model !== undefined) o.model = nonEmpty('--model', v.model);
+  if (v['proofread-model'] !== undefined) o.proofreadModel = nonEmpty('--proofread-model', v['proofread-model']);
   if (v.workers !== undefined) o.workers = wholeNumber('--workers', v.workers, 1, 256);
   if (v.script !== undefined) o.script = v.script;
-  if (o.engine === 'sherpa-onnx' && !o.model) throw new UsageError('--engine sherpa-onnx needs --model DIR');
+  if (o.engine === 'sherpa-onnx' && !o.model) throw new UsageError('--engine sherpa-onnx needs --model NAME|DIR (npm run models -- list shows the models)');
+  if (o.engine !== 'sherpa-onnx' && o.proofreadModel) throw new UsageError('--proofread-model is for the sherpa-onnx engine');
   if (o.engine === 'simulated' && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines');
   if (o.engine !== 'simulated' && o.script) throw new UsageError('--script is for the simulated engine');
   const remote = o.engine === 'realtime' || o.engine === 'vosk';
@@ -316,7 +325,7 @@ async function main(): Promise<void> {
     : undefined;
   let engine: Engine;
   try {
-    engine = await openEngine({ engine: opts.engine, ...(opts.model ? { model: opts.model } : {}), ...(script ? { script } : {}), ...(opts.workers ? { workers: opts.workers } : {}), ...(remote ? { remote } : {}), log });
+    engine = await openEngine({ engine: opts.engine, ...(opts.model ? { model: opts.model } : {}), ...(opts.proofreadModel ? { proofreadModel: opts.proofreadModel } : {}), ...(script ? { script } : {}), ...(opts.workers ? { workers: opts.workers } : {}), ...(remote ? { remote } : {}), log });
   } catch (e) {
     const why = e instanceof EngineUnavailableError ? e.message : errorMessage(e);
     process.stderr.write(`error: the ${opts.engine} engine cannot start: ${why}\n`);

@@ -177,6 +177,41 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   return server;
 }
 
+/**
+ * Starts a service for the length of `fn`, then stops it, whatever `fn` did; resolves with what `fn`
+ * resolves with. `fn` may stop or restart the service itself (`stop()` again gives the same exit code).
+ */
+export async function withServer<T>(opts: StartServerOptions, fn: (server: TestServer) => Promise<T>): Promise<T> {
+  const server = await startServer(opts);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * One service for the enclosing `describe`: started in a `before` hook (registered where `useServer` is
+ * called: hooks registered after it see the service), stopped in an `after` hook. The handle it returns
+ * stands for that service (`server.url`, `server.createKey()`…) from the start on, its logs after the
+ * stop too; touching it before the start throws. `opts` may be a function, called in the hook.
+ */
+export function useServer(opts: StartServerOptions | (() => StartServerOptions) = {}): TestServer {
+  let current: TestServer | undefined;
+  before(async () => {
+    current = await startServer(typeof opts === 'function' ? opts() : opts);
+  });
+  after(async () => {
+    await current?.stop();
+  });
+  return new Proxy({} as TestServer, {
+    get(_, prop) {
+      if (!current) throw new Error(`useServer: the service starts in the suite's before hook (read ${String(prop)} earlier)`);
+      return current[prop as keyof TestServer];
+    },
+  });
+}
+
 // ------------------------------------------------------------------ a raw WebSocket probe for tests
 
 

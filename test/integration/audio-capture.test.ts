@@ -14,7 +14,7 @@ import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
 import { sleep, waitFor } from '../helpers/wait';
 import { startVirtualMic, type VirtualMic } from '../e2e/lib/pulse';
-import { startServer } from '../helpers/server';
+import { startServer, withServer } from '../helpers/server';
 import { silence, speechPcm } from '../helpers/speech';
 
 const RATE = 16000;
@@ -227,27 +227,27 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
     const script = 'Both kidneys are normal. No hydronephrosis.';
     const f = path.join(mkdtemp(path.join(os.tmpdir(), 'dictee-mic-')), 'script.txt');
     writeFileSync(f, script);
-    const server = await startServer({ script: f });
     const cap = new MicrophoneCapture({ recorder: 'sox' });
     try {
-      const { key } = await server.createKey();
-      const session = new DictationSession({ serverUrl: server.url, apiKey: key, config: { language: 'en' } });
-      const model = new TranscriptModel();
-      session.on('message', (m) => model.apply(m));
-      cap.on('data', (pcm) => session.sendAudio(pcm));
-      await session.start();
-      cap.start();
-      await playToVirtualMic(
-        Buffer.concat([await speechPcm('Both kidneys are normal in size and shape.'), silence(2600), await speechPcm('There is no hydronephrosis seen today.'), silence(500)]),
-      );
-      await cap.stop();
-      const result = await session.stop();
-      session.dispose();
-      assert.equal(result.reason, 'stopped');
-      assert.equal(model.committedText(), script);
+      await withServer({ script: f }, async (server) => {
+        const { key } = await server.createKey();
+        const session = new DictationSession({ serverUrl: server.url, apiKey: key, config: { language: 'en' } });
+        const model = new TranscriptModel();
+        session.on('message', (m) => model.apply(m));
+        cap.on('data', (pcm) => session.sendAudio(pcm));
+        await session.start();
+        cap.start();
+        await playToVirtualMic(
+          Buffer.concat([await speechPcm('Both kidneys are normal in size and shape.'), silence(2600), await speechPcm('There is no hydronephrosis seen today.'), silence(500)]),
+        );
+        await cap.stop();
+        const result = await session.stop();
+        session.dispose();
+        assert.equal(result.reason, 'stopped');
+        assert.equal(model.committedText(), script);
+      });
     } finally {
       await cap.stop();
-      await server.stop();
     }
   });
 

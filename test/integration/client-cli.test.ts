@@ -1,14 +1,14 @@
 /**
- * The example client as users run it: the built dist/client-cli.js streaming a WAV file to the built
- * service.
+ * The example client as users run it: the built dist/client-cli.js streaming an audio file (WAV as it
+ * is; another WAV format, or MP3, converted by the real sox) to the built service.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startServer, type TestServer } from '../helpers/server';
+import { useServer } from '../helpers/server';
 import { silence, speechPcm } from '../helpers/speech';
 
 const run = promisify(execFile);
@@ -46,16 +46,14 @@ async function cli(args: string[], env: Record<string, string>): Promise<{ code:
 describe('client: the example client (dist/client-cli.js)', function () {
   this.timeout(60_000);
   const SCRIPT = 'Impression: normal chest. No effusion.';
-  let server: TestServer;
-  let key: string;
-  before(async () => {
+  const server = useServer(() => {
     const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-cli-')), 'script.txt');
     writeFileSync(f, SCRIPT);
-    server = await startServer({ script: f });
-    key = (await server.createKey()).key;
+    return { script: f };
   });
-  after(async () => {
-    await server?.stop();
+  let key: string;
+  before(async () => {
+    key = (await server.createKey()).key;
   });
 
   it('streams a WAV file, prints the events, the committed text and the metrics', async () => {
@@ -81,11 +79,63 @@ describe('client: the example client (dist/client-cli.js)', function () {
     assert.match(r.stdout, /--- committed text ---\nImpression: normal/);
   });
 
-  it('a WAV in another format: a clear error with the sox command, nothing sent', async () => {
-    const r = await cli([wavFile(Buffer.alloc(8820), 44100, 2), '--server', server.url], { DICTEE_API_KEY: key });
+  /** `pcm` (16 kHz mono) written by sox as `name` (its extension chooses the format), at `rate` Hz and `channels`. */
+  function soxFile(pcm: Buffer, name: string, rate = 16000, channels = 1): string {
+    const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-cli-')), name);
+    execFileSync('sox', [wavFile(pcm), '-r', String(rate), '-c', String(channels), out]);
+    return out;
+  }
+
+  it('a stereo 44.1 kHz WAV is converted by sox and streamed; the note names the file once', async () => {
+    const pcm = Buffer.concat([await speechPcm('Impression: normal chest, and no effusion at all.'), silence(400)]);
+    const f = soxFile(pcm, 'stereo.wav', 44100, 2);
+    const r = await cli([f, '--server', server.url, '--language', 'en', '--fast'], { DICTEE_API_KEY: key });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /WAV file of 16-bit stereo audio at 44100 Hz, converted by sox to 16-bit mono at 16000 Hz/);
+    assert.equal(r.stderr.split(f).length - 1, 1, r.stderr);
+    assert.match(r.stdout, new RegExp(`--- committed text ---\\n${SCRIPT.replace(/[.]/g, '\\.')}\\n---`));
+  });
+
+  it('an MP3 file (espeak-ng speech encoded by sox) is decoded by sox and transcribed', async () => {
+    const pcm = Buffer.concat([await speechPcm('Impression: normal chest, and no effusion at all.'), silence(400)]);
+    const f = soxFile(pcm, 'dictation.mp3');
+    const r = await cli([f, '--server', server.url, '--language', 'en', '--fast'], { DICTEE_API_KEY: key });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /dictation\.mp3: MP3 file, converted by sox to 16-bit mono at 16000 Hz/);
+    assert.match(r.stdout, /\] final /);
+    assert.match(r.stdout, new RegExp(`--- committed text ---\\n${SCRIPT.replace(/[.]/g, '\\.')}\\n---`));
+  });
+
+  it('without sox on PATH: the WAV problem and the sox command once, an MP3 said to need sox; nothing sent', async () => {
+    const noSox = { DICTEE_API_KEY: key, PATH: mkdtempSync(path.join(os.tmpdir(), 'dictee-no-sox-')) };
+    const wav = wavFile(Buffer.alloc(8820), 44100, 2);
+    const r = await cli([wav, '--server', server.url], noSox);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /2 channels instead of 1, 44100 Hz instead of 16000 Hz/);
     assert.match(r.stderr, /sox .* -r 16000 -c 1 -b 16 -e signed-integer/);
+    assert.match(r.stderr, /sox, which would convert it by itself, is not on PATH: install SoX/);
+    assert.equal(r.stderr.split(`error: ${wav}: `).length - 1, 1, r.stderr);
+    assert.equal(r.stderr.split(wav).length - 1, 2, 'the path once in the error, once in the sox command');
+    const mp3 = soxFile(silence(500), 'dictation.mp3');
+    const m = await cli([mp3, '--server', server.url], noSox);
+    assert.equal(m.code, 1);
+    assert.match(m.stderr, /dictation\.mp3: not a WAV file the service takes as it is; sox, which would convert it by itself, is not on PATH/);
+    assert.doesNotMatch(m.stderr, /16000 Hz pcm_s16le/);
+  });
+
+  it('a file sox cannot read: sox says why, no unrelated hint', async () => {
+    const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-cli-')), 'notes.mp3');
+    writeFileSync(f, 'not audio at all');
+    const r = await cli([f, '--server', server.url], { DICTEE_API_KEY: key });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /notes\.mp3: sox cannot read it as audio: /);
+  });
+
+  it('no --language against a service that takes any language (a script): French, the default, said on stderr', async () => {
+    const pcm = Buffer.concat([await speechPcm('Impression: normal.'), silence(300)]);
+    const r = await cli([wavFile(pcm), '--server', server.url, '--fast'], { DICTEE_API_KEY: key });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^language: fr \(the default: the service takes any language; --language chooses another\)$/m);
   });
 
   it('no key: says which variable to set; a wrong key: AUTH_ERROR and the advice, without the key', async () => {
@@ -105,5 +155,31 @@ describe('client: the example client (dist/client-cli.js)', function () {
     const r = await cli(['--language', 'xx'], { DICTEE_API_KEY: key });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /usage: npm run client -- FILE\.wav/);
+  });
+});
+
+describe('client: the example client against a service that serves English only (pocketsphinx)', function () {
+  this.timeout(90_000);
+  const server = useServer({ args: ['--engine', 'pocketsphinx'] });
+  let key: string;
+  before(async () => {
+    key = (await server.createKey()).key;
+  });
+
+  it('no --language: uses English, the only language the service serves, and says so', async () => {
+    const pcm = Buffer.concat([await speechPcm('Chest radiograph shows clear lungs.'), silence(600)]);
+    const r = await cli([wavFile(pcm), '--server', server.url, '--fast'], { DICTEE_API_KEY: key });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^language: en \(the only language the service serves; --language chooses another\)$/m);
+    assert.match(r.stdout, /-- configured: session .*, engine pocketsphinx/);
+    assert.match(r.stdout, /metrics: total_chunks \d+/);
+  });
+
+  it('--language fr: refused before anything is sent, naming the languages served and the option to use', async () => {
+    const r = await cli([wavFile(silence(500)), '--server', server.url, '--language', 'fr'], { DICTEE_API_KEY: key });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /error: the service does not serve the language fr; it serves en \(http:\/\/127\.0\.0\.1:\d+\)\.\nRun again with --language en\./);
+    assert.doesNotMatch(r.stderr, /16000 Hz|pcm_s16le/, 'no hint about the audio format: the language is the cause');
+    assert.doesNotMatch(r.stdout, /configured/);
   });
 });

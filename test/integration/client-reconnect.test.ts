@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DictationSession, type ConfiguredInfo } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
-import { startServer, type TestServer } from '../helpers/server';
+import { startServer, withServer, type TestServer } from '../helpers/server';
 import { silence, tone } from '../helpers/speech';
 import { sleep, waitFor } from '../helpers/wait';
 
@@ -77,8 +77,7 @@ describe('client: recovery when the service goes away mid-run', function () {
   this.timeout(90_000);
 
   it('service killed (SIGKILL) mid-sentence and restarted on the same port: resumed, every word exactly once', async () => {
-    const server = await startServer({ script: scriptFile() });
-    try {
+    await withServer({ script: scriptFile() }, async (server) => {
       const { key } = await server.createKey();
       const h = harness(server, key);
       await h.session.start();
@@ -104,14 +103,11 @@ describe('client: recovery when the service goes away mid-run', function () {
       assert.equal(stats.droppedBytes, 0);
       assert.equal(stats.unrecoverableBytes, 0);
       h.session.dispose();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('service drained (SIGTERM) and restarted: the run goes on by itself, every word exactly once', async () => {
-    const server = await startServer({ script: scriptFile() });
-    try {
+    await withServer({ script: scriptFile() }, async (server) => {
       const { key } = await server.createKey();
       const h = harness(server, key);
       await h.session.start();
@@ -127,50 +123,47 @@ describe('client: recovery when the service goes away mid-run', function () {
       assert.equal(h.session.generation, 0);
       assertEachWordOnce(h.model.committedText(), WORDS.slice(0, 40));
       h.session.dispose();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('a service that does not know the session: a new generation continues after the text of the first, nothing lost or repeated', async () => {
-    const first = await startServer({ script: scriptFile() });
     let second: TestServer | undefined;
     try {
-      const { key } = await first.createKey();
-      const h = harness(first, key);
-      const generations: number[] = [];
-      h.session.on('generation', (g) => generations.push(g.generation));
-      await h.session.start();
-      await streamWith(h.session, dictation(), async (frame) => {
-        if (frame === 100) {
-          // 10 s in: in the pause after the second sentence, before its final (at 11 s). The service dies and comes back without the
-          // session's resume data (as after a restore of its data from an older backup).
-          await first.kill();
-          const db = new Database(path.join(first.dataDir, 'dictee.sqlite'));
-          db.exec('DELETE FROM session_events; DELETE FROM session_checkpoints;');
-          db.close();
-          second = await startServer({ script: scriptFile(), port: first.port, dataDir: first.dataDir });
-        }
+      await withServer({ script: scriptFile() }, async (first) => {
+        const { key } = await first.createKey();
+        const h = harness(first, key);
+        const generations: number[] = [];
+        h.session.on('generation', (g) => generations.push(g.generation));
+        await h.session.start();
+        await streamWith(h.session, dictation(), async (frame) => {
+          if (frame === 100) {
+            // 10 s in: in the pause after the second sentence, before its final (at 11 s). The service dies and comes back without the
+            // session's resume data (as after a restore of its data from an older backup).
+            await first.kill();
+            const db = new Database(path.join(first.dataDir, 'dictee.sqlite'));
+            db.exec('DELETE FROM session_events; DELETE FROM session_checkpoints;');
+            db.close();
+            second = await startServer({ script: scriptFile(), port: first.port, dataDir: first.dataDir });
+          }
+        });
+        const result = await h.session.stop();
+        assert.equal(result.reason, 'stopped', JSON.stringify(result));
+        const text = h.model.committedText();
+        const words = text.split(/\s+/).filter(Boolean);
+        assert.equal(h.configured.at(-1)!.resumed, false);
+        assert.deepEqual(generations, [1]);
+        // First generation: the first sentence (final before the drop). Second: the script again, from
+        // the audio sent after that final: the 30 words of the three other sentences.
+        assert.deepEqual(words, [...WORDS.slice(0, 10), ...WORDS.slice(0, 30)], text);
+        h.session.dispose();
       });
-      const result = await h.session.stop();
-      assert.equal(result.reason, 'stopped', JSON.stringify(result));
-      const text = h.model.committedText();
-      const words = text.split(/\s+/).filter(Boolean);
-      assert.equal(h.configured.at(-1)!.resumed, false);
-      assert.deepEqual(generations, [1]);
-      // First generation: the first sentence (final before the drop). Second: the script again, from
-      // the audio sent after that final: the 30 words of the three other sentences.
-      assert.deepEqual(words, [...WORDS.slice(0, 10), ...WORDS.slice(0, 30)], text);
-      h.session.dispose();
     } finally {
-      await first.stop();
       await second?.stop();
     }
   });
 
   it('stop() while the service is down: sent once it is back, with the buffered audio first', async () => {
-    const server = await startServer({ script: scriptFile() });
-    try {
+    await withServer({ script: scriptFile() }, async (server) => {
       const { key } = await server.createKey();
       const h = harness(server, key);
       await h.session.start();
@@ -190,26 +183,25 @@ describe('client: recovery when the service goes away mid-run', function () {
       assert.ok(result.metrics);
       assertEachWordOnce(h.model.committedText(), WORDS.slice(0, 15));
       h.session.dispose();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('gives up after the bounded number of attempts with a fatal error, keeping the audio it could not deliver', async () => {
-    const server = await startServer({ script: scriptFile() });
-    const { key } = await server.createKey();
-    const session = new DictationSession({ serverUrl: server.url, apiKey: key, backoffBaseMs: 20, backoffMaxMs: 50, maxAttempts: 3 });
-    const attempts: number[] = [];
-    session.on('reconnecting', (r) => attempts.push(r.attempt));
-    await session.start();
-    session.sendAudio(tone(500));
-    const failed = new Promise<string>((resolve) => session.on('error', (e) => e.fatal && resolve(e.code)));
-    await server.stop();
-    assert.equal(await failed, 'NETWORK_ERROR');
-    assert.deepEqual(attempts, [1, 2, 3]);
-    assert.equal(session.state, 'failed');
-    session.sendAudio(tone(300)); // ignored once failed
-    assert.ok(session.pendingAudio().length >= tone(500).length - 3200, 'the unconfirmed audio is still available');
-    session.dispose();
+    await withServer({ script: scriptFile() }, async (server) => {
+      const { key } = await server.createKey();
+      const session = new DictationSession({ serverUrl: server.url, apiKey: key, backoffBaseMs: 20, backoffMaxMs: 50, maxAttempts: 3 });
+      const attempts: number[] = [];
+      session.on('reconnecting', (r) => attempts.push(r.attempt));
+      await session.start();
+      session.sendAudio(tone(500));
+      const failed = new Promise<string>((resolve) => session.on('error', (e) => e.fatal && resolve(e.code)));
+      await server.stop();
+      assert.equal(await failed, 'NETWORK_ERROR');
+      assert.deepEqual(attempts, [1, 2, 3]);
+      assert.equal(session.state, 'failed');
+      session.sendAudio(tone(300)); // ignored once failed
+      assert.ok(session.pendingAudio().length >= tone(500).length - 3200, 'the unconfirmed audio is still available');
+      session.dispose();
+    });
   });
 });

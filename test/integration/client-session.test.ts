@@ -12,7 +12,7 @@ import { initSession, servedLanguages, verifyKey, wsUrlFor } from '../../src/cli
 import { DictationSession, type DictationSessionOptions, type SessionState } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
 import type { Logger } from '../../src/shared/logger';
-import { startServer, type TestServer } from '../helpers/server';
+import { withServer, useServer } from '../helpers/server';
 import { silence, speechPcm, tone } from '../helpers/speech';
 import { sleep, waitFor } from '../helpers/wait';
 
@@ -72,15 +72,11 @@ async function rejects(p: Promise<unknown>): Promise<DictationError> {
 describe('client: DictationSession against the real service', function () {
   this.timeout(60_000);
   const SCRIPT = 'The heart is normal in size. No pericardial effusion.';
-  let server: TestServer;
+  const server = useServer(() => ({ script: scriptFile(SCRIPT) }));
   let key: string;
 
   before(async () => {
-    server = await startServer({ script: scriptFile(SCRIPT) });
     key = (await server.createKey()).key;
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('a whole run: the committed text is the script exactly, stop resolves with the metrics, the key is never logged', async () => {
@@ -243,8 +239,7 @@ describe('client: limits of the real service', function () {
   this.timeout(60_000);
 
   it('CONCURRENCY_LIMIT_EXCEEDED is fatal for the run; the freed slot is usable at once', async () => {
-    const server = await startServer({ args: ['--concurrency-limit', '1'] });
-    try {
+    await withServer({ args: ['--concurrency-limit', '1'] }, async (server) => {
       const { key } = await server.createKey();
       const a = newRun({ serverUrl: server.url, apiKey: key });
       await a.session.start();
@@ -259,14 +254,11 @@ describe('client: limits of the real service', function () {
       await c.session.start();
       assert.equal((await c.session.stop()).reason, 'stopped');
       c.session.dispose();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('RATE_LIMITED waits retry_after_ms, then the run goes on by itself', async () => {
-    const server = await startServer({ args: ['--rate-limit', '2', '--rate-window', '3'] });
-    try {
+    await withServer({ args: ['--rate-limit', '2', '--rate-window', '3'] }, async (server) => {
       const { key } = await server.createKey();
       const a = newRun({ serverUrl: server.url, apiKey: key }); // uses the 2 requests: init + WebSocket
       await a.session.start();
@@ -288,21 +280,13 @@ describe('client: limits of the real service', function () {
       assert.equal(r.reason, 'stopped');
       assert.ok(b.model.committedText().length > 0);
       b.session.dispose();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });
 
 describe('client: HTTP functions against the real service', function () {
   this.timeout(30_000);
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const server = useServer();
 
   it('initSession returns a session id and the organisation', async () => {
     const { key } = await server.createKey();
@@ -327,12 +311,9 @@ describe('client: HTTP functions against the real service', function () {
 
   it('servedLanguages: the languages of the engine as GET /healthz says them (no key); undefined when the service does not say', async () => {
     assert.deepEqual((await servedLanguages(server.url))?.sort(), ['de', 'en', 'es', 'fr']);
-    const scripted = await startServer({ script: scriptFile('one two three') });
-    try {
+    await withServer({ script: scriptFile('one two three') }, async (scripted) => {
       assert.deepEqual(await servedLanguages(scripted.url), ['any']);
-    } finally {
-      await scripted.stop();
-    }
+    });
     assert.equal(await servedLanguages('http://127.0.0.1:9'), undefined);
     assert.equal(await servedLanguages('not a url'), undefined);
     const http = await import('node:http');

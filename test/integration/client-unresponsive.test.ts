@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
-import { startServer } from '../helpers/server';
+import { startServer, withServer } from '../helpers/server';
 import { silence, tone } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
 
@@ -23,9 +23,15 @@ function scriptFile(): string {
   return f;
 }
 
-/** A run against the service, its transcript model, and a sender of real-time-ish audio (4× real time). */
-function run(url: string, key: string): { session: DictationSession; model: TranscriptModel; words: () => string[]; send: (pcm: Buffer) => Promise<void> } {
-  const session = new DictationSession({ serverUrl: url, apiKey: key, config: { language: 'en', silence_threshold: 1, engine_endpointing: 0.3 } });
+/** A run against the service, its transcript model, a sender of real-time-ish audio (4× real time), and the client's log lines. */
+function run(
+  url: string,
+  key: string,
+): { session: DictationSession; model: TranscriptModel; words: () => string[]; send: (pcm: Buffer) => Promise<void>; log: string[] } {
+  const log: string[] = [];
+  const line = (m: string | Error): number => log.push(String(m));
+  const logger = { trace: line, debug: line, info: line, warn: line, error: line };
+  const session = new DictationSession({ serverUrl: url, apiKey: key, logger, config: { language: 'en', silence_threshold: 1, engine_endpointing: 0.3 } });
   const model = new TranscriptModel();
   session.on('message', (m) => model.apply(m));
   session.on('configured', () => model.dropProvisional());
@@ -36,7 +42,7 @@ function run(url: string, key: string): { session: DictationSession; model: Tran
       await new Promise((r) => setTimeout(r, 25));
     }
   };
-  return { session, model, words: () => model.committedText().split(/\s+/).filter(Boolean), send };
+  return { session, model, words: () => model.committedText().split(/\s+/).filter(Boolean), send, log };
 }
 
 /** One sentence: 3 s of tone (10 words of the script), then the pause that makes it final. */
@@ -46,45 +52,44 @@ describe('client: a frozen service (SIGSTOP)', function () {
   this.timeout(60_000);
 
   it('is reported unresponsive within 10 s with the default options, the audio kept; after SIGCONT every word arrives once', async () => {
-    const server = await startServer({ script: scriptFile() });
-    const pid = server.process().pid!;
-    try {
-      const { key } = await server.createKey();
-      const { session, words, send } = run(server.url, key);
-      const states: Array<{ state: string; at: number }> = [];
-      session.on('state', (s) => states.push({ state: s, at: Date.now() }));
-      await session.start();
-      // One sentence of 10 words, final before the freeze.
-      await send(SENTENCE());
-      await waitFor(() => words().length === 10, 10_000, 'the first sentence');
-      process.kill(pid, 'SIGSTOP');
-      const frozeAt = Date.now();
-      // The person keeps dictating: another sentence while the service is frozen.
-      await send(SENTENCE());
-      await waitFor(() => states.some((s) => s.state === 'reconnecting' && s.at >= frozeAt), 12_000, 'the client to report the service unresponsive');
-      const took = states.find((s) => s.state === 'reconnecting' && s.at >= frozeAt)!.at - frozeAt;
-      assert.ok(took <= 10_000, `reported after ${took} ms`);
-      process.kill(pid, 'SIGCONT');
-      await waitFor(() => words().length >= 20, 30_000, 'the second sentence after the service runs again');
-      const result = await session.stop();
-      assert.equal(result.reason, 'stopped');
-      assert.deepEqual(words(), WORDS.slice(0, 20), 'every word once, in order');
-      session.dispose();
-    } finally {
+    await withServer({ script: scriptFile() }, async (server) => {
+      const pid = server.process().pid!;
       try {
+        const { key } = await server.createKey();
+        const { session, words, send } = run(server.url, key);
+        const states: Array<{ state: string; at: number }> = [];
+        session.on('state', (s) => states.push({ state: s, at: Date.now() }));
+        await session.start();
+        // One sentence of 10 words, final before the freeze.
+        await send(SENTENCE());
+        await waitFor(() => words().length === 10, 10_000, 'the first sentence');
+        process.kill(pid, 'SIGSTOP');
+        const frozeAt = Date.now();
+        // The person keeps dictating: another sentence while the service is frozen.
+        await send(SENTENCE());
+        await waitFor(() => states.some((s) => s.state === 'reconnecting' && s.at >= frozeAt), 12_000, 'the client to report the service unresponsive');
+        const took = states.find((s) => s.state === 'reconnecting' && s.at >= frozeAt)!.at - frozeAt;
+        assert.ok(took <= 10_000, `reported after ${took} ms`);
         process.kill(pid, 'SIGCONT');
-      } catch {
-        /* gone */
+        await waitFor(() => words().length >= 20, 30_000, 'the second sentence after the service runs again');
+        const result = await session.stop();
+        assert.equal(result.reason, 'stopped');
+        assert.deepEqual(words(), WORDS.slice(0, 20), 'every word once, in order');
+        session.dispose();
+      } finally {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          /* gone */
+        }
       }
-      await server.stop();
-    }
+    });
   });
 
   it('paused past the idle limit: closed by the service (SESSION_IDLE) unnoticed, no reconnection while paused, and on resume the text goes on where it was', async () => {
-    const server = await startServer({ script: scriptFile(), env: { DICTEE_IDLE_TIMEOUT_MS: '1500' } });
-    try {
+    await withServer({ script: scriptFile(), env: { DICTEE_IDLE_TIMEOUT_MS: '1500' } }, async (server) => {
       const { key } = await server.createKey();
-      const { session, words, send } = run(server.url, key);
+      const { session, words, send, log } = run(server.url, key);
       const states: string[] = [];
       const errors: string[] = [];
       const configured: boolean[] = [];
@@ -96,7 +101,9 @@ describe('client: a frozen service (SIGSTOP)', function () {
       await waitFor(() => words().length === 10, 10_000, 'the first sentence');
       session.pause();
       await waitFor(() => /session idle: closed/.test(server.logs()), 10_000, 'the service to close the idle session');
-      await new Promise((r) => setTimeout(r, 1500));
+      // The client's decision on that close (it is taken, and logged, as the close arrives: a reconnection
+      // would have been scheduled in the same turn, and the state set to reconnecting).
+      await waitFor(() => log.some((l) => /closed the paused session for idleness/.test(l)), 10_000, 'the client to take the close as the idle limit of a paused run');
       assert.equal(session.state, 'paused', 'still paused, as the person left it');
       assert.ok(!states.includes('reconnecting'), `no reconnection while paused: ${states.join(', ')}`);
       assert.deepEqual(errors, [], 'nothing to tell the person');
@@ -109,8 +116,6 @@ describe('client: a frozen service (SIGSTOP)', function () {
       assert.equal(result.reason, 'stopped');
       assert.deepEqual(words(), WORDS.slice(0, 20), 'the text goes on where it was, each word once');
       session.dispose();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });

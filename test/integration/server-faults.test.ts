@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type net from 'node:net';
 import { logLines } from '../helpers/hostile';
-import { WsProbe, startServer } from '../helpers/server';
+import { WsProbe, startServer, withServer } from '../helpers/server';
 import { framesOf, silence, tone } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
 
@@ -37,8 +37,7 @@ describe('service faults (built service)', function () {
   this.timeout(60_000);
 
   it('a socket destroyed without a close: the slot is freed at once and the session resumes with its text', async () => {
-    const server = await startServer({ script: scriptFile(60), args: ['--concurrency-limit', '1'] });
-    try {
+    await withServer({ script: scriptFile(60), args: ['--concurrency-limit', '1'] }, async (server) => {
       const { key } = await server.createKey();
       const p = new WsProbe(server.wsUrl, { header: key });
       const c = await p.configure(FAST);
@@ -64,14 +63,11 @@ describe('service faults (built service)', function () {
       await waitFor(() => r.ofType('transcript').filter((m) => m.status === 'final').length >= finals().length, 5000, 'the replay');
       assert.deepEqual(r.ofType('transcript').filter((m) => m.status === 'final').map((m) => String(m.text)), finals());
       r.close();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('a client that stops reading: dropped past the unsent-bytes bound, its text persisted and resumable', async () => {
-    const server = await startServer({ script: scriptFile(4000, 40), env: { DICTEE_MAX_UNSENT_BYTES: String(256 * 1024) } });
-    try {
+    await withServer({ script: scriptFile(4000, 40), env: { DICTEE_MAX_UNSENT_BYTES: String(256 * 1024) } }, async (server) => {
       const { key } = await server.createKey();
       const p = new WsProbe(server.wsUrl, { header: key });
       // Long chunks of long words: every word re-sends the chunk's whole text, so the service has megabytes to
@@ -92,9 +88,7 @@ describe('service faults (built service)', function () {
       assert.equal(rc.resumed, true, 'the session can be resumed');
       await q.waitFor((m) => m.type === 'transcript' && m.status === 'final', 5000, 'its text, flushed as final before the drop');
       q.close();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('the disk full under SQLite: a session under way still gets its text, the loss of durability is logged, what needs the disk is INTERNAL_ERROR, writes resume once there is space', async function () {
@@ -106,50 +100,50 @@ describe('service faults (built service)', function () {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mnt]);
     const dataDir = path.join(mnt, 'data');
     mkdirSync(dataDir, { mode: 0o700 });
-    const server = await startServer({ dataDir, script: scriptFile(200) });
     const filler = path.join(mnt, 'filler');
     try {
-      const { key } = await server.createKey();
-      // A session under way when the disk fills up.
-      const p = new WsProbe(server.wsUrl, { header: key });
-      await p.configure(FAST);
-      // Fill the file system to the last byte.
-      const fd = openSync(filler, 'w');
-      const block = Buffer.alloc(64 * 1024);
-      try {
-        for (;;) writeSync(fd, block);
-      } catch {
+      await withServer({ dataDir, script: scriptFile(200) }, async (server) => {
+        const { key } = await server.createKey();
+        // A session under way when the disk fills up.
+        const p = new WsProbe(server.wsUrl, { header: key });
+        await p.configure(FAST);
+        // Fill the file system to the last byte.
+        const fd = openSync(filler, 'w');
+        const block = Buffer.alloc(64 * 1024);
         try {
-          for (;;) writeSync(fd, block.subarray(0, 512));
+          for (;;) writeSync(fd, block);
         } catch {
-          /* full */
+          try {
+            for (;;) writeSync(fd, block.subarray(0, 512));
+          } catch {
+            /* full */
+          }
+        } finally {
+          closeSync(fd);
         }
-      } finally {
-        closeSync(fd);
-      }
-      for (const f of framesOf(bursts(4))) p.sendAudio(f);
-      await waitFor(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 4, 10_000, 'finals while the disk is full');
-      assert.match(server.logs(), /could not persist a final event/);
-      // What needs the disk is refused as documented (INTERNAL_ERROR), the service stays up.
-      const q = new WsProbe(server.wsUrl, { header: key });
-      await q.opened;
-      q.send({ type: 'configure', config: {} });
-      assert.equal((await q.waitType('error')).code, 'INTERNAL_ERROR');
-      assert.equal((await q.closed).code, 1011);
-      const created = await fetch(`${server.url}/v1/api-keys`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${server.masterKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'while full', type: 'personal' }),
+        for (const f of framesOf(bursts(4))) p.sendAudio(f);
+        await waitFor(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 4, 10_000, 'finals while the disk is full');
+        assert.match(server.logs(), /could not persist a final event/);
+        // What needs the disk is refused as documented (INTERNAL_ERROR), the service stays up.
+        const q = new WsProbe(server.wsUrl, { header: key });
+        await q.opened;
+        q.send({ type: 'configure', config: {} });
+        assert.equal((await q.waitType('error')).code, 'INTERNAL_ERROR');
+        assert.equal((await q.closed).code, 1011);
+        const created = await fetch(`${server.url}/v1/api-keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${server.masterKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'while full', type: 'personal' }),
+        });
+        assert.equal(created.status, 500, 'a key cannot be stored: INTERNAL_ERROR, as documented');
+        assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+        rmSync(filler);
+        for (const f of framesOf(bursts(2))) p.sendAudio(f);
+        await waitFor(() => /persistence works again/.test(server.logs()), 10_000, 'persistence to work again');
+        p.send({ type: 'control', action: 'stop' });
+        await p.closed;
       });
-      assert.equal(created.status, 500, 'a key cannot be stored: INTERNAL_ERROR, as documented');
-      assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
-      rmSync(filler);
-      for (const f of framesOf(bursts(2))) p.sendAudio(f);
-      await waitFor(() => /persistence works again/.test(server.logs()), 10_000, 'persistence to work again');
-      p.send({ type: 'control', action: 'stop' });
-      await p.closed;
     } finally {
-      await server.stop();
       if (existsSync(filler)) rmSync(filler);
       execFileSync('umount', [mnt]);
       rmSync(mnt, { recursive: true, force: true });
@@ -162,7 +156,7 @@ describe('service faults (built service)', function () {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-clock-'));
       const stamp = path.join(dir, 'faketime');
       writeFileSync(stamp, '+0\n');
-      const server = await startServer({
+      await withServer({
         script: scriptFile(60),
         args: ['--rate-limit', '5'],
         env: {
@@ -173,15 +167,26 @@ describe('service faults (built service)', function () {
           DICTEE_PING_INTERVAL_MS: '300',
           DICTEE_PONG_TIMEOUT_MS: '3000',
         },
-      });
-      try {
+      }, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         const c = await p.configure(FAST);
         for (const f of framesOf(bursts(1))) p.sendAudio(f);
         await p.waitFor((m) => m.type === 'transcript' && m.status === 'final');
         writeFileSync(stamp, `${jump}\n`);
-        await new Promise((r) => setTimeout(r, 2000));
+        // The service's clock has moved once its Date header says so. Each heartbeat checks the peer's last
+        // sign of life before it pings (a peer it judges silent is cut, not pinged): two pings after that
+        // come from heartbeats that ran on the moved clock.
+        const moved = await waitFor(
+          async () => {
+            const r = await fetch(`${server.url}/healthz`);
+            await r.text();
+            return Math.abs(Date.parse(r.headers.get('date') ?? '') - Date.now()) > 30 * 60_000 ? Date.now() : 0;
+          },
+          5000,
+          "the service's Date header to show the jump",
+        );
+        await waitFor(() => p.pings.filter((t) => t > moved).length >= 2 || p.ws.readyState !== p.ws.OPEN, 5000, 'two pings after the jump');
         assert.equal(p.ws.readyState, p.ws.OPEN, 'the connection survived the jump');
         for (const f of framesOf(bursts(1))) p.sendAudio(f);
         await waitFor(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 2, 5000, 'text after the jump');
@@ -196,9 +201,7 @@ describe('service faults (built service)', function () {
         const d = (stopped.metrics as { session_duration: number }).session_duration;
         assert.ok(d >= 0 && d < 60, `session_duration ${d} s is measured, not read off the wall clock`);
         assert.equal(c.session_id, stopped.session_id ?? c.session_id);
-      } finally {
-        await server.stop();
-      }
+      });
     });
   }
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KEY_PATTERN } from '../../src/protocol';
-import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
+import { SERVER_JS, WsProbe, withServer, useServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 
 interface Reply {
@@ -35,16 +35,12 @@ function assertError(r: Reply, status: number, code: string, re?: RegExp): void 
 
 describe('server HTTP (built service)', function () {
   this.timeout(20000);
-  let server: TestServer;
+  const server = useServer();
   let key: string;
   const master = (): Record<string, string> => ({ authorization: `Bearer ${server.masterKey}`, 'content-type': 'application/json' });
 
   before(async () => {
-    server = await startServer();
     key = (await server.createKey({ name: 'http tests' })).key;
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   it('GET /healthz', async () => {
@@ -189,8 +185,7 @@ describe('server HTTP (built service)', function () {
 
 describe('server HTTP logs', () => {
   it('never contain a key, even at debug level and for keys in paths', async () => {
-    const server = await startServer({ env: { DICTEE_LOG_LEVEL: 'debug' } });
-    try {
+    await withServer({ env: { DICTEE_LOG_LEVEL: 'debug' } }, async (server) => {
       const k = await server.createKey();
       const unknown = `svc_proj_${'Z'.repeat(43)}`;
       await call(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { 'x-svc-key': k.key } });
@@ -203,9 +198,7 @@ describe('server HTTP logs', () => {
       assert.match(logs, /"level":"debug"/);
       for (const secret of [k.key, unknown, server.masterKey]) assert.ok(!logs.includes(secret), 'secret in logs');
       assert.ok(!/svc_(live|test|proj)_[A-Za-z0-9_-]{20,}/.test(logs));
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });
 
@@ -213,8 +206,7 @@ describe('server limits (built service)', function () {
   this.timeout(20000);
 
   it('rate limit: session inits + WebSocket connections per key per window → 429 with Retry-After / RATE_LIMITED 4029', async () => {
-    const server = await startServer({ args: ['--rate-limit', '3', '--rate-window', '2'] });
-    try {
+    await withServer({ args: ['--rate-limit', '3', '--rate-window', '2'] }, async (server) => {
       const k = await server.createKey();
       const other = await server.createKey();
       const init = (key: string): Promise<Reply> => call(`${server.url}/v1/live/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
@@ -240,14 +232,11 @@ describe('server limits (built service)', function () {
       const waited = Date.now() - refusedAt;
       assert.ok(waited >= waitMs - 100, `allowed after ${waited} ms, retry_after_ms was ${waitMs}`);
       ws.close();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('concurrency: at the limit → CONCURRENCY_LIMIT_EXCEEDED 4030; a freed slot is reusable at once; a silent socket of the same key is replaced', async () => {
-    const server = await startServer({ args: ['--concurrency-limit', '2'], env: { DICTEE_STALE_SOCKET_MS: '1500', DICTEE_PING_INTERVAL_MS: '60000', DICTEE_PONG_TIMEOUT_MS: '60000' } });
-    try {
+    await withServer({ args: ['--concurrency-limit', '2'], env: { DICTEE_STALE_SOCKET_MS: '1500', DICTEE_PING_INTERVAL_MS: '60000', DICTEE_PONG_TIMEOUT_MS: '60000' } }, async (server) => {
       const k1 = await server.createKey();
       const k2 = await server.createKey();
       const a = new WsProbe(server.wsUrl, { header: k1.key });
@@ -294,9 +283,7 @@ describe('server limits (built service)', function () {
       assert.equal(err2.code, 'CONCURRENCY_LIMIT_EXCEEDED');
       d.close();
       e?.close();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });
 
@@ -347,17 +334,13 @@ describe('server process (built service)', function () {
     const second = JSON.parse(await run()) as { out: string; code: number };
     assert.ok(!/master key/.test(second.out), 'not shown again');
     // The generated key works for key management.
-    const server = await startServer({ dataDir, env: { DICTEE_MASTER_KEY: m[1]! } });
-    try {
+    await withServer({ dataDir, env: { DICTEE_MASTER_KEY: m[1]! } }, async (server) => {
       assert.ok((await server.createKey()).key);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('a port already in use: exit 1 before a master key is made or a store is touched; the next start shows the key', async () => {
-    const busy = await startServer();
-    try {
+    await withServer({}, async (busy) => {
       const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-busy-'));
       const env = { ...process.env };
       delete env.DICTEE_MASTER_KEY;
@@ -375,8 +358,6 @@ describe('server process (built service)', function () {
         c.on('exit', () => process.stdout.write(out));
       `], { encoding: 'utf8', env, timeout: 15000 });
       assert.match(ok.stdout, /^master key \(shown once\): msk_\S+\nlistening on /);
-    } finally {
-      await busy.stop();
-    }
+    });
   });
 });

@@ -6,25 +6,21 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DB_FILE } from '../../src/server/storage/db';
-import { type TestServer, WsProbe, startServer } from '../helpers/server';
+import { WsProbe, useServer } from '../helpers/server';
 
 describe('server INTERNAL_ERROR (built service, database locked by another process)', function () {
   this.timeout(30000);
-  let server: TestServer;
+  const server = useServer();
   let key: string;
   let lock: Database.Database | undefined;
 
   before(async () => {
-    server = await startServer();
     key = (await server.createKey({ name: 'internal error tests' })).key;
   });
   afterEach(() => {
     if (lock?.inTransaction) lock.prepare('ROLLBACK').run();
     lock?.close();
     lock = undefined;
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   function holdWriteLock(): void {

@@ -9,7 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MAX_QUEUED_MS } from '../../src/server/engine/pool';
-import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
+import { CATALOGUE } from '../../src/server/engine/sherpa/catalogue';
+import { LOCK_FILE } from '../../src/server/engine/sherpa/model';
+import { SERVER_JS, WsProbe, withServer, useServer } from '../helpers/server';
 import { normalizeWords, recordings, wordErrors } from '../helpers/recordings';
 import { framesOf, silence } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
@@ -40,16 +42,14 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
   const recs = recordings();
   const goforward = recs.find((r) => r.name === 'goforward')!;
   const short = recs.find((r) => r.name.endsWith('0880'))!;
-  let server: TestServer;
+  const server = useServer({ args: ['--engine', 'pocketsphinx'] });
   let key: string;
 
   before(async () => {
-    server = await startServer({ args: ['--engine', 'pocketsphinx'] });
     key = (await server.createKey({ name: 'pocketsphinx tests' })).key;
   });
   after(async () => {
     if (process.env.DEBUG_LOGS) console.log(server.logs().split('\n').filter((l) => /error|warn/.test(l)).join('\n'));
-    await server?.stop();
   });
 
   it('configured and /healthz name the engine and its languages', async () => {
@@ -58,9 +58,10 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
     assert.deepEqual(health.languages, ['en']);
     assert.equal(health.busy, false);
     const p = new WsProbe(server.wsUrl, { header: key });
-    const c = await p.configure(FAST);
+    const c = await p.configure({ ...FAST, keyterms: ['myocardial infarction', 'stent'] });
     assert.equal(c.engine, 'pocketsphinx');
     assert.deepEqual(c.languages, ['en']);
+    assert.equal(c.keyterms_applied, false, 'pocketsphinx cannot bias towards keyterms, and says so');
     p.send({ type: 'control', action: 'stop' });
     await stopped(p);
   });
@@ -149,8 +150,7 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
   const recs = recordings();
 
   it('audio queued beyond the bound: new sessions refused with retry_after_ms, the running one loses nothing', async () => {
-    const server = await startServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'] });
-    try {
+    await withServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'] }, async (server) => {
       const key = (await server.createKey({ name: 'backpressure' })).key;
       const a = new WsProbe(server.wsUrl, { header: key });
       await a.configure(FAST);
@@ -180,14 +180,11 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       const c = new WsProbe(server.wsUrl, { header: key });
       assert.equal((await c.configure(FAST)).type, 'configured');
       c.close();
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('a decoder worker that crashes ends its session with INTERNAL_ERROR (text so far final); the service goes on', async () => {
-    const server = await startServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_TEST_DECODER_CRASH_AFTER_MS: '2500', DICTEE_STOPPED_TTL_MS: '1500' } });
-    try {
+    await withServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_TEST_DECODER_CRASH_AFTER_MS: '2500', DICTEE_STOPPED_TTL_MS: '1500' } }, async (server) => {
       const key = (await server.createKey({ name: 'crash' })).key;
       const p = new WsProbe(server.wsUrl, { header: key });
       await p.configure(FAST);
@@ -216,14 +213,11 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       const sessionsLeft = async (): Promise<number> =>
         ((await (await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${server.masterKey}` } })).json()) as { sessions: number }).sessions;
       await waitFor(async () => (await sessionsLeft()) === 0, 40_000, 'the failed and the stopped session to be swept', 250);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('SIGTERM mid-sentence: the audio received is decoded, final and proofread before stopped; then a resume after the restart continues', async () => {
-    const server = await startServer({ args: ['--engine', 'pocketsphinx'] });
-    try {
+    await withServer({ args: ['--engine', 'pocketsphinx'] }, async (server) => {
       const key = (await server.createKey({ name: 'drain' })).key;
       const p = new WsProbe(server.wsUrl, { header: key });
       const c = await p.configure({ ...FAST, silence_threshold: 5, flush_timeout: 30 });
@@ -247,9 +241,7 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       await q.waitType('batch.replace');
       q.send({ type: 'control', action: 'stop' });
       await stopped(q);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('a missing model fails the start with exit code 1 and a clear message', () => {
@@ -263,28 +255,39 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
     const data = mkdtempSync(path.join(os.tmpdir(), 'dictee-sh-'));
     const start = (model: string): ReturnType<typeof spawnSync> =>
       spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', model, '--port', '0', '--data-dir', data], { encoding: 'utf8' });
+    const recommended = CATALOGUE[0]!.name;
+    const byName = spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', recommended, '--port', '0', '--data-dir', data], {
+      encoding: 'utf8',
+      env: { ...process.env, DICTEE_MODELS_DIR: path.join(data, 'models') },
+    });
+    assert.equal(byName.status, 1);
+    assert.ok(
+      String(byName.stderr).includes(`the sherpa-onnx engine cannot start: model ${recommended} is not installed in ${path.join(data, 'models')}. Install it with: npm run models -- fetch ${recommended}`),
+      String(byName.stderr),
+    );
+    const unknown = start('nemotron-x');
+    assert.equal(unknown.status, 1);
+    assert.match(String(unknown.stderr), /"nemotron-x" is neither a model directory nor a model of the catalogue .*npm run models -- list shows them/);
     const empty = path.join(data, 'empty');
     mkdirSync(empty);
     let r = start(empty);
     assert.equal(r.status, 1);
-    assert.match(String(r.stderr), /not a model installed by npm run models.*fetch <name> or import <archive>/);
-    const bad = path.join(data, 'bad');
+    assert.match(String(r.stderr), /has no dictee-model\.lock\.json, so its files cannot be checked before they are loaded; install it with npm run models -- import /);
+    // A catalogue model whose lock is right but whose files are not (generated bytes).
+    const entry = CATALOGUE.find((e) => e.name.includes('fr-kroko'))!;
+    const bad = path.join(data, entry.name);
     mkdirSync(bad);
-    for (const f of ['e.onnx', 'd.onnx', 'j.onnx', 'tokens.txt']) writeFileSync(path.join(bad, f), 'not a model');
-    const files = Object.fromEntries(['e.onnx', 'd.onnx', 'j.onnx', 'tokens.txt'].map((f) => [f, { size: 11, sha256: '0'.repeat(64) }]));
-    writeFileSync(
-      path.join(bad, '.dictee-model.json'),
-      JSON.stringify({ name: 'x', languages: ['en'], archiveSha256: '0', pinned: true, files, transducer: { encoder: 'e.onnx', decoder: 'd.onnx', joiner: 'j.onnx', tokens: 'tokens.txt' }, featureDim: 80 }),
-    );
+    for (const f of entry.files) writeFileSync(path.join(bad, f.path), 'not a model');
+    const files = Object.fromEntries(entry.files.map((f) => [f.path, { size: f.size, sha256: f.sha256 }]));
+    writeFileSync(path.join(bad, LOCK_FILE), JSON.stringify({ format: 'dictee-model-lock/1', model: entry.name, repo: entry.hfRepo, revision: entry.revision, files }));
     r = start(bad);
     assert.equal(r.status, 1, 'exit 1, not an abort of the native library (134)');
-    assert.match(String(r.stderr), /model file e\.onnx does not match its sha256 \(corrupt\); install the model again/);
+    assert.match(String(r.stderr), /model file encoder\.onnx in .* has 11 bytes, its lock says 70092599; install it again with npm run models -- fetch /);
   });
 
   it('a spare decoder is loaded only while its worker hosts no session: loading one stalls the thread for most of a second', async function () {
     this.timeout(180000);
-    const server = await startServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_LOG_LEVEL: 'debug' } });
-    try {
+    await withServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_LOG_LEVEL: 'debug' } }, async (server) => {
       const key = (await server.createKey({ name: 'spare' })).key;
       const spares = (): Array<{ ms: number; sessions_hosted: number }> =>
         server
@@ -302,8 +305,6 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       // The session is gone: its worker loads the next session's decoder now, and only now.
       const after = await waitFor(() => (spares().length > 0 ? spares() : undefined), 30000, 'a spare decoder loaded after the session closed');
       assert.deepEqual(after.map((s) => s.sessions_hosted), after.map(() => 0), `spare decoders loaded while sessions were hosted: ${JSON.stringify(after)}`);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });

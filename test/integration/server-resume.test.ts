@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type TestServer, WsProbe, startServer } from '../helpers/server';
+import { type TestServer, WsProbe, withServer } from '../helpers/server';
 import { framesOf, silence, speechPcm } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
 
@@ -76,8 +76,7 @@ describe('server resume (built service)', function () {
     const b = await speechPcm('There is no sign of fluid, and the heart looks normal in size.');
     audio = Buffer.concat([a, silence(1200), b, silence(400), a, silence(1200)]);
     // Reference: one uninterrupted run.
-    const server = await startServer({ script: scriptPath });
-    try {
+    await withServer({ script: scriptPath }, async (server) => {
       const { key } = await server.createKey();
       const p = new WsProbe(server.wsUrl, { header: key });
       await p.configure(CONFIG);
@@ -92,9 +91,7 @@ describe('server resume (built service)', function () {
       assert.ok(reference.length < SCRIPT.split(' ').length, 'the audio does not exhaust the script, so a doubled stretch of audio would show');
       if (process.env.DEBUG_RESUME) console.log(reference.join(' '));
       assert.ok(p.ofType('batch.replace').length >= 2, 'several sentences');
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   /**
@@ -134,8 +131,7 @@ describe('server resume (built service)', function () {
   }
 
   it('in memory: a dropped socket resumes with the same session, replay and the audio offset; no word lost or doubled', async () => {
-    const server = await startServer({ script: scriptPath });
-    try {
+    await withServer({ script: scriptPath }, async (server) => {
       const { key } = await server.createKey();
       const cut = Math.floor((audio.length * 0.45) / 3200) * 3200 + 1000;
       const r = await interrupted(server, key, cut, async (p) => {
@@ -144,14 +140,11 @@ describe('server resume (built service)', function () {
       });
       assert.equal(r.configured.resume_audio_offset, cut, 'in memory: every byte received is accounted for');
       assert.deepEqual(r.words, reference);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('in memory, before the server notices the drop: the resume takes over the old socket without a new slot', async () => {
-    const server = await startServer({ script: scriptPath, args: ['--concurrency-limit', '1'] });
-    try {
+    await withServer({ script: scriptPath, args: ['--concurrency-limit', '1'] }, async (server) => {
       const { key } = await server.createKey();
       const mark = server.logs().length;
       const cut = Math.floor((audio.length * 0.6) / 3200) * 3200;
@@ -160,14 +153,11 @@ describe('server resume (built service)', function () {
       });
       assert.deepEqual(r.words, reference);
       assert.match(server.logs().slice(mark), /connection replaced by a resuming one/);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('after a drained restart (SIGTERM): stopped with resumable, then resumed from storage', async () => {
-    const server = await startServer({ script: scriptPath });
-    try {
+    await withServer({ script: scriptPath }, async (server) => {
       const { key } = await server.createKey();
       const cut = Math.floor((audio.length * 0.45) / 3200) * 3200;
       let drained: WsProbe | undefined;
@@ -183,14 +173,11 @@ describe('server resume (built service)', function () {
       // The drain made the pending text final; the words are all there once.
       assert.deepEqual(r.words, reference);
       assert.equal(r.configured.resume_audio_offset, cut);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('after a crash (SIGKILL): resumes from the last checkpoint; the client re-sends from its offset', async () => {
-    const server = await startServer({ script: scriptPath });
-    try {
+    await withServer({ script: scriptPath }, async (server) => {
       const { key } = await server.createKey();
       const cut = Math.floor((audio.length * 0.6) / 3200) * 3200;
       const r = await interrupted(server, key, cut, async (p) => {
@@ -199,14 +186,11 @@ describe('server resume (built service)', function () {
       });
       assert.ok(Number(r.configured.resume_audio_offset) < cut, 'the provisional tail is re-sent');
       assert.deepEqual(r.words, reference);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 
   it('another key, an unknown session, or an expired one → configured with resumed: false and a new session_id', async () => {
-    const server = await startServer({ script: scriptPath, env: { DICTEE_STOPPED_TTL_MS: String(STOPPED_TTL_MS) } });
-    try {
+    await withServer({ script: scriptPath, env: { DICTEE_STOPPED_TTL_MS: String(STOPPED_TTL_MS) } }, async (server) => {
       const a = await server.createKey();
       const b = await server.createKey();
       const p = new WsProbe(server.wsUrl, { header: a.key });
@@ -252,8 +236,6 @@ describe('server resume (built service)', function () {
         200,
       );
       assert.ok(Date.now() - stoppedAt >= STOPPED_TTL_MS, `expired after the stopped TTL (${STOPPED_TTL_MS} ms), not before`);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });

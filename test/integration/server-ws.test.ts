@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { type TestServer, WsProbe, startServer } from '../helpers/server';
+import { WsProbe, useServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 import { framesOf, silence, speechPcm } from '../helpers/speech';
 
@@ -30,18 +30,14 @@ async function speech(): Promise<Buffer> {
 
 describe('server WebSocket (built service, real sockets)', function () {
   this.timeout(20000);
-  let server: TestServer;
+  const server = useServer(() => ({
+    script: scriptFile(SCRIPT),
+    env: { DICTEE_CONFIGURE_TIMEOUT_MS: '1500', DICTEE_PING_INTERVAL_MS: '300', DICTEE_PONG_TIMEOUT_MS: '2000' },
+  }));
   let key: string;
 
   before(async () => {
-    server = await startServer({
-      script: scriptFile(SCRIPT),
-      env: { DICTEE_CONFIGURE_TIMEOUT_MS: '1500', DICTEE_PING_INTERVAL_MS: '300', DICTEE_PONG_TIMEOUT_MS: '2000' },
-    });
     key = (await server.createKey({ name: 'ws tests' })).key;
-  });
-  after(async () => {
-    await server?.stop();
   });
 
   async function expectError(p: WsProbe, code: string, close: number, re?: RegExp): Promise<Record<string, unknown>> {
@@ -64,6 +60,15 @@ describe('server WebSocket (built service, real sockets)', function () {
       assert.match(String(c.session_id), /^[0-9a-f-]{36}$/);
       assert.equal(c.engine, 'simulated');
       assert.equal(c.resumed, undefined, 'no resume fields without a resume request');
+      assert.equal(c.keyterms_applied, false);
+      p.close();
+    });
+
+    it('keyterms and auto_punctuation are accepted; the simulated engine ignores the keyterms and says so', async () => {
+      const p = new WsProbe(server.wsUrl, { header: key });
+      const c = await p.configure({ keyterms: Array.from({ length: 100 }, (_, i) => `Doliprane ${i}`), auto_punctuation: false });
+      assert.equal(c.engine, 'simulated');
+      assert.equal(c.keyterms_applied, false);
       p.close();
     });
 
@@ -230,6 +235,8 @@ describe('server WebSocket (built service, real sockets)', function () {
       { name: 'flush_timeout wrong type', steps: (p) => p.send({ type: 'configure', config: { flush_timeout: '3' } }), code: 'CONFIG_ERROR', close: 4002, re: /flush_timeout/ },
       { name: 'enable_final_proofreading wrong type', steps: (p) => p.send({ type: 'configure', config: { enable_final_proofreading: 'yes' } }), code: 'CONFIG_ERROR', close: 4002, re: /enable_final_proofreading/ },
       { name: 'stop_delay negative', steps: (p) => p.send({ type: 'configure', config: { stop_delay: -1 } }), code: 'CONFIG_ERROR', close: 4002, re: /stop_delay/ },
+      { name: 'keyterms: 101 terms', steps: (p) => p.send({ type: 'configure', config: { keyterms: Array.from({ length: 101 }, (_, i) => `t${i}`) } }), code: 'CONFIG_ERROR', close: 4002, re: /keyterms holds at most 100 terms/ },
+      { name: 'keyterms: a term of 51 characters', steps: (p) => p.send({ type: 'configure', config: { keyterms: ['x'.repeat(51)] } }), code: 'CONFIG_ERROR', close: 4002, re: /keyterms: a term has at most 50 characters/ },
       { name: 'config not an object', steps: (p) => p.send({ type: 'configure', config: 5 }), code: 'CONFIG_ERROR', close: 4002, re: /config/ },
       { name: 'endpointing ≥ silence threshold', steps: (p) => p.send({ type: 'configure', config: { engine_endpointing: 2, silence_threshold: 1 } }), code: 'CONFIG_ERROR', close: 4002, re: /engine_endpointing/ },
       { name: 'encoding not pcm_s16le', steps: (p) => p.send({ type: 'configure', config: { encoding: 'opus' } }), code: 'INIT_ERROR', close: 4003, re: /encoding "opus"/ },

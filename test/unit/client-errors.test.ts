@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import {
   DictationError,
   ERROR_ADVICE,
+  adviceFor,
+  initErrorCause,
   FATAL_CODES,
   errorFromClose,
   errorFromHttpRefusal,
@@ -43,6 +45,32 @@ describe('client: errors', () => {
     const summaries = new Set(codes.map((c) => ERROR_ADVICE[c].summary));
     assert.equal(summaries.size, codes.length, 'no two codes are told the same thing');
     assert.deepEqual([...FATAL_CODES].sort(), ['AUTH_ERROR', 'CONCURRENCY_LIMIT_EXCEEDED', 'CONFIG_ERROR', 'INIT_ERROR']);
+  });
+
+  it('reads what an INIT_ERROR refused from the service message', () => {
+    assert.deepEqual(initErrorCause('language fr is not available in the pocketsphinx engine; it serves: en'), { kind: 'language', language: 'fr', served: ['en'] });
+    assert.deepEqual(initErrorCause('language de is not available in the simulated engine'), { kind: 'language', language: 'de' });
+    assert.deepEqual(initErrorCause('sample_rate 44100 Hz is not supported by the pocketsphinx engine; use 16000'), { kind: 'sample_rate', sampleRate: 44100 });
+    assert.deepEqual(initErrorCause('encoding "opus" is not supported; the only supported encoding is "pcm_s16le"'), { kind: 'encoding', encoding: 'opus' });
+    assert.equal(initErrorCause('something else'), undefined);
+  });
+
+  it('the advice names the actual cause of an INIT_ERROR, never an unrelated one', () => {
+    const init = (message: string): DictationError => new DictationError({ code: 'INIT_ERROR', message, fatal: true });
+    const language = init('language fr is not available in the pocketsphinx engine; it serves: en');
+    assert.equal(adviceFor(language), 'The service does not serve the language fr; it serves en.');
+    assert.equal(adviceFor(language, { languageOption: '--language' }), 'The service does not serve the language fr; it serves en: run again with --language en.');
+    assert.doesNotMatch(adviceFor(language), /Hz|pcm_s16le/);
+    const unsaid = init('language de is not available in the simulated engine');
+    assert.equal(adviceFor(unsaid, { served: ['fr', 'en'] }), 'The service does not serve the language de; it serves fr, en.');
+    assert.match(adviceFor(unsaid), /does not serve the language de: choose a language it serves \(GET \/healthz lists them\)/);
+    const rate = adviceFor(init('sample_rate 44100 Hz is not supported by the pocketsphinx engine; use 16000'));
+    assert.match(rate, /does not take audio at 44100 Hz/);
+    assert.doesNotMatch(rate, /language/);
+    assert.match(adviceFor(init('encoding "opus" is not supported; the only supported encoding is "pcm_s16le"')), /does not take "opus" audio/);
+    assert.equal(adviceFor(init('something else')), ERROR_ADVICE.INIT_ERROR.advice);
+    const auth = new DictationError({ code: 'AUTH_ERROR', message: 'x', fatal: true });
+    assert.equal(adviceFor(auth, { served: ['en'], languageOption: '--language' }), ERROR_ADVICE.AUTH_ERROR.advice);
   });
 
   it('DictationError carries its fields; withFatal changes only `fatal`', () => {

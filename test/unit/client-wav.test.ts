@@ -59,6 +59,11 @@ describe('client: WAV reader', () => {
         /sox "dict\.wav" -r 16000 -c 1 -b 16 -e signed-integer "dict-16k-mono\.wav"/.test(e.message),
     );
     assert.throws(() => checkServiceFormat(parseWav(wav({ format: 3 })), 'f.wav'), /not PCM \(format tag 3\)/);
+    assert.throws(
+      () => checkServiceFormat(parseWav(wav({ channels: 2 })), 'f.wav'),
+      (e: Error) => e.message.startsWith('2 channels instead of 1. '),
+      'the caller names the file: the message does not',
+    );
   });
 });
 
@@ -74,7 +79,7 @@ describe('client: example client arguments', () => {
   });
 
   it('rejects bad arguments with a specific message', () => {
-    assert.throws(() => parseArgs([], {}), /a WAV file is required/);
+    assert.throws(() => parseArgs([], {}), /an audio file is required/);
     assert.throws(() => parseArgs(['f.wav', '--language', 'it'], {}), /--language must be one of fr, en, es, de \(got "it"\)/);
     assert.throws(() => parseArgs(['f.wav', '--server'], {}), /--server needs a value/);
     assert.throws(() => parseArgs(['f.wav', '--colour'], {}), /unknown option "--colour"/);

@@ -34,7 +34,32 @@ describe('extension pure helpers', () => {
       assert.equal(s.serverUrl, 'http://127.0.0.1:8787');
       assert.equal(s.languageAuto, true);
       const c = configFromSettings(s);
-      assert.deepEqual(c, { language: 'fr', specialty: 'general', preset: 'balanced', sample_rate: 16000, encoding: 'pcm_s16le' });
+      assert.deepEqual(c, { language: 'fr', specialty: 'general', preset: 'balanced', sample_rate: 16000, encoding: 'pcm_s16le', auto_punctuation: false });
+      assert.ok(ConfigSchema.safeParse(c).success);
+    });
+
+    it('dictee.autoPunctuation: auto is off while the dictation grammar is on (spoken punctuation), on when it is off; on and off as said', () => {
+      const ap = (raw: Record<string, unknown>): unknown => configFromSettings(normaliseSettings(raw)).auto_punctuation;
+      assert.equal(ap({}), false);
+      assert.equal(ap({ 'grammar.enabled': false }), true);
+      assert.equal(ap({ autoPunctuation: 'on' }), true);
+      assert.equal(ap({ autoPunctuation: 'off', 'grammar.enabled': false }), false);
+      assert.equal(ap({ autoPunctuation: 'sometimes' }), false, 'an unknown value is auto');
+      assert.equal(settingForField('config.auto_punctuation'), 'dictee.autoPunctuation');
+      assert.equal(settingForField('config.keyterms.3'), 'dictee.vocabulary');
+    });
+
+    it('keyterms: what dictee.vocabulary writes in the session\'s language, once each, at most 100 of at most 50 characters', () => {
+      const vocabulary = {
+        fr: { 'i r m': 'IRM', 'irm': 'IRM', 'doli prane': 'Doliprane', long: 'x'.repeat(51), virgule: ',' },
+        en: { 'sea tea': 'CT' },
+      };
+      assert.deepEqual(configFromSettings(normaliseSettings({ language: 'fr', vocabulary })).keyterms, ['IRM', 'Doliprane']);
+      assert.deepEqual(configFromSettings(normaliseSettings({ language: 'en', vocabulary })).keyterms, ['CT']);
+      assert.equal('keyterms' in configFromSettings(normaliseSettings({ language: 'es', vocabulary })), false, 'none: the field is not sent');
+      const many = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`mot ${i}`, `Terme${i}`]));
+      const c = configFromSettings(normaliseSettings({ language: 'fr', vocabulary: { fr: many } }));
+      assert.equal(c.keyterms?.length, 100);
       assert.ok(ConfigSchema.safeParse(c).success);
     });
 
@@ -374,6 +399,19 @@ describe('extension pure helpers', () => {
       // In the user's language: the language's own translated name.
       const french = { t: (m: string, ...a: (string | number | boolean)[]) => (m === 'French' ? 'français' : m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)]))) };
       assert.match(presentError(french, err({ code: 'INIT_ERROR', message: words }), { serverUrl: 'x', language: 'fr', sampleRate: 16000 }).text, /in français at 16000 Hz/);
+    });
+
+    it('INIT_ERROR names its actual cause: the language refused with those the service serves, or the sample rate', () => {
+      const ctx = { serverUrl: 'x', language: 'fr' as const, sampleRate: 16000 };
+      const lang = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: 'language fr is not available in the pocketsphinx engine; it serves: en' }), ctx);
+      assert.equal(lang.text, 'Dictée: the service does not take dictation in French; it serves English. Choose one of those.');
+      assert.equal(lang.setting, 'dictee.language');
+      assert.doesNotMatch(lang.text, /Hz/, 'no unrelated hint about the sample rate');
+      const none = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: 'language fr is not available in the simulated engine' }), ctx);
+      assert.equal(none.text, 'Dictée: the service does not take dictation in French. Choose another language.');
+      const rate = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: 'sample_rate 44100 Hz is not supported by the pocketsphinx engine' }), { ...ctx, sampleRate: 44100 });
+      assert.equal(rate.text, 'Dictée: the service does not take audio at 44100 Hz. Reset the sample rate to 16000 Hz.');
+      assert.doesNotMatch(rate.text, /language/);
     });
 
     it("puts the client library's warnings (logged as they are) in plain sentences without byte counts", () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { parseClientMessage, resolveConfig, redactUrl, redactKey, looksLikeApiKey, closeCodeFor, errorCodeForClose, ERROR_CODES } from '../../src/protocol';
+import * as dictation from '../../src/dictation';
+import { parseClientMessage, resolveConfig, redactUrl, redactKey, looksLikeApiKey, closeCodeFor, errorCodeForClose, ERROR_CODES, LANGUAGES, SPECIALTIES, RETRY, isRetried } from '../../src/protocol';
 
 describe('protocol: client messages', () => {
   const bad: Array<[string, string, RegExp]> = [
@@ -17,6 +18,12 @@ describe('protocol: client messages', () => {
     ['{"type":"configure","config":{"enable_final_proofreading":"yes"}}', 'CONFIG_ERROR', /enable_final_proofreading must be a boolean/],
     ['{"type":"configure","config":{"resume":{"session_id":"x"}}}', 'CONFIG_ERROR', /resume\.last_seq/],
     ['{"type":"configure","config":[]}', 'CONFIG_ERROR', /config must be an object/],
+    [JSON.stringify({ type: 'configure', config: { keyterms: Array.from({ length: 101 }, (_, i) => `term ${i}`) } }), 'CONFIG_ERROR', /keyterms holds at most 100 terms/],
+    [JSON.stringify({ type: 'configure', config: { keyterms: ['x'.repeat(51)] } }), 'CONFIG_ERROR', /a term has at most 50 characters/],
+    ['{"type":"configure","config":{"keyterms":["ok","  "]}}', 'CONFIG_ERROR', /must not hold an empty term/],
+    ['{"type":"configure","config":{"keyterms":"Doliprane"}}', 'CONFIG_ERROR', /keyterms must be an array of strings/],
+    ['{"type":"configure","config":{"keyterms":[7]}}', 'CONFIG_ERROR', /keyterms must hold strings/],
+    ['{"type":"configure","config":{"auto_punctuation":"off"}}', 'CONFIG_ERROR', /auto_punctuation must be a boolean/],
   ];
   for (const [text, code, message] of bad) {
     it(`rejects ${text} with ${code}`, () => {
@@ -27,6 +34,15 @@ describe('protocol: client messages', () => {
       assert.match(r.message, message);
     });
   }
+
+  it('keyterms: 100 terms of 50 characters (counted as characters, not UTF-16 units) are accepted; the field is named', () => {
+    const terms = Array.from({ length: 100 }, (_, i) => `${'é'.repeat(47)}${String(i).padStart(3, '0')}`);
+    const ok = parseClientMessage(JSON.stringify({ type: 'configure', config: { keyterms: terms, auto_punctuation: false } }));
+    assert.ok(ok.ok, JSON.stringify(ok));
+    assert.ok(parseClientMessage(JSON.stringify({ type: 'configure', config: { keyterms: ['🩺'.repeat(50)] } })).ok);
+    const r = parseClientMessage(JSON.stringify({ type: 'configure', config: { keyterms: ['a', 'b'.repeat(51)] } }));
+    assert.ok(!r.ok && r.field === 'config.keyterms.1', JSON.stringify(r));
+  });
 
   it('names the offending field', () => {
     const r = parseClientMessage('{"type":"configure","config":{"flush_timeout":-1}}');
@@ -53,11 +69,25 @@ describe('protocol: configuration', () => {
       [c.language, c.specialty, c.audio_duration_threshold, c.silence_threshold, c.max_buffer_size, c.flush_timeout, c.engine_endpointing, c.enable_final_proofreading, c.stop_delay],
       ['fr', 'general', 15, 2, 5, 3, 0.5, true, 2],
     );
+    assert.equal(c.keyterms, undefined, 'no keyterms unless sent');
+    assert.equal(c.auto_punctuation, undefined, 'the model keeps its punctuation unless told otherwise');
+  });
+  it('keeps keyterms and auto_punctuation as sent (a copy of the list)', () => {
+    const keyterms = ['Doliprane', 'scanner thoracique'];
+    const c = resolveConfig({ keyterms, auto_punctuation: false });
+    assert.deepEqual(c.keyterms, keyterms);
+    assert.notEqual(c.keyterms, keyterms);
+    assert.equal(c.auto_punctuation, false);
   });
   it('applies a preset under explicit fields', () => {
     const c = resolveConfig({ preset: 'low_latency', silence_threshold: 3 });
     assert.equal(c.engine_endpointing, 0.3);
     assert.equal(c.silence_threshold, 3);
+  });
+  it('takes the languages and specialties the dictation grammar has: one list (src/shared/vocabulary.ts)', () => {
+    assert.equal(LANGUAGES, dictation.LANGUAGES);
+    assert.equal(SPECIALTIES, dictation.SPECIALTIES);
+    assert.deepEqual([...LANGUAGES], ['fr', 'en', 'es', 'de']);
   });
   it('rejects endpointing not shorter than the sentence pause', () => {
     assert.throws(() => resolveConfig({ engine_endpointing: 2, silence_threshold: 1 }), /engine_endpointing \(2 s\) must be shorter/);
@@ -95,5 +125,13 @@ describe('protocol: secrets and codes', () => {
     const closes = new Set(ERROR_CODES.map(closeCodeFor));
     assert.equal(closes.size, ERROR_CODES.length);
     for (const c of ERROR_CODES) assert.equal(errorCodeForClose(closeCodeFor(c)), c);
+  });
+  it('has one retry table: every code, at the session init and on a connection', () => {
+    const retried = (stage: 'init' | 'connection'): string[] => (Object.keys(RETRY) as Array<keyof typeof RETRY>).filter((c) => isRetried(c, stage)).sort();
+    assert.deepEqual(Object.keys(RETRY).sort(), [...ERROR_CODES, 'NETWORK_ERROR', 'TIMEOUT'].sort(), 'one row per code, no other');
+    // A connection that ends with any other code ends the run: the user must act (CONCURRENCY_LIMIT_EXCEEDED included).
+    assert.deepEqual(retried('connection'), ['INTERNAL_ERROR', 'NETWORK_ERROR', 'PROTOCOL_ERROR', 'RATE_LIMITED', 'SESSION_IDLE', 'TIMEOUT']);
+    // At the session init only what the service gets over by itself.
+    assert.deepEqual(retried('init'), ['INTERNAL_ERROR', 'RATE_LIMITED', 'TIMEOUT']);
   });
 });

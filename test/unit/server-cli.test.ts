@@ -60,6 +60,8 @@ describe('server command line', () => {
     assert.equal(ps.model, '/m');
     assert.equal(ps.workers, 3);
     assert.equal(parseArgs(['--engine', 'sherpa-onnx', '--model', '/m']).engine, 'sherpa-onnx');
+    const sherpa = parseArgs(['--engine', 'sherpa-onnx', '--model', 'nemotron', '--proofread-model', 'parakeet']);
+    assert.deepEqual([sherpa.model, sherpa.proofreadModel], ['nemotron', 'parakeet']);
     const h = parseArgs(['--per-key-limit', '2', '--retention-days=7']);
     assert.equal(h.perKeyLimit, 2);
     assert.equal(h.retentionDays, 7);
@@ -71,7 +73,8 @@ describe('server command line', () => {
       [['--port', '70000'], /--port must be between 0 and 65535/],
       [['--port'], /--port needs a value/],
       [['--engine', 'whisper'], /unknown engine "whisper"; choose one of simulated, pocketsphinx, sherpa-onnx/],
-      [['--engine', 'sherpa-onnx'], /--engine sherpa-onnx needs --model DIR/],
+      [['--engine', 'sherpa-onnx'], /--engine sherpa-onnx needs --model NAME\|DIR \(npm run models -- list shows the models\)/],
+      [['--engine', 'pocketsphinx', '--proofread-model', 'x'], /--proofread-model is for the sherpa-onnx engine/],
       [['--model', '/m'], /--model is for the pocketsphinx and sherpa-onnx engines/],
       [['--engine', 'pocketsphinx', '--script', 's.txt'], /--script is for the simulated engine/],
       [['--workers', '0'], /--workers must be between 1/],

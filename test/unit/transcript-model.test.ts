@@ -154,4 +154,13 @@ describe('transcript model: properties', () => {
     m.apply({ type: 'transcript', status: 'final', id: 'b', index: 1, seq: 2, text: 'b' });
     assert.deepEqual(ignored, ['seq 2 is not above the last handled seq 2']);
   });
+  it('a batch.replace of a provisional chunk and a committed one takes the place of the committed one, whose text it rewrites', () => {
+    const m = new TranscriptModel();
+    m.apply({ type: 'transcript', status: 'final', id: 'a', index: 1, seq: 1, text: 'one' });
+    m.apply({ type: 'transcript', status: 'streaming', id: 'b', index: 0, seq: 2, text: 'zero' });
+    m.apply({ type: 'transcript', status: 'final', id: 'c', index: 2, seq: 3, text: 'two' });
+    const ops = m.apply({ type: 'batch.replace', seq: 4, data: { target_ids: ['b', 'c'], new_chunk: { id: 'd', index: 0, text: 'Two.', status: 'final' } } });
+    assert.deepEqual(ops[0], { kind: 'replace', targetIds: ['c'], id: 'd', text: 'Two.', prevId: 'a', nextId: null });
+    assert.equal(m.committedText(), 'one Two.');
+  });
 });

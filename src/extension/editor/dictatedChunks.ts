@@ -8,29 +8,29 @@
  * (`batch.replace`) join the step it opened, unless someone else changed the document in between. The
  * commands said alone are run by dictationActions.ts.
  */
-import * as vscode from 'vscode';
 import type { OwnEffect } from '../../client/ranges';
 import { DictationFormatter, HOLD_BACK_MS, type ChunkResult, type DictationAction, type DocContext, type FormatOptions, type Template } from '../../dictation';
 import type { Logger } from '../../shared/logger';
+import type { L10n } from '../ui/l10nText';
 import { DictationActions, type DictationUi } from './dictationActions';
-import type { ProvisionalDecoration } from './provisionalDecoration';
-import type { TrackedDocument, UndoStops } from './trackedDocument';
+import type { Disposable, OffsetRange, UndoStops } from './documentPort';
+import type { TrackedDocument } from './trackedDocument';
 import { CURSOR_ID, type ChunkWriter, type CursorKind, type DictationCursor, type InsertOp, type ReplaceOp, type WriterStats } from './writerTypes';
 
 /** Characters of context the grammar reads on each side of the insertion point. */
 const BEFORE_CHARS = 80;
 const AFTER_CHARS = 8;
 
-/** What the insertion point is: a point, the selection the run started with, or a field a command selected. */
-
 export interface DictationSetup {
   options: FormatOptions;
   ui: DictationUi;
+  /** The words of the messages the commands said alone give (`vscode.l10n` in the extension). */
+  l10n: L10n;
   /** The hold-back timer (injected; `setTimeout` by default). */
-  schedule?: (fn: () => void, ms: number) => vscode.Disposable;
+  schedule?: (fn: () => void, ms: number) => Disposable;
 }
 
-function defaultSchedule(fn: () => void, ms: number): vscode.Disposable {
+function defaultSchedule(fn: () => void, ms: number): Disposable {
   const t = setTimeout(fn, ms);
   return { dispose: () => clearTimeout(t) };
 }
@@ -46,16 +46,15 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   private cursorKind: CursorKind;
   /** The chunk whose undo step is still open (its edits join it), or null. */
   private openStep: string | null = null;
-  private hold: vscode.Disposable | undefined;
+  private hold: Disposable | undefined;
   private rawProvisional = '';
-  private readonly schedule: (fn: () => void, ms: number) => vscode.Disposable;
-  private readonly listener: vscode.Disposable;
+  private readonly schedule: (fn: () => void, ms: number) => Disposable;
+  private readonly listener: Disposable;
 
   constructor(
     readonly target: TrackedDocument,
     selectionLength: number,
     private readonly log: Logger,
-    private readonly decoration: ProvisionalDecoration,
     private readonly stats: WriterStats,
     setup: DictationSetup,
     private readonly enqueue: (task: () => Promise<void>) => Promise<void>,
@@ -64,7 +63,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     this.schedule = setup.schedule ?? defaultSchedule;
     target.tracker.track(CURSOR_ID, target.tracker.anchor, selectionLength);
     this.cursorKind = selectionLength > 0 ? 'selection' : 'point';
-    this.actions = new DictationActions(this, setup.ui, log);
+    this.actions = new DictationActions(this, setup.ui, setup.l10n, log);
     // Someone else changed the document: the next edit of ours opens an undo step of its own.
     this.listener = target.onDidUserEdit(() => {
       this.openStep = null;
@@ -88,14 +87,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   setCursor(start: number, end: number, kind: CursorKind): void {
     this.target.tracker.track(CURSOR_ID, start, end - start);
     this.cursorKind = kind;
-    if (end > start) {
-      const editor = this.target.editor();
-      if (editor) {
-        const d = this.target.doc;
-        editor.selection = new vscode.Selection(d.positionAt(start), d.positionAt(end));
-        editor.revealRange(editor.selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-      }
-    }
+    if (end > start) this.target.port.setSelection({ start, end }, true);
     this.renderProvisional();
   }
 
@@ -119,7 +111,8 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   context(start: number, end: number): DocContext {
     let replaceable = 0;
     for (const r of this.target.tracker.all()) {
-      if (r.id !== CURSOR_ID && r.end === start && r.end > r.start && !r.edited) replaceable = Math.max(replaceable, r.end - r.start);
+      // Not the ranges of the run's own (the insertion point, a template on its way): `\u0000…`.
+      if (!r.id.startsWith('\u0000') && r.end === start && r.end > r.start && !r.edited) replaceable = Math.max(replaceable, r.end - r.start);
     }
     return { before: lf(this.target.text(start - BEFORE_CHARS, start)), after: lf(this.target.text(end, end + AFTER_CHARS)), replaceable };
   }
@@ -141,9 +134,14 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     this.cancelHold();
     const tracker = this.target.tracker;
     const between = op.nextId !== null && tracker.has(op.nextId);
-    const where = between ? { start: tracker.insertionOffset(op.prevId, op.nextId), end: tracker.insertionOffset(op.prevId, op.nextId) } : this.place();
+    // Between two chunks of the run (a late final): found again at each attempt of the edit.
+    const point = (): OffsetRange => {
+      const at = tracker.insertionOffset(op.prevId, op.nextId);
+      return { start: at, end: at };
+    };
+    const where = between ? point() : this.place();
     const r = this.formatter.commit(op.id, op.text, this.context(where.start, where.end));
-    await this.write(r, between ? where : null, this.stops());
+    await this.write(r, between ? point : null, this.stops());
     await this.afterResult(r);
   }
 
@@ -179,9 +177,13 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
       tracker.track(op.id, range.start, range.end - range.start);
     } else {
       const stops = this.stops(...ids);
+      let conflict = false;
       const ok = await this.target.applyWithRetry(
         () => {
           const ts = ids.map((id) => tracker.get(id)).filter((t) => t !== undefined);
+          // A person changed the text while the edit was on its way (it was refused): their text wins.
+          conflict = ts.some((t) => t.edited);
+          if (conflict) return null;
           const start = ts.length ? Math.min(...ts.map((t) => t.start)) : this.place().start;
           const end = ts.length ? Math.max(...ts.map((t) => t.end)) : start;
           const from = start - (r.deleteBefore ?? 0);
@@ -194,6 +196,12 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
       if (!ok) {
         this.stats.failed++;
         this.log.error(`could not rewrite chunks ${ids.join(', ')} in the document; the earlier text is left as it is`);
+        return;
+      }
+      if (conflict) {
+        this.stats.conflicts++;
+        this.log.warn(`conflict: batch.replace of ${ids.join(', ')} by chunk ${op.id} not applied: the text was edited in the document meanwhile; the edited text is kept`);
+        await this.afterResult(r);
         return;
       }
       this.opened(op.id);
@@ -212,8 +220,8 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     if (!this.target.usable) return;
     const c = this.cursor();
     const shown = this.rawProvisional === '' && !this.formatter.held ? '' : this.formatter.provisional(this.rawProvisional, this.context(c.start, c.end));
-    if (shown.trim() === '') this.decoration.clear();
-    else this.decoration.show(this.target.doc, c.start, shown);
+    if (shown.trim() === '') this.target.port.clearProvisional();
+    else this.target.port.showProvisional(c.start, shown);
   }
 
   /** The end of the run: the words held back are written. */
@@ -223,15 +231,15 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   }
 
   /**
-   * Writes a result's text where it goes (`at`, or the insertion point, which then follows the text),
+   * Writes a result's text where it goes (`at()`, or the insertion point, which then follows the text),
    * owned by its chunk: a chunk that already has text right there is extended.
    */
-  async write(r: ChunkResult, at: { start: number; end: number } | null, stops: UndoStops): Promise<boolean> {
+  private async write(r: ChunkResult, at: (() => OffsetRange) | null, stops: UndoStops): Promise<boolean> {
     const tracker = this.target.tracker;
     const text = r.text.replace(/\n/gu, this.target.eol);
     if (text === '') {
       if (!tracker.has(r.id)) {
-        const p = at ?? this.cursor();
+        const p = at ? at() : this.cursor();
         tracker.track(r.id, p.start, 0);
       }
       return true;
@@ -240,7 +248,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     let replaced = false;
     const ok = await this.target.applyWithRetry(
       () => {
-        const p = at ?? this.place();
+        const p = at ? at() : this.place();
         replaced = p.end > p.start;
         const own = tracker.get(r.id);
         const extend = own !== undefined && own.end === p.start && own.end > own.start && !own.edited;
@@ -277,13 +285,8 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
    * it becomes a caret after it, so that typing never overwrites what was dictated.
    */
   private collapseSelection(start: number, end: number): void {
-    const editor = this.target.editor();
-    if (!editor) return;
-    const d = this.target.doc;
-    const sel = editor.selection;
-    if (d.offsetAt(sel.start) <= start && d.offsetAt(sel.end) >= end && !sel.isEmpty) {
-      editor.selection = new vscode.Selection(d.positionAt(end), d.positionAt(end));
-    }
+    const sel = this.target.port.selection();
+    if (sel && sel.start <= start && sel.end >= end && sel.end > sel.start) this.target.port.setSelection({ start: end, end }, false);
   }
 
   /** What follows a written result: its held words wait (shown as provisional text), then its actions run. */

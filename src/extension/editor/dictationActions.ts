@@ -5,10 +5,13 @@
  * dictation, what can I say. An action that cannot be done leaves the words and says why; nothing a
  * person edited is deleted.
  */
-import * as vscode from 'vscode';
 import { acceptDefaults, nextField, previousField, templateInsertion, type DictationAction, type Template } from '../../dictation';
 import type { Logger } from '../../shared/logger';
+import type { L10n } from '../ui/l10nText';
 import { CURSOR_ID, type DictationCursor } from './writerTypes';
+
+/** Where a template or an auto-text goes, while its edit is on its way. */
+const TEMPLATE_AT_ID = '\u0000template';
 
 /** What the actions need from outside the document. */
 export interface DictationUi {
@@ -18,14 +21,15 @@ export interface DictationUi {
   whatCanISay(): void;
   /** Something said could not be done: tell the user (never with the dictated words). */
   tell(message: string): void;
-  /** A template or an auto-text was inserted into the document (its fields are watched from now on). */
-  templateInserted(doc: vscode.TextDocument): void;
+  /** A template or an auto-text was inserted into the run's document (its fields are watched from now on). */
+  templateInserted(): void;
 }
 
 export class DictationActions {
   constructor(
     private readonly chunks: DictationCursor,
     private readonly ui: DictationUi,
+    private readonly l10n: L10n,
     private readonly log: Logger,
   ) {}
 
@@ -50,7 +54,7 @@ export class DictationActions {
       case 'insertTemplate':
       case 'insertAutoText':
         if (!a.template) {
-          this.ui.tell(vscode.l10n.t('No template or auto-text has the name you said. "Dictée: Insert Template…" lists them.'));
+          this.ui.tell(this.l10n.t('No template or auto-text has the name you said. "Dictée: Insert Template…" lists them.'));
           break;
         }
         await this.insert(a.kind, a.template, id, this.chunks.cursor());
@@ -69,18 +73,21 @@ export class DictationActions {
     const tracker = this.chunks.target.tracker;
     const r = targetId ? tracker.get(targetId) : undefined;
     if (!targetId || !r || r.end === r.start) {
-      this.ui.tell(vscode.l10n.t('Nothing dictated is left to delete.'));
+      this.ui.tell(this.l10n.t('Nothing dictated is left to delete.'));
       return;
     }
     if (r.edited) {
-      this.ui.tell(vscode.l10n.t('The last dictated text was changed in the document: it is kept.'));
+      this.ui.tell(this.l10n.t('The last dictated text was changed in the document: it is kept.'));
       this.log.info(`delete of chunk ${targetId} not done: it was edited`);
       return;
     }
+    let kept = false;
     const ok = await this.chunks.target.applyWithRetry(
       () => {
         const now = tracker.get(targetId);
-        if (!now || now.end === now.start) return null;
+        // A person changed it while the edit was on its way (it was refused): it is kept.
+        kept = now?.edited === true;
+        if (!now || now.end === now.start || kept) return null;
         return {
           changes: [{ offset: now.start, deletedLength: now.end - now.start, text: '' }],
           effect: { kind: 'replace', id: targetId, removeIds: [targetId], offset: now.start, length: 0 },
@@ -90,7 +97,12 @@ export class DictationActions {
       `delete of chunk ${targetId}`,
     );
     if (!ok) {
-      this.ui.tell(vscode.l10n.t('The last dictated text could not be deleted: it is kept.'));
+      this.ui.tell(this.l10n.t('The last dictated text could not be deleted: it is kept.'));
+      return;
+    }
+    if (kept) {
+      this.ui.tell(this.l10n.t('The last dictated text was changed in the document: it is kept.'));
+      this.log.info(`delete of chunk ${targetId} not done: it was edited meanwhile`);
       return;
     }
     this.chunks.opened(targetId);
@@ -100,22 +112,19 @@ export class DictationActions {
 
   /** The editor's undo, in the run's document (shown and focused first, so that it is the one undone). */
   private async undo(): Promise<void> {
-    const editor = this.chunks.target.editor();
-    if (!editor) {
-      this.ui.tell(vscode.l10n.t('Nothing was undone: the document you dictate into is not shown in an editor.'));
+    if (!(await this.chunks.target.port.undo())) {
+      this.ui.tell(this.l10n.t('Nothing was undone: the document you dictate into is not shown in an editor.'));
       return;
     }
-    await vscode.window.showTextDocument(editor.document, { viewColumn: editor.viewColumn, preserveFocus: false });
-    await vscode.commands.executeCommand('undo');
     this.log.info('undo in the dictated document');
   }
 
   /** Selects the next (or previous) field from `from`; it becomes the insertion point. False when there is none. */
   selectField(direction: 'next' | 'previous', from: { start: number; end: number }): boolean {
-    const text = this.chunks.target.doc.getText();
+    const text = this.chunks.target.port.text();
     const f = direction === 'next' ? nextField(text, from.end) : previousField(text, from.start);
     if (!f) {
-      this.ui.tell(direction === 'next' ? vscode.l10n.t('No template field after the cursor.') : vscode.l10n.t('No template field before the cursor.'));
+      this.ui.tell(direction === 'next' ? this.l10n.t('No template field after the cursor.') : this.l10n.t('No template field before the cursor.'));
       return false;
     }
     this.chunks.setCursor(f.start, f.end, 'field');
@@ -131,7 +140,7 @@ export class DictationActions {
     let count = 0;
     const ok = await target.applyWithRetry(
       () => {
-        const edits = acceptDefaults(target.doc.getText()).edits;
+        const edits = acceptDefaults(target.port.text()).edits;
         count = edits.length;
         if (edits.length === 0) return null;
         return { changes: edits.map((e) => ({ offset: e.offset, deletedLength: e.length, text: e.text })), effect: { kind: 'edit', id: `${id} (defaults)` } };
@@ -140,11 +149,11 @@ export class DictationActions {
       'accept defaults',
     );
     if (!ok) {
-      this.ui.tell(vscode.l10n.t('The template fields could not be filled with their defaults.'));
+      this.ui.tell(this.l10n.t('The template fields could not be filled with their defaults.'));
       return;
     }
     if (count === 0) {
-      this.ui.tell(vscode.l10n.t('No template fields are left.'));
+      this.ui.tell(this.l10n.t('No template fields are left.'));
       return;
     }
     this.chunks.opened(id);
@@ -162,38 +171,48 @@ export class DictationActions {
    * Inserts a template or an auto-text at `at` (replacing it), owned by chunk `id` when it was said (so
    * that "delete that" deletes it); its first field is then selected, or the insertion point follows it.
    */
-  private async insert(kind: 'insertTemplate' | 'insertAutoText', template: Template, id: string | null, at: { start: number; end: number }): Promise<void> {
+  private async insert(kind: 'insertTemplate' | 'insertAutoText', template: Template, id: string | null, from: { start: number; end: number }): Promise<void> {
     const target = this.chunks.target;
     const tracker = target.tracker;
     const placed: { value: { start: number; select: { start: number; end: number }; length: number } | null } = { value: null };
     const eol = target.eol;
-    const ok = await target.applyWithRetry(
-      () => {
-        const before = target.text(at.start - 2, at.start).replace(/\r\n?/gu, '\n');
-        const ins = templateInsertion(kind, at.start === 0 ? '' : before, template.content);
-        const text = ins.text.replace(/\n/gu, eol);
-        // Offsets in the document's own line breaks.
-        const toDoc = (n: number): number => ins.text.slice(0, n).replace(/\n/gu, eol).length;
-        placed.value = { start: at.start, select: { start: toDoc(ins.select.start), end: toDoc(ins.select.end) }, length: text.length };
-        const own = id ? tracker.get(id) : undefined;
-        const extend = id !== null && own !== undefined && own.end === at.start && own.end > own.start && !own.edited;
-        const changes = [{ offset: at.start, deletedLength: at.end - at.start, text }];
-        if (id === null) return { changes, effect: { kind: 'edit', id: `template ${template.path}` } };
-        const start = extend && own ? own.start : at.start;
-        return { changes, effect: { kind: 'replace', id, removeIds: extend ? [id, CURSOR_ID] : [CURSOR_ID], offset: start, length: at.start - start + text.length } };
-      },
-      id ? this.chunks.stops(id) : { before: true, after: false },
-      `insert of ${kind === 'insertTemplate' ? 'template' : 'auto-text'} ${template.path}`,
-    );
+    // Tracked while the edit is on its way: a person's edit meanwhile moves it.
+    tracker.track(TEMPLATE_AT_ID, from.start, from.end - from.start);
+    let ok: boolean;
+    try {
+      ok = await target.applyWithRetry(
+        () => {
+          // Where a person edited meanwhile, their text stays: the template goes after it.
+          const now = tracker.get(TEMPLATE_AT_ID) ?? from;
+          const at = 'edited' in now && now.edited ? { start: now.end, end: now.end } : now;
+          const before = target.text(at.start - 2, at.start).replace(/\r\n?/gu, '\n');
+          const ins = templateInsertion(kind, at.start === 0 ? '' : before, template.content);
+          const text = ins.text.replace(/\n/gu, eol);
+          // Offsets in the document's own line breaks.
+          const toDoc = (n: number): number => ins.text.slice(0, n).replace(/\n/gu, eol).length;
+          placed.value = { start: at.start, select: { start: toDoc(ins.select.start), end: toDoc(ins.select.end) }, length: text.length };
+          const own = id ? tracker.get(id) : undefined;
+          const extend = id !== null && own !== undefined && own.end === at.start && own.end > own.start && !own.edited;
+          const changes = [{ offset: at.start, deletedLength: at.end - at.start, text }];
+          if (id === null) return { changes, effect: { kind: 'edit', id: `template ${template.path}` } };
+          const start = extend && own ? own.start : at.start;
+          return { changes, effect: { kind: 'replace', id, removeIds: extend ? [id, CURSOR_ID] : [CURSOR_ID], offset: start, length: at.start - start + text.length } };
+        },
+        id ? this.chunks.stops(id) : { before: true, after: false },
+        `insert of ${kind === 'insertTemplate' ? 'template' : 'auto-text'} ${template.path}`,
+      );
+    } finally {
+      tracker.untrack(TEMPLATE_AT_ID);
+    }
     const p = placed.value;
     if (!ok || !p) {
-      this.ui.tell(vscode.l10n.t('The template could not be inserted.'));
+      this.ui.tell(this.l10n.t('The template could not be inserted.'));
       return;
     }
     if (id) this.chunks.opened(id);
     this.log.info(`inserted ${template.source} ${kind === 'insertTemplate' ? 'template' : 'auto-text'} ${template.path} (${p.length} characters at offset ${p.start})`);
     const isField = p.select.end > p.select.start;
     this.chunks.setCursor(p.start + p.select.start, p.start + p.select.end, isField ? 'field' : 'point');
-    this.ui.templateInserted(target.doc);
+    this.ui.templateInserted();
   }
 }

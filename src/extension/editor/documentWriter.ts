@@ -1,11 +1,10 @@
-import * as vscode from 'vscode';
 import type { TranscriptOp } from '../../client/transcript';
 import { errorMessage } from '../../shared/errors';
 import type { Logger } from '../../shared/logger';
 import { DictatedChunks, type DictationSetup } from './dictatedChunks';
+import { Emitter, type Disposable, type DocumentPort, type Event } from './documentPort';
 import { LastChunk } from './lastDictated';
 import { PlainChunks } from './plainChunks';
-import type { ProvisionalDecoration } from './provisionalDecoration';
 import { TrackedDocument } from './trackedDocument';
 import type { ChunkWriter, WriterStats } from './writerTypes';
 
@@ -19,44 +18,38 @@ export type { WriterStats } from './writerTypes';
  * one queue (never two in flight) and go to the document, not to whichever editor is active. Text a
  * person edited is never rewritten.
  */
-export class DocumentWriter implements vscode.Disposable {
+export class DocumentWriter implements Disposable {
   private readonly target: TrackedDocument;
   private readonly chunks: ChunkWriter;
   /** The dictation grammar's writer, when the grammar is on (the commands of fields and templates use it). */
   readonly dictation: DictatedChunks | undefined;
   private queue: Promise<void> = Promise.resolve();
   private disposed = false;
-  private readonly listeners: vscode.Disposable[] = [];
+  private readonly listeners: Disposable[] = [];
   readonly stats: WriterStats = { commits: 0, replaces: 0, conflicts: 0, failed: 0 };
   /** Fires once when the target document is closed: the run must stop, its text goes elsewhere. */
-  readonly onDidCloseTarget: vscode.Event<void>;
+  readonly onDidCloseTarget: Event<void>;
   private readonly last = new LastChunk();
-  private readonly lastEmitter = new vscode.EventEmitter<{ start: number; end: number }>();
+  private readonly lastEmitter = new Emitter<{ start: number; end: number }>();
   /** After each edit of the run: where the last chunk written with text stands now (never its text). */
   readonly onDidWriteLast = this.lastEmitter.event;
 
   constructor(
-    doc: vscode.TextDocument,
+    private readonly port: DocumentPort,
     anchor: number,
     selectionLength: number,
     private readonly log: Logger,
-    private readonly decoration: ProvisionalDecoration,
     grammar?: DictationSetup,
   ) {
-    this.target = new TrackedDocument(doc, anchor, log);
+    this.target = new TrackedDocument(port, anchor, log);
     if (grammar) {
-      this.dictation = new DictatedChunks(this.target, selectionLength, log, decoration, this.stats, grammar, (task) => this.enqueue(task));
+      this.dictation = new DictatedChunks(this.target, selectionLength, log, this.stats, grammar, (task) => this.enqueue(task));
       this.chunks = this.dictation;
     } else {
-      this.chunks = new PlainChunks(this.target, selectionLength, log, decoration, this.stats);
+      this.chunks = new PlainChunks(this.target, selectionLength, log, this.stats);
     }
     this.onDidCloseTarget = this.target.onDidClose;
     this.listeners.push(this.target.onDidUserEdit(() => this.chunks.renderProvisional()));
-  }
-
-  /** The target document (the same URI for the whole run). */
-  get doc(): vscode.TextDocument {
-    return this.target.doc;
   }
 
   /** Whether the target document was closed. */
@@ -116,7 +109,7 @@ export class DocumentWriter implements vscode.Disposable {
   /** Hides the provisional text. */
   clearProvisional(): void {
     this.chunks.provisional('', null);
-    this.decoration.clear();
+    this.port.clearProvisional();
   }
 
   dispose(): void {
@@ -125,6 +118,6 @@ export class DocumentWriter implements vscode.Disposable {
     this.lastEmitter.dispose();
     this.chunks.dispose();
     this.target.dispose();
-    this.decoration.clear();
+    this.port.clearProvisional();
   }
 }

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { LastDictatedRange, lastReadingText } from './lastDictated';
-import { REOPEN_GRACE_MS, textChanges } from './trackedDocument';
+import { REOPEN_GRACE_MS, textChanges } from './vscodeDocument';
 
 export class LastSentence implements vscode.Disposable {
   private readonly range = new LastDictatedRange();

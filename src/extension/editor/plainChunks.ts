@@ -3,12 +3,10 @@
  * characters around them (client/format.ts), one undo step each, a `batch.replace` rewriting exactly the
  * tracked text unless a person edited it.
  */
-import * as vscode from 'vscode';
 import { joinText } from '../../client/format';
 import type { OwnEffect } from '../../client/ranges';
 import type { TranscriptOp } from '../../client/transcript';
 import type { Logger } from '../../shared/logger';
-import type { ProvisionalDecoration } from './provisionalDecoration';
 import type { PlannedChange, TrackedDocument } from './trackedDocument';
 import type { ChunkWriter, WriterStats } from './writerTypes';
 
@@ -24,7 +22,6 @@ export class PlainChunks implements ChunkWriter {
     private readonly target: TrackedDocument,
     selectionLength: number,
     private readonly log: Logger,
-    private readonly decoration: ProvisionalDecoration,
     private readonly stats: WriterStats,
   ) {
     if (selectionLength > 0) target.tracker.track(SELECTION_ID, target.tracker.anchor, selectionLength);
@@ -39,13 +36,13 @@ export class PlainChunks implements ChunkWriter {
     if (!this.target.usable) return;
     const { text, afterId } = this.provisionalText;
     if (text === '') {
-      this.decoration.clear();
+      this.target.port.clearProvisional();
       return;
     }
     const tracker = this.target.tracker;
     const after = afterId === null ? undefined : tracker.get(afterId);
     const offset = after ? after.end : afterId === null ? tracker.anchor : tracker.end();
-    this.decoration.show(this.target.doc, offset, joinText(this.target.text(offset - 2, offset), text, ''));
+    this.target.port.showProvisional(offset, joinText(this.target.text(offset - 2, offset), text, ''));
   }
 
   /** `joinText` spacing from the real neighbours, newlines in the document's own EOL. */

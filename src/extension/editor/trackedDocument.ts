@@ -1,18 +1,14 @@
 /**
  * The document a run writes to, and the ranges of what the run wrote in it. Every change the editor
  * reports is fed to the RangeTracker (client/ranges.ts); the run's own edits are announced to it, applied
- * to the document (through a visible editor, as undo steps of that editor, or as a workspace edit) and
- * settled against what the editor reports. Fires when anyone else changes the document, and once when
- * it is closed for good.
+ * to the document through its port (documentPort.ts) and settled against what the editor reports. Fires
+ * when anyone else changes the document, and once when it is closed for good.
  */
-import * as vscode from 'vscode';
-import { type OwnEdit, type OwnEffect, RangeTracker, type TextChange } from '../../client/ranges';
-import { errorMessage } from '../../shared/errors';
+import { type OwnEdit, type OwnEffect, RangeTracker } from '../../client/ranges';
 import type { Logger } from '../../shared/logger';
+import { Emitter, type Disposable, type DocumentPort, type UndoStops } from './documentPort';
 
 const SETTLE_TIMEOUT_MS = 2000;
-/** How long a closed target may take to reappear (a language change closes and reopens it). */
-export const REOPEN_GRACE_MS = 300;
 const MAX_ATTEMPTS = 5;
 /** Pause before retrying an edit the editor refused because the document changed meanwhile. */
 const RETRY_PAUSE_MS = 15;
@@ -31,29 +27,16 @@ export interface PlannedEdit {
   effect: OwnEffect;
 }
 
-/** Where the editor's undo steps go: a new step before the edit, and whether the step is closed after it. */
-export interface UndoStops {
-  before: boolean;
-  after: boolean;
-}
-
-/** The content changes of an editor event as the RangeTracker reads them, in the editor's order. */
-export function textChanges(e: vscode.TextDocumentChangeEvent): TextChange[] {
-  return e.contentChanges.map((c) => ({ offset: c.rangeOffset, deletedLength: c.rangeLength, insertedLength: c.text.length, text: c.text }));
-}
-
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export class TrackedDocument implements vscode.Disposable {
+export class TrackedDocument implements Disposable {
   readonly tracker: RangeTracker;
-  private readonly uri: string;
-  private docValue: vscode.TextDocument;
-  private readonly listeners: vscode.Disposable[] = [];
+  private readonly listeners: Disposable[];
   private readonly waiters = new Map<OwnEdit, () => void>();
-  private readonly userEditEmitter = new vscode.EventEmitter<void>();
-  private readonly closeEmitter = new vscode.EventEmitter<void>();
+  private readonly userEditEmitter = new Emitter<void>();
+  private readonly closeEmitter = new Emitter<void>();
   /** Someone else (a person, another extension, undo) changed the document. */
   readonly onDidUserEdit = this.userEditEmitter.event;
   /** Fires once when the document is closed: the run must stop, its text goes elsewhere. */
@@ -62,45 +45,26 @@ export class TrackedDocument implements vscode.Disposable {
   private disposed = false;
 
   constructor(
-    doc: vscode.TextDocument,
+    /** The document, through its port. */
+    readonly port: DocumentPort,
     anchor: number,
     private readonly log: Logger,
   ) {
-    this.docValue = doc;
-    this.uri = doc.uri.toString();
     this.tracker = new RangeTracker(anchor);
-    this.listeners.push(
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document.uri.toString() !== this.uri || e.contentChanges.length === 0) return;
-        this.docValue = e.document;
-        const origin = this.tracker.applyChanges(textChanges(e));
+    this.listeners = [
+      port.onDidChange((changes) => {
+        const origin = this.tracker.applyChanges(changes);
         for (const [edit, resolve] of this.waiters) {
           if (this.tracker.isSettled(edit)) resolve();
         }
         if (origin === 'user') this.userEditEmitter.fire();
       }),
-      vscode.workspace.onDidCloseTextDocument((d) => {
-        if (d.uri.toString() !== this.uri || this.closedFlag) return;
-        // Changing a document's language closes and reopens it at once: that is not the end of it.
-        setTimeout(() => {
-          if (this.closedFlag || this.disposed) return;
-          const again = vscode.workspace.textDocuments.find((t) => t.uri.toString() === this.uri && !t.isClosed);
-          if (again) {
-            this.log.info(`the target document was reopened (language ${again.languageId}); dictation goes on`);
-            this.docValue = again;
-            return;
-          }
-          this.closedFlag = true;
-          this.log.warn('the target document was closed during dictation');
-          this.closeEmitter.fire();
-        }, REOPEN_GRACE_MS);
+      port.onDidClose(() => {
+        if (this.closedFlag) return;
+        this.closedFlag = true;
+        this.closeEmitter.fire();
       }),
-    );
-  }
-
-  /** The document (the same URI for the whole run). */
-  get doc(): vscode.TextDocument {
-    return this.docValue;
+    ];
   }
 
   get closed(): boolean {
@@ -114,25 +78,12 @@ export class TrackedDocument implements vscode.Disposable {
 
   /** The document's text between two offsets. */
   text(start: number, end: number): string {
-    const d = this.doc;
-    return d.getText(new vscode.Range(d.positionAt(Math.max(0, start)), d.positionAt(Math.max(0, end))));
+    return this.port.text(Math.max(0, start), Math.max(0, end));
   }
 
   /** The document's line break. */
   get eol(): string {
-    return this.doc.eol === vscode.EndOfLine.CRLF ? '\r\n' : '\n';
-  }
-
-  /** A visible editor showing the document, if any (the active one first). */
-  editor(): vscode.TextEditor | undefined {
-    const active = vscode.window.activeTextEditor;
-    if (active && active.document.uri.toString() === this.uri) return active;
-    return vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === this.uri);
-  }
-
-  /** Whether `uri` is this document. */
-  is(uri: vscode.Uri): boolean {
-    return uri.toString() === this.uri;
+    return this.port.eol;
   }
 
   /**
@@ -162,27 +113,15 @@ export class TrackedDocument implements vscode.Disposable {
       changes: planned.changes.map((c) => ({ offset: c.offset, deletedLength: c.deletedLength, insertedLength: c.text.length, text: c.text })),
       effect: planned.effect,
     };
-    const d = this.doc;
-    const ranges = planned.changes.map((c) => new vscode.Range(d.positionAt(c.offset), d.positionAt(c.offset + c.deletedLength)));
     this.tracker.expect(own);
-    let ok = false;
-    try {
-      const editor = this.editor();
-      if (editor) {
-        ok = await editor.edit(
-          (b) => planned.changes.forEach((c, i) => (c.deletedLength === 0 ? b.insert(ranges[i]!.start, c.text) : b.replace(ranges[i]!, c.text))),
-          { undoStopBefore: stops.before, undoStopAfter: stops.after },
-        );
-      } else {
-        const we = new vscode.WorkspaceEdit();
-        planned.changes.forEach((c, i) => we.replace(d.uri, ranges[i]!, c.text));
-        ok = await vscode.workspace.applyEdit(we);
-      }
-    } catch (e) {
-      this.log.debug(`edit refused: ${errorMessage(e)}`);
-      ok = false;
-    }
+    const ok = await this.port.apply(
+      planned.changes.map((c) => ({ start: c.offset, end: c.offset + c.deletedLength, text: c.text })),
+      stops,
+    );
     if (!ok) {
+      // Refused, but the editor reported these very changes meanwhile (someone made the same edit): the
+      // tracker took them for ours, and the document is as planned.
+      if (this.tracker.isSettled(own)) return true;
       this.tracker.withdraw(own);
       return false;
     }
@@ -204,7 +143,7 @@ export class TrackedDocument implements vscode.Disposable {
       this.log.warn(`an edit of ours was reported differently by the editor; chunk ${effect.id} is located from the document text`);
       if (effect.kind !== 'edit') {
         const text = planned.changes[planned.changes.length - 1]!.text;
-        const found = d.getText().indexOf(text, Math.max(0, effect.offset - 2));
+        const found = this.port.text().indexOf(text, Math.max(0, effect.offset - 2));
         if (found >= 0) {
           for (const id of effect.kind === 'replace' ? effect.removeIds : []) this.tracker.untrack(id);
           this.tracker.track(effect.id, found, text.length);

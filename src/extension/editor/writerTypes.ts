@@ -1,7 +1,7 @@
 /** What the document writer (documentWriter.ts) asks of the way committed chunks become text. */
-import type * as vscode from 'vscode';
 import type { TranscriptOp } from '../../client/transcript';
-import type { TrackedDocument, UndoStops } from './trackedDocument';
+import type { Disposable, UndoStops } from './documentPort';
+import type { TrackedDocument } from './trackedDocument';
 
 export interface WriterStats {
   commits: number;
@@ -17,7 +17,7 @@ export type InsertOp = Extract<TranscriptOp, { kind: 'insert' }>;
 export type ReplaceOp = Extract<TranscriptOp, { kind: 'replace' }>;
 
 /** Writes a run's committed chunks into its document: as the service sent them, or through the dictation grammar. */
-export interface ChunkWriter extends vscode.Disposable {
+export interface ChunkWriter extends Disposable {
   insert(op: InsertOp): Promise<void>;
   replace(op: ReplaceOp): Promise<void>;
   /** The provisional text (the service is still unsure of it), after committed chunk `afterId`. */

@@ -175,11 +175,12 @@ export class DictationController implements vscode.Disposable, RunHost {
         templates: this.templates.all(),
         ...(g.decimalSeparator ? { decimalSeparator: g.decimalSeparator } : {}),
       },
+      l10n: vscode.l10n,
       ui: {
         stop: () => void this.stop(),
         whatCanISay: () => void vscode.commands.executeCommand('dictee.whatCanISay'),
         tell: (message) => this.notifications.dictationNote(message),
-        templateInserted: (doc) => this.fields.watch(doc),
+        templateInserted: () => this.fields.watch(target.doc),
       },
     };
   }

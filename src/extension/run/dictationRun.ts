@@ -18,6 +18,7 @@ import { errorMessage } from '../../shared/errors';
 import { rewritingLogger, type Logger } from '../../shared/logger';
 import type { DictatedChunks, DictationSetup } from '../editor/dictatedChunks';
 import { DocumentWriter } from '../editor/documentWriter';
+import { VscodeDocument } from '../editor/vscodeDocument';
 import type { Notifications } from './notifications';
 import type { ProvisionalDecoration } from '../editor/provisionalDecoration';
 import { type RescueReason, rescueText } from './rescue';
@@ -92,6 +93,8 @@ export class DictationRun {
   private readonly capture: MicrophoneCapture | AudioFileSource;
   private readonly model: TranscriptModel;
   private readonly writer: DocumentWriter;
+  /** The target document, through the editor's port (what the writer sees of VS Code). */
+  private readonly target: VscodeDocument;
   private readonly silence: SilenceDetector;
   private readonly meter = new LevelMeter();
   private wasConnected = false;
@@ -129,14 +132,15 @@ export class DictationRun {
     const hide = documentNames(target.doc.uri);
     this.log = rewritingLogger(baseLog, (m) => `${sessionLogPrefix(this.session.sessionId)} ${hide(m)}`);
     this.model = new TranscriptModel({ onIgnored: (i) => this.log.debug(`transcript: ignored a message (${i.reason})`) });
-    this.writer = new DocumentWriter(target.doc, target.anchor, target.selectionLength, this.log, decoration, dictation);
+    this.target = new VscodeDocument(target.doc, decoration, this.log);
+    this.writer = new DocumentWriter(this.target, target.anchor, target.selectionLength, this.log, dictation);
     this.capture =
       source.kind === 'file'
         ? new AudioFileSource(source.path, settings.sampleRate, () => this.canTakeFileAudio())
         : new MicrophoneCapture({ recorder: settings.recorder, device: settings.device, sampleRate: settings.sampleRate, logger: this.log });
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
-    this.disposables.push(this.writer, ...this.wireSession(), ...this.wireCapture());
+    this.disposables.push(this.writer, this.target, ...this.wireSession(), ...this.wireCapture());
     this.disposables.push(
       this.writer.onDidWriteLast(({ start, end }) => host.lastWritten(this, start, end)),
       this.writer.onDidCloseTarget(() => {
@@ -148,7 +152,7 @@ export class DictationRun {
 
   /** The document the run writes to. */
   get document(): vscode.TextDocument {
-    return this.writer.doc;
+    return this.target.doc;
   }
 
   /** The dictation grammar's writer (fields, templates, commands), when the grammar is on. */
@@ -260,7 +264,7 @@ export class DictationRun {
   /** Everything dictated in the run, and the words left provisional, into a new document: nothing is lost. */
   private async rescue(leftover: string, reason: RescueReason): Promise<void> {
     const text = [this.model.committedText(), leftover].filter((t) => t.trim() !== '').join(' ');
-    await rescueText(text, reason, { languageId: this.writer.doc.languageId, dir: this.host.rescueDir, notifications: this.host.notifications, log: this.log, runId: this.id });
+    await rescueText(text, reason, { languageId: this.target.doc.languageId, dir: this.host.rescueDir, notifications: this.host.notifications, log: this.log, runId: this.id });
   }
 
 

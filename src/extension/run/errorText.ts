@@ -3,8 +3,8 @@
  * never an error code, a byte offset or the service's own words (those are in the log, once). Pure (no
  * `vscode`), tested in plain Node. Messages never contain the API key.
  */
-import type { DictationError } from '../../client/errors';
-import { DEFAULT_SAMPLE_RATE, type Language } from '../../protocol/config';
+import { type DictationError, initErrorCause } from '../../client/errors';
+import { DEFAULT_SAMPLE_RATE, LANGUAGES, type Language } from '../../protocol/config';
 import type { L10n } from '../ui/l10nText';
 import { settingForField } from '../settingsMap';
 import { languageName } from '../ui/statusText';
@@ -69,8 +69,28 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
       };
     }
     case 'INIT_ERROR': {
-      // The service's own words (which languages it serves) are in the log; the user is told what the run asked for.
+      // The service's message names the cause (the language, the sample rate or the encoding): the user is told that one.
+      const cause = initErrorCause(e.message);
       const language = languageName(l10n, ctx.language);
+      if (cause?.kind === 'language') {
+        const served = (cause.served ?? []).filter((l) => l !== cause.language && l !== 'any').map((l) => ((LANGUAGES as readonly string[]).includes(l) ? languageName(l10n, l as Language) : l));
+        return {
+          severity: 'error',
+          text: served.length
+            ? l10n.t('Dictée: the service does not take dictation in {0}; it serves {1}. Choose one of those.', language, served.join(', '))
+            : l10n.t('Dictée: the service does not take dictation in {0}. Choose another language.', language),
+          actions: ['openSettings', 'showLog'],
+          setting: 'dictee.language',
+        };
+      }
+      if (cause?.kind === 'sample_rate' || cause?.kind === 'encoding') {
+        return {
+          severity: 'error',
+          text: l10n.t('Dictée: the service does not take audio at {0} Hz. Reset the sample rate to {1} Hz.', ctx.sampleRate, DEFAULT_SAMPLE_RATE),
+          actions: ['openSettings', 'showLog'],
+          setting: ALL_SETTINGS,
+        };
+      }
       if (ctx.sampleRate === DEFAULT_SAMPLE_RATE) {
         return {
           severity: 'error',

@@ -49,6 +49,11 @@ export interface Engine {
    */
   connect?(config: EffectiveConfig): Promise<EngineLink | EngineConnectRefusal>;
   create(config: EffectiveConfig, link?: EngineLink): Recognizer | WorkerRecognizer;
+  /**
+   * Whether this engine biases its recognition towards the session's `keyterms` (`configured.keyterms_applied`).
+   * Absent: it ignores them (simulated, pocketsphinx).
+   */
+  appliesKeyterms?(config: EffectiveConfig): boolean;
   /** Set when decoding has fallen behind real time: new sessions are refused until it catches up. */
   busy?(): EngineBusy | undefined;
   /** Frees workers and native resources (service shutdown). */
@@ -66,4 +71,9 @@ export function languageRefusal(engine: string, language: string, languages: rea
 
 export function isConnectRefusal(r: EngineLink | EngineConnectRefusal): r is EngineConnectRefusal {
   return typeof (r as EngineConnectRefusal).retryAfterMs === 'number';
+}
+
+/** `configured.keyterms_applied`: the session has keyterms and its engine biases recognition towards them. */
+export function keytermsApplied(engine: Engine, config: EffectiveConfig): boolean {
+  return (config.keyterms?.length ?? 0) > 0 && engine.appliesKeyterms?.(config) === true;
 }

@@ -11,7 +11,7 @@ import { DEFAULT_POCKETSPHINX_MODEL, POCKETSPHINX_LANGUAGES, POCKETSPHINX_SAMPLE
 import { POCKETSPHINX_ENGINE_NAME } from './pocketsphinx/recognizer';
 import { DecoderPool } from './pool';
 import { type Engine, type EngineBusy, EngineUnavailableError, type WorkerRecognizer, languageRefusal } from './engine';
-import { verifiedModel } from './sherpa/model';
+import { loadModel } from './sherpa/load';
 import { SHERPA_ENGINE_NAME, loadSherpa } from './sherpa/recognizer';
 import { SimulatedEngine } from './simulated';
 import type { WorkerEngine } from './workerProtocol';
@@ -26,7 +26,13 @@ export class PooledEngine implements Engine {
     readonly languages: readonly string[],
     private readonly sampleRate: number,
     private readonly pool: DecoderPool,
+    /** Keyterms are applied (sherpa-onnx with a proofreading model: the proofreading pass's hotwords). */
+    private readonly keyterms: 'proofreading' | 'none' = 'none',
   ) {}
+
+  appliesKeyterms(config: EffectiveConfig): boolean {
+    return this.keyterms === 'proofreading' && config.enable_final_proofreading;
+  }
 
   unsupported(config: EffectiveConfig): string | undefined {
     if (config.encoding !== 'pcm_s16le') {
@@ -54,8 +60,10 @@ export class PooledEngine implements Engine {
 
 export interface OpenEngineOptions {
   engine: EngineName;
-  /** `--model DIR`. */
+  /** `--model DIR` (pocketsphinx), `--model NAME|DIR` (sherpa-onnx). */
   model?: string;
+  /** `--proofread-model NAME|DIR` (sherpa-onnx): the offline model of the proofreading pass. */
+  proofreadModel?: string;
   /** `--script FILE` text (simulated). */
   script?: string;
   /** Worker threads (default: one per core). */
@@ -76,17 +84,21 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   }
   let spec: WorkerEngine;
   let languages: readonly string[];
+  let keyterms: 'proofreading' | 'none' = 'none';
   if (o.engine === 'pocketsphinx') {
     const model = pocketsphinxModel(o.model ?? DEFAULT_POCKETSPHINX_MODEL);
     loadPocketsphinx(); // the library is there (a clear message now, not in a worker)
     spec = { engine: 'pocketsphinx', model };
     languages = POCKETSPHINX_LANGUAGES;
   } else {
-    if (!o.model) throw new Error('--engine sherpa-onnx needs --model DIR (a model installed with npm run models -- fetch <name>)');
+    if (!o.model) throw new Error('--engine sherpa-onnx needs --model NAME|DIR (npm run models -- list shows the models)');
+    // Both models' files hashed before any native call (a corrupt model aborts the native library).
+    const model = await loadModel(o.model, 'model');
+    const proofreadModel = o.proofreadModel ? await loadModel(o.proofreadModel, 'proofread') : undefined;
     loadSherpa();
-    const model = await verifiedModel(o.model); // hashes checked before any native call
-    spec = { engine: 'sherpa-onnx', model };
+    spec = { engine: 'sherpa-onnx', model, ...(proofreadModel ? { proofreadModel } : {}) };
     languages = model.languages;
+    if (proofreadModel) keyterms = 'proofreading';
   }
   const name = o.engine === 'pocketsphinx' ? POCKETSPHINX_ENGINE_NAME : SHERPA_ENGINE_NAME;
   const pool = new DecoderPool({
@@ -97,5 +109,5 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     log: o.log,
   });
   await pool.start();
-  return new PooledEngine(name, languages, POCKETSPHINX_SAMPLE_RATE, pool);
+  return new PooledEngine(name, languages, POCKETSPHINX_SAMPLE_RATE, pool, keyterms);
 }

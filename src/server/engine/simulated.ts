@@ -17,7 +17,7 @@
  */
 import type { EffectiveConfig } from '../../protocol';
 import type { RecognizedWord, Recognizer } from './recognizer';
-import type { Engine } from './engine';
+import { type Engine, languageRefusal } from './engine';
 import { allBuiltInScripts, builtInScript } from './scripts';
 
 export const SIMULATED_ENGINE_NAME = 'simulated';
@@ -181,7 +181,7 @@ export class SimulatedEngine implements Engine {
       return `sample_rate ${config.sample_rate} Hz is not supported by the ${this.name} engine; use one of ${SIMULATED_SAMPLE_RATES.join(', ')}`;
     }
     if (!this.script && !builtInScript(config.language, config.specialty)) {
-      return `language ${config.language} is not available in the ${this.name} engine`;
+      return languageRefusal(this.name, config.language, this.languages);
     }
     return undefined;
   }

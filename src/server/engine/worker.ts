@@ -12,7 +12,7 @@ import { loadPocketsphinx } from './pocketsphinx/ffi';
 import { type ProofreadAnswer, type ProofreadJob, ThreadProofreader } from './pocketsphinx/proofreadThread';
 import { PocketsphinxRecognizer, Proofreader } from './pocketsphinx/recognizer';
 import type { Recognizer } from './recognizer';
-import { SherpaRecognizer, loadSherpa, online } from './sherpa/recognizer';
+import { sherpaFactory, sherpaProofreader } from './sherpa/factory';
 import type { FromWorker, ToWorker, WorkerEngine } from './workerProtocol';
 
 /**
@@ -67,8 +67,7 @@ function factory(spec: WorkerEngine): Factory {
       },
     };
   }
-  const sherpa = loadSherpa();
-  return { make: (config) => new SherpaRecognizer(sherpa, spec.model, config), prepare: () => void online(sherpa, spec.model) };
+  return sherpaFactory(spec, __filename);
 }
 
 const sessions = new Map<string, Hosted>();
@@ -172,12 +171,15 @@ function handle(m: ToWorker): void {
 
 /** A decoder worker's proofreading thread: whole sentences, one at a time. */
 function proofreading(spec: WorkerEngine): void {
-  if (spec.engine !== 'pocketsphinx') throw new Error(`no proofreading thread for the ${spec.engine} engine`);
-  const p = new Proofreader(loadPocketsphinx(), spec.model);
+  let decodeNow: (pcm: Int16Array, hotwords?: string) => string;
+  if (spec.engine === 'pocketsphinx') {
+    const p = new Proofreader(loadPocketsphinx(), spec.model);
+    decodeNow = (pcm) => p.decodeNow(pcm);
+  } else decodeNow = sherpaProofreader(spec);
   parentPort!.on('message', (m: ProofreadJob) => {
     let answer: ProofreadAnswer;
     try {
-      answer = { job: m.job, hyp: p.decodeNow(new Int16Array(m.pcm)) };
+      answer = { job: m.job, hyp: decodeNow(new Int16Array(m.pcm), m.hotwords) };
     } catch (e) {
       answer = { job: m.job, error: errorMessage(e) };
     }

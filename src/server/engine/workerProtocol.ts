@@ -2,9 +2,13 @@
 import type { EffectiveConfig } from '../../protocol';
 import type { ChunkEvent, SegmentEvent, SegmenterCheckpoint } from './segmenter';
 import type { PocketsphinxModel } from './pocketsphinx/ffi';
-import type { SherpaModel } from './sherpa/model';
+import type { LoadedModel } from './sherpa/load';
 
-export type WorkerEngine = ({ engine: 'pocketsphinx'; model: PocketsphinxModel } | { engine: 'sherpa-onnx'; model: SherpaModel }) & {
+export type WorkerEngine = (
+  | { engine: 'pocketsphinx'; model: PocketsphinxModel }
+  /** `proofreadModel`: the offline model of the proofreading pass (`--proofread-model`). */
+  | { engine: 'sherpa-onnx'; model: LoadedModel; proofreadModel?: LoadedModel }
+) & {
   /** A decoder worker's proofreading thread (pocketsphinx/proofreadThread.ts) rather than a decoder worker. */
   role?: 'proofreader';
 };

@@ -15,6 +15,7 @@ import {
   MAX_CONTROL_MESSAGES,
   MAX_UNSENT_BYTES,
   type OutgoingError,
+  type OutgoingMessage,
   closeCodeFor,
   parseClientMessage,
 } from '../../protocol';
@@ -26,7 +27,7 @@ import { type ApiKey, BackendUnavailableError, type JournalOutcome, unavailableM
 /** The journal writes a message must wait for (those of its session queued so far), or undefined when none. */
 export type Barrier = () => Promise<JournalOutcome> | undefined;
 
-type Outgoing = { message: object | string; wait: Promise<JournalOutcome> | undefined } | { close: { code: number; reason: string }; wait: undefined };
+type Outgoing = { message: OutgoingMessage | string; wait: Promise<JournalOutcome> | undefined } | { close: { code: number; reason: string }; wait: undefined };
 
 export interface ConnectionHost {
   /** Creates or resumes the connection's session (it may wait for storage and limits). */
@@ -96,7 +97,7 @@ export class Connection implements SessionPeer {
   }
 
   /** Sends now, or once the journal writes queued before it are done (and after what already waits). */
-  send(message: object | string): void {
+  send(message: OutgoingMessage | string): void {
     const wait = this.barrier?.();
     if (!wait && this.outbox.length === 0) {
       this.write(message);
@@ -106,7 +107,7 @@ export class Connection implements SessionPeer {
     void this.sendWaiting();
   }
 
-  private write(message: object | string): void {
+  private write(message: OutgoingMessage | string): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
     if (this.ws.bufferedAmount > (this.host.maxUnsentBytes ?? MAX_UNSENT_BYTES)) this.notReading();

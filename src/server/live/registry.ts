@@ -1,7 +1,7 @@
 /**
  * The live sessions of the service and the connections that carry them: admission of a new session (a
  * concurrency slot, freed from a silent socket of the same key if need be), lookup, resume (decided in
- * `resume.ts`), revocation, keep-alive, the sweep of what expired, and the drain at shutdown.
+ * `resume.ts`, carried out here), revocation, keep-alive, the sweep of what expired, and the drain at shutdown.
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
@@ -10,14 +10,14 @@ import { monotonicMs } from '../clock';
 import { Connection, type ConnectionHost } from './connection';
 import { type Engine, type EngineLink, isConnectRefusal } from '../engine/engine';
 import { HttpInits } from './httpInits';
+import { keepAlive } from './keepAlive';
 import type { ServerLogger } from '../log';
 import { LiveSession, type LiveSessionInit } from './session';
-import { Resumer, configured } from './resume';
+import { type Restoration, Resumer, configured } from './resume';
 import type { ApiKey, Limits, RevocationFeed, SessionStore } from '../storage/stores';
 import type { Timing } from '../timing';
 
 export { DEFAULT_TIMING, type Timing } from '../timing';
-
 
 /** How often old session records are pruned (retention). */
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -43,41 +43,21 @@ export class SessionRegistry implements ConnectionHost {
   private readonly log: ServerLogger;
   private readonly resumer: Resumer;
   private lastPrune = -Infinity;
+  readonly configureTimeoutMs: number;
+  readonly maxUnsentBytes: number;
 
   constructor(private readonly o: RegistryOptions) {
     this.log = o.log;
     this.httpInits = new HttpInits(o.timing.initAdoptMs);
-    this.resumer = new Resumer({
-      engine: o.engine,
-      store: o.store,
-      log: o.log,
-      sessions: this.sessions,
-      admit: (conn, id) => this.admit(conn, id),
-      attach: (session, conn) => this.attach(session, conn),
-      create: (id, key, config, restore) => this.create(id, key, config, restore),
-      releaseSlot: (orgId, id) => o.limits.releaseSlot(orgId, id),
-      dropConnection: (conn) => {
-        conn.terminate();
-        this.connections.delete(conn);
-      },
-      takenOver: (id) => this.takenOver(id),
-    });
+    this.resumer = new Resumer({ engine: o.engine, store: o.store, log: o.log });
+    this.configureTimeoutMs = o.timing.configureTimeoutMs;
+    this.maxUnsentBytes = o.timing.maxUnsentBytes;
     o.store.onTakenOver((id) => this.takenOver(id));
-  }
-
-  get configureTimeoutMs(): number {
-    return this.o.timing.configureTimeoutMs;
-  }
-
-  get maxUnsentBytes(): number {
-    return this.o.timing.maxUnsentBytes;
   }
 
   /** Live sessions holding a connection. */
   get connectedSessions(): number {
-    let n = 0;
-    for (const s of this.sessions.values()) if (s.isLive && s.peer) n++;
-    return n;
+    return [...this.sessions.values()].filter((s) => s.isLive && s.peer).length;
   }
 
   get sessionCount(): number {
@@ -123,7 +103,7 @@ export class SessionRegistry implements ConnectionHost {
       return;
     }
     const resume = config.resume;
-    if (resume && (await this.resumer.resume(conn, resume.session_id, resume.last_seq))) return;
+    if (resume && (await this.resume(conn, resume.session_id, resume.last_seq))) return;
     // A new session needs decoders that keep up with real time, and a slot.
     const busy = this.o.engine.busy?.();
     if (busy) {
@@ -161,9 +141,11 @@ export class SessionRegistry implements ConnectionHost {
       specialty: effective.specialty,
       sample_rate: effective.sample_rate,
       preset: effective.preset,
+      keyterms: effective.keyterms?.length,
+      auto_punctuation: effective.auto_punctuation,
       resume_requested: resume ? resume.session_id : undefined,
     });
-    conn.send(configured(id, this.o.engine, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
+    conn.send(configured(id, this.o.engine, effective, resume ? { resumed: false, lastSeq: 0, offset: 0 } : undefined));
   }
 
   /** Revocation through this instance: the key's sessions end here, and the other instances are told to end theirs. */
@@ -193,36 +175,9 @@ export class SessionRegistry implements ConnectionHost {
     }
   }
 
-  /**
-   * Pings the peers; cuts those silent beyond the pong timeout; closes sessions that received no audio
-   * for the idle limit (SESSION_IDLE: their pending text flushed, still resumable). On the monotonic
-   * clock: a step of the wall clock drops nobody.
-   */
+  /** The keep-alive of the connections (keepAlive.ts): run every second or so. */
   heartbeat(): void {
-    const now = monotonicMs();
-    const t = this.o.timing;
-    for (const conn of [...this.connections]) {
-      if (conn.closing) continue;
-      if (now - conn.lastSeen >= t.pongTimeoutMs) {
-        conn.log.warn('peer silent: connection dropped', { silent_ms: Math.round(now - conn.lastSeen) });
-        conn.terminate();
-        continue;
-      }
-      const s = conn.session;
-      if (s && s.peer === conn && s.isLive && now - conn.lastAudioAt >= t.idleTimeoutMs) {
-        conn.log.info('session idle: closed', { idle_ms: Math.round(now - conn.lastAudioAt), state: s.state });
-        conn.fail('SESSION_IDLE', `no audio for ${Math.round(t.idleTimeoutMs / 1000)} s: the session is closed to free its slot; resume it to go on (nothing is lost)`);
-        continue;
-      }
-      if (now - conn.lastPing >= t.pingIntervalMs) {
-        conn.lastPing = now;
-        try {
-          conn.ws.ping();
-        } catch {
-          /* closing */
-        }
-      }
-    }
+    keepAlive(this.connections, this.o.timing);
   }
 
   /** Ends what expired: dropped sessions never resumed, stopped sessions past their replay time, their resume data. */
@@ -298,6 +253,63 @@ export class SessionRegistry implements ConnectionHost {
     for (const conn of this.connections) conn.terminate();
   }
 
+  /** A `configure` with `resume`: what the resumer decides, carried out. Resolves false to start a new session instead. */
+  private async resume(conn: Connection, sessionId: string, lastSeq: number): Promise<boolean> {
+    const d = await this.resumer.decide(conn.key, sessionId, lastSeq, this.sessions.get(sessionId));
+    let session: LiveSession | undefined;
+    switch (d.kind) {
+      case 'refuse':
+        return false;
+      case 'invalid':
+        conn.fail('CONFIG_ERROR', d.message);
+        return true;
+      case 'replay':
+        await this.resumer.replay(conn, d.replay);
+        return true;
+      case 'stale':
+        this.takenOver(sessionId);
+        return this.resume(conn, sessionId, lastSeq);
+      case 'takeOver': {
+        const old = d.session.peer;
+        if (old instanceof Connection && old !== conn) {
+          old.log.info('connection replaced by a resuming one');
+          this.cut(old);
+          d.session.detach();
+        } else if (!(await this.admit(conn, sessionId))) return true;
+        session = d.session;
+        break;
+      }
+      case 'restore':
+        if (!(await this.admit(conn, sessionId))) return true;
+        // Another connection may have restored it meanwhile (a store across the network answers later).
+        if (this.sessions.has(sessionId)) return this.resume(conn, sessionId, lastSeq);
+        session = await this.restore(conn.key, sessionId, lastSeq);
+        if (!session) return false;
+    }
+    const events = await this.resumer.unseenEvents(session, lastSeq);
+    if (this.attach(session, conn)) this.resumer.resumed(session, conn, lastSeq, events);
+    return true;
+  }
+
+  /** A session from storage (its slot taken), claimed and rebuilt; undefined (the slot given back) when it cannot be. */
+  private async restore(key: ApiKey, id: string, lastSeq: number): Promise<LiveSession | undefined> {
+    let claimed: Restoration | Error | undefined;
+    try {
+      claimed = await this.resumer.claim(key, id, lastSeq);
+      if (claimed instanceof Error) throw claimed;
+      const session = this.create(id, key, claimed.config, claimed.restore);
+      this.sessions.set(id, session);
+      const { row } = claimed.restore;
+      session.log.info('session restored from storage', { audio_offset: row.audio_offset, previous_owner: (row as { previous_owner?: string }).previous_owner });
+      return session;
+    } catch (e) {
+      this.o.limits.releaseSlot(key.orgId, id);
+      if (!claimed) throw e; // the store failed: so does the `configure`
+      this.log.warn('resume refused: checkpoint cannot be restored', { session_id: id, error: e });
+      return undefined;
+    }
+  }
+
   /** A slot for a live session of the connection's organisation. Sends the error itself when none is free. */
   private async admit(conn: Connection, sessionId: string): Promise<boolean> {
     const { orgId, id: keyId } = conn.key;
@@ -319,8 +331,7 @@ export class SessionRegistry implements ConnectionHost {
       const old = stale.peer;
       stale.log.info('silent socket cleaned up to free a slot', { silent_ms: Math.round(now - old.lastSeen) });
       void stale.flush({ proofread: false });
-      old.terminate();
-      this.connections.delete(old);
+      this.cut(old);
       this.detach(stale);
       if (await limits.acquireSlot(orgId, sessionId)) return true;
     }
@@ -394,10 +405,13 @@ export class SessionRegistry implements ConnectionHost {
     const conn = s.peer instanceof Connection ? s.peer : undefined;
     s.log.warn('session resumed on another instance: ended here');
     this.forget(s);
-    if (conn) {
-      conn.terminate();
-      this.connections.delete(conn);
-    }
+    if (conn) this.cut(conn);
+  }
+
+  /** A connection cut off at once, and forgotten. */
+  private cut(conn: Connection): void {
+    conn.terminate();
+    this.connections.delete(conn);
   }
 }
 

@@ -1,34 +1,60 @@
 /**
- * Resuming a session with `configure` `config.resume`: a session in memory (taking over from a dying
- * connection, or from this instance's stale copy when another instance claimed it), one restored from
- * storage after a restart or on another instance, or the replay of a stopped one. The registry owns the
- * sessions, connections and slots; this module decides what a resume request gets.
+ * Resuming a session with `configure` `config.resume`. This module decides what a resume request gets,
+ * from the registry's session of that id (if any) and from storage: the session in memory takes the new
+ * connection (taking over from a dying one), or it is restored from storage (after a restart, or from
+ * another instance), or a stopped session is replayed, or the request is refused. The registry
+ * (registry.ts), which owns the sessions, connections and slots, carries the decision out; this module
+ * never reaches into it. It also does the parts that need no registry: the replay of a stopped session,
+ * the claim of a journal, the events a resuming client has not seen, and the one `configured` builder.
  */
-import type { EffectiveConfig } from '../../protocol';
-import { Connection } from './connection';
-import type { Engine } from '../engine/engine';
+import type { EffectiveConfig, OutgoingConfigured, SentMetrics } from '../../protocol';
+import type { Connection } from './connection';
+import { type Engine, keytermsApplied } from '../engine/engine';
 import type { ServerLogger } from '../log';
 import type { LiveSession, LiveSessionInit } from './session';
 import type { ApiKey, CheckpointRow, SessionStore, StoredEvent } from '../storage/stores';
 
-/** What a resume needs of the registry. */
-export interface ResumeHost {
+/** What a resume request gets: carried out by the registry. */
+type ResumeDecision =
+  /** Not resumable here (unknown, expired, another key's): the `configure` starts a new session. */
+  | { kind: 'refuse' }
+  /** A request that cannot be right (resume.last_seq above what the session issued): CONFIG_ERROR. */
+  | { kind: 'invalid'; message: string }
+  /** A stopped session: {@link Resumer.replay}. */
+  | { kind: 'replay'; replay: StoppedReplay }
+  /** Another instance claimed the session meanwhile: the copy here is stale; forget it, then decide again. */
+  | { kind: 'stale' }
+  /**
+   * A live session in memory takes the connection: the session's connection, if another, is dead or dying
+   * and is cut (its slot passes on); else the session needs a slot.
+   */
+  | { kind: 'takeOver'; session: LiveSession }
+  /** A live session in storage only: with a slot, {@link Resumer.claim} it and rebuild it. */
+  | { kind: 'restore' };
+
+/** What the replay of a stopped session sends. */
+interface StoppedReplay {
+  sessionId: string;
+  /** The client's `resume.last_seq`: the events after it are sent. */
+  lastSeq: number;
+  /** The highest seq the session issued. */
+  issued: number;
+  /** Bytes of audio the session accounted for. */
+  offset: number;
+  metrics: SentMetrics;
+}
+
+/** What a session is rebuilt from after {@link Resumer.claim}. */
+export interface Restoration {
+  config: EffectiveConfig;
+  restore: NonNullable<LiveSessionInit['restore']>;
+}
+
+/** What a resume reads and writes: no part of the registry. */
+interface ResumeDeps {
   readonly engine: Engine;
   readonly store: SessionStore;
   readonly log: ServerLogger;
-  /** The live and recently stopped sessions of this instance, by id (the registry's own map). */
-  readonly sessions: Map<string, LiveSession>;
-  /** A slot for the session; sends the error itself and resolves false when none is free. */
-  admit(conn: Connection, sessionId: string): Promise<boolean>;
-  /** Gives the session its connection; false (and the slot back) when the connection went away meanwhile. */
-  attach(session: LiveSession, conn: Connection): boolean;
-  /** The one way a LiveSession is made. */
-  create(id: string, key: ApiKey, config: EffectiveConfig, restore?: LiveSessionInit['restore']): LiveSession;
-  releaseSlot(orgId: string, sessionId: string): void;
-  /** A dying connection replaced by a resuming one: cut and forgotten. */
-  dropConnection(conn: Connection): void;
-  /** Another instance claimed the session: its copy here ends without a word. */
-  takenOver(sessionId: string): void;
 }
 
 /** Reads of a replay that may lag behind the session's own writes (a networked store) are retried this often at most. */
@@ -39,7 +65,7 @@ function lastSeqTooHigh(lastSeq: number, issued: number): string {
 }
 
 /** The metrics of a stopped session as its checkpoint kept them (after a restart). */
-function storedMetrics(row: CheckpointRow): object {
+function storedMetrics(row: CheckpointRow): SentMetrics {
   let audioSeconds = 0;
   try {
     audioSeconds = Math.round((row.audio_offset / 2 / (JSON.parse(row.config) as EffectiveConfig).sample_rate) * 1000) / 1000;
@@ -55,128 +81,93 @@ function storedMetrics(row: CheckpointRow): object {
   };
 }
 
-/** The one `configured` builder: the engine and its languages, the resume fields when the `configure` asked to resume. */
-export function configured(sessionId: string, engine: Engine, resume?: { resumed: boolean; lastSeq: number; offset: number }): object {
+/**
+ * The one `configured` builder: the engine and its languages, whether it applied the session's keyterms, the
+ * resume fields when the `configure` asked to resume.
+ */
+export function configured(
+  sessionId: string,
+  engine: Engine,
+  config: EffectiveConfig | undefined,
+  resume?: { resumed: boolean; lastSeq: number; offset: number },
+): OutgoingConfigured {
   return {
     type: 'configured',
     session_id: sessionId,
     engine: engine.name,
     languages: engine.languages,
+    keyterms_applied: config ? keytermsApplied(engine, config) : false,
     ...(resume ? { resumed: resume.resumed, last_seq: resume.lastSeq, resume_audio_offset: resume.offset } : {}),
   };
 }
 
 export class Resumer {
-  constructor(private readonly h: ResumeHost) {}
+  constructor(private readonly d: ResumeDeps) {}
 
-  /** Resumes a session (in memory, or from storage after a restart). Resolves false to start a new one. */
-  async resume(conn: Connection, sessionId: string, lastSeq: number): Promise<boolean> {
-    const key = conn.key;
-    let session = this.h.sessions.get(sessionId);
-    if (session && session.keyId !== key.id) {
-      this.h.log.info('resume refused: session of another key', { session_id: sessionId });
-      return false;
-    }
-    if (session?.isLive && !(await this.h.store.stillOwned(session.id))) {
-      // Resumed on another instance meanwhile: what this one holds is stale; take it back from storage.
-      this.h.takenOver(session.id);
-      return this.resume(conn, sessionId, lastSeq);
-    }
-    if (session && lastSeq > session.lastSeq) {
-      conn.fail('CONFIG_ERROR', lastSeqTooHigh(lastSeq, session.lastSeq));
-      return true;
-    }
-    if (session && !session.isLive) {
-      await this.replayStopped(conn, session.id, lastSeq, session.lastSeq, session.audioOffset, session.metrics());
-      return true;
-    }
+  /** What a resume of `sessionId` gets; `session` is the registry's session of that id, if it has one. */
+  async decide(key: ApiKey, sessionId: string, lastSeq: number, session: LiveSession | undefined): Promise<ResumeDecision> {
     if (session) {
-      const old = session.peer;
-      if (old instanceof Connection && old !== conn) {
-        // Take-over: the old socket is dead or dying; its slot passes to the new one.
-        old.log.info('connection replaced by a resuming one');
-        this.h.dropConnection(old);
-        session.detach();
-      } else if (!(await this.h.admit(conn, session.id))) {
-        return true;
-      }
-    } else {
-      const row = await this.h.store.getCheckpoint(sessionId);
-      if (!row || row.key_id !== key.id) {
-        this.h.log.info('resume refused: unknown or expired session', { session_id: sessionId });
-        return false;
-      }
-      if (row.stopped_at) {
-        const storedSeq = await this.h.store.maxSeq(sessionId);
-        const issued = Math.max(storedSeq, row.next_seq - 1);
-        if (lastSeq > issued) {
-          conn.fail('CONFIG_ERROR', lastSeqTooHigh(lastSeq, issued));
-          return true;
-        }
-        await this.replayStopped(conn, sessionId, lastSeq, issued, row.audio_offset, storedMetrics(row));
-        return true;
-      }
-      if (!(await this.h.admit(conn, sessionId))) return true;
-      // Another connection may have restored it meanwhile (a store across the network answers later).
-      if (this.h.sessions.has(sessionId)) return this.resume(conn, sessionId, lastSeq);
-      const restored = await this.restore(conn, sessionId, lastSeq);
-      if (!restored) return false;
-      session = restored;
+      if (session.keyId !== key.id) return this.refuse('resume refused: session of another key', sessionId);
+      // Resumed on another instance meanwhile: what this one holds is stale; take it back from storage.
+      if (session.isLive && !(await this.d.store.stillOwned(session.id))) return { kind: 'stale' };
+      if (lastSeq > session.lastSeq) return { kind: 'invalid', message: lastSeqTooHigh(lastSeq, session.lastSeq) };
+      if (!session.isLive) return { kind: 'replay', replay: { sessionId: session.id, lastSeq, issued: session.lastSeq, offset: session.audioOffset, metrics: session.metrics() } };
+      return { kind: 'takeOver', session };
     }
-    const events = await this.unseenEvents(session, lastSeq);
-    if (!this.h.attach(session, conn)) return true;
-    const issued = session.lastSeq;
-    conn.send(configured(session.id, this.h.engine, { resumed: true, lastSeq: issued, offset: session.audioOffset }));
-    const replayed = session.replay(events);
-    session.log.info('session resumed', { client_last_seq: lastSeq, last_seq: issued, replayed, resume_audio_offset: session.audioOffset });
-    return true;
+    const row = await this.d.store.getCheckpoint(sessionId);
+    if (!row || row.key_id !== key.id) return this.refuse('resume refused: unknown or expired session', sessionId);
+    if (!row.stopped_at) return { kind: 'restore' };
+    const storedSeq = await this.d.store.maxSeq(sessionId);
+    const issued = Math.max(storedSeq, row.next_seq - 1);
+    if (lastSeq > issued) return { kind: 'invalid', message: lastSeqTooHigh(lastSeq, issued) };
+    return { kind: 'replay', replay: { sessionId, lastSeq, issued, offset: row.audio_offset, metrics: storedMetrics(row) } };
   }
 
   /**
    * A session from storage (its slot already taken): this instance claims its journal (any other instance's
-   * writes to it are refused from now on) and rebuilds it from the checkpoint as claimed. Undefined (and the
-   * slot given back) when it cannot be restored.
+   * writes to it are refused from now on) and reads the checkpoint as claimed. An Error says why it cannot
+   * be restored; what the store throws is thrown.
    */
-  private async restore(conn: Connection, sessionId: string, lastSeq: number): Promise<LiveSession | undefined> {
-    const key = conn.key;
-    let row: CheckpointRow | undefined;
-    let storedSeq: number;
-    try {
-      row = await this.h.store.claim(sessionId);
-      storedSeq = row ? await this.h.store.maxSeq(sessionId) : 0;
-    } catch (e) {
-      this.h.releaseSlot(key.orgId, sessionId);
-      throw e;
-    }
-    let session: LiveSession;
+  async claim(key: ApiKey, sessionId: string, lastSeq: number): Promise<Restoration | Error> {
+    const row = await this.d.store.claim(sessionId);
+    const storedSeq = row ? await this.d.store.maxSeq(sessionId) : 0;
     try {
       if (!row || row.key_id !== key.id || row.stopped_at) throw new Error('the checkpoint changed while it was claimed');
-      session = this.h.create(sessionId, key, JSON.parse(row.config) as EffectiveConfig, { row, lastSeq, storedSeq });
+      return { config: JSON.parse(row.config) as EffectiveConfig, restore: { row, lastSeq, storedSeq } };
     } catch (e) {
-      this.h.releaseSlot(key.orgId, sessionId);
-      this.h.log.warn('resume refused: checkpoint cannot be restored', { session_id: sessionId, error: e });
-      return undefined;
+      return e instanceof Error ? e : new Error(String(e));
     }
-    this.h.sessions.set(sessionId, session);
-    session.log.info('session restored from storage', { audio_offset: row.audio_offset, previous_owner: (row as { previous_owner?: string }).previous_owner });
-    return session;
   }
 
   /** The durable events after `lastSeq`, up to the last one the session persisted. */
-  private async unseenEvents(session: LiveSession, lastSeq: number): Promise<StoredEvent[]> {
-    const events = await this.h.store.eventsAfter(session.id, lastSeq);
+  async unseenEvents(session: LiveSession, lastSeq: number): Promise<StoredEvent[]> {
+    const events = await this.d.store.eventsAfter(session.id, lastSeq);
     for (let i = 1; i < REPLAY_READS && (events.at(-1)?.seq ?? lastSeq) < session.durableSeq; i++) {
-      events.push(...(await this.h.store.eventsAfter(session.id, events.at(-1)?.seq ?? lastSeq)));
+      events.push(...(await this.d.store.eventsAfter(session.id, events.at(-1)?.seq ?? lastSeq)));
     }
     return events;
   }
 
-  private async replayStopped(conn: Connection, id: string, lastSeq: number, issued: number, offset: number, metrics: object): Promise<void> {
-    const events = await this.h.store.eventsAfter(id, lastSeq);
-    conn.send(configured(id, this.h.engine, { resumed: true, lastSeq: issued, offset }));
-    for (const row of events) conn.send(JSON.parse(row.json) as object);
-    conn.send({ type: 'status', state: 'stopped', message: 'session already stopped (replayed)', metrics });
-    this.h.log.info('stopped session replayed', { session_id: id, replayed: events.length });
+  /** The session resumed on `conn` (attached to it): `configured`, then the events the client has not seen. */
+  resumed(session: LiveSession, conn: Connection, lastSeq: number, events: StoredEvent[]): void {
+    const issued = session.lastSeq;
+    conn.send(configured(session.id, this.d.engine, session.config, { resumed: true, lastSeq: issued, offset: session.audioOffset }));
+    const replayed = session.replay(events);
+    session.log.info('session resumed', { client_last_seq: lastSeq, last_seq: issued, replayed, resume_audio_offset: session.audioOffset });
+  }
+
+  /** A stopped session: `configured`, its events after `last_seq`, `status: stopped`, then a close. */
+  async replay(conn: Connection, r: StoppedReplay): Promise<void> {
+    const events = await this.d.store.eventsAfter(r.sessionId, r.lastSeq);
+    conn.send(configured(r.sessionId, this.d.engine, undefined, { resumed: true, lastSeq: r.issued, offset: r.offset }));
+    for (const row of events) conn.send(row.json);
+    conn.send({ type: 'status', state: 'stopped', message: 'session already stopped (replayed)', metrics: r.metrics });
+    this.d.log.info('stopped session replayed', { session_id: r.sessionId, replayed: events.length });
     conn.close(1000, 'stopped');
+  }
+
+  private refuse(why: string, sessionId: string): ResumeDecision {
+    this.d.log.info(why, { session_id: sessionId });
+    return { kind: 'refuse' };
   }
 }

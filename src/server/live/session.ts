@@ -3,7 +3,7 @@
  * through its {@link SessionJournal}. Knows nothing of sockets: it talks to its current peer through
  * {@link SessionPeer} (absent while the socket is gone and the session waits to be resumed).
  */
-import type { ControlAction, EffectiveConfig, ErrorCode } from '../../protocol';
+import type { ControlAction, EffectiveConfig, ErrorCode, OutgoingBatchReplace, OutgoingMessage, OutgoingTranscript, SentMetrics } from '../../protocol';
 import { type Recognizer } from '../engine/recognizer';
 import { type WorkerRecognizer, isWorkerRecognizer } from '../engine/engine';
 import { monotonicMs } from '../clock';
@@ -17,7 +17,7 @@ export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 
 
 export interface SessionPeer {
   /** A message, or one already serialised as JSON (sent as it is). */
-  send(message: object | string): void;
+  send(message: OutgoingMessage | string): void;
   /** Sends `error` and closes (the session has ended on a failure of its own). */
   fail?(code: ErrorCode, message: string): void;
 }
@@ -27,18 +27,6 @@ export interface SessionPeer {
  * it gives up when nothing advanced for `stop_delay` plus this long.
  */
 export const STOP_STALL_MS = 10_000;
-
-export interface SessionMetrics {
-  total_chunks: number;
-  session_duration: number;
-  discarded_chunks: number;
-  audio_seconds: number;
-  final_chunks: number;
-}
-
-type WireEvent =
-  | { type: 'transcript'; status: string; id: string; index: number; text: string; seq: number }
-  | { type: 'batch.replace'; data: unknown; seq: number };
 
 export interface LiveSessionInit {
   id: string;
@@ -172,7 +160,7 @@ export class LiveSession {
     this.detachedAt = monotonicMs();
   }
 
-  metrics(): SessionMetrics {
+  metrics(): SentMetrics {
     return {
       total_chunks: this.totalFrames,
       session_duration: round3(((this.stoppedAt ?? monotonicMs()) - this.createdMono) / 1000),
@@ -223,7 +211,7 @@ export class LiveSession {
    * With `resumable` (service shutdown) the session is not marked stopped in storage, so a client
    * may resume it after the restart.
    */
-  stop(opts: { reason: string; resumable?: boolean }): Promise<SessionMetrics | undefined> {
+  stop(opts: { reason: string; resumable?: boolean }): Promise<SentMetrics | undefined> {
     if (this.state === 'stopping' || this.state === 'stopped') return Promise.resolve(undefined);
     this.state = 'stopping';
     this.clearFlushTimer();
@@ -243,7 +231,7 @@ export class LiveSession {
     });
   }
 
-  private finishStop(opts: { reason: string; resumable?: boolean }): SessionMetrics {
+  private finishStop(opts: { reason: string; resumable?: boolean }): SentMetrics {
     this.state = 'stopped';
     this.stoppedAt = monotonicMs();
     const metrics = this.metrics();
@@ -328,7 +316,7 @@ export class LiveSession {
   }
 
   /** Sends a status message to the peer (no seq). */
-  send(message: object | string): void {
+  send(message: OutgoingMessage | string): void {
     this.peer?.send(message);
   }
 
@@ -364,7 +352,7 @@ export class LiveSession {
       return;
     }
     const seq = this.nextSeq++;
-    let wire: WireEvent;
+    let wire: OutgoingTranscript | OutgoingBatchReplace;
     if (event.type === 'transcript') {
       wire = { type: 'transcript', status: event.status, text: event.text, id: event.id, index: event.index, seq };
       if (event.status === 'final') this.finalChunks++;

@@ -13,6 +13,8 @@ import type { SentenceDecoder } from './recognizer';
 export interface ProofreadJob {
   job: number;
   pcm: ArrayBuffer;
+  /** The session's keyterms as hotwords (sherpa-onnx). */
+  hotwords?: string;
 }
 export type ProofreadAnswer = { job: number; hyp: string } | { job: number; error: string };
 
@@ -29,7 +31,7 @@ export class ThreadProofreader implements SentenceDecoder {
     private readonly spec: WorkerEngine,
   ) {}
 
-  decode(samples: Int16Array, onProgress?: () => void): Promise<string> {
+  decode(samples: Int16Array, onProgress?: () => void, hotwords?: string): Promise<string> {
     const w = this.thread();
     const job = this.nextJob++;
     const pcm = new ArrayBuffer(samples.byteLength);
@@ -54,7 +56,7 @@ export class ThreadProofreader implements SentenceDecoder {
           reject(e);
         },
       });
-      w.postMessage({ job, pcm } satisfies ProofreadJob, [pcm]);
+      w.postMessage({ job, pcm, ...(hotwords !== undefined ? { hotwords } : {}) } satisfies ProofreadJob, [pcm]);
     });
   }
 

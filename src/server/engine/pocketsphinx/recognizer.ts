@@ -41,8 +41,11 @@ function samplesOf(buf: Buffer): Int16Array {
 
 /** Decodes a whole sentence again (the proofreading pass), possibly elsewhere. */
 export interface SentenceDecoder {
-  /** The hypothesis for the sentence. `onProgress` is called while work on it goes on. */
-  decode(samples: Int16Array, onProgress?: () => void): Promise<string>;
+  /**
+   * The hypothesis for the sentence. `onProgress` is called while work on it goes on. `hotwords`: phrases
+   * to bias towards (`/`-separated, sherpa-onnx's form); a decoder that cannot use them ignores them.
+   */
+  decode(samples: Int16Array, onProgress?: () => void, hotwords?: string): Promise<string>;
   dispose(): void;
 }
 

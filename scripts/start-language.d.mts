@@ -1,0 +1,1 @@
+export function startLanguage(languages: readonly string[] | undefined, engine: string): { language: string; why: string };

@@ -1,0 +1,74 @@
+/**
+ * The part of the `sherpa-onnx-node` addon (1.13.8) that the service uses, as its JS wrapper defines it
+ * (`streaming-asr.js`, `non-streaming-asr.js`): an OnlineRecognizer shared by the streams of a thread, and
+ * an OfflineRecognizer for the proofreading pass. Tests implement these interfaces with a fake
+ * (test/helpers/fakeSherpaAddon.ts): no speech model can be downloaded where this project is developed.
+ */
+import { errorMessage } from '../../../shared/errors';
+import { EngineUnavailableError } from '../engine';
+
+export const SHERPA_VERSION = '1.13.8';
+
+export interface Waveform {
+  samples: Float32Array;
+  sampleRate: number;
+}
+
+export interface SherpaOnlineStream {
+  acceptWaveform(w: Waveform): void;
+  /** Multilingual Nemotron models read `language` from the stream at every decode (unset: detected). */
+  setOption?(key: string, value: string): void;
+}
+
+export interface SherpaOnline {
+  /** The addon's online streams take no hotwords (1.13.8): only the recognizer's `hotwordsFile`. */
+  createStream(): SherpaOnlineStream;
+  isReady(s: SherpaOnlineStream): boolean;
+  decode(s: SherpaOnlineStream): void;
+  /** Decodes several ready streams of this recognizer in one call (batched). */
+  decodeStreams?(streams: SherpaOnlineStream[]): void;
+  getResult(s: SherpaOnlineStream): { text: string };
+  reset(s: SherpaOnlineStream): void;
+}
+
+export interface SherpaOfflineStream {
+  acceptWaveform(w: Waveform): void;
+}
+
+export interface SherpaOffline {
+  /** `hotwords`: phrases separated by `/` (transducers decoded with `modified_beam_search`). */
+  createStream(hotwords?: string): SherpaOfflineStream;
+  decode(s: SherpaOfflineStream): void;
+  getResult(s: SherpaOfflineStream): { text: string };
+}
+
+export interface SherpaAddon {
+  version?: string;
+  OnlineRecognizer: new (config: object) => SherpaOnline;
+  OfflineRecognizer?: new (config: object) => SherpaOffline;
+}
+
+/**
+ * Test hook (docs/server.md): the path of a module standing in for `sherpa-onnx-node`
+ * (test/helpers/fakeSherpaModule.ts), so that the service's sherpa-onnx path, decoder and proofreading
+ * threads included, runs end to end where no speech model can be downloaded.
+ */
+const TEST_ADDON = process.env.DICTEE_TEST_SHERPA_ADDON || undefined;
+
+/** Loads the addon; throws {@link EngineUnavailableError} naming the platform package when it is missing. */
+export function loadSherpa(load: (id: string) => unknown = require): SherpaAddon {
+  try {
+    return load(TEST_ADDON ?? 'sherpa-onnx-node') as SherpaAddon;
+  } catch (e) {
+    throw new EngineUnavailableError(
+      `sherpa-onnx-node ${SHERPA_VERSION} cannot be loaded on ${process.platform}-${process.arch} (${errorMessage(e).split('\n')[0]}); run npm ci (it installs sherpa-onnx-${process.platform}-${process.arch})`,
+    );
+  }
+}
+
+/** 16-bit PCM as the addon takes it: float samples in [-1, 1). */
+export function floatSamples(pcm: Int16Array): Float32Array {
+  const out = new Float32Array(pcm.length);
+  for (let i = 0; i < pcm.length; i++) out[i] = pcm[i]! / 32768;
+  return out;
+}
