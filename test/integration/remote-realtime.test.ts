@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { FakeRealtime, type FakeDialect } from '../helpers/fakeRealtime';
 import { FakeTranscriptions } from '../helpers/fakeTranscriptions';
 import { recordings } from '../helpers/recordings';
-import { assertEveryWordOnce, clientRun, dictation, stream } from '../helpers/remote';
+import { FAST, assertEveryWordOnce, clientRun, dictation, stream } from '../helpers/remote';
 import { startServer } from '../helpers/server';
 
 describe('remote engine: realtime (built service, fake upstream)', function () {
@@ -19,13 +19,15 @@ describe('remote engine: realtime (built service, fake upstream)', function () {
       const server = await startServer({ args: ['--engine', 'realtime', '--engine-url', fake.url, '--engine-model', 'voxtral-fake'], env: { DICTEE_ENGINE_API_KEY: 'upstream-secret' } });
       try {
         const { key } = await server.createKey();
-        const run = clientRun(server, key);
+        const run = clientRun(server, key, { ...FAST, keyterms: ['Dashwood', 'Norland'] });
         await run.session.start();
         await stream(run.session, d.pcm);
         const result = await run.session.stop();
         assert.equal(result.reason, 'stopped', JSON.stringify(result));
         assert.deepEqual(run.errors, []);
         assertEveryWordOnce(run, d.words);
+        // OpenAI's dialects have room for the keyterms: the transcription prompt.
+        if (dialect !== 'vllm') assert.match(JSON.stringify(fake.updates.at(-1)), /"prompt":"Dashwood, Norland"/);
         if (dialect === 'vllm') assert.ok(run.streaming > d.words.length / 2, `streaming text as words come (${run.streaming} events)`);
         // The upstream got the audio at its own rate (16 kHz for vLLM, 24 kHz for OpenAI), all of it.
         const sentMs = (d.pcm.length / 2 / 16000) * 1000;

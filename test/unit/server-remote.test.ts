@@ -47,11 +47,17 @@ describe('remote engines: the recogniser the segmenter drives', () => {
     const r = new RemoteRecognizer('realtime');
     assert.equal(r.push(w), undefined);
     r.upstreamPartial('Hello there');
-    assert.equal(raw(r.push(w)), 'hello there');
+    assert.equal(raw(r.push(w)), 'Hello there');
     assert.equal(r.push(w), undefined);
     r.upstreamFinal('Hello there, world.');
-    assert.equal(raw(r.endUtterance()), 'hello there world');
+    assert.equal(raw(r.endUtterance()), 'Hello there, world.');
     assert.deepEqual(r.endUtterance(), []);
+  });
+
+  it('auto_punctuation false: the upstream punctuation and sentence capitals taken off, keyterms keep theirs', () => {
+    const r = new RemoteRecognizer('realtime', { autoPunctuation: false, keep: new Set(['Dupont']) });
+    r.upstreamFinal('Dupont is here. Then, the scan.');
+    assert.equal(raw(r.endUtterance()), 'Dupont is here then the scan');
   });
 
   it('never gives a word twice: an utterance of ours ended inside the upstream one, then its final, then a restart', () => {
@@ -70,12 +76,12 @@ describe('remote engines: the recogniser the segmenter drives', () => {
     assert.equal(raw(r.endUtterance()), 'seven');
   });
 
-  it('proofreads with the upstream casing, or with the second pass when there is one', async () => {
+  it('proofreads the first pass with a capital and a stop, or takes the second pass when there is one', async () => {
     const r = new RemoteRecognizer('realtime');
     r.upstreamFinal('dr Smith said hello');
     const words = r.endUtterance();
     assert.equal(r.endSentence(words, true), 'Dr Smith said hello.');
-    const p = new RemoteRecognizer('realtime', async (pcm) => `Doctor Smith said hello (${pcm.length} bytes).`);
+    const p = new RemoteRecognizer('realtime', { secondPass: async (pcm: Buffer) => `Doctor Smith said hello (${pcm.length} bytes).` });
     p.push(Buffer.alloc(640));
     p.upstreamFinal('dr smith said hello');
     assert.equal(await p.endSentence(p.endUtterance(), true), 'Doctor Smith said hello (640 bytes).');

@@ -4,7 +4,7 @@
  * `retry_after_ms`, and no session is left half-open), and talks to it through a
  * {@link RemoteSegmenterPort}. docs/engines.md describes the protocols and the fault bounds.
  */
-import type { EffectiveConfig } from '../../../protocol';
+import { type EffectiveConfig, keytermsOf } from '../../../protocol';
 import type { ServerLogger } from '../../log';
 import { type Engine, type EngineBusy, type EngineConnectRefusal, type EngineLink, EngineUnavailableError, type WorkerRecognizer } from '../engine';
 import { SIMULATED_SAMPLE_RATES } from '../simulated';
@@ -39,12 +39,6 @@ export interface RemoteEngineOptions {
   ca?: Buffer;
   proofreadUrl?: string;
   proofreadModel?: string;
-  /**
-   * Terms the recogniser should expect, for protocols with room for them (the realtime `prompt`). An
-   * internal option until the `keyterms` configure field lands; a session's own `keyterms`, when its
-   * configuration has them, take their place.
-   */
-  keyterms?: readonly string[];
   bounds?: Partial<RemoteBounds>;
   log: ServerLogger;
 }
@@ -55,11 +49,6 @@ class PreparedLink implements EngineLink {
   close(): void {
     this.link.close();
   }
-}
-
-function keytermsOf(config: EffectiveConfig, fallback?: readonly string[]): readonly string[] | undefined {
-  const k = (config as { keyterms?: unknown }).keyterms;
-  return Array.isArray(k) && k.every((t) => typeof t === 'string') ? (k as string[]) : fallback;
 }
 
 export class RemoteEngine implements Engine {
@@ -73,8 +62,15 @@ export class RemoteEngine implements Engine {
     /** The most the upstream takes (realtime: 16 or 24 kHz; undefined: any, as Vosk). */
     private readonly upstreamRate: number | undefined,
     private readonly o: RemoteEngineOptions,
+    /** The protocol dialect found at start (undefined: the upstream could not be reached then). */
+    private readonly dialect?: string,
   ) {
     this.bounds = { ...DEFAULT_REMOTE_BOUNDS, ...o.bounds };
+  }
+
+  /** OpenAI's dialects carry the session's keyterms as the transcription `prompt`; vLLM's and Vosk's have no room. */
+  appliesKeyterms(): boolean {
+    return this.dialect === 'openai' || this.dialect === 'openai-beta';
   }
 
   unsupported(config: EffectiveConfig): string | undefined {
@@ -139,10 +135,10 @@ export class RemoteEngine implements Engine {
   }
 
   private async open(config: EffectiveConfig): Promise<UpstreamLink> {
-    const keyterms = keytermsOf(config, this.o.keyterms);
+    const keyterms = keytermsOf(config);
     const timeout = this.bounds.connectTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
-    const opening = this.protocol.open(config.sample_rate, { language: config.language, ...(keyterms ? { keyterms } : {}) });
+    const opening = this.protocol.open(config.sample_rate, { language: config.language, ...(keyterms.length ? { keyterms } : {}) });
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new UpstreamUnreachableError(`no connection within ${timeout} ms`)), timeout);
     });
@@ -187,9 +183,11 @@ export async function openRemoteEngine(o: RemoteEngineOptions): Promise<RemoteEn
   };
   const protocol: UpstreamProtocol = o.engine === 'realtime' ? new RealtimeProtocol(settings) : new VoskProtocol(settings);
   let rate: number | undefined = o.engine === 'realtime' ? 24000 : undefined;
+  let dialect: string | undefined;
   try {
     const probe = await protocol.probe();
     rate = probe.rate;
+    dialect = probe.dialect;
     o.log.info('speech recogniser reached', { engine: o.engine, dialect: probe.dialect, url: shownUrl(o.url), upstream_sample_rate: probe.rate });
   } catch (e) {
     if (e instanceof UpstreamRefusedError) throw new EngineUnavailableError(e.message);
@@ -197,5 +195,5 @@ export async function openRemoteEngine(o: RemoteEngineOptions): Promise<RemoteEn
     if (e instanceof Error && /CERT|certificate|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/i.test(e.message)) throw new EngineUnavailableError(`${e.message} (a private CA: --engine-ca FILE)`);
     o.log.warn('speech recogniser unreachable at start: sessions are refused (INIT_ERROR) until it is back', { url: shownUrl(o.url), reason: e instanceof Error ? e.message : String(e) });
   }
-  return new RemoteEngine(o.engine, protocol, rate, o);
+  return new RemoteEngine(o.engine, protocol, rate, o, dialect);
 }

@@ -16,7 +16,9 @@
  * without a connection the session fails (INTERNAL_ERROR, its finals kept). Audio held back counts as
  * lag: the engine refuses new sessions while a session lags more than its bound (remoteEngine.ts).
  */
+import { autoPunctuationOf, keytermsOf } from '../../../protocol';
 import type { ServerLogger } from '../../log';
+import { keptWords } from '../sherpa/text';
 import { type ChunkEvent, Segmenter, type SegmenterCheckpoint } from '../segmenter';
 import type { PortInit, SegmenterPort } from '../segmenterPort';
 import { Vad, samplesOf } from '../vad';
@@ -84,7 +86,12 @@ export class RemoteSegmenterPort implements SegmenterPort {
   constructor(private readonly o: RemotePortOptions) {
     const init = o.init;
     this.log = o.log;
-    this.recognizer = new RemoteRecognizer(o.name, o.secondPass);
+    const keyterms = keytermsOf(init.config);
+    this.recognizer = new RemoteRecognizer(o.name, {
+      ...(o.secondPass ? { secondPass: o.secondPass } : {}),
+      autoPunctuation: autoPunctuationOf(init.config),
+      ...(keyterms.length ? { keep: keptWords(keyterms) } : {}),
+    });
     const restore = init.restore;
     this.segmenter = new Segmenter(init.config, this.recognizer, {
       ...(restore ? { restore } : {}),

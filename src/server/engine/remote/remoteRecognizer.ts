@@ -8,8 +8,8 @@
  * the segmenter ended one of its own utterances inside it (`consumed`) are skipped when the upstream
  * says them again (its next partial, its final, or its decode of the audio re-sent after a reconnect).
  */
-import { type RecognizedWord, type Recognizer, sentenceCase } from '../recognizer';
-import { tokenize } from '../simulated';
+import type { RecognizedWord, Recognizer } from '../recognizer';
+import { modelWords, proofreadText } from '../sherpa/text';
 
 export const REMOTE_SNAPSHOT = { engine: 'remote' } as const;
 
@@ -26,23 +26,41 @@ export class RemoteRecognizer implements Recognizer {
   /** The sentence's audio (for the second pass), when there is one. */
   private sentenceAudio: Buffer[] = [];
 
+  private readonly secondPass: ((pcm: Buffer) => Promise<string>) | undefined;
+  private readonly autoPunctuation: boolean;
+  private readonly keep: ReadonlySet<string> | undefined;
+
   constructor(
     readonly name: string,
-    /** Second pass on a finished sentence's audio (`--proofread-url`), or undefined. */
-    private readonly secondPass?: (pcm: Buffer) => Promise<string>,
+    o: {
+      /** Second pass on a finished sentence's audio (`--proofread-url`). */
+      secondPass?: (pcm: Buffer) => Promise<string>;
+      /** `auto_punctuation`: keep the upstream's punctuation and sentence capitals (default true). */
+      autoPunctuation?: boolean;
+      /** Words written as the user writes them (the session's keyterms): their capitals stay. */
+      keep?: ReadonlySet<string>;
+    } = {},
   ) {
-    this.ignoresAudio = secondPass === undefined;
+    this.secondPass = o.secondPass;
+    this.autoPunctuation = o.autoPunctuation !== false;
+    this.keep = o.keep;
+    this.ignoresAudio = o.secondPass === undefined;
+  }
+
+  /** The upstream's text as words, as the session asked (`auto_punctuation`, the same rules as sherpa-onnx's). */
+  private words(text: string): RecognizedWord[] {
+    return modelWords(text, this.autoPunctuation, this.keep);
   }
 
   // ------------------------------------------------------------ from the upstream (remotePort.ts)
 
   upstreamPartial(text: string): void {
-    this.partial = tokenize(text).slice(this.consumed);
+    this.partial = this.words(text).slice(this.consumed);
     this.changed = true;
   }
 
   upstreamFinal(text: string): void {
-    this.done.push(...tokenize(text).slice(this.consumed));
+    this.done.push(...this.words(text).slice(this.consumed));
     this.consumed = 0;
     this.partial = [];
     this.changed = true;
@@ -76,10 +94,10 @@ export class RemoteRecognizer implements Recognizer {
     const audio = Buffer.concat(this.sentenceAudio);
     this.sentenceAudio = [];
     if (!proofread) return undefined;
-    // The upstream's own casing and punctuation (the proofread forms), with a capital and a final stop.
-    const firstPass = sentenceCase(words.map((w) => w.proofread));
+    // The first pass's words are already as the session asked (auto_punctuation): a capital and a period.
+    const firstPass = proofreadText(words.map((w) => w.raw).join(' '), true);
     if (!this.secondPass || audio.length === 0) return firstPass;
-    return this.secondPass(audio).then((text) => (text.trim() === '' ? firstPass : text.trim()));
+    return this.secondPass(audio).then((text) => (text.trim() === '' ? firstPass : proofreadText(text, this.autoPunctuation, this.keep)));
   }
 
   checkpoint(): unknown {
