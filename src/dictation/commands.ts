@@ -65,8 +65,40 @@ export function matchCommand(text: string, table: LanguageTable, templates: read
       continue;
     }
     if (c.kind === 'insertTemplate') return { kind: 'insertTemplate', spokenName, template };
+    const proof = proofreadingAction(c.kind, spokenName, table);
+    if (proof) return proof;
   }
   return null;
+}
+
+/** How many readings the editor offers at most ("choose five"). */
+export const MAX_CHOICE = 9;
+
+/** The proofreading commands with words after them; null when what follows is not what they take (dictation). */
+function proofreadingAction(kind: CommandRule['kind'], said: string, table: LanguageTable): DictationAction | null {
+  switch (kind) {
+    case 'chooseAlternative': {
+      const choice = /^\d+$/u.test(said) ? Number(said) : smallNumber(said, table);
+      return choice !== undefined && choice >= 1 && choice <= MAX_CHOICE ? { kind, choice } : null;
+    }
+    case 'correctWords':
+      return { kind, words: said };
+    case 'spellThat': {
+      // Letters said one by one: "b r o n c h e" (a digit is a letter of its own too).
+      const letters = said.split(' ');
+      return letters.every((l) => [...l].length === 1) ? { kind, letters: letters.join('') } : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** A number said as one word of the language's table ("deux", "two", "zwei"), units and teens only. */
+function smallNumber(said: string, table: LanguageTable): number | undefined {
+  for (const [word, n] of Object.entries(table.numbers.words)) {
+    if (!n.ord && (n.kind === 'u' || n.kind === 'tu') && fold(word) === said) return n.value;
+  }
+  return undefined;
 }
 
 /**
@@ -128,10 +160,17 @@ export interface SpokenGroup {
   entries: SpokenEntry[];
 }
 
+/** What a command's `{name}` is shown as, when it is not a name. */
+const SLOT_SHOWN: Partial<Record<CommandRule['kind'], string>> = {
+  chooseAlternative: '‹number›',
+  correctWords: '‹words›',
+  spellThat: '‹letters›',
+};
+
 /** The spoken commands of a language, from the same tables the grammar uses. */
 export function spokenCommands(table: LanguageTable): SpokenGroup[] {
   const cmd = (c: CommandRule): SpokenEntry => ({
-    say: c.say.map((s) => s.replace('{name}', '‹name›')),
+    say: c.say.map((s) => s.replace('{name}', SLOT_SHOWN[c.kind] ?? '‹name›')),
     does: c.doc,
     command: c.kind,
     ...(c.editorOnly ? { editorOnly: true } : {}),

@@ -35,7 +35,11 @@ export type ActionKind =
   | 'stopDictation'
   | 'whatCanISay'
   | 'insertTemplate'
-  | 'insertAutoText';
+  | 'insertAutoText'
+  | 'correctThat'
+  | 'chooseAlternative'
+  | 'correctWords'
+  | 'spellThat';
 
 export interface Template {
   /** Name as shown and spoken, from the file name ("Radiologie", "normal thorax"). */
@@ -62,7 +66,15 @@ export type DictationAction =
       spokenName: string;
       /** The template it resolved to, or null when no template has that name. */
       template: Template | null;
-    };
+    }
+  /** Proofreading (the editor): the engine's other readings of the selection or the last utterance. */
+  | { kind: 'correctThat' }
+  /** Picks reading `choice` (1 for the first) of the list the editor shows. */
+  | { kind: 'chooseAlternative'; choice: number }
+  /** Selects the last occurrence of `words` (folded, as said) in what was dictated, then offers its readings. */
+  | { kind: 'correctWords'; words: string }
+  /** Writes `letters` (spelled one by one) in place of the selection or the last utterance. */
+  | { kind: 'spellThat'; letters: string };
 
 /** A phrase rule: spoken forms and what they produce. */
 export interface PhraseRule {
@@ -85,7 +97,10 @@ export interface PhraseRule {
   doc: string;
 }
 
-/** A whole-utterance command. `{name}` in a spoken form stands for a template or auto-text name. */
+/**
+ * A whole-utterance command. `{name}` in a spoken form stands for a template or auto-text name (the
+ * number of a reading for `chooseAlternative`, the words for `correctWords`, the letters for `spellThat`).
+ */
 export interface CommandRule {
   kind: ActionKind;
   say: string[];

@@ -6,6 +6,10 @@ import * as vscode from 'vscode';
 import { Announcer } from './ui/announcer';
 import { ApiKeyStore } from './apiKeyStore';
 import { DictationController } from './run/dictationController';
+import { DoubtfulWords } from './proofreading/doubtfulWords';
+import { CorrectThat } from './proofreading/correctThat';
+import { CheckReport } from './proofreading/checkReport';
+import { PlayBack } from './proofreading/playBack';
 import { FieldWarnings } from './templates/fieldWarnings';
 import { transcribeAudioFile } from './run/fileTranscription';
 import { ToggleKey } from './ui/keybindings';
@@ -13,7 +17,7 @@ import { Log } from './log';
 import { checkRecorder, testMicrophone } from './run/microphoneTest';
 import { chooseLanguage, selectMicrophone } from './ui/pickers';
 import { Settings } from './settings';
-import { cleartextRemote } from './settingsMap';
+import { cleartextRemote, grammarOptions } from './settingsMap';
 import { StatusBar } from './ui/statusBar';
 import { TemplateCommands } from './templates/templateCommands';
 import { TemplateStore } from './templates/templateStore';
@@ -32,6 +36,11 @@ function warnIfCleartext(settings: Settings): void {
     .then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'dictee.serverUrl'));
 }
 
+/** A document's address as a command argument: a Uri (quick fixes) or its string (hover links). */
+function asUri(u: unknown): vscode.Uri {
+  return u instanceof vscode.Uri ? u : vscode.Uri.parse(String(u));
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   const began = performance.now();
   // The status-bar item first, in its neutral state: it is what a user looks for as the window opens.
@@ -43,7 +52,11 @@ export function activate(context: vscode.ExtensionContext): void {
   const templates = new TemplateStore(context.extensionUri, log, (m) => void vscode.window.showWarningMessage(`Dictée: ${m}`));
   // "Next Field" of a fields-left warning is the command's (created just below, called later).
   const fields: FieldWarnings = new FieldWarnings((doc): Promise<void> => templateCommands.field('next', doc));
-  const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'));
+  const doubtful = new DoubtfulWords();
+  const correctThat = new CorrectThat(doubtful, () => grammarOptions(settings.read()));
+  const checkReport = new CheckReport(doubtful);
+  const playBack = new PlayBack(doubtful, log);
+  const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'), doubtful, correctThat, playBack);
   const templateCommands = new TemplateCommands(dictation, templates, fields);
   const manifest = context.extension.packageJSON as { version?: unknown; contributes?: { keybindings?: { command: string; key: string; mac?: string }[] } };
   const defaultBinding = manifest.contributes?.keybindings?.find((k) => k.command === 'dictee.toggle');
@@ -92,6 +105,20 @@ export function activate(context: vscode.ExtensionContext): void {
     ),
     templates,
     fields,
+    doubtful,
+    correctThat,
+    vscode.commands.registerCommand('dictee.correctThat', () => correctThat.correct()),
+    // The quick fix of a doubtful word (not in the command palette).
+    vscode.commands.registerCommand('dictee.correctRange', (uri: unknown, start: number, end: number) => correctThat.correctRange(asUri(uri), start, end)),
+    checkReport,
+    vscode.commands.registerCommand('dictee.checkReport', () => checkReport.run()),
+    playBack,
+    vscode.commands.registerCommand('dictee.playBack', () => playBack.play()),
+    // The quick fix and hover of a doubtful word (not in the command palette).
+    vscode.commands.registerCommand('dictee.playRange', (uri: unknown, start: number, end: number) => playBack.playRange(asUri(uri), start, end)),
+    vscode.commands.registerCommand('dictee.nextDoubtfulWord', () => doubtful.go('next')),
+    vscode.commands.registerCommand('dictee.previousDoubtfulWord', () => doubtful.go('previous')),
+    vscode.commands.registerCommand('dictee.acceptDoubtfulWord', (id?: unknown) => doubtful.accept(typeof id === 'string' ? id : undefined)),
     vscode.commands.registerCommand('dictee.insertTemplate', () => templateCommands.insertTemplate()),
     vscode.commands.registerCommand('dictee.nextField', () => templateCommands.field('next')),
     vscode.commands.registerCommand('dictee.previousField', () => templateCommands.field('previous')),

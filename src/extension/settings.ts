@@ -27,6 +27,7 @@ export class Settings {
       vocabulary: c.get('vocabulary'),
       'templates.folder': c.get('templates.folder'),
       'accessibility.announceSentences': c.get('accessibility.announceSentences'),
+      'proofreading.threshold': c.get('proofreading.threshold'),
     };
     // Advanced fields are sent only when the user set them, so that the preset's values apply otherwise.
     for (const key of Object.keys(ADVANCED_FIELDS)) {

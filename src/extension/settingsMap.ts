@@ -8,6 +8,7 @@ import { DEFAULT_SERVER_URL } from '../protocol/http';
 import { DEFAULT_RECORDER, RECORDERS, type RecorderName } from '../audio/spawn';
 import { normaliseGrammarSettings, type GrammarSettings } from './grammarSettings';
 import { ENGLISH, type L10n } from './ui/l10nText';
+import type { FormatOptions } from '../dictation';
 
 /** The advanced settings (`dictee.advanced.<key>`) and the `configure` field each one sets. */
 export const ADVANCED_FIELDS = {
@@ -57,7 +58,15 @@ export interface DicteeSettings {
   grammar: GrammarSettings;
   /** `dictee.autoPunctuation`. */
   autoPunctuation: AutoPunctuationSetting;
+  /**
+   * `dictee.proofreading.threshold`: words the engine is less sure of than this (0–1) are marked as
+   * doubtful; 0 turns marking off (and the service is not asked for the details).
+   */
+  proofreadingThreshold: number;
 }
+
+/** `dictee.proofreading.threshold` when unset or invalid. */
+export const DEFAULT_PROOFREADING_THRESHOLD = 0.6;
 
 /** The setting a `configure` field comes from (`silence_threshold` → `dictee.advanced.silenceThreshold`). */
 export function settingForField(field: string | undefined): string | undefined {
@@ -77,6 +86,8 @@ export function settingForField(field: string | undefined): string | undefined {
       return 'dictee.serverUrl';
     case 'auto_punctuation':
       return 'dictee.autoPunctuation';
+    case 'details':
+      return 'dictee.proofreading.threshold';
   }
   if (f === 'keyterms' || f.startsWith('keyterms.')) return 'dictee.vocabulary';
   for (const [key, name] of Object.entries(ADVANCED_FIELDS)) {
@@ -118,7 +129,13 @@ export function normaliseSettings(raw: Record<string, unknown>, l10n: L10n = ENG
     advanced,
     grammar: normaliseGrammarSettings(raw, l10n),
     autoPunctuation: oneOf(AUTO_PUNCTUATION_VALUES, raw.autoPunctuation, 'auto'),
+    proofreadingThreshold: proofreadingThreshold(raw['proofreading.threshold']),
   };
+}
+
+function proofreadingThreshold(v: unknown): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return DEFAULT_PROOFREADING_THRESHOLD;
+  return Math.min(1, Math.max(0, v));
 }
 
 /**
@@ -146,6 +163,13 @@ export function keytermsFor(s: Pick<DicteeSettings, 'language' | 'grammar'>): st
   return [...out];
 }
 
+/** The dictation grammar's options for text written outside a run (Correct That), when the grammar is on. */
+export function grammarOptions(s: Pick<DicteeSettings, 'language' | 'specialty' | 'grammar'>): FormatOptions | undefined {
+  const g = s.grammar;
+  if (!g.enabled) return undefined;
+  return { language: s.language, specialty: s.specialty, vocabulary: g.vocabulary[s.language], ...(g.decimalSeparator ? { decimalSeparator: g.decimalSeparator } : {}) };
+}
+
 /** The `config` of `configure` for these settings. */
 export function configFromSettings(s: DicteeSettings): ClientConfig {
   const config: Record<string, unknown> = {
@@ -158,6 +182,8 @@ export function configFromSettings(s: DicteeSettings): ClientConfig {
   };
   const keyterms = keytermsFor(s);
   if (keyterms.length) config.keyterms = keyterms;
+  // Word confidences and alternatives are asked for only when doubtful words are marked.
+  if (s.proofreadingThreshold > 0) config.details = true;
   for (const [key, value] of Object.entries(s.advanced)) {
     if (value === undefined) continue;
     config[ADVANCED_FIELDS[key as AdvancedKey]] = value;

@@ -125,6 +125,8 @@ export const ConfigSchema = z.strictObject(
     keyterms: KeytermsSchema.optional(),
     /** Ours: keep the punctuation and casing a model writes by itself (default true). */
     auto_punctuation: z.boolean({ error: 'auto_punctuation must be a boolean' }).optional(),
+    /** Ours: chunks carry their place in the audio, word times and confidences, alternatives (default false). */
+    details: z.boolean({ error: 'details must be a boolean' }).optional(),
     resume: ResumeSchema.optional(),
   },
   { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field ${iss.keys.join(', ')}` : 'config must be an object') },
@@ -150,6 +152,13 @@ export interface EffectiveConfig {
   keyterms?: string[];
   /** Ours. Absent in configurations stored before it existed: read it with {@link autoPunctuationOf}. */
   auto_punctuation?: boolean;
+  /** Ours. Absent unless the `configure` asked for it: read it with {@link detailsOf}. */
+  details?: boolean;
+}
+
+/** Whether the session's chunks carry details (times, word confidences, alternatives). */
+export function detailsOf(config: Pick<EffectiveConfig, 'details'>): boolean {
+  return config.details === true;
 }
 
 /** The session's keyterms (none when the configuration has none). */

@@ -75,6 +75,25 @@ export const ConfiguredMessageSchema = z.looseObject({
   keyterms_applied: z.boolean().optional(),
 });
 
+/** Ours (`details`): one word of a chunk, its place in the session's audio and its confidence in [0, 1]. */
+export const WordDetailSchema = z.looseObject({
+  text: z.string(),
+  start_ms: z.number().min(0),
+  end_ms: z.number().min(0),
+  confidence: z.number().min(0).max(1),
+});
+
+/**
+ * Ours, sent only to a session that asked for `details`: the chunk's place in the session's audio
+ * (`start_ms`, `end_ms`), its words, and other readings of the whole chunk (best first, at most 5).
+ */
+const chunkDetails = {
+  start_ms: z.number().min(0).optional(),
+  end_ms: z.number().min(0).optional(),
+  words: z.array(WordDetailSchema).optional(),
+  alternatives: z.array(z.string()).max(5).optional(),
+};
+
 export const TranscriptMessageSchema = z.looseObject({
   type: z.literal('transcript'),
   status: z.enum(CHUNK_STATUSES),
@@ -82,6 +101,7 @@ export const TranscriptMessageSchema = z.looseObject({
   id: z.string(),
   index,
   seq,
+  ...chunkDetails,
 });
 
 export const ChunkSchema = z.looseObject({
@@ -89,6 +109,7 @@ export const ChunkSchema = z.looseObject({
   index,
   text: z.string(),
   status: z.string(),
+  ...chunkDetails,
 });
 
 export const BatchReplaceMessageSchema = z.looseObject({
@@ -131,6 +152,7 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
 export type ConfiguredMessage = z.infer<typeof ConfiguredMessageSchema>;
 export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;
 export type Chunk = z.infer<typeof ChunkSchema>;
+export type WordDetail = z.infer<typeof WordDetailSchema>;
 export type BatchReplaceMessage = z.infer<typeof BatchReplaceMessageSchema>;
 export type Metrics = z.infer<typeof MetricsSchema>;
 export type StatusMessage = z.infer<typeof StatusMessageSchema>;

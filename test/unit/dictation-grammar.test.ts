@@ -135,11 +135,26 @@ describe('dictation: commands and "What Can I Say?"', () => {
     assert.deepEqual(formatUtterance('Standardwerte übernehmen', { language: 'de' }, { before: '', after: '' }).actions, [{ kind: 'acceptDefaults' }]);
     assert.deepEqual(formatUtterance('detener dictado', { language: 'es' }, { before: '', after: '' }).actions, [{ kind: 'stopDictation' }]);
   });
+  it('proofreading commands said alone: choose a reading by its number, correct words, spell letters, in the four languages', () => {
+    const actions = (text: string, language: 'fr' | 'en' | 'es' | 'de'): unknown => formatUtterance(text, { language }, { before: '', after: '' }).actions;
+    assert.deepEqual(actions('choisir deux', 'fr'), [{ kind: 'chooseAlternative', choice: 2 }]);
+    assert.deepEqual(actions('Choose two.', 'en'), [{ kind: 'chooseAlternative', choice: 2 }]);
+    assert.deepEqual(actions('elegir dos', 'es'), [{ kind: 'chooseAlternative', choice: 2 }]);
+    assert.deepEqual(actions('zwei wählen', 'de'), [{ kind: 'chooseAlternative', choice: 2 }]);
+    assert.deepEqual(actions('pick 4', 'en'), [{ kind: 'chooseAlternative', choice: 4 }]);
+    assert.deepEqual(actions('choose twenty', 'en'), [], 'beyond the list: dictation');
+    assert.deepEqual(actions('corriger épanchement pleural', 'fr'), [{ kind: 'correctWords', words: 'epanchement pleural' }]);
+    assert.deepEqual(actions('correct that', 'en'), [{ kind: 'correctThat' }]);
+    assert.deepEqual(actions('Leber korrigieren', 'de'), [{ kind: 'correctWords', words: 'leber' }]);
+    assert.deepEqual(actions('épeler B R O N C H E', 'fr'), [{ kind: 'spellThat', letters: 'bronche' }]);
+    assert.deepEqual(actions('spell that bronchus', 'en'), [], 'not letters: dictation');
+  });
   it('lists every command, structure and punctuation phrase of a language from the tables', () => {
     for (const l of LANGUAGES) {
       const groups = spokenCommands(TABLES[l]);
       const said = groups.flatMap((g) => g.entries.flatMap((e) => e.say));
-      for (const c of TABLES[l].commands) for (const s of c.say) assert.ok(said.includes(s.replace('{name}', '‹name›')), `${l}: ${s}`);
+      const slot = (k: string): string => ({ chooseAlternative: '‹number›', correctWords: '‹words›', spellThat: '‹letters›' })[k] ?? '‹name›';
+      for (const c of TABLES[l].commands) for (const s of c.say) assert.ok(said.includes(s.replace('{name}', slot(c.kind))), `${l}: ${s}`);
       for (const r of [...TABLES[l].structure, ...TABLES[l].punctuation]) for (const s of r.say) assert.ok(said.includes(s), `${l}: ${s}`);
     }
   });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ConfigSchema, DEFAULTS } from '../../src/protocol/config';
 import { ADVANCED_FIELDS, configFromSettings, normaliseSettings, settingForField } from '../../src/extension/settingsMap';
 import { normaliseGrammarSettings, resolveFolderSetting } from '../../src/extension/grammarSettings';
-import { formatElapsed, languageRowNote, languageView, levelBar, serves, statusView } from '../../src/extension/ui/statusText';
+import { doubtfulView, formatElapsed, languageRowNote, languageView, levelBar, serves, statusView } from '../../src/extension/ui/statusText';
 import { presentError, warningSentence } from '../../src/extension/run/errorText';
 import { ENGLISH } from '../../src/extension/ui/l10nText';
 import { ASSUMED_LINE_WIDTH, displayProvisional, PROVISIONAL_MAX_CHARS, PROVISIONAL_MIN_CHARS, provisionalRoom } from '../../src/extension/editor/provisionalText';
@@ -34,8 +34,18 @@ describe('extension pure helpers', () => {
       assert.equal(s.serverUrl, 'http://127.0.0.1:8787');
       assert.equal(s.languageAuto, true);
       const c = configFromSettings(s);
-      assert.deepEqual(c, { language: 'fr', specialty: 'general', preset: 'balanced', sample_rate: 16000, encoding: 'pcm_s16le', auto_punctuation: false });
+      assert.deepEqual(c, { language: 'fr', specialty: 'general', preset: 'balanced', sample_rate: 16000, encoding: 'pcm_s16le', auto_punctuation: false, details: true });
       assert.ok(ConfigSchema.safeParse(c).success);
+    });
+
+    it('dictee.proofreading.threshold: 0.6 by default, kept within 0–1; details are asked for only above 0', () => {
+      assert.equal(normaliseSettings({}).proofreadingThreshold, 0.6);
+      assert.equal(normaliseSettings({ 'proofreading.threshold': 'high' }).proofreadingThreshold, 0.6);
+      assert.equal(normaliseSettings({ 'proofreading.threshold': 1.5 }).proofreadingThreshold, 1);
+      assert.equal(normaliseSettings({ 'proofreading.threshold': 0.3 }).proofreadingThreshold, 0.3);
+      assert.equal(configFromSettings(normaliseSettings({ 'proofreading.threshold': 0.3 })).details, true);
+      assert.equal('details' in configFromSettings(normaliseSettings({ 'proofreading.threshold': 0 })), false);
+      assert.equal(settingForField('config.details'), 'dictee.proofreading.threshold');
     });
 
     it('dictee.autoPunctuation: auto is off while the dictation grammar is on (spoken punctuation), on when it is off; on and off as said', () => {
@@ -254,6 +264,13 @@ describe('extension pure helpers', () => {
   });
 
   describe('status bar texts', () => {
+    it('the doubtful-words item: hidden without any, the count otherwise, in words for screen readers', () => {
+      assert.equal(doubtfulView(ENGLISH, 0), undefined);
+      assert.equal(doubtfulView(ENGLISH, 1)?.text, '$(eye) 1');
+      assert.match(doubtfulView(ENGLISH, 1)!.accessibilityLabel, /1 doubtful word\./);
+      assert.match(doubtfulView(ENGLISH, 3)!.tooltip, /3 doubtful words in this document/);
+    });
+
     it('formats elapsed time', () => {
       assert.equal(formatElapsed(0), '0:00');
       assert.equal(formatElapsed(12_400), '0:12');
@@ -377,6 +394,10 @@ describe('extension pure helpers', () => {
       assert.match(c.text, /dictee\.advanced\.silenceThreshold/);
       assert.equal(c.setting, 'dictee.advanced.silenceThreshold');
       assert.equal(c.actions[0], 'openSettings');
+      // A service older than details refuses the field: the threshold at 0 dictates without it.
+      const d = presentError(ENGLISH, err({ code: 'CONFIG_ERROR', message: 'unknown field details', field: 'details' }), { ...sent, serverUrl: 'x' });
+      assert.equal(d.setting, 'dictee.proofreading.threshold');
+      assert.match(d.text, /does not give the confidence of the words.*Set dictee\.proofreading\.threshold to 0/);
       const n = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'ECONNREFUSED' }), { ...sent, serverUrl: 'http://h:1' });
       assert.equal(n.setting, 'dictee.serverUrl');
       assert.match(n.text, /the service at http:\/\/h:1 cannot be reached/);

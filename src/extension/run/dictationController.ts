@@ -21,6 +21,9 @@ import type { Settings } from '../settings';
 import type { DicteeSettings } from '../settingsMap';
 import type { StatusBar } from '../ui/statusBar';
 import type { DictationState } from '../ui/statusText';
+import type { DoubtfulWords } from '../proofreading/doubtfulWords';
+import type { CorrectThat } from '../proofreading/correctThat';
+import type { PlayBack } from '../proofreading/playBack';
 import { docName, pickTarget, type DictationTarget } from './target';
 import type { TemplateStore } from '../templates/templateStore';
 
@@ -52,6 +55,9 @@ export class DictationController implements vscode.Disposable, RunHost {
     private readonly fields: FieldWarnings,
     private readonly announcer: Announcer,
     readonly rescueDir: vscode.Uri,
+    readonly doubtfulWords: DoubtfulWords,
+    readonly correctThat: CorrectThat,
+    readonly playBack: PlayBack,
   ) {
     this.notifications = new Notifications(() => log.show());
     void vscode.commands.executeCommand('setContext', 'dictee.state', 'idle');

@@ -25,6 +25,9 @@ import { type RescueReason, rescueText } from './rescue';
 import { configFromSettings, type DicteeSettings } from '../settingsMap';
 import type { StatusBar } from '../ui/statusBar';
 import type { DictationTarget } from './target';
+import type { RunAudio } from '../../client/proofreading/runAudio';
+import { proofreadingFor, type ProofreadingHost } from '../proofreading/runHooks';
+import type { RunProofreading } from '../proofreading/runProofreading';
 
 /** Seconds of all-zero audio before the muted-microphone warning. */
 const MUTED_AFTER_S = 3;
@@ -66,8 +69,8 @@ export interface RunOutcome {
   fileDone: boolean;
 }
 
-/** What a run tells its controller. */
-export interface RunHost {
+/** What a run tells its controller (and the proofreading services it hands over). */
+export interface RunHost extends ProofreadingHost {
   readonly status: StatusBar;
   readonly notifications: Notifications;
   /** The run's session changed state (the controller maps it to its own). */
@@ -106,6 +109,10 @@ export class DictationRun {
   private fatal: DictationError | undefined;
   private recorderFailed: Error | undefined;
   private readonly stopExtraS: number;
+  /** Doubtful words and alternatives of the run's chunks, when `dictee.proofreading.threshold` is above 0. */
+  readonly proofreading: RunProofreading | undefined;
+  /** The audio sent to the service, kept in memory for Play Back (with the proofreading's word times). */
+  private readonly audio: RunAudio | undefined;
 
   /** Throws a DictationError (CONFIG_ERROR) when the server URL of the settings is not usable. */
   constructor(
@@ -141,8 +148,14 @@ export class DictationRun {
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
     this.disposables.push(this.writer, this.target, ...this.wireSession(), ...this.wireCapture());
+    const proof = proofreadingFor(host, { id, settings, doc: () => this.target.doc, grammar: dictation !== undefined, log: this.log });
+    this.proofreading = proof?.proofreading;
+    this.audio = proof?.audio;
     this.disposables.push(
-      this.writer.onDidWriteLast(({ start, end }) => host.lastWritten(this, start, end)),
+      this.writer.onDidWriteLast(({ start, end }) => {
+        host.lastWritten(this, start, end);
+        this.proofreading?.lastWritten(start, end);
+      }),
       this.writer.onDidCloseTarget(() => {
         this.targetClosed = true;
         void this.end('the target document was closed');
@@ -287,10 +300,13 @@ export class DictationRun {
     return [
       session.on('message', (m) => {
         const ops = model.apply(m);
-        apply(ops);
+        this.proofreading?.message(m, ops, writer.write(ops));
         for (const op of ops) if (op.kind === 'insert' && op.text.trim() !== '') host.committed(this, op.text);
       }),
-      session.on('generation', () => apply(model.beginGeneration())),
+      session.on('generation', () => {
+        this.audio?.beginGeneration();
+        apply(model.beginGeneration());
+      }),
       session.on('configured', (c) => {
         if (c.resumed) apply(model.dropProvisional());
         host.status.update({ reconnecting: false, retryInS: undefined });
@@ -327,6 +343,7 @@ export class DictationRun {
       return [
         capture.on('data', (pcm) => {
           session.sendAudio(pcm);
+          this.audio?.append(pcm);
           if (source.kind === 'file') source.progress(capture.delivered / bps);
         }),
         capture.on('end', () => {
@@ -344,6 +361,7 @@ export class DictationRun {
     return [
       capture.on('data', (pcm) => {
         session.sendAudio(pcm);
+        this.audio?.append(pcm);
         host.status.level(this.meter.push(pcm));
         for (const ev of silence.push(pcm)) {
           if (ev.kind === 'muted') {

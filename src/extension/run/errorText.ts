@@ -59,6 +59,15 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
       };
     case 'CONFIG_ERROR': {
       const setting = settingForField(e.field);
+      if (setting === 'dictee.proofreading.threshold') {
+        // A service older than `details`: it does not know the field at all.
+        return {
+          severity: 'error',
+          text: l10n.t('Dictée: the service does not give the confidence of the words it hears (an older version). Set {0} to 0 to dictate without marking doubtful words.', setting),
+          actions: ['openSettings', 'showLog'],
+          setting,
+        };
+      }
       return {
         severity: 'error',
         text: setting

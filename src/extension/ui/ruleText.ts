@@ -65,5 +65,10 @@ export function ruleDescription(l10n: L10n, english: string): string | undefined
 
 /** The placeholders of spoken forms ("insert template ‹name›", "literal ‹word›") in the user's language. */
 export function spokenPlaceholders(l10n: L10n, said: string): string {
-  return said.replace(/‹name›/gu, l10n.t('‹name›')).replace(/‹word›/gu, l10n.t('‹word›'));
+  return said
+    .replace(/‹name›/gu, l10n.t('‹name›'))
+    .replace(/‹word›/gu, l10n.t('‹word›'))
+    .replace(/‹number›/gu, l10n.t('‹number›'))
+    .replace(/‹words›/gu, l10n.t('‹words›'))
+    .replace(/‹letters›/gu, l10n.t('‹letters›'));
 }

@@ -60,6 +60,14 @@ function commandDoes(l10n: L10n, kind: ActionKind): string {
       return l10n.t('insert the template of that name');
     case 'insertAutoText':
       return l10n.t('insert the auto-text of that name (only when one has that name)');
+    case 'correctThat':
+      return l10n.t('offer the other readings of the selection or of the last utterance');
+    case 'chooseAlternative':
+      return l10n.t('pick that reading from the list shown');
+    case 'correctWords':
+      return l10n.t('select the last dictated occurrence of those words and offer their other readings');
+    case 'spellThat':
+      return l10n.t('write the letters said one by one in place of the selection or of the last utterance');
   }
 }
 

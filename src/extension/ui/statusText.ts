@@ -256,3 +256,14 @@ export function languageView(l10n: L10n, language: Language, specialty: Specialt
     accessibilityLabel: l10n.t('Dictation language {0}, vocabulary {1}. Click to change.', lang, voc),
   };
 }
+
+/** The doubtful-words item: how many words of the active document the engine was unsure of (hidden at 0); a click goes to the next one. */
+export function doubtfulView(l10n: L10n, count: number): { text: string; tooltip: string; accessibilityLabel: string } | undefined {
+  if (count <= 0) return undefined;
+  const words = count === 1 ? l10n.t('1 doubtful word') : l10n.t('{0} doubtful words', count);
+  return {
+    text: `$(eye) ${count}`,
+    tooltip: l10n.t('Dictée: {0} in this document, where the engine was unsure of what it heard. Click to go to the next one; change it, or accept it as it is.', words),
+    accessibilityLabel: l10n.t('Dictée: {0}. Click to go to the next one.', words),
+  };
+}

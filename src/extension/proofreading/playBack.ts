@@ -1,0 +1,110 @@
+/**
+ * Play Back: the sentence under the cursor (or the selection) played from the run's audio, in a small
+ * webview player beside the editor, its words lit as they pass. The audio stays on the user's machine,
+ * in memory (client/proofreading/runAudio.ts): it is played in the webview (the user's side, in the
+ * browser too), never written into the document nor sent anywhere. It is forgotten when its document is
+ * closed, unless `dictee.audio.keep` keeps it until VS Code closes.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { PlacedChunk } from '../../client/proofreading/proofMarks';
+import { RunAudio, timedWords, wavOf, type TimedWord } from '../../client/proofreading/runAudio';
+import { REOPEN_GRACE_MS } from '../editor/vscodeDocument';
+import type { Logger } from '../../shared/logger';
+import type { DoubtfulWords } from './doubtfulWords';
+import { playerHtml } from './playerHtml';
+
+export class PlayBack implements vscode.Disposable {
+  /** The audio of each run, by document. */
+  private readonly audio = new Map<string, Map<number, RunAudio>>();
+  private panel: vscode.WebviewPanel | undefined;
+  private readonly listeners: vscode.Disposable[];
+  /** When the last Play Back was asked for (its first sound is logged with the delay). */
+  private askedAt = 0;
+
+  constructor(
+    private readonly words: DoubtfulWords,
+    private readonly log: Logger,
+  ) {
+    this.listeners = [
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        const uri = d.uri.toString();
+        setTimeout(() => {
+          if (vscode.workspace.textDocuments.some((t) => t.uri.toString() === uri && !t.isClosed)) return;
+          if (!vscode.workspace.getConfiguration('dictee').get<boolean>('audio.keep', false)) this.audio.delete(uri);
+        }, REOPEN_GRACE_MS);
+      }),
+    ];
+  }
+
+  /** Run `run` dictates into `doc`: its audio is kept for Play Back. */
+  keep(doc: vscode.TextDocument, run: number, sampleRate: number): RunAudio {
+    const key = doc.uri.toString();
+    let runs = this.audio.get(key);
+    if (!runs) this.audio.set(key, (runs = new Map()));
+    const audio = new RunAudio(sampleRate);
+    runs.set(run, audio);
+    return audio;
+  }
+
+  /** The quick fix of a doubtful word, and its hover: the sentence of `[start, end)` of `uri`. */
+  async playRange(uri: vscode.Uri, start: number, end: number): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = vscode.window.visibleTextEditors.find((e) => e.document === doc) ?? (await vscode.window.showTextDocument(doc));
+    editor.selection = new vscode.Selection(doc.positionAt(start), doc.positionAt(end));
+    this.play(editor);
+  }
+
+  /** The command: the sentence under the cursor, or the selection. */
+  play(editor = vscode.window.activeTextEditor): void {
+    if (!editor) return;
+    this.askedAt = performance.now();
+    const d = editor.document;
+    const marks = this.words.marksOf(d);
+    const sel = editor.selection;
+    const from = d.offsetAt(sel.start);
+    const to = d.offsetAt(sel.end);
+    const chunks = (marks ? (sel.isEmpty ? [marks.chunkAt(from)].filter((c): c is PlacedChunk => c !== undefined) : marks.chunksIn(from, to)) : []).filter((c) => c.audio);
+    const first = chunks[0]?.audio;
+    // One run's service session at a time (times of another session are not comparable).
+    const same = chunks.filter((c) => c.audio!.run === first?.run && c.audio!.generation === first?.generation);
+    const audio = first && this.audio.get(d.uri.toString())?.get(first.run);
+    if (!first || !audio) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Dictée: no dictated audio is kept for the text at the cursor.'));
+      return;
+    }
+    const startMs = Math.min(...same.map((c) => c.audio!.startMs));
+    const endMs = Math.max(...same.map((c) => c.audio!.endMs));
+    const pcm = audio.slice(first.generation, startMs, endMs);
+    if (!pcm) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Dictée: the audio of this sentence is no longer kept.'));
+      return;
+    }
+    const words: TimedWord[] = same.flatMap((c) => timedWords(c.words, startMs));
+    this.show(wavOf(pcm, audio.sampleRate), words);
+  }
+
+  private show(wav: Buffer, words: TimedWord[]): void {
+    if (!this.panel) {
+      this.panel = vscode.window.createWebviewPanel('dictee.playBack', vscode.l10n.t('Dictée: Play Back'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, localResourceRoots: [] });
+      this.panel.onDidDispose(() => (this.panel = undefined));
+      this.panel.webview.onDidReceiveMessage((m: { type?: unknown }) => {
+        if (m?.type === 'playing') this.log.info(`play back: first sound ${Math.round(performance.now() - this.askedAt)} ms after the command`);
+      });
+      const nonce = randomBytes(16).toString('base64');
+      this.panel.webview.html = playerHtml(this.panel.webview.cspSource, nonce, {
+        play: vscode.l10n.t('Play again'),
+        label: vscode.l10n.t('The dictated audio of the sentence'),
+      });
+    } else {
+      this.panel.reveal(vscode.ViewColumn.Beside, true);
+    }
+    void this.panel.webview.postMessage({ type: 'play', wav: wav.toString('base64'), words });
+  }
+
+  dispose(): void {
+    for (const l of this.listeners) l.dispose();
+    this.panel?.dispose();
+    this.audio.clear();
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Proofreading in real VS Code, with the simulated engine's details (docs/protocol.md: word k of the
+ * script has confidence 0.4 when k is a multiple of 5, and each doubtful word gives one alternative, the
+ * chunk without it): the doubtful words are marked and counted in the status bar, Next Doubtful Word
+ * selects one, Correct That offers the engine's other reading and applies it in one undo step, Check
+ * Report lists what is left in the Problems panel, Play Back opens its player; and the same by voice
+ * ("correct lungs", "choose one"). Skipped against a service
+ * that does not send details.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { WsProbe } from '../helpers/server';
+import { framesOf, silence, speechPcm } from '../helpers/speech';
+import { waitFor } from '../helpers/wait';
+import { dicteeSettings, getWorld, SCRIPT, useWorld, type World } from './lib/world';
+import { ensureKey, extensionLog, keepFailure, openReportAtFindings, sentences, startDictation, stopDictation } from './lib/dictate';
+
+useWorld();
+
+/** Dictée's words in the suite's display language (package.nls.fr.json, l10n/bundle.l10n.fr.json). */
+const FR = {
+  nextDoubtful: 'Dictée: Mot douteux suivant',
+  correctThat: 'Dictée: Corriger',
+  correctThatTitle: /Dictée\s:\sCorriger/,
+  deleteWords: '(supprimer ces mots)',
+  checkReport: 'Dictée: Vérifier le compte rendu',
+  checkSummary: /1 point\(s\) à vérifier dans le compte rendu \(champs à remplir\s:\s0, mots douteux\s:\s1, textes à compléter\s:\s0\)/,
+  seenProblem: /Mot douteux, non vérifié\s:\sle moteur était sûr à 40\s%\sde «\sseen\s»/,
+  playBack: 'Dictée: Réécouter',
+  playerTitle: /Dictée\s:\sRéécouter/,
+};
+
+/** Whether the service's transcripts carry words with confidences when asked (`details`). */
+async function serviceSendsDetails(w: World): Promise<boolean> {
+  const p = new WsProbe(w.service.wsUrl, { header: w.apiKey });
+  try {
+    await p.configure({ language: 'en', silence_threshold: 0.8, engine_endpointing: 0.3, stop_delay: 0.5, details: true });
+    for (const f of framesOf(Buffer.concat([silence(300), await speechPcm('chest'), silence(1200)]), 3200)) p.sendAudio(f);
+    p.send({ type: 'control', action: 'stop' });
+    await p.waitFor((m) => m.type === 'status' && m.state === 'stopped', 30_000, 'the probe session to stop');
+    return p.messages.some((m) => m.type === 'transcript' && Array.isArray(m.words));
+  } catch {
+    return false;
+  } finally {
+    p.close();
+  }
+}
+
+/** The service restarted with this script (same port, same keys). */
+async function useScript(w: World, text: string): Promise<void> {
+  writeFileSync(path.join(w.tmp, 'script.txt'), text);
+  await w.service.restart();
+}
+
+/** One utterance (its words as said), then a pause that ends it (longer than silence_threshold). */
+async function say(w: World, line: string): Promise<void> {
+  const words = line.toLowerCase().replace(/[.,]/gu, '').trim();
+  await w.mic.playPcm(Buffer.concat([silence(200), await speechPcm(words), silence(1500)]));
+}
+
+async function editorText(w: World): Promise<string> {
+  return (await w.wb.editorLines()).join('\n');
+}
+
+describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, Play Back', function () {
+  this.timeout(240_000);
+  let w: World;
+
+  before(async function () {
+    this.timeout(600_000);
+    w = await getWorld();
+    await ensureKey(w);
+    if (!(await serviceSendsDetails(w))) this.skip();
+    w.codeServer.writeSettings(dicteeSettings(w.service.url, { 'dictee.proofreading.threshold': 0.6 }));
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    if (!w) return;
+    w.codeServer.writeSettings(dicteeSettings(w.service.url));
+    await useScript(w, SCRIPT);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && w) await keepFailure(w, this.currentTest.title);
+  });
+
+  it('18. marks the doubtful words, goes to one, corrects it from the alternatives in one undo step, checks the report, plays a sentence back', async () => {
+    const { wb } = w;
+    await openReportAtFindings(w);
+    await startDictation(w);
+    // "Chest radiograph shows clear lungs. No pleural effusion is seen.": words 5 and 10 are doubtful.
+    await w.mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.'));
+    await waitFor(async () => (await editorText(w)).includes('seen.'), 30_000, 'the two sentences proofread');
+    await stopDictation(w);
+    const item = await waitFor(async () => (await wb.statusItems()).find((i) => i.id.endsWith('dictee.doubtful')), 15_000, 'the doubtful-words item');
+    assert.equal(item.text, '2', JSON.stringify(item));
+    assert.match(item.label, /2 mots douteux/);
+    await wb.screenshot('18-doubtful-words-marked');
+
+    // Next Doubtful Word selects "lungs"; Correct That offers the engine's other reading (without it).
+    await wb.focusEditor();
+    await wb.runCommand(FR.nextDoubtful);
+    await waitFor(async () => /\(5 selected\)/.test(await wb.page.locator('#status\\.editor\\.selection').innerText()), 5_000, '"lungs" selected');
+    await wb.runCommand(FR.correctThat);
+    await waitFor(async () => FR.correctThatTitle.test(await wb.quickInputTitle()), 10_000, 'the Correct That list');
+    const rows = await wb.quickPickRows();
+    assert.ok(rows[0]?.startsWith(`1. ${FR.deleteWords}`), JSON.stringify(rows));
+    await wb.screenshot('18-correct-that');
+    await wb.page.keyboard.press('Enter');
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear. No pleural'), 10_000, 'the reading applied');
+    await waitFor(async () => (await wb.statusItems()).find((i) => i.id.endsWith('dictee.doubtful'))?.text === '1', 5_000, 'one doubtful word left');
+    // One undo step takes the correction back, whole.
+    await wb.focusEditor();
+    await wb.page.keyboard.press('Control+Z');
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear lungs. No pleural'), 5_000, 'the correction undone in one step');
+    await wb.page.keyboard.press('Control+Shift+Z');
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear. No pleural'), 5_000, 'redone');
+
+    // Check Report: the one doubtful word not reviewed, in the Problems panel.
+    await wb.clearNotifications();
+    await wb.runCommand(FR.checkReport);
+    await wb.waitForNotification(FR.checkSummary);
+    await waitFor(async () => FR.seenProblem.test(await wb.page.locator('.markers-panel').innerText().catch(() => '')), 10_000, 'the problem listed');
+    await wb.screenshot('18-check-report');
+
+    // Play Back: the sentence at the cursor in the player beside the editor.
+    await wb.focusEditor();
+    await wb.gotoLineEnd(5);
+    await wb.runCommand(FR.playBack);
+    await waitFor(async () => (await wb.page.locator('.tab').allInnerTexts()).some((t) => FR.playerTitle.test(t)), 10_000, 'the Play Back player');
+    // Its audio element (in the webview's frame) plays the sentence's audio, the words shown beside it.
+    const played = await waitFor(async () => {
+      for (const frame of wb.page.frames()) {
+        const state = (await frame
+          .evaluate(
+            `(() => { const a = document.getElementById('audio'); const w = document.getElementById('words');
+              return a ? { duration: a.duration, time: a.currentTime, ended: a.ended, words: w ? w.textContent : '' } : null; })()`,
+          )
+          .catch(() => null)) as { duration: number; time: number; ended: boolean; words: string } | null;
+        if (state && (state.ended || state.time > 0)) return state;
+      }
+      return undefined;
+    }, 10_000, 'the sentence playing');
+    assert.ok(played.duration > 0.3 && played.duration < 10, JSON.stringify(played));
+    assert.match(played.words, /seen/, JSON.stringify(played));
+    // The extension logs how long the user waited for the first sound (the page's clock, this loaded machine).
+    const delay = await waitFor(async () => /play back: first sound (\d+) ms after the command/.exec(extensionLog(w))?.[1], 10_000, 'the first sound logged');
+    // Again, the player already open (it is kept for the next sentence).
+    await wb.focusEditor();
+    await wb.gotoLineEnd(5);
+    await wb.runCommand(FR.playBack);
+    const again = await waitFor(async () => [...extensionLog(w).matchAll(/play back: first sound (\d+) ms after the command/g)][1]?.[1], 10_000, 'the second first sound logged');
+    console.log(`      play back: first sound ${delay} ms after the command (player opened), ${again} ms (player open)`);
+    await wb.screenshot('18-play-back');
+  });
+
+  it('19. corrects by voice: "correct lungs" selects the word and opens its readings, "choose one" applies the first', async () => {
+    const { wb } = w;
+    // One utterance per line (docs/protocol.md): word 5, "lungs", is doubtful; its reading is the chunk without it.
+    const lines = ['Chest radiograph shows clear lungs.', 'Correct lungs.', 'Choose one.'];
+    await useScript(w, ['#utterances', ...lines].join('\n'));
+    await openReportAtFindings(w);
+    await startDictation(w);
+    await say(w, lines[0]!);
+    await waitFor(async () => (await editorText(w)).includes('clear lungs.'), 30_000, 'the sentence proofread');
+    await say(w, lines[1]!);
+    await waitFor(async () => FR.correctThatTitle.test(await wb.quickInputTitle()), 30_000, 'the readings of "lungs", opened by voice');
+    const rows = await wb.quickPickRows();
+    assert.ok(rows[0]?.startsWith(`1. ${FR.deleteWords}`), JSON.stringify(rows));
+    await wb.screenshot('19-correct-by-voice');
+    await say(w, lines[2]!);
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear.'), 30_000, 'the first reading applied by voice');
+    await stopDictation(w);
+    const text = await editorText(w);
+    assert.ok(!/correct|choose/i.test(text), `the commands wrote nothing: ${text}`);
+    await wb.screenshot('19-corrected-by-voice');
+  });
+
+  it('20. spells by voice: "correct lungs" then "spell that l u n g" writes the letters over the word', async () => {
+    const { wb } = w;
+    const lines = ['Chest radiograph shows clear lungs.', 'Correct lungs.', 'Spell that l u n g.'];
+    await useScript(w, ['#utterances', ...lines].join('\n'));
+    await openReportAtFindings(w);
+    await startDictation(w);
+    await say(w, lines[0]!);
+    await waitFor(async () => (await editorText(w)).includes('clear lungs.'), 30_000, 'the sentence proofread');
+    await say(w, lines[1]!);
+    await waitFor(async () => FR.correctThatTitle.test(await wb.quickInputTitle()), 30_000, 'the readings of "lungs", opened by voice');
+    await say(w, lines[2]!);
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear lung.'), 30_000, 'the spelled word written');
+    await stopDictation(w);
+    assert.ok(!/spell|correct/i.test(await editorText(w)), 'the commands wrote nothing');
+    await wb.screenshot('20-spelled-by-voice');
+  });
+});

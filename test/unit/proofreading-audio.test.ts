@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { parseWav } from '../../src/client/wav';
+import { RunAudio, timedWords, wavOf } from '../../src/client/proofreading/runAudio';
+import { playerHtml } from '../../src/extension/proofreading/playerHtml';
+
+/** `ms` milliseconds of 1 kHz-rate PCM whose samples count up from `from` (so that slices can be checked). */
+function pcm(from: number, ms: number): Buffer {
+  const b = Buffer.alloc(ms * 2);
+  for (let i = 0; i < ms; i++) b.writeInt16LE(from + i, i * 2);
+  return b;
+}
+const samples = (b: Buffer | undefined): number[] => (b ? Array.from({ length: b.length / 2 }, (_, i) => b.readInt16LE(i * 2)) : []);
+
+describe('proofreading: a run\'s audio for Play Back', () => {
+  it('gives the audio of a span of the session, across the parts it was sent in', () => {
+    const a = new RunAudio(1000);
+    a.append(pcm(0, 100));
+    a.append(pcm(100, 100));
+    assert.deepEqual(samples(a.slice(0, 95, 105)), [95, 96, 97, 98, 99, 100, 101, 102, 103, 104]);
+    assert.equal(a.slice(0, 150, 400)?.length, 100, 'cut at what was received');
+    assert.equal(a.slice(0, 300, 400), undefined);
+    assert.equal(a.slice(0, 10, 10), undefined);
+  });
+
+  it('a new service session starts its times at the audio sent from then on', () => {
+    const a = new RunAudio(1000);
+    a.append(pcm(0, 100));
+    a.beginGeneration();
+    a.append(pcm(1000, 50));
+    assert.equal(a.generation, 1);
+    assert.deepEqual(samples(a.slice(1, 0, 3)), [1000, 1001, 1002]);
+    assert.equal(a.slice(0, 90, 200)?.length, 20, 'a span of the first session stops where it ended');
+    assert.equal(a.slice(2, 0, 10), undefined);
+  });
+
+  it('forgets the oldest audio past its bound', () => {
+    const a = new RunAudio(1000, 300);
+    for (let i = 0; i < 4; i++) a.append(pcm(i * 100, 100));
+    assert.equal(a.bytes, 200);
+    assert.equal(a.slice(0, 0, 50), undefined);
+    assert.deepEqual(samples(a.slice(0, 300, 302)), [300, 301]);
+  });
+
+  it('writes a WAV the player reads, and the words with times relative to what plays', () => {
+    const info = parseWav(wavOf(pcm(0, 10), 16000));
+    assert.equal(info.sampleRate, 16000);
+    assert.equal(info.channels, 1);
+    assert.deepEqual(timedWords([{ text: 'le', start_ms: 1000, end_ms: 1200 }, { text: 'foie' }, { text: 'est', start_ms: 1300, end_ms: 1500 }], 1000), [
+      { text: 'le', startMs: 0, endMs: 200 },
+      { text: 'est', startMs: 300, endMs: 500 },
+    ]);
+  });
+});
+
+describe('proofreading: the Play Back player', () => {
+  it('loads nothing from outside: its own script by nonce, audio from blob: or data: only; its words are escaped', () => {
+    const html = playerHtml('vscode-resource:', 'abc123', { play: 'Play <again>', label: 'The "audio"' });
+    assert.match(html, /default-src 'none'; media-src blob: data:; style-src vscode-resource: 'unsafe-inline'; script-src 'nonce-abc123';/);
+    assert.match(html, /<script nonce="abc123">/);
+    assert.match(html, /Play &lt;again&gt;/);
+    assert.match(html, /aria-label="The &quot;audio&quot;"/);
+    assert.doesNotMatch(html, /https?:\/\//);
+  });
+});
