@@ -16,6 +16,7 @@ import { BackendStartError } from './storage/backend';
 import { type Backends, openBackends } from './storage/backends';
 import { ENGINE_NAMES, type EngineName, openEngine } from './engine/pooled';
 import { type Engine, EngineUnavailableError } from './engine/engine';
+import type { RemoteBounds } from './engine/remote/remoteEngine';
 import { dataDirWarning } from './storage/db';
 import { masterKeyWeakness } from './storage/keys';
 import { LEVELS, type Level, createLogger, streamWriter } from './log';
@@ -35,6 +36,15 @@ Options:
                            pocketsphinx  English speech recognition (Debian: libpocketsphinx3
                                          pocketsphinx-en-us)
                            sherpa-onnx   streaming neural model installed with npm run models
+                           realtime      a remote recogniser speaking the OpenAI-style realtime
+                                         transcription protocol (vLLM, OpenAI, Azure OpenAI, Speaches)
+                           vosk          a remote Vosk server (WebSocket)
+  --engine-url URL       realtime: wss://HOST/v1/realtime; vosk: ws://HOST:2700 (the credential
+                         goes in DICTEE_ENGINE_API_KEY, never in the URL)
+  --engine-model NAME    the model the realtime recogniser is asked for
+  --engine-ca FILE       PEM CA certificates that verify the recogniser's TLS (internal servers)
+  --proofread-url URL    a second pass on each finished sentence by an OpenAI-style
+                         /v1/audio/transcriptions endpoint (realtime and vosk engines)
   --model DIR            pocketsphinx: model directory (default /usr/share/pocketsphinx/model/en-us)
   --model NAME|DIR       sherpa-onnx (required): a streaming model installed with npm run models, by
                          name (in DICTEE_MODELS_DIR, default ~/.cache/dictee/models) or directory
@@ -65,6 +75,7 @@ Environment:
   DICTEE_DATABASE_URL    the same as --database (the flag wins)
   DICTEE_REDIS_URL       the same as --redis (the flag wins)
   DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error
+  DICTEE_ENGINE_API_KEY  the credential sent to the remote recogniser (Authorization: Bearer)
 `;
 
 export { UsageError };
@@ -75,6 +86,10 @@ export interface CliOptions {
   dataDir: string;
   engine: EngineName;
   model?: string;
+  engineUrl?: string;
+  engineModel?: string;
+  engineCa?: string;
+  proofreadUrl?: string;
   proofreadModel?: string;
   workers?: number;
   script?: string;
@@ -97,6 +112,10 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   engine: { type: 'string' },
   model: { type: 'string' },
+  'engine-url': { type: 'string' },
+  'engine-model': { type: 'string' },
+  'engine-ca': { type: 'string' },
+  'proofread-url': { type: 'string' },
   'proofread-model': { type: 'string' },
   workers: { type: 'string' },
   script: { type: 'string' },
@@ -148,6 +167,17 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
   if (o.engine !== 'sherpa-onnx' && o.proofreadModel) throw new UsageError('--proofread-model is for the sherpa-onnx engine');
   if (o.engine === 'simulated' && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines');
   if (o.engine !== 'simulated' && o.script) throw new UsageError('--script is for the simulated engine');
+  const remote = o.engine === 'realtime' || o.engine === 'vosk';
+  if (v['engine-url'] !== undefined) o.engineUrl = nonEmpty('--engine-url', v['engine-url']);
+  if (v['engine-model'] !== undefined) o.engineModel = nonEmpty('--engine-model', v['engine-model']);
+  if (v['engine-ca'] !== undefined) o.engineCa = nonEmpty('--engine-ca', v['engine-ca']);
+  if (v['proofread-url'] !== undefined) o.proofreadUrl = nonEmpty('--proofread-url', v['proofread-url']);
+  if (remote && !o.engineUrl) throw new UsageError(`--engine ${o.engine} needs --engine-url`);
+  if (remote && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines (a remote engine takes --engine-model)');
+  if (!remote && (o.engineUrl || o.engineModel || o.engineCa || o.proofreadUrl)) {
+    throw new UsageError('--engine-url, --engine-model, --engine-ca and --proofread-url are for the realtime and vosk engines');
+  }
+  if (o.engine === 'vosk' && o.engineModel) throw new UsageError('--engine-model is for the realtime engine (a Vosk server serves one model)');
   if (v['per-key-limit'] !== undefined) o.perKeyLimit = wholeNumber('--per-key-limit', v['per-key-limit'], 1, 100000);
   return o;
 }
@@ -174,6 +204,24 @@ export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
     t[field] = Number(v);
   }
   return t;
+}
+
+/** The remote engines' fault bounds shortened by the environment (tests; docs/server.md). */
+export function remoteBoundsFromEnv(env: NodeJS.ProcessEnv): Partial<RemoteBounds> {
+  const out: Partial<RemoteBounds> = {};
+  const map: Record<string, keyof RemoteBounds> = {
+    DICTEE_ENGINE_CONNECT_TIMEOUT_MS: 'connectTimeoutMs',
+    DICTEE_ENGINE_RECONNECT_MS: 'reconnectMs',
+    DICTEE_ENGINE_STALL_MS: 'stallMs',
+    DICTEE_ENGINE_MAX_LAG_MS: 'maxLagMs',
+  };
+  for (const [name, field] of Object.entries(map)) {
+    const v = env[name];
+    if (v === undefined || v === '') continue;
+    if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`${name} must be a positive whole number of milliseconds`);
+    out[field] = Number(v);
+  }
+  return out;
 }
 
 /** `DICTEE_SLOT_LEASE_MS`: the lease of a concurrency slot in Redis (default 3000; the slots of a dead instance are free after it). */
@@ -204,10 +252,12 @@ async function main(): Promise<void> {
   let opts: CliOptions;
   let timing: Timing;
   let slotLeaseMs: number;
+  let remoteBounds: Partial<RemoteBounds>;
   try {
     opts = parseArgs(process.argv.slice(2), process.env);
     timing = timingFromEnv(process.env);
     slotLeaseMs = slotLeaseFromEnv(process.env);
+    remoteBounds = remoteBoundsFromEnv(process.env);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`error: ${e.message}\n\n${USAGE}`);
@@ -251,9 +301,31 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   }
+  let engineCa: Buffer | undefined;
+  if (opts.engineCa) {
+    try {
+      engineCa = readFileSync(opts.engineCa);
+    } catch (e) {
+      process.stderr.write(`error: cannot read --engine-ca ${opts.engineCa}: ${errorMessage(e)}\n`);
+      process.exit(2);
+    }
+  }
+  // The credential comes from the environment only, and goes nowhere but the upstream's header.
+  const engineKey = process.env.DICTEE_ENGINE_API_KEY || undefined;
+  const remote = opts.engineUrl
+    ? {
+        url: opts.engineUrl,
+        ...(opts.engineModel ? { model: opts.engineModel } : {}),
+        ...(engineKey ? { apiKey: engineKey } : {}),
+        ...(engineCa ? { ca: engineCa } : {}),
+        ...(opts.proofreadUrl ? { proofreadUrl: opts.proofreadUrl } : {}),
+        ...(process.env.DICTEE_PROOFREAD_MODEL ? { proofreadModel: process.env.DICTEE_PROOFREAD_MODEL } : {}),
+        bounds: remoteBounds,
+      }
+    : undefined;
   let engine: Engine;
   try {
-    engine = await openEngine({ engine: opts.engine, ...(opts.model ? { model: opts.model } : {}), ...(opts.proofreadModel ? { proofreadModel: opts.proofreadModel } : {}), ...(script ? { script } : {}), ...(opts.workers ? { workers: opts.workers } : {}), log });
+    engine = await openEngine({ engine: opts.engine, ...(opts.model ? { model: opts.model } : {}), ...(opts.proofreadModel ? { proofreadModel: opts.proofreadModel } : {}), ...(script ? { script } : {}), ...(opts.workers ? { workers: opts.workers } : {}), ...(remote ? { remote } : {}), log });
   } catch (e) {
     const why = e instanceof EngineUnavailableError ? e.message : errorMessage(e);
     process.stderr.write(`error: the ${opts.engine} engine cannot start: ${why}\n`);

@@ -11,7 +11,10 @@ import type { PortInit, SegmenterPort } from './segmenterPort';
 /** An engine cannot start: a missing library, model or file (the service exits 1 with the message). */
 export class EngineUnavailableError extends Error {}
 
-/** What the session needs to open a segmenter in a worker thread (see engine/pool.ts). */
+/**
+ * What the session needs to open a segmenter that runs elsewhere or waits on something (a worker thread,
+ * see engine/pool.ts; a remote recogniser, see engine/remote/).
+ */
 export interface WorkerRecognizer {
   readonly kind: 'worker';
   readonly name: string;
@@ -23,13 +26,29 @@ export interface EngineBusy {
   retryAfterMs: number;
 }
 
+/** A connection an engine made for a new session before it was admitted (a remote recogniser's socket). */
+export interface EngineLink {
+  close(): void;
+}
+
+/** Why {@link Engine.connect} could not make a session's connection (an INIT_ERROR with a retry time). */
+export interface EngineConnectRefusal {
+  message: string;
+  retryAfterMs: number;
+}
+
 export interface Engine {
   readonly name: string;
   /** Language codes the engine serves (`configured.languages`, `GET /healthz`). */
   readonly languages: readonly string[];
   /** Why this engine cannot serve the configuration (an INIT_ERROR message), or undefined. */
   unsupported(config: EffectiveConfig): string | undefined;
-  create(config: EffectiveConfig): Recognizer | WorkerRecognizer;
+  /**
+   * Engines whose recogniser is another machine: reaches it for a new session, before the session is
+   * admitted, so that a session never exists without it. The link goes to {@link create}.
+   */
+  connect?(config: EffectiveConfig): Promise<EngineLink | EngineConnectRefusal>;
+  create(config: EffectiveConfig, link?: EngineLink): Recognizer | WorkerRecognizer;
   /**
    * Whether this engine biases its recognition towards the session's `keyterms` (`configured.keyterms_applied`).
    * Absent: it ignores them (simulated, pocketsphinx).
@@ -48,6 +67,10 @@ export function isWorkerRecognizer(r: Recognizer | WorkerRecognizer): r is Worke
 /** The INIT_ERROR text for a language an engine does not serve. */
 export function languageRefusal(engine: string, language: string, languages: readonly string[]): string {
   return `language ${language} is not available in the ${engine} engine; it serves: ${languages.join(', ')}`;
+}
+
+export function isConnectRefusal(r: EngineLink | EngineConnectRefusal): r is EngineConnectRefusal {
+  return typeof (r as EngineConnectRefusal).retryAfterMs === 'number';
 }
 
 /** `configured.keyterms_applied`: the session has keyterms and its engine biases recognition towards them. */

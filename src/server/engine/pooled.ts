@@ -10,13 +10,14 @@ import type { ServerLogger } from '../log';
 import { DEFAULT_POCKETSPHINX_MODEL, POCKETSPHINX_LANGUAGES, POCKETSPHINX_SAMPLE_RATE, loadPocketsphinx, pocketsphinxModel } from './pocketsphinx/ffi';
 import { POCKETSPHINX_ENGINE_NAME } from './pocketsphinx/recognizer';
 import { DecoderPool } from './pool';
-import { type Engine, type EngineBusy, type WorkerRecognizer, languageRefusal } from './engine';
+import { type Engine, type EngineBusy, EngineUnavailableError, type WorkerRecognizer, languageRefusal } from './engine';
 import { loadModel } from './sherpa/load';
 import { SHERPA_ENGINE_NAME, loadSherpa } from './sherpa/recognizer';
 import { SimulatedEngine } from './simulated';
 import type { WorkerEngine } from './workerProtocol';
+import { type RemoteEngineOptions, openRemoteEngine } from './remote/remoteEngine';
 
-export const ENGINE_NAMES = ['simulated', 'pocketsphinx', 'sherpa-onnx'] as const;
+export const ENGINE_NAMES = ['simulated', 'pocketsphinx', 'sherpa-onnx', 'realtime', 'vosk'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
 
 export class PooledEngine implements Engine {
@@ -70,11 +71,17 @@ export interface OpenEngineOptions {
   log: ServerLogger;
   /** Directory of the built worker entry (default: beside this bundle). */
   distDir?: string;
+  /** `--engine realtime|vosk`: the upstream (engine/remote/). */
+  remote?: Omit<RemoteEngineOptions, 'engine' | 'log'>;
 }
 
 /** Builds the engine and checks that it can run. Throws an EngineUnavailableError with the reason. */
 export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   if (o.engine === 'simulated') return new SimulatedEngine(o.script);
+  if (o.engine === 'realtime' || o.engine === 'vosk') {
+    if (!o.remote) throw new EngineUnavailableError(`--engine ${o.engine} needs --engine-url`);
+    return openRemoteEngine({ ...o.remote, engine: o.engine, log: o.log });
+  }
   let spec: WorkerEngine;
   let languages: readonly string[];
   let keyterms: 'proofreading' | 'none' = 'none';

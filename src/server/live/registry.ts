@@ -8,7 +8,7 @@ import type { WebSocket } from 'ws';
 import { type ClientConfig, ConfigConflictError, type EffectiveConfig, resolveConfig } from '../../protocol';
 import { monotonicMs } from '../clock';
 import { Connection, type ConnectionHost } from './connection';
-import type { Engine } from '../engine/engine';
+import { type Engine, type EngineLink, isConnectRefusal } from '../engine/engine';
 import { HttpInits } from './httpInits';
 import { keepAlive } from './keepAlive';
 import type { ServerLogger } from '../log';
@@ -111,9 +111,13 @@ export class SessionRegistry implements ConnectionHost {
       conn.fail('CONCURRENCY_LIMIT_EXCEEDED', busy.message, { retryAfterMs: busy.retryAfterMs });
       return;
     }
+    // A remote recogniser is reached first: unreachable, the session never exists.
+    const link = await this.connectEngine(conn, effective);
+    if (link === null) return;
     const key = conn.key;
     const id = this.httpInits.adopt(key.id, (i) => this.sessions.has(i)) ?? randomUUID();
     if (!(await this.admit(conn, id))) {
+      link?.close();
       this.httpInits.giveBack(key.id, id);
       return;
     }
@@ -122,11 +126,12 @@ export class SessionRegistry implements ConnectionHost {
       await this.o.store.recordSession(id, key.id, key.orgId, 'ws', at);
       await this.o.store.sessionStarted(id, at);
     } catch (e) {
+      link?.close();
       this.o.limits.releaseSlot(key.orgId, id);
       this.httpInits.giveBack(key.id, id);
       throw e;
     }
-    const session = this.create(id, key, effective);
+    const session = this.create(id, key, effective, undefined, link);
     this.sessions.set(id, session);
     if (!this.attach(session, conn)) return;
     session.log.info('session configured', {
@@ -335,14 +340,32 @@ export class SessionRegistry implements ConnectionHost {
     return false;
   }
 
+  /**
+   * The engine's connection for a new session (engines whose recogniser is another machine), undefined
+   * when it needs none, or null when it cannot be made (the connection got INIT_ERROR and a retry time).
+   */
+  private async connectEngine(conn: Connection, config: EffectiveConfig): Promise<EngineLink | undefined | null> {
+    if (!this.o.engine.connect) return undefined;
+    const r = await this.o.engine.connect(config);
+    if (isConnectRefusal(r)) {
+      conn.fail('INIT_ERROR', r.message, { retryAfterMs: r.retryAfterMs });
+      return null;
+    }
+    if (conn.closing) {
+      r.close();
+      return null;
+    }
+    return r;
+  }
+
   /** The one way a LiveSession is made: new, or restored from its checkpoint. */
-  private create(id: string, key: ApiKey, config: EffectiveConfig, restore?: LiveSessionInit['restore']): LiveSession {
+  private create(id: string, key: ApiKey, config: EffectiveConfig, restore?: LiveSessionInit['restore'], link?: EngineLink): LiveSession {
     return new LiveSession({
       id,
       keyId: key.id,
       orgId: key.orgId,
       config,
-      recognizer: this.o.engine.create(config),
+      recognizer: this.o.engine.create(config, link),
       store: this.o.store,
       log: this.log.child({ session_id: id }),
       restore,

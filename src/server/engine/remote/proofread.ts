@@ -1,0 +1,91 @@
+/**
+ * `--proofread-url`: a second pass on each finished sentence by an OpenAI-style
+ * `POST /v1/audio/transcriptions` endpoint (whisper.cpp server, Speaches, vLLM): the sentence's audio
+ * as a WAV file in a multipart form (`file`, `response_format=json`, `language`, and `model` when
+ * DICTEE_PROOFREAD_MODEL is set), answered by `{"text": "…"}`. Its text becomes the sentence's
+ * `batch.replace`. The same credential and CA as the engine; the answer is bounded in size and time.
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { shownUrl } from './upstream';
+
+export interface ProofreadSettings {
+  url: string;
+  apiKey?: string;
+  ca?: Buffer;
+  model?: string;
+  timeoutMs: number;
+}
+
+const MAX_ANSWER_BYTES = 256 * 1024;
+
+/** A WAV file (RIFF, PCM s16le mono) around `pcm`. */
+export function wavOf(pcm: Buffer, rate: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0);
+  h.writeUInt32LE(36 + pcm.length, 4);
+  h.write('WAVEfmt ', 8);
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(rate, 24);
+  h.writeUInt32LE(rate * 2, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36);
+  h.writeUInt32LE(pcm.length, 40);
+  return Buffer.concat([h, pcm]);
+}
+
+/** The sentence's text from the endpoint; rejects on any failure (the first pass then stands). */
+export function transcribeSentence(s: ProofreadSettings, pcm: Buffer, rate: number, language: string): Promise<string> {
+  const boundary = `dictee-${randomBytes(12).toString('hex')}`;
+  const field = (name: string, value: string): string => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  const fields = [field('response_format', 'json'), ...(language !== 'any' ? [field('language', language)] : []), ...(s.model ? [field('model', s.model)] : [])].join('');
+  const body = Buffer.concat([
+    Buffer.from(`${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="sentence.wav"\r\nContent-Type: audio/wav\r\n\r\n`),
+    wavOf(pcm, rate),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const url = new URL(s.url);
+  const mod = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': body.length,
+          ...(s.apiKey ? { Authorization: `Bearer ${s.apiKey}` } : {}),
+        },
+        timeout: s.timeoutMs,
+        ...(s.ca && url.protocol === 'https:' ? { ca: s.ca } : {}),
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        let size = 0;
+        res.on('data', (d: Buffer) => {
+          size += d.length;
+          if (size > MAX_ANSWER_BYTES) req.destroy(new Error('the proofreading answer is too large'));
+          else parts.push(d);
+        });
+        res.on('end', () => {
+          if (res.statusCode !== 200) return reject(new Error(`the proofreading endpoint ${shownUrl(s.url)} answered HTTP ${res.statusCode}`));
+          try {
+            const v = JSON.parse(Buffer.concat(parts).toString('utf8')) as { text?: unknown };
+            if (typeof v.text !== 'string') throw new Error('no text');
+            resolve(v.text);
+          } catch {
+            reject(new Error('the proofreading endpoint sent no JSON text'));
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`the proofreading endpoint gave no answer within ${s.timeoutMs} ms`)));
+    req.on('error', (e) => reject(new Error(`the proofreading endpoint failed: ${(e as { code?: string }).code ?? e.message}`)));
+    req.end(body);
+  });
+}
