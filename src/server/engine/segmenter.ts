@@ -25,7 +25,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChunkStatus, EffectiveConfig } from '../../protocol';
 import { type RecognizedWord, type Recognizer, sentenceCase } from './recognizer';
-import { VAD_WINDOW_MS, Vad, type VadState, samplesOf } from './vad';
+import { VAD_WINDOW_MS, Vad, type VadState, type VoiceDetector, samplesOf } from './vad';
 
 const EMPTY = Buffer.alloc(0);
 const NO_EVENTS = Object.freeze([]) as unknown as SegmentEvent[];
@@ -99,10 +99,12 @@ export interface SegmenterOptions {
    * `endSentence` returned a promise). Required for such engines.
    */
   onLateEvents?: (events: SegmentEvent[]) => void;
+  /** The voice-activity detector (default: the energy {@link Vad}, restored from the checkpoint). */
+  detector?: VoiceDetector;
 }
 
 export class Segmenter {
-  private readonly vad: Vad;
+  private readonly vad: VoiceDetector;
   /** State before the first window of the engine's open utterance (undefined: none open). */
   private utteranceStart: WordMark | undefined;
   private readonly windowBytes: number;
@@ -129,7 +131,7 @@ export class Segmenter {
     this.windowBytes = Vad.windowBytes(config.sample_rate);
     this.ignoresAudio = recognizer.ignoresAudio === true;
     const r = opts.restore;
-    this.vad = new Vad(r?.vad);
+    this.vad = opts.detector ?? new Vad(r?.vad);
     if (r) {
       recognizer.restore(r.engine);
       this.processed = r.audioOffset;

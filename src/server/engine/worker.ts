@@ -13,6 +13,9 @@ import { type ProofreadAnswer, type ProofreadJob, ThreadProofreader } from './po
 import { PocketsphinxRecognizer, Proofreader } from './pocketsphinx/recognizer';
 import type { Recognizer } from './recognizer';
 import { SherpaRecognizer, loadSherpa, online } from './sherpa/recognizer';
+import { SileroVad, loadVadAddon, verifySileroModel } from './sileroVad';
+import { SimulatedEngine } from './simulated';
+import type { VoiceDetector } from './vad';
 import type { FromWorker, ToWorker, WorkerEngine } from './workerProtocol';
 
 /**
@@ -50,6 +53,10 @@ interface Factory {
 }
 
 function factory(spec: WorkerEngine): Factory {
+  if (spec.engine === 'simulated') {
+    const simulated = new SimulatedEngine(spec.script);
+    return { make: (config) => simulated.create(config), prepare: () => undefined };
+  }
   if (spec.engine === 'pocketsphinx') {
     const ps = loadPocketsphinx();
     const proofreader = new ThreadProofreader(__filename, spec);
@@ -73,6 +80,17 @@ function factory(spec: WorkerEngine): Factory {
 
 const sessions = new Map<string, Hosted>();
 let engine: Factory;
+/** Each session's voice-activity detector (undefined: the segmenter's own energy detector). */
+let detector: (() => VoiceDetector) | undefined;
+
+/** `--vad silero`: the file checked again here, in JavaScript, before the native runtime reads it. */
+function sileroDetector(file: string): () => VoiceDetector {
+  const model = verifySileroModel(file);
+  const addon = loadVadAddon();
+  // Loaded and run once now, on two blocks of silence: a runtime that cannot fails the start.
+  new SileroVad(addon, model).windowOf(new Int16Array(1024), 0, 1024);
+  return () => new SileroVad(addon, model);
+}
 
 /** Loads a spare decoder and says so (the service logs it at debug level, with the sessions hosted). */
 function loadSpare(): void {
@@ -125,6 +143,7 @@ function handle(m: ToWorker): void {
     const hosted: Hosted = { recognizer, decoded: m.restore?.audioOffset ?? 0, config: m.config } as Hosted;
     hosted.segmenter = new Segmenter(m.config, recognizer, {
       ...(m.restore ? { restore: m.restore } : {}),
+      ...(detector ? { detector: detector() } : {}),
       // A whole-sentence re-decode finishes later: its batch.replace goes out then.
       onLateEvents: (events) => report(m.id, hosted, events),
     });
@@ -194,6 +213,7 @@ if (spec.role === 'proofreader') {
 
 function startDecoderWorker(): void {
   try {
+    if (spec.sileroModel !== undefined) detector = sileroDetector(spec.sileroModel);
     engine = factory(spec);
     // A model that cannot load fails the service's start, not a session.
     engine.prepare();

@@ -4,9 +4,16 @@ import type { ChunkEvent, SegmentEvent, SegmenterCheckpoint } from './segmenter'
 import type { PocketsphinxModel } from './pocketsphinx/ffi';
 import type { SherpaModel } from './sherpa/model';
 
-export type WorkerEngine = ({ engine: 'pocketsphinx'; model: PocketsphinxModel } | { engine: 'sherpa-onnx'; model: SherpaModel }) & {
+export type WorkerEngine = (
+  | { engine: 'pocketsphinx'; model: PocketsphinxModel }
+  | { engine: 'sherpa-onnx'; model: SherpaModel }
+  /** The simulated engine in the pool: only with `--vad silero` (the detector is native). */
+  | { engine: 'simulated'; script?: string }
+) & {
   /** A decoder worker's proofreading thread (pocketsphinx/proofreadThread.ts) rather than a decoder worker. */
   role?: 'proofreader';
+  /** `--vad silero`: each session's segmenter uses Silero VAD from this file (its sha256 checked at start). */
+  sileroModel?: string;
 };
 
 export type ToWorker =
