@@ -89,7 +89,8 @@ function noisy(clean: Stream, speechPower: number, kind: 'whitenoise' | 'pinknoi
   const mixed = path.join(dir, 'mixed.raw');
   writeFileSync(speechFile, clean.pcm);
   const seconds = (clean.pcm.length / 2 / RATE).toFixed(3);
-  execFileSync('sox', ['-n', ...RAW, noiseFile, 'synth', seconds, kind, 'vol', '0.3']);
+  // -R: the same noise at every run.
+  execFileSync('sox', ['-R', '-n', ...RAW, noiseFile, 'synth', seconds, kind, 'vol', '0.3']);
   const gain = Math.sqrt(speechPower / 10 ** (snrDb / 10) / meanSquare(readFileSync(noiseFile)));
   // -v on every input: sox -m would otherwise scale each input by 1/2. Clipping at 5 dB is reported, kept.
   execFileSync('sox', ['-m', '-v', '1', ...RAW, speechFile, '-v', gain.toFixed(6), ...RAW, noiseFile, ...RAW, mixed], { stdio: ['ignore', 'ignore', 'ignore'] });
@@ -188,7 +189,7 @@ export async function run(): Promise<{ title: string; markdown: string }> {
   totals.silero.lat.sort((a, b) => a - b);
   const markdown = [
     `Real recorded English (Debian's pocketsphinx-testdata: the ${clean.speech.length} recordings, ${audioS.toFixed(1)} s with the pauses), after ${LEAD_MS} ms of`,
-    `silence, each followed by a ${PAUSE_MS / 1000} s pause: ${clean.speech.length} sentence ends to find per stream. Noise from sox (\`synth whitenoise\` or`,
+    `silence, each followed by a ${PAUSE_MS / 1000} s pause: ${clean.speech.length} sentence ends to find per stream. Noise from sox (\`sox -R -n … synth whitenoise\` or`,
     '`pinknoise`) over the whole stream, pauses included, scaled so that the speech\'s mean power over the recordings is 20, 10 or 5 dB',
     'above the noise\'s, mixed with `sox -m`. Each stream goes through the service\'s segmenter (default configuration:',
     'engine_endpointing 0.5 s, silence_threshold 2 s, proofreading on; the simulated recognizer) 20 ms at a time, once with each',
