@@ -8,7 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DecoderPool } from '../../src/server/engine/pool';
 import { defaultSileroModel } from '../../src/server/engine/sileroVad';
+import { createLogger } from '../../src/server/log';
 import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
 import { recordings } from '../helpers/recordings';
 import { framesOf, silence } from '../helpers/speech';
@@ -107,6 +109,31 @@ describe('server with --vad silero (built service, real model, real recordings)'
       assert.doesNotMatch(r.stderr, /Ort::Exception|terminate called|Protobuf/);
       assert.doesNotMatch(r.stdout, /listening/);
     }
+  });
+
+  it('a decoder worker checks the file again before it loads the runtime: given a corrupt copy it refuses, and this process goes on', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-silero-'));
+    const corrupt = path.join(dir, 'corrupt.onnx');
+    writeFileSync(corrupt, readFileSync(defaultSileroModel()!).subarray(0, 50_000));
+    const pool = new DecoderPool({
+      size: 1,
+      script: path.join(path.dirname(SERVER_JS), 'engine-worker.js'),
+      spec: { engine: 'simulated', sileroModel: corrupt },
+      engineSnapshot: { engine: 'simulated', cursor: 0, voicedMs: 0 },
+      log: createLogger({ level: 'error', write: () => undefined }),
+    });
+    await assert.rejects(pool.start(), /the Silero VAD model .*corrupt\.onnx is not the pinned file \(50000 bytes/);
+    // The same pool spec with the pinned file starts: the runtime loads and runs in a worker thread.
+    const good = new DecoderPool({
+      size: 1,
+      script: path.join(path.dirname(SERVER_JS), 'engine-worker.js'),
+      spec: { engine: 'simulated', sileroModel: defaultSileroModel()! },
+      engineSnapshot: { engine: 'simulated', cursor: 0, voicedMs: 0 },
+      log: createLogger({ level: 'error', write: () => undefined }),
+    });
+    await good.start();
+    assert.equal(good.size, 1);
+    await good.close();
   });
 
   it('--vad takes energy or silero; --vad-model only with --vad silero (usage errors, exit 2)', () => {
