@@ -38,7 +38,7 @@ interface Cause {
  * events a frame produces at once (in order), `late` for the batch.replace of a sentence the frame
  * ended when the engine proofreads later (pocketsphinx).
  */
-async function causes(engine: 'pocketsphinx' | 'simulated', frames: Buffer[]): Promise<Cause> {
+export async function causes(engine: 'pocketsphinx' | 'simulated', frames: Buffer[]): Promise<Cause> {
   const r = recognizerFor(engine, EFFECTIVE);
   let lateCount = 0;
   const seg = new Segmenter(EFFECTIVE, r, { onLateEvents: () => undefined });
@@ -133,7 +133,7 @@ async function step(svc: Svc, frames: Buffer[], cause: Cause, lateReplace: boole
   };
 }
 
-async function capacity(svc: Svc, engine: 'pocketsphinx' | 'simulated', frames: Buffer[], cause: Cause): Promise<{ steps: Step[]; capacity: number }> {
+export async function capacity(svc: Svc, engine: 'pocketsphinx' | 'simulated', frames: Buffer[], cause: Cause, steps_: readonly number[] = STEPS): Promise<{ steps: Step[]; capacity: number }> {
   const lateReplace = engine === 'pocketsphinx';
   // Each worker loads a spare at start (before the service listens), and again once its last session has
   // gone (pocketsphinx only; the log says each one loaded after the start).
@@ -146,7 +146,7 @@ async function capacity(svc: Svc, engine: 'pocketsphinx' | 'simulated', frames: 
   };
   const steps: Step[] = [];
   let cap = 0;
-  for (const n of STEPS) {
+  for (const n of steps_) {
     let s = await run(n);
     const ok = (x: Step): boolean => x.p99 < P99_LIMIT_MS && x.missing === 0 && x.errors === 0;
     if (!ok(s)) {

@@ -4,6 +4,7 @@
  * handled in order: a flush is answered after the audio sent before it is decoded.
  */
 import { errorMessage } from '../../shared/errors';
+import { setPriority } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EffectiveConfig } from '../../protocol';
@@ -182,6 +183,19 @@ function handle(m: ToWorker): void {
   void h.segmenter.proofreadingDone().finally(() => report(m.id, h, [], req));
 }
 
+/**
+ * The niceness of the proofreading threads (`DICTEE_PROOFREAD_NICENESS`, 0–19, default 5). A whole-sentence
+ * decode takes a core for a quarter of the sentence's duration, right when the next sentence starts: at
+ * the decoders' priority it took their CPU and held back the live text (measured: benchmarks.md,
+ * reliability.md). Lower, the first pass wins the CPU and the `batch.replace` comes later; a
+ * proofreading still has 10 s plus twice its sentence's duration before the first pass stands.
+ */
+const PROOFREAD_NICENESS = niceness(process.env.DICTEE_PROOFREAD_NICENESS, 5);
+
+function niceness(value: string | undefined, fallback: number): number {
+  return value !== undefined && /^\d+$/.test(value) && Number(value) <= 19 ? Number(value) : fallback;
+}
+
 /*
  * Decoder threads run at the same priority as the event loop. At a lower one (they used to run at
  * niceness 5), any ordinary process on a shared machine starved them: the audio of a session waited
@@ -192,6 +206,12 @@ function handle(m: ToWorker): void {
 /** A decoder worker's proofreading thread: whole sentences, one at a time. */
 function proofreading(spec: WorkerEngine): void {
   if (spec.engine !== 'pocketsphinx') throw new Error(`no proofreading thread for the ${spec.engine} engine`);
+  try {
+    // This thread only (on Linux the nice value is per thread): see PROOFREAD_NICENESS.
+    setPriority(0, PROOFREAD_NICENESS);
+  } catch {
+    /* not permitted here: it runs at the decoders' priority */
+  }
   const p = new Proofreader(loadPocketsphinx(), spec.model);
   parentPort!.on('message', (m: ProofreadJob) => {
     let answer: ProofreadAnswer;
