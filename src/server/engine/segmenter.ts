@@ -26,7 +26,7 @@ import { randomUUID } from 'node:crypto';
 import { type ChunkStatus, type EffectiveConfig, detailsOf } from '../../protocol';
 import { type Proofread, type RecognizedWord, type Recognizer, type UtteranceWords, sentenceCase } from './recognizer';
 import { type ChunkDetails, chunkDetails, keptWords, proofreadChunk } from './details';
-import { VAD_WINDOW_MS, Vad, type VadState, samplesOf } from './vad';
+import { VAD_WINDOW_MS, Vad, type VadState, type VoiceDetector, samplesOf } from './vad';
 
 const EMPTY = Buffer.alloc(0);
 const NO_EVENTS = Object.freeze([]) as unknown as SegmentEvent[];
@@ -101,10 +101,12 @@ export interface SegmenterOptions {
    * `endSentence` returned a promise). Required for such engines.
    */
   onLateEvents?: (events: SegmentEvent[]) => void;
+  /** The voice-activity detector (default: the energy {@link Vad}, restored from the checkpoint). */
+  detector?: VoiceDetector;
 }
 
 export class Segmenter {
-  private readonly vad: Vad;
+  private readonly vad: VoiceDetector;
   /** State before the first window of the engine's open utterance (undefined: none open). */
   private utteranceStart: WordMark | undefined;
   private readonly windowBytes: number;
@@ -133,7 +135,7 @@ export class Segmenter {
     this.details = detailsOf(config);
     const r = opts.restore;
     this.baseMs = ((r?.audioOffset ?? 0) / 2 / config.sample_rate) * 1000;
-    this.vad = new Vad(r?.vad);
+    this.vad = opts.detector ?? new Vad(r?.vad);
     if (r) {
       recognizer.restore(r.engine);
       this.processed = r.audioOffset;

@@ -89,7 +89,18 @@ export function samplesOf(pcm: Buffer): Int16Array {
   return out;
 }
 
-export class Vad {
+/**
+ * What the segmenter asks of a voice-activity detector: one decision per 20 ms window, in audio order.
+ * {@link Vad} (energy, the default) and `SileroVad` (sileroVad.ts, `--vad silero`) implement it.
+ */
+export interface VoiceDetector {
+  /** Classifies `n` samples from `start` of a view from {@link samplesOf} (one 20 ms window). */
+  windowOf(samples: Int16Array, start: number, n: number): boolean;
+  /** What a checkpoint keeps of the detector (see each detector). */
+  state(): VadState;
+}
+
+export class Vad implements VoiceDetector {
   noiseFloorDb: number;
 
   constructor(state?: VadState) {

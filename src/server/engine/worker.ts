@@ -4,6 +4,7 @@
  * handled in order: a flush is answered after the audio sent before it is decoded.
  */
 import { errorMessage } from '../../shared/errors';
+import { setPriority } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EffectiveConfig } from '../../protocol';
@@ -13,6 +14,9 @@ import { type ProofreadAnswer, type ProofreadJob, ThreadProofreader } from './po
 import { PocketsphinxRecognizer, Proofreader } from './pocketsphinx/recognizer';
 import type { Recognizer } from './recognizer';
 import { sherpaFactory, sherpaProofreader } from './sherpa/factory';
+import { SileroVad, loadVadAddon, verifySileroModel } from './sileroVad';
+import { SimulatedEngine } from './simulated';
+import type { VoiceDetector } from './vad';
 import type { FromWorker, ToWorker, WorkerEngine } from './workerProtocol';
 
 /**
@@ -50,6 +54,10 @@ interface Factory {
 }
 
 function factory(spec: WorkerEngine): Factory {
+  if (spec.engine === 'simulated') {
+    const simulated = new SimulatedEngine(spec.script);
+    return { make: (config) => simulated.create(config), prepare: () => undefined };
+  }
   if (spec.engine === 'pocketsphinx') {
     const ps = loadPocketsphinx();
     const proofreader = new ThreadProofreader(__filename, spec);
@@ -72,6 +80,17 @@ function factory(spec: WorkerEngine): Factory {
 
 const sessions = new Map<string, Hosted>();
 let engine: Factory;
+/** Each session's voice-activity detector (undefined: the segmenter's own energy detector). */
+let detector: (() => VoiceDetector) | undefined;
+
+/** `--vad silero`: the file checked again here, in JavaScript, before the native runtime reads it. */
+function sileroDetector(file: string): () => VoiceDetector {
+  const model = verifySileroModel(file);
+  const addon = loadVadAddon();
+  // Loaded and run once now, on two blocks of silence: a runtime that cannot fails the start.
+  new SileroVad(addon, model).windowOf(new Int16Array(1024), 0, 1024);
+  return () => new SileroVad(addon, model);
+}
 
 /** Loads a spare decoder and says so (the service logs it at debug level, with the sessions hosted). */
 function loadSpare(): void {
@@ -124,6 +143,7 @@ function handle(m: ToWorker): void {
     const hosted: Hosted = { recognizer, decoded: m.restore?.audioOffset ?? 0, config: m.config } as Hosted;
     hosted.segmenter = new Segmenter(m.config, recognizer, {
       ...(m.restore ? { restore: m.restore } : {}),
+      ...(detector ? { detector: detector() } : {}),
       // A whole-sentence re-decode finishes later: its batch.replace goes out then.
       onLateEvents: (events) => report(m.id, hosted, events),
     });
@@ -162,6 +182,19 @@ function handle(m: ToWorker): void {
   void h.segmenter.proofreadingDone().finally(() => report(m.id, h, [], req));
 }
 
+/**
+ * The niceness of the proofreading threads (`DICTEE_PROOFREAD_NICENESS`, 0–19, default 5). A whole-sentence
+ * decode takes a core for a quarter of the sentence's duration, right when the next sentence starts: at
+ * the decoders' priority it took their CPU and held back the live text (measured: benchmarks.md,
+ * reliability.md). Lower, the first pass wins the CPU and the `batch.replace` comes later; a
+ * proofreading still has 10 s plus twice its sentence's duration before the first pass stands.
+ */
+const PROOFREAD_NICENESS = niceness(process.env.DICTEE_PROOFREAD_NICENESS, 5);
+
+function niceness(value: string | undefined, fallback: number): number {
+  return value !== undefined && /^\d+$/.test(value) && Number(value) <= 19 ? Number(value) : fallback;
+}
+
 /*
  * Decoder threads run at the same priority as the event loop. At a lower one (they used to run at
  * niceness 5), any ordinary process on a shared machine starved them: the audio of a session waited
@@ -173,11 +206,19 @@ function handle(m: ToWorker): void {
 function proofreading(spec: WorkerEngine): void {
   let decodeNow: (pcm: Int16Array, hotwords?: string, details?: boolean) => { hyp: string; details?: UtteranceDetails };
   if (spec.engine === 'pocketsphinx') {
+    try {
+      // This thread only (on Linux the nice value is per thread): see PROOFREAD_NICENESS.
+      setPriority(0, PROOFREAD_NICENESS);
+    } catch {
+      /* not permitted here: it runs at the decoders' priority */
+    }
     const p = new Proofreader(loadPocketsphinx(), spec.model);
     decodeNow = (pcm, _hotwords, details) => (details ? p.decodeDetailedNow(pcm) : { hyp: p.decodeNow(pcm) });
-  } else {
+  } else if (spec.engine === 'sherpa-onnx') {
     const sherpa = sherpaProofreader(spec);
     decodeNow = (pcm, hotwords) => ({ hyp: sherpa(pcm, hotwords) });
+  } else {
+    throw new Error(`no proofreading thread for the ${spec.engine} engine`);
   }
   parentPort!.on('message', (m: ProofreadJob) => {
     let answer: ProofreadAnswer;
@@ -199,6 +240,7 @@ if (spec.role === 'proofreader') {
 
 function startDecoderWorker(): void {
   try {
+    if (spec.sileroModel !== undefined) detector = sileroDetector(spec.sileroModel);
     engine = factory(spec);
     // A model that cannot load fails the service's start, not a session.
     engine.prepare();

@@ -8,9 +8,13 @@ export type WorkerEngine = (
   | { engine: 'pocketsphinx'; model: PocketsphinxModel }
   /** `proofreadModel`: the offline model of the proofreading pass (`--proofread-model`). */
   | { engine: 'sherpa-onnx'; model: LoadedModel; proofreadModel?: LoadedModel }
+  /** The simulated engine in the pool: only with `--vad silero` (the detector is native). */
+  | { engine: 'simulated'; script?: string }
 ) & {
   /** A decoder worker's proofreading thread (pocketsphinx/proofreadThread.ts) rather than a decoder worker. */
   role?: 'proofreader';
+  /** `--vad silero`: each session's segmenter uses Silero VAD from this file (its sha256 checked at start). */
+  sileroModel?: string;
 };
 
 export type ToWorker =
