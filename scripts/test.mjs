@@ -6,6 +6,8 @@ const stages = [
   { name: 'build', cmd: 'npm', args: ['run', 'build'] },
   { name: 'typecheck', cmd: 'npm', args: ['run', 'typecheck'] },
   { name: 'lint', cmd: 'npm', args: ['run', 'lint'] },
+  // The Silero VAD model (`--vad silero`) from the npm registry, once: its tests run it for real.
+  { name: 'vad setup', cmd: 'npm', args: ['run', '--silent', 'vad:setup'] },
   { name: 'unit', cmd: 'npm', args: ['run', 'test:unit'], mocha: true },
   { name: 'integration', cmd: 'npm', args: ['run', 'test:integration'], mocha: true },
 ];

@@ -55,7 +55,7 @@ export class RecorderMissingError extends Error {
 }
 
 /** The recorder process failed (exited on its own with an error, or could not open the device). */
-export class RecorderError extends Error {
+class RecorderError extends Error {
   override readonly name = 'RecorderError';
   constructor(
     message: string,
@@ -66,7 +66,7 @@ export class RecorderError extends Error {
   }
 }
 
-export interface CaptureOptions {
+interface CaptureOptions {
   recorder?: RecorderName;
   /** Empty string: the system default input. */
   device?: string;
@@ -83,9 +83,9 @@ export interface CaptureOptions {
 }
 
 /** A working recorder answers SIGTERM within tens of milliseconds; one that has delivered nothing gets this long. */
-export const SILENT_KILL_TIMEOUT_MS = 250;
+const SILENT_KILL_TIMEOUT_MS = 250;
 
-export interface CaptureEvents {
+interface CaptureEvents {
   data: Buffer;
   error: Error;
 }

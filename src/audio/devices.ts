@@ -12,7 +12,7 @@
 import type { RecorderName } from './spawn';
 import { runProgram, type ProgramResult } from './spawn';
 
-export interface InputDevice {
+interface InputDevice {
   /** What `dictee.audio.device` is set to. */
   id: string;
   /** A human name (the device's description). */
@@ -23,7 +23,7 @@ export interface InputDevice {
   isMonitor: boolean;
 }
 
-export interface DeviceListing {
+interface DeviceListing {
   devices: InputDevice[];
   /** Why the list is empty (the editor puts it in words of the user's language). */
   problem?: DeviceProblem;

@@ -27,7 +27,7 @@ export class AudioFileError extends Error {
   override readonly name = 'AudioFileError';
 }
 
-export interface FileSourceEvents {
+interface FileSourceEvents {
   data: Buffer;
   error: Error;
   /** Every byte of the file was delivered. */

@@ -10,7 +10,7 @@ import { DEFAULT_SAMPLE_RATE } from '../protocol/config';
 
 export type SilenceEvent = { kind: 'muted'; silentMs: number } | { kind: 'sound' };
 
-export interface SilenceDetectorOptions {
+interface SilenceDetectorOptions {
   sampleRate?: number;
   channels?: number;
   /** Seconds of all-zero samples before the warning. */

@@ -52,7 +52,7 @@ export const RECORDERS = ['sox', 'rec', 'arecord'] as const;
 export type RecorderName = (typeof RECORDERS)[number];
 export const DEFAULT_RECORDER: RecorderName = 'sox';
 
-export interface RecorderSpawnOptions {
+interface RecorderSpawnOptions {
   recorder: RecorderName;
   sampleRate: number;
   channels: number;
@@ -97,7 +97,7 @@ export function soxDeviceEnv(device: string, platform: NodeJS.Platform = process
  * a latency, and sox asks for none: the first words after Start would arrive late or, at a stop, be cut
  * off. 50 ms is what a dictation client needs. An explicit PULSE_LATENCY_MSEC of the user's wins.
  */
-export const PULSE_LATENCY_MSEC = '50';
+const PULSE_LATENCY_MSEC = '50';
 
 /** The environment a recorder is spawned with, beyond the inherited one. */
 export function recorderEnv(recorder: RecorderName, device: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Record<string, string> {

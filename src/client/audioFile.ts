@@ -12,7 +12,7 @@ import { DEFAULT_SAMPLE_RATE } from '../protocol/config';
 import { errorMessage } from '../shared/errors';
 import { checkServiceFormat, parseWav, WavFormatError, type WavInfo } from './wav';
 
-export interface ClientAudio {
+interface ClientAudio {
   /** Mono 16-bit little-endian PCM at the service's rate. */
   pcm: Buffer;
   /** Said on stderr when the file was converted: what it was and that sox converted it. */

@@ -19,7 +19,7 @@ interface SentFrame {
   data: Buffer;
 }
 
-export interface LedgerStats {
+interface LedgerStats {
   /** Bytes handed out to be sent (re-sends included). */
   sentBytes: number;
   /** Bytes queued again after a resume or a new service session. */

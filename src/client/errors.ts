@@ -53,7 +53,7 @@ export class DictationError extends Error {
 /** The codes that end a run (not retried on a connection, in the one retry table `RETRY`): the user must change something first. */
 export const FATAL_CODES: ReadonlySet<DictationErrorCode> = new Set((Object.keys(RETRY) as DictationErrorCode[]).filter((c) => !isRetried(c, 'connection')));
 
-export interface ErrorAdvice {
+interface ErrorAdvice {
   /** What went wrong, as a person would say it (lower case, no final period). */
   summary: string;
   /** What to do about it (a sentence). */
@@ -108,7 +108,7 @@ export const ERROR_ADVICE: Record<DictationErrorCode, ErrorAdvice> = {
 };
 
 /** What an INIT_ERROR refused, read from the service's message (`language de is not available…; it serves: en`). */
-export type InitErrorCause =
+type InitErrorCause =
   | { kind: 'language'; language: string; served?: string[] }
   | { kind: 'sample_rate'; sampleRate: number }
   | { kind: 'encoding'; encoding: string };
@@ -126,7 +126,7 @@ export function initErrorCause(message: string): InitErrorCause | undefined {
   return undefined;
 }
 
-export interface AdviceContext {
+interface AdviceContext {
   /** The languages the service serves (`GET /healthz`), when known. */
   served?: readonly string[];
   /** How the user chooses the language (`--language` for the example client), named in the advice. */
@@ -174,7 +174,7 @@ export function scrubKey(text: string, key: string, redacted = redactKey(key)): 
   return text.split(key).join(redacted);
 }
 
-export function isErrorCode(v: unknown): v is ErrorCode {
+function isErrorCode(v: unknown): v is ErrorCode {
   return typeof v === 'string' && (ERROR_CODES as readonly string[]).includes(v);
 }
 
@@ -191,7 +191,7 @@ export function retryAfterHeaderMs(value: string | null | undefined): number {
 }
 
 /** A non-2xx answer to an HTTP call of the service. */
-export interface HttpRefusal {
+interface HttpRefusal {
   status: number;
   /** The parsed JSON body, if any. */
   body: unknown;
@@ -259,7 +259,7 @@ export function errorFromUpgradeRefusal(status: number, retryAfterHeader: string
 }
 
 /** An `error` message of the service (already validated as one: `code` and `message` are strings). */
-export interface ServiceErrorMessage {
+interface ServiceErrorMessage {
   code: string;
   message: string;
   retry_after_ms?: number;

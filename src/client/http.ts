@@ -13,7 +13,7 @@ export interface HttpOptions {
   fetch?: typeof fetch;
 }
 
-export interface SessionInit {
+interface SessionInit {
   sessionId: string;
   orgId: string;
   /** The path that answered (`/api/v1/live/sessions` or the fallback `/v1/live/sessions`). */
@@ -24,7 +24,7 @@ export interface SessionInit {
  * Parses and normalises the server URL setting: `http(s)://host[:port][/prefix]`; `ws(s)://` is
  * accepted and mapped to `http(s)://`. Throws a DictationError (CONFIG_ERROR, field `serverUrl`).
  */
-export function httpBaseUrl(serverUrl: string): URL {
+function httpBaseUrl(serverUrl: string): URL {
   let url: URL;
   try {
     url = new URL(serverUrl.trim());
@@ -135,7 +135,7 @@ async function jsonOrUndefined(res: Response): Promise<unknown> {
   }
 }
 
-export interface KeyCheck {
+interface KeyCheck {
   orgId: string;
   sessionId: string;
 }

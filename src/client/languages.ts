@@ -4,7 +4,7 @@
  */
 import { DEFAULTS, LANGUAGES, type Language } from '../protocol/config';
 
-export interface LanguageChoice {
+interface LanguageChoice {
   language: Language;
   /** Why this one, said to the user. */
   why: string;

@@ -29,7 +29,7 @@ const STABLE_CONNECTION_MS = 5000;
 export type LinkEnd = { reason: 'stopped'; metrics: Metrics | undefined } | { reason: 'closed' } | { reason: 'failed'; error: DictationError };
 
 /** What the link tells the run (session.ts). */
-export interface LinkHost {
+interface LinkHost {
   emit<K extends keyof SessionEvents>(event: K, value: SessionEvents[K]): void;
   /** `configured` arrived and the run's controls and queued audio went out: the run takes up its state. */
   ready(): void;

@@ -24,7 +24,7 @@ export interface TextChange {
   text?: string;
 }
 
-export interface TrackedRange {
+interface TrackedRange {
   readonly id: string;
   start: number;
   end: number;
@@ -54,7 +54,7 @@ export interface OwnEdit {
   effect: OwnEffect;
 }
 
-export type ChangeOrigin = 'own' | 'user';
+type ChangeOrigin = 'own' | 'user';
 
 export class RangeTracker {
   private readonly ranges = new Map<string, TrackedRange>();

@@ -7,7 +7,7 @@ import type { ResumeRequest } from '../protocol/config';
 import type { ConfiguredMessage } from '../protocol/messages';
 import type { DictationError } from './errors';
 
-export interface ConfiguredOutcome {
+interface ConfiguredOutcome {
   /** The `configure` asked to resume a session. */
   requestedResume: boolean;
   /** The service continued that session. */

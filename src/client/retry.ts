@@ -6,7 +6,7 @@
 import { DEFAULT_RATE_LIMIT_RETRY_MS } from '../protocol/errors';
 import { DictationError } from './errors';
 
-export interface BackoffOptions {
+interface BackoffOptions {
   /** Attempts in a row before giving up. */
   maxAttempts: number;
   /** The ceiling of the first wait (ms); it doubles with each attempt… */
@@ -17,7 +17,7 @@ export interface BackoffOptions {
   random: () => number;
 }
 
-export interface RetryDecision {
+interface RetryDecision {
   /** 1 for the first retry after a success. */
   attempt: number;
   delayMs: number;

@@ -10,7 +10,7 @@ import { errorMessage } from '../shared/errors';
 import { CLOSE_CODES } from '../protocol/errors';
 import { DictationError, errorFromUpgradeRefusal } from './errors';
 
-export interface SocketOptions {
+interface SocketOptions {
   url: string;
   apiKey: string;
   /** Handshake + `configured` deadline (ms). */
@@ -24,7 +24,7 @@ export interface SocketOptions {
   scrub: (text: string) => string;
 }
 
-export interface SocketHandlers {
+interface SocketHandlers {
   open(): void;
   text(text: string): void;
   /** A pong (or ping) from the service: it is alive and reads this connection. */

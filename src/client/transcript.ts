@@ -31,7 +31,7 @@ interface ChunkRecord {
   state: ChunkState;
 }
 
-export interface CommittedChunk {
+interface CommittedChunk {
   id: string;
   generation: number;
   index: number;

@@ -334,7 +334,7 @@ export function measureAt(ctx: Ctx, i: number): Claim | null {
   return { items: [w(digitsOf(ctx, n)), ...unitItems(ctx, u)], end: u.end };
 }
 
-export function ordinalText(ctx: Ctx, n: ParsedNumber): string {
+function ordinalText(ctx: Ctx, n: ParsedNumber): string {
   const o = ctx.table.ordinals;
   const special = o.special?.[`${n.value}${n.ord}`];
   if (special) return special;

@@ -72,7 +72,7 @@ export function matchCommand(text: string, table: LanguageTable, templates: read
 }
 
 /** How many readings the editor offers at most ("choose five"). */
-export const MAX_CHOICE = 9;
+const MAX_CHOICE = 9;
 
 /** The proofreading commands with words after them; null when what follows is not what they take (dictation). */
 function proofreadingAction(kind: CommandRule['kind'], said: string, table: LanguageTable): DictationAction | null {

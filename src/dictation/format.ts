@@ -24,7 +24,7 @@ export interface FormatOptions {
 
 export type DocContext = RenderContext;
 
-export interface Formatted {
+interface Formatted {
   /** Text to insert at the insertion point (spacing against `before`/`after` included); '' for a command. */
   text: string;
   /** The command the utterance is, when it was said alone; empty for dictation. */

@@ -51,7 +51,7 @@ function passthrough(table: LanguageTable, t: Token): Item {
   }
 }
 
-export interface GrammarOptions {
+interface GrammarOptions {
   table: LanguageTable;
   specialty: Specialty;
   decimalSeparator?: ',' | '.';
@@ -142,7 +142,7 @@ function isCommandItem(it: Item | undefined): boolean {
  * second stands, engine marks around a spoken bracket or line break go, and a capital the engine put
  * after a mark that went is undone.
  */
-export function reconcile(items: Item[], table: LanguageTable): Item[] {
+function reconcile(items: Item[], table: LanguageTable): Item[] {
   const out: Item[] = [];
   const dropped = new Set<number>();
   const n = items.length;

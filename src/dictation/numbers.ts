@@ -60,7 +60,7 @@ function lookup(table: NumberTable, w: string): NumberWord | undefined {
 }
 
 /** Splits a compound number word ("achthundertdreiundzwanzig") into parts of the table, or null. */
-export function splitCompound(table: NumberTable, w: string): Atom[] | null {
+function splitCompound(table: NumberTable, w: string): Atom[] | null {
   const memo = new Map<number, Atom[] | null>();
   const go = (i: number): Atom[] | null => {
     if (i === w.length) return [];
@@ -304,7 +304,7 @@ export function groupDigits(n: number, sep: string): string {
 }
 
 /** For tests and tools: the value of a number said in words, or null when it is not one number. */
-export function wordsToNumber(table: NumberTable, tokens: readonly Token[]): number | null {
+function wordsToNumber(table: NumberTable, tokens: readonly Token[]): number | null {
   const n = parseWords(table, tokens, 0);
   return n && n.end === tokens.length ? n.value : null;
 }

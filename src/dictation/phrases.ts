@@ -3,7 +3,7 @@ import type { LanguageTable } from './lang/table';
 import { detokenize, tokenize, type Token } from './tokenizer';
 import type { Item, PhraseRule, Specialty } from './types';
 
-export interface CompiledPhrase {
+interface CompiledPhrase {
   norms: string[];
   rule: PhraseRule;
 }
@@ -49,7 +49,7 @@ function startingWith(rules: PhraseRule[], norm: string): CompiledPhrase[] {
 }
 
 /** The phrases of a rule list, longest first (so "point d'interrogation" is tried before "point"). */
-export function compile(rules: PhraseRule[]): CompiledPhrase[] {
+function compile(rules: PhraseRule[]): CompiledPhrase[] {
   let c = compiled.get(rules);
   if (!c) {
     c = rules.flatMap((rule) => rule.say.flatMap(elisionVariants).map((say) => ({ norms: phraseNorms(say), rule })));
@@ -69,7 +69,7 @@ export function matchesAt(tokens: readonly Token[], i: number, norms: readonly s
   return true;
 }
 
-export interface PhraseMatch {
+interface PhraseMatch {
   items: Item[];
   end: number;
   rule: PhraseRule;
@@ -80,7 +80,7 @@ export interface PhraseMatch {
  * spelling), whether or not they complete it: a multi-word command never half-matches into a shorter one
  * ("point d interrogation" is not "point" then words; "point d'entrée" is not "point" either).
  */
-export function continuesLonger(all: readonly CompiledPhrase[], tokens: readonly Token[], i: number, length: number, specialty: Specialty): boolean {
+function continuesLonger(all: readonly CompiledPhrase[], tokens: readonly Token[], i: number, length: number, specialty: Specialty): boolean {
   const next = tokens[i + length];
   if (!next) return false;
   for (const q of all) {

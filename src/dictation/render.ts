@@ -84,7 +84,7 @@ export function renderReplacing(items: readonly Item[], table: LanguageTable, ct
   return { text: render(items, table, ctx), deleteBefore: 0 };
 }
 
-export function render(items: readonly Item[], table: LanguageTable, ctx: RenderContext): string {
+function render(items: readonly Item[], table: LanguageTable, ctx: RenderContext): string {
   const ty = table.typography;
   let out = '';
   let capNext = atSentenceStart(ctx.before, table);

@@ -6,7 +6,7 @@
 import { fold } from './text';
 import { isLanguage, type Language, type Template } from './types';
 
-export interface Field {
+interface Field {
   /** Offset of `{{` and just after `}}`. */
   start: number;
   end: number;
@@ -42,7 +42,7 @@ export function fieldsLeft(text: string): number {
   return parseFields(text).length;
 }
 
-export interface TextEdit {
+interface TextEdit {
   offset: number;
   length: number;
   text: string;

@@ -23,7 +23,7 @@ export function fold(s: string): string {
     .trim();
 }
 
-export function isUpperInitial(s: string): boolean {
+function isUpperInitial(s: string): boolean {
   const c = s.charAt(0);
   return c !== c.toLowerCase() && c === c.toUpperCase();
 }

@@ -7,7 +7,7 @@ import { errorMessage } from '../shared/errors';
 
 const SECRET_ID = 'dictee.apiKey';
 /** An environment variable from which a key is imported into SecretStorage once, when none is stored. */
-export const API_KEY_ENV = 'DICTEE_API_KEY';
+const API_KEY_ENV = 'DICTEE_API_KEY';
 
 /**
  * The API key, kept only in VS Code's SecretStorage (the OS keychain): never in settings, logs or

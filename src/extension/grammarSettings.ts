@@ -62,7 +62,7 @@ export function normaliseGrammarSettings(raw: Record<string, unknown>, l10n: L10
 }
 
 /** Where `dictee.templates.folder` points: nowhere, a URI, an absolute path, or a path relative to the workspace. */
-export type FolderSetting = { kind: 'none' } | { kind: 'uri'; value: string } | { kind: 'path'; value: string } | { kind: 'relative'; value: string };
+type FolderSetting = { kind: 'none' } | { kind: 'uri'; value: string } | { kind: 'path'; value: string } | { kind: 'relative'; value: string };
 
 /** `~` is the home folder; `C:\…` and `\\server\…` are absolute paths, not URIs. */
 export function resolveFolderSetting(value: string, homeDir: string): FolderSetting {

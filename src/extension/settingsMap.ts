@@ -21,15 +21,15 @@ export const ADVANCED_FIELDS = {
   stopDelay: 'stop_delay',
 } as const;
 
-export type AdvancedKey = keyof typeof ADVANCED_FIELDS;
+type AdvancedKey = keyof typeof ADVANCED_FIELDS;
 export type AdvancedValues = { [K in AdvancedKey]?: K extends 'enableFinalProofreading' ? boolean : number };
 
 /** `dictee.autoPunctuation`: `auto` is off while the dictation grammar (spoken punctuation) is on. */
-export const AUTO_PUNCTUATION_VALUES = ['auto', 'on', 'off'] as const;
+const AUTO_PUNCTUATION_VALUES = ['auto', 'on', 'off'] as const;
 export type AutoPunctuationSetting = (typeof AUTO_PUNCTUATION_VALUES)[number];
 
 /** `dictee.language`: a language, or `auto` (the language of VS Code's interface). */
-export const LANGUAGE_SETTING_VALUES = ['auto', ...LANGUAGES] as const;
+const LANGUAGE_SETTING_VALUES = ['auto', ...LANGUAGES] as const;
 
 /**
  * The dictation language for `auto`: VS Code's display language (`fr`, `fr-ca`, `de-ch`…) when Dictée
@@ -143,7 +143,7 @@ function proofreadingThreshold(v: unknown): number {
  * punctuation is off while spoken punctuation (the dictation grammar) is on, so that "virgule" is the
  * only comma.
  */
-export function autoPunctuationFor(s: Pick<DicteeSettings, 'autoPunctuation' | 'grammar'>): boolean {
+function autoPunctuationFor(s: Pick<DicteeSettings, 'autoPunctuation' | 'grammar'>): boolean {
   return s.autoPunctuation === 'auto' ? !s.grammar.enabled : s.autoPunctuation === 'on';
 }
 
@@ -152,7 +152,7 @@ export function autoPunctuationFor(s: Pick<DicteeSettings, 'autoPunctuation' | '
  * each, those of at most {@link MAX_KEYTERM_CHARS} characters, the first {@link MAX_KEYTERMS}. The
  * vocabulary itself is applied whole, whatever the recogniser was biased towards.
  */
-export function keytermsFor(s: Pick<DicteeSettings, 'language' | 'grammar'>): string[] {
+function keytermsFor(s: Pick<DicteeSettings, 'language' | 'grammar'>): string[] {
   const out = new Set<string>();
   for (const written of Object.values(s.grammar.vocabulary[s.language] ?? {})) {
     const term = written.replace(/\s+/gu, ' ').trim();

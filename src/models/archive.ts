@@ -28,7 +28,7 @@ export interface ArchiveLimits {
 export const DEFAULT_LIMITS: ArchiveLimits = { maxArchiveBytes: 4 * 2 ** 30, maxExpandedBytes: 8 * 2 ** 30, maxEntries: 10_000 };
 
 /** One entry as its header says. */
-export interface TarEntry {
+interface TarEntry {
   name: string;
   type: 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'other';
   size: number;

@@ -52,7 +52,7 @@ export interface HttpOptions {
 }
 
 /** What the hub says of a file in the headers of its first answer (before any redirect). */
-export interface HubHeaders {
+interface HubHeaders {
   repoCommit?: string;
   /** sha256 of an LFS file (X-Linked-Etag), when it looks like one. */
   linkedSha256?: string;
@@ -93,7 +93,7 @@ async function get(url: string, headers: Record<string, string>, o: HttpOptions,
 }
 
 /** Seconds or an HTTP date, in ms; undefined when absent or unreadable. */
-export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
+function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
   if (!value) return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const t = Date.parse(value);

@@ -13,7 +13,7 @@ import { DownloadError, type Expected, type HttpOptions, downloadFile, getJson, 
 import { type InstallOptions, type InstallResult, ModelInstallError, checkFreeSpace, checkStaged, extractModel, findEntry, installStaged, pinnedLock, sharedLock } from './install';
 import { Progress, type ProgressSink } from './progress';
 
-export const DEFAULT_HUB = 'https://huggingface.co';
+const DEFAULT_HUB = 'https://huggingface.co';
 
 export interface FetchOptions extends InstallOptions, Omit<HttpOptions, 'progress'> {
   /** The hub (default HF_ENDPOINT, else https://huggingface.co). */

@@ -77,7 +77,7 @@ export function checkFreeSpace(dir: string, bytes: number): void {
   }
 }
 
-export function newStaging(modelsDir: string, tag: string): string {
+function newStaging(modelsDir: string, tag: string): string {
   mkdirSync(modelsDir, { recursive: true });
   const dir = path.join(modelsDir, `.${tag}-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir);
@@ -215,7 +215,7 @@ export function removeModel(name: string, o: InstallOptions): string[] {
   return gone;
 }
 
-export interface ListRow {
+interface ListRow {
   entry: CatalogueEntry;
   /** `installed`: lock and file sizes fit (`verify` hashes them); `damaged`: they do not; `partial`: a download to resume. */
   state: 'installed' | 'damaged' | 'partial' | 'not installed';

@@ -46,7 +46,7 @@ type TimingFields = 'audio_duration_threshold' | 'silence_threshold' | 'flush_ti
  * What a preset changes. Explicit fields in `configure` always win over the preset.
  * `balanced` is the spec's defaults.
  */
-export const PRESET_VALUES: Record<Preset, Partial<Pick<EffectiveConfig, TimingFields>>> = {
+const PRESET_VALUES: Record<Preset, Partial<Pick<EffectiveConfig, TimingFields>>> = {
   balanced: {},
   low_latency: { engine_endpointing: 0.3, silence_threshold: 1.2, flush_timeout: 1.5, audio_duration_threshold: 8 },
   high_quality: { engine_endpointing: 0.8, silence_threshold: 2.5, flush_timeout: 4, audio_duration_threshold: 20 },
@@ -76,7 +76,7 @@ const oneOf = <T extends readonly [string, ...string[]]>(field: string, values: 
  * above it is a CONFIG_ERROR; so, for a session the service holds, is anything above the session's
  * highest issued `seq`.
  */
-export const MAX_SEQ = 2 ** 31 - 1;
+const MAX_SEQ = 2 ** 31 - 1;
 
 /** `keyterms` (ours): at most this many terms, each of at most {@link MAX_KEYTERM_CHARS} characters. */
 export const MAX_KEYTERMS = 100;

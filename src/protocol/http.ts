@@ -21,11 +21,11 @@ export const PATHS = {
   status: '/v1/status',
 } as const;
 
-export const KEY_PREFIXES = ['svc_live_', 'svc_test_', 'svc_proj_'] as const;
-export const KEY_TYPES = ['personal', 'project'] as const;
+const KEY_PREFIXES = ['svc_live_', 'svc_test_', 'svc_proj_'] as const;
+const KEY_TYPES = ['personal', 'project'] as const;
 export const PERMISSIONS = ['read', 'write', 'admin'] as const;
-export const ENVIRONMENTS = ['live', 'test'] as const;
-export type KeyType = (typeof KEY_TYPES)[number];
+const ENVIRONMENTS = ['live', 'test'] as const;
+type KeyType = (typeof KEY_TYPES)[number];
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** A key: a known prefix and 32 to 128 characters of base62/base64url secret. */

@@ -104,7 +104,7 @@ export const TranscriptMessageSchema = z.looseObject({
   ...chunkDetails,
 });
 
-export const ChunkSchema = z.looseObject({
+const ChunkSchema = z.looseObject({
   id: z.string(),
   index,
   text: z.string(),
@@ -126,14 +126,14 @@ export const MetricsSchema = z.looseObject({
   session_duration: z.number().min(0),
 });
 
-export const StatusMessageSchema = z.looseObject({
+const StatusMessageSchema = z.looseObject({
   type: z.literal('status'),
   state: z.string(),
   message: z.string().optional(),
   metrics: MetricsSchema.optional(),
 });
 
-export const ErrorMessageSchema = z.looseObject({
+const ErrorMessageSchema = z.looseObject({
   type: z.literal('error'),
   code: z.string(),
   message: z.string(),
@@ -151,12 +151,12 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
 
 export type ConfiguredMessage = z.infer<typeof ConfiguredMessageSchema>;
 export type TranscriptMessage = z.infer<typeof TranscriptMessageSchema>;
-export type Chunk = z.infer<typeof ChunkSchema>;
+type Chunk = z.infer<typeof ChunkSchema>;
 export type WordDetail = z.infer<typeof WordDetailSchema>;
 export type BatchReplaceMessage = z.infer<typeof BatchReplaceMessageSchema>;
 export type Metrics = z.infer<typeof MetricsSchema>;
-export type StatusMessage = z.infer<typeof StatusMessageSchema>;
-export type ErrorMessage = z.infer<typeof ErrorMessageSchema>;
+type StatusMessage = z.infer<typeof StatusMessageSchema>;
+type ErrorMessage = z.infer<typeof ErrorMessageSchema>;
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 
 // ---------------------------------------------------------------- what the service sends

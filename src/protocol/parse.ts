@@ -15,7 +15,7 @@ import {
 } from './messages';
 import { errorMessage } from '../shared/errors';
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string; field?: string };
+type ParseResult<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string; field?: string };
 
 /** First issue of a zod error, with the dotted path of the field it is about. */
 export function describeZodError(error: z.ZodError, prefix = ''): { message: string; field?: string } {

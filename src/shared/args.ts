@@ -11,12 +11,12 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export interface OptionSpec {
+interface OptionSpec {
   type: 'string' | 'boolean';
   short?: string;
 }
 
-export interface CommandLine<O extends Record<string, OptionSpec>> {
+interface CommandLine<O extends Record<string, OptionSpec>> {
   values: { [K in keyof O]?: O[K]['type'] extends 'string' ? string : boolean };
   positionals: string[];
   /** The options given, in their order (for flags where the last one wins, such as `--fast`/`--realtime`). */

@@ -8,7 +8,7 @@ export interface Disposable {
   dispose(): void;
 }
 
-export type Listener<T> = (value: T) => void;
+type Listener<T> = (value: T) => void;
 
 export class TypedEmitter<Events extends object> {
   private readonly listeners = new Map<keyof Events, Set<Listener<never>>>();

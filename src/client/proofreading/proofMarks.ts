@@ -18,7 +18,7 @@ export interface DoubtfulMark {
 }
 
 /** What the service said of a chunk beyond its text. */
-export interface ChunkDetails {
+interface ChunkDetails {
   words: readonly WordInfo[];
   /** Other readings of the whole chunk, best first. */
   alternatives: readonly string[];
@@ -26,7 +26,7 @@ export interface ChunkDetails {
   audio?: ChunkAudio;
 }
 
-export interface ChunkAudio {
+interface ChunkAudio {
   run: number;
   generation: number;
   startMs: number;

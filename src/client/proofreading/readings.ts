@@ -6,7 +6,7 @@
 import { normaliseWord, placeWords, type WordInfo } from './wordMap';
 
 /** One other reading: the words `[from, to)` of the chunk's best reading become `replacement`. */
-export interface Reading {
+interface Reading {
   from: number;
   to: number;
   /** The words said instead, as the engine wrote them (may be empty: the words go). */
@@ -25,7 +25,7 @@ export interface ChunkEdit {
 }
 
 /** At most this many readings are offered ("choose nine"). */
-export const MAX_READINGS = 9;
+const MAX_READINGS = 9;
 
 function key(word: string): string {
   return normaliseWord(word).replace(/[^\p{L}\p{N}]/gu, '');

@@ -10,7 +10,7 @@
 const BYTES_PER_SAMPLE = 2;
 
 /** At most an hour of 16 kHz audio (about 115 MB) per run by default. */
-export const DEFAULT_MAX_AUDIO_BYTES = 60 * 60 * 16000 * BYTES_PER_SAMPLE;
+const DEFAULT_MAX_AUDIO_BYTES = 60 * 60 * 16000 * BYTES_PER_SAMPLE;
 
 export class RunAudio {
   private readonly parts: Buffer[] = [];

@@ -18,7 +18,7 @@ export interface WordInfo {
 }
 
 /** A span of the written text and the words it was written from. */
-export interface PlacedSpan {
+interface PlacedSpan {
   /** Offsets in the written text, `[start, end)`. */
   start: number;
   end: number;

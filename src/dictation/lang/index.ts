@@ -7,4 +7,4 @@ import { fr } from './fr';
 import type { LanguageTable } from './table';
 
 export const TABLES: Readonly<Record<Language, LanguageTable>> = { fr, en, es, de };
-export type { LanguageTable } from './table';
+;

@@ -8,7 +8,7 @@ import { PlainChunks } from './plainChunks';
 import { TrackedDocument } from './trackedDocument';
 import type { ChunkWriter, WriterStats } from './writerTypes';
 
-export type { WriterStats } from './writerTypes';
+;
 
 /**
  * Applies the transcript model's operations to the run's target document: committed chunks as real

@@ -9,7 +9,7 @@ import { RangeTracker, type TextChange } from '../../client/ranges';
 import type { L10n } from '../ui/l10nText';
 
 /** The tracked ranges of a run, as LastChunk reads them. */
-export interface ChunkRanges {
+interface ChunkRanges {
   get(id: string): { readonly start: number; readonly end: number } | undefined;
   has(id: string): boolean;
 }
@@ -52,7 +52,7 @@ export class LastChunk {
 }
 
 /** What "Read Last Dictated Sentence" finds. */
-export type LastReading = { kind: 'none' } | { kind: 'deleted' } | { kind: 'closed' } | { kind: 'text'; text: string };
+type LastReading = { kind: 'none' } | { kind: 'deleted' } | { kind: 'closed' } | { kind: 'text'; text: string };
 
 const LAST = 'last';
 

@@ -14,7 +14,7 @@ export const PROVISIONAL_MIN_CHARS = 20;
 export const ASSUMED_LINE_WIDTH = 80;
 
 /** The settings `editor.wordWrap` and `editor.wordWrapColumn` of the editor showing the text. */
-export interface LineLayout {
+interface LineLayout {
   wordWrap: string;
   wordWrapColumn: number;
 }

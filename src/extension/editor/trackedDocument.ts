@@ -21,7 +21,7 @@ export interface PlannedChange {
 }
 
 /** An edit of ours, planned against the document as it is now. */
-export interface PlannedEdit {
+interface PlannedEdit {
   /** In descending offset order when there are several (as the editor reports them). */
   changes: PlannedChange[];
   effect: OwnEffect;

@@ -23,7 +23,7 @@ export interface ProofreadingHost {
   readonly playBack: PlayBack;
 }
 
-export interface ProofreadRun {
+interface ProofreadRun {
   id: number;
   settings: DicteeSettings;
   /** The run's document (the same URI for the whole run). */

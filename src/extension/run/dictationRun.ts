@@ -41,7 +41,7 @@ const STOP_EXTRA_S = 5 + DEFAULT_STOP_MAX_WAIT_MS / 1000 + 10;
 const FILE_AHEAD_S = 2;
 
 /** Replaces every spelling of a document's address and name in a log line by `<document>`. */
-export function documentNames(uri: vscode.Uri): (line: string) => string {
+function documentNames(uri: vscode.Uri): (line: string) => string {
   const name = uri.path.slice(uri.path.lastIndexOf('/') + 1);
   const forms = [uri.toString(), uri.toString(true), uri.fsPath, uri.path, name].filter((f) => f.length >= 3).sort((a, b) => b.length - a.length);
   return (line) => forms.reduce((l, f) => l.split(f).join('<document>'), line);

@@ -12,7 +12,7 @@ import { languageName } from '../ui/statusText';
 /** The buttons of an error message (the extension shows them with translated labels). */
 export type ErrorAction = 'setApiKey' | 'openSettings' | 'retry' | 'selectMicrophone' | 'showLog';
 
-export interface ErrorPresentation {
+interface ErrorPresentation {
   severity: 'error' | 'warning';
   text: string;
   actions: ErrorAction[];

@@ -9,7 +9,7 @@ import { audioFileSeconds } from '../../audio/fileSource';
 import type { DictationController } from './dictationController';
 import type { Log } from '../log';
 
-export const AUDIO_FILE_EXTENSIONS = ['wav', 'mp3', 'flac', 'ogg', 'oga', 'opus', 'aiff', 'aif'];
+const AUDIO_FILE_EXTENSIONS = ['wav', 'mp3', 'flac', 'ogg', 'oga', 'opus', 'aiff', 'aif'];
 
 export async function transcribeAudioFile(controller: DictationController, log: Log, given?: vscode.Uri): Promise<void> {
   if (controller.state !== 'idle') {

@@ -17,7 +17,7 @@ const TEST_SECONDS = 5;
 const HEARD_DBFS = -50;
 
 /** A level meter of `width` characters for a level in 0–1. */
-export function meterText(level: number, width = 20): string {
+function meterText(level: number, width = 20): string {
   const n = Math.max(0, Math.min(width, Math.round(level * width)));
   return '█'.repeat(n) + '░'.repeat(width - n);
 }

@@ -29,7 +29,7 @@ function reasonText(reason: RescueReason): string {
   }
 }
 
-export interface RescueContext {
+interface RescueContext {
   /** The language of the document the text was meant for. */
   languageId: string;
   /** Where the text is saved when no document can be opened. */

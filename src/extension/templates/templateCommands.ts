@@ -13,7 +13,7 @@ import { spokenRows } from '../ui/spokenCommandsText';
 import type { TemplateStore } from './templateStore';
 
 /** What the commands need from the state of dictation. */
-export interface DictationState {
+interface DictationState {
   /** The grammar writer of the run that dictates into `doc`, if one does. */
   dictationIn(doc: vscode.TextDocument): DictatedChunks | undefined;
   /** The language dictated in (the run's, else the settings'). */

@@ -35,7 +35,7 @@ export function effectiveKey(command: string, defaultKey: string | undefined, us
 }
 
 /** Lower case, single spaces between chord parts. */
-export function normaliseKey(key: string): string {
+function normaliseKey(key: string): string {
   return key.trim().toLowerCase().replace(/\s+/g, ' ');
 }
 

@@ -9,7 +9,7 @@ import type { L10n } from './l10nText';
 import { ruleDescription, spokenPlaceholders } from './ruleText';
 import { specialtyName } from './statusText';
 
-export interface SpokenRow {
+interface SpokenRow {
   /** A separator row (a group's title) rather than a command. */
   separator?: boolean;
   label: string;

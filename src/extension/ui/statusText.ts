@@ -42,7 +42,7 @@ export interface StatusInfo {
 /** Which status-bar colour to use. */
 export type StatusColour = 'none' | 'recording' | 'warning' | 'error';
 
-export interface StatusView {
+interface StatusView {
   text: string;
   tooltip: string;
   accessibilityLabel: string;
@@ -62,7 +62,7 @@ export function formatElapsed(ms: number): string {
 }
 
 /** Escapes text for a Markdown tooltip. */
-export function md(text: string): string {
+function md(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 }
 

@@ -30,7 +30,7 @@ interface PoolWorker {
   wasReady: boolean;
 }
 
-export class RemotePort implements SegmenterPort {
+class RemotePort implements SegmenterPort {
   received: number;
   decoded: number;
   private pending: ChunkEvent[] = [];
@@ -140,7 +140,7 @@ export class RemotePort implements SegmenterPort {
   }
 }
 
-export interface PoolOptions {
+interface PoolOptions {
   size: number;
   /** Path of the built worker entry (dist/engine-worker.js). */
   script: string;

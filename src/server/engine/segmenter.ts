@@ -88,12 +88,12 @@ interface PendingChunk {
   audioMs: number;
 }
 
-export type SegmenterConfig = Pick<
+type SegmenterConfig = Pick<
   EffectiveConfig,
   'sample_rate' | 'engine_endpointing' | 'silence_threshold' | 'audio_duration_threshold' | 'max_buffer_size' | 'enable_final_proofreading' | 'details'
 >;
 
-export interface SegmenterOptions {
+interface SegmenterOptions {
   restore?: SegmenterCheckpoint;
   newId?: () => string;
   /**

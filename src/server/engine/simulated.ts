@@ -74,10 +74,10 @@ export function tokenize(script: string): RecognizedWord[] {
 }
 
 /** The first line that makes a script one utterance per line. */
-export const UTTERANCES_MARKER = '#utterances';
+const UTTERANCES_MARKER = '#utterances';
 
 /** A script of one utterance per line: its words, and where each line's words end. */
-export interface UtteranceScript {
+interface UtteranceScript {
   words: RecognizedWord[];
   /** Index just after the last word of each line, in order. */
   ends: number[];

@@ -11,8 +11,8 @@
 import { endianness } from 'node:os';
 
 export const VAD_WINDOW_MS = 20;
-export const VAD_ABSOLUTE_MIN_DB = -50;
-export const VAD_MARGIN_DB = 12;
+const VAD_ABSOLUTE_MIN_DB = -50;
+const VAD_MARGIN_DB = 12;
 const FLOOR_MIN_DB = -90;
 const FLOOR_MAX_DB = -25;
 const SILENT_DB = -100;

@@ -6,7 +6,7 @@
 import type { ErrorCode, Permission } from '../../protocol';
 import type { ApiKey, AuthFailure, KeyStore, Limits } from '../storage/stores';
 
-export type Authorization =
+type Authorization =
   | { ok: true; key: ApiKey }
   | {
       ok: false;
@@ -47,7 +47,7 @@ export async function takeRate(limits: Limits, key: ApiKey): Promise<Authorizati
   return { ok: false, status: 429, code: 'RATE_LIMITED', message: rateMessage(limits), retryAfterMs: decision.retryAfterMs, why: 'rate', keyHint: key.hint };
 }
 
-export function authMessage(reason: AuthFailure): string {
+function authMessage(reason: AuthFailure): string {
   switch (reason) {
     case 'missing':
       return 'missing API key: send it as Authorization: Bearer <API_KEY> (or ?token= on the WebSocket, x-svc-key on session init)';

@@ -9,9 +9,9 @@ import { type ErrorCode, type HttpErrorBody, HTTP_STATUS_FOR, redactUrl } from '
 import { errorMessage } from '../../shared/errors';
 import { unavailableMessage } from '../storage/stores';
 
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
-export type HttpErrorCode = HttpErrorBody['error']['code'];
+type HttpErrorCode = HttpErrorBody['error']['code'];
 
 export class HttpError extends Error {
   /** Headers of the answer: `Retry-After` when there is a wait, `Allow` for a 405. */

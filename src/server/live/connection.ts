@@ -25,7 +25,7 @@ import type { LiveSession, SessionPeer } from './session';
 import { type ApiKey, BackendUnavailableError, type JournalOutcome, unavailableMessage } from '../storage/stores';
 
 /** The journal writes a message must wait for (those of its session queued so far), or undefined when none. */
-export type Barrier = () => Promise<JournalOutcome> | undefined;
+type Barrier = () => Promise<JournalOutcome> | undefined;
 
 type Outgoing = { message: OutgoingMessage | string; wait: Promise<JournalOutcome> | undefined } | { close: { code: number; reason: string }; wait: undefined };
 

@@ -22,7 +22,7 @@ export { DEFAULT_TIMING, type Timing } from '../timing';
 /** How often old session records are pruned (retention). */
 const PRUNE_EVERY_MS = 60 * 60_000;
 
-export interface RegistryOptions {
+interface RegistryOptions {
   engine: Engine;
   store: SessionStore;
   limits: Limits;

@@ -14,7 +14,7 @@ import { SessionJournal } from '../storage/sessionJournal';
 import { wireEvent } from './wire';
 import type { CheckpointRow, SessionEnd, SessionStore, StoredEvent } from '../storage/stores';
 
-export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
+type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
 
 export interface SessionPeer {
   /** A message, or one already serialised as JSON (sent as it is). */
@@ -27,7 +27,7 @@ export interface SessionPeer {
  * A stop waits for a worker to decode the audio it already has for as long as decoding advances;
  * it gives up when nothing advanced for `stop_delay` plus this long.
  */
-export const STOP_STALL_MS = 10_000;
+const STOP_STALL_MS = 10_000;
 
 export interface LiveSessionInit {
   id: string;

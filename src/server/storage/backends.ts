@@ -18,7 +18,7 @@ import { RedisLimits } from './redis/limits';
 import { RedisRevocations } from './redis/revocations';
 import type { KeyStore, Limits, RevocationFeed, SessionStore } from './stores';
 
-export interface BackendOptions {
+interface BackendOptions {
   dataDir: string;
   /** `--database` (PostgreSQL URL), or undefined for SQLite in the data dir. */
   databaseUrl?: string;

@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS session_events (
 `;
 
 /** The database and the files SQLite keeps beside it. */
-export function dataFiles(dataDir: string): string[] {
+function dataFiles(dataDir: string): string[] {
   const db = path.join(dataDir, DB_FILE);
   return [db, `${db}-wal`, `${db}-shm`, `${db}-journal`];
 }
@@ -63,7 +63,7 @@ export function dataFiles(dataDir: string): string[] {
  * its -wal and -shm with the database's mode), and any of the files left more open by an older
  * version set to 0600. They hold dictated text, whatever the data dir's own mode.
  */
-export function makeDataFilesPrivate(dataDir: string): void {
+function makeDataFilesPrivate(dataDir: string): void {
   const [db] = dataFiles(dataDir);
   closeSync(openSync(db!, 'a', 0o600));
   for (const f of dataFiles(dataDir)) {

@@ -44,9 +44,9 @@ export function generateMasterKey(): string {
 }
 
 /** Fewest characters a master key given in `DICTEE_MASTER_KEY` may have. */
-export const MIN_MASTER_KEY_LENGTH = 32;
+const MIN_MASTER_KEY_LENGTH = 32;
 /** Least estimated entropy (bits) of such a key. */
-export const MIN_MASTER_KEY_BITS = 90;
+const MIN_MASTER_KEY_BITS = 90;
 
 /**
  * Why a master key given by the operator is too weak to guard key management, or undefined when it is
@@ -89,7 +89,7 @@ function fromRow(row: KeyRow): ApiKey {
   };
 }
 
-export function listing(k: ApiKey): KeyListing {
+function listing(k: ApiKey): KeyListing {
   return {
     id: k.id,
     name: k.name,
@@ -118,7 +118,7 @@ export interface KeyRows {
 }
 
 /** The SHA-256 of the master key: of DICTEE_MASTER_KEY when set, else the one kept in the data dir (or a new one, announced once). */
-export function masterHashInDataDir(dataDir: string, masterKeyFromEnv: string | undefined, announce: (masterKey: string) => void): string {
+function masterHashInDataDir(dataDir: string, masterKeyFromEnv: string | undefined, announce: (masterKey: string) => void): string {
   if (masterKeyFromEnv) return sha256Hex(masterKeyFromEnv);
   const file = path.join(dataDir, MASTER_KEY_FILE);
   if (existsSync(file)) {

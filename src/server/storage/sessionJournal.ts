@@ -9,14 +9,14 @@ import type { SegmenterCheckpoint } from '../engine/segmenter';
 import { type CheckpointRow, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionStore } from './stores';
 
 /** The session's counters a checkpoint keeps. */
-export interface SessionCounters {
+interface SessionCounters {
   nextSeq: number;
   totalFrames: number;
   discardedFrames: number;
   finalChunks: number;
 }
 
-export interface SessionJournalInit {
+interface SessionJournalInit {
   id: string;
   keyId: string;
   orgId: string;

@@ -30,14 +30,14 @@ import { type CheckpointRow, type JournalOutcome, MAX_EVENTS_PER_SESSION } from 
 /** A group is written once its oldest write has waited this long, without waiting for the end of the turn. */
 export const MAX_GROUP_WAIT_MS = 4;
 
-export type SqliteJournalOp =
+type SqliteJournalOp =
   | { kind: 'event'; seq: number; json: string; cp: CheckpointRow }
   | { kind: 'checkpoint'; cp: CheckpointRow }
   | { kind: 'trim' }
   | { kind: 'stopped'; nextSeq: number; at: string };
 
 /** The statements the journal writes with (prepared by the store). */
-export interface SqliteJournalStatements {
+interface SqliteJournalStatements {
   insertEvent: Database.Statement<[string, number, string]>;
   upsertCheckpoint: Database.Statement<[CheckpointRow]>;
   setStopped: Database.Statement<[string, number, string, string]>;

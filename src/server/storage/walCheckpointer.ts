@@ -44,7 +44,7 @@ parentPort.on('message', (m) => {
 `;
 
 /** What `wal_checkpoint` answers: log frames in the WAL, and how many are copied into the database. */
-export interface CheckpointResult {
+interface CheckpointResult {
   busy: number;
   log: number;
   checkpointed: number;

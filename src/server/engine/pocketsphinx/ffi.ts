@@ -11,8 +11,8 @@ import type { LibraryHandle } from 'koffi';
 
 type NativeFn = (...args: unknown[]) => unknown;
 
-export const POCKETSPHINX_LIBRARY = 'libpocketsphinx.so.3';
-export const SPHINXBASE_LIBRARY = 'libsphinxbase.so.3';
+const POCKETSPHINX_LIBRARY = 'libpocketsphinx.so.3';
+const SPHINXBASE_LIBRARY = 'libsphinxbase.so.3';
 export const DEFAULT_POCKETSPHINX_MODEL = '/usr/share/pocketsphinx/model/en-us';
 export const POCKETSPHINX_SAMPLE_RATE = 16000;
 export const POCKETSPHINX_LANGUAGES = ['en'] as const;

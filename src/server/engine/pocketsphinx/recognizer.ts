@@ -20,7 +20,7 @@ import { MAX_ALTERNATIVES } from '../details';
 
 export const POCKETSPHINX_ENGINE_NAME = 'pocketsphinx';
 /** The partial hypothesis is read every 5 windows (100 ms): reading it costs a backtrace. */
-export const HYP_EVERY_WINDOWS = 5;
+const HYP_EVERY_WINDOWS = 5;
 /** Audio kept before the first word of a sentence (the rest of a silence is dropped). */
 const LEAD_IN_WINDOWS = 25;
 /** An utterance that found no word for this many windows restarts (a long silence holds nothing). */

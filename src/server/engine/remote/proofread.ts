@@ -21,7 +21,7 @@ export interface ProofreadSettings {
 const MAX_ANSWER_BYTES = 256 * 1024;
 
 /** A WAV file (RIFF, PCM s16le mono) around `pcm`. */
-export function wavOf(pcm: Buffer, rate: number): Buffer {
+function wavOf(pcm: Buffer, rate: number): Buffer {
   const h = Buffer.alloc(44);
   h.write('RIFF', 0);
   h.writeUInt32LE(36 + pcm.length, 4);

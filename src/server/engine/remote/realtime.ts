@@ -37,10 +37,10 @@ import {
   sizeOf,
 } from './upstream';
 
-export type RealtimeDialect = 'vllm' | 'openai' | 'openai-beta';
+type RealtimeDialect = 'vllm' | 'openai' | 'openai-beta';
 
 /** vLLM acknowledges no `session.update`: at start, this long without an `error` means the model was accepted. */
-export const VLLM_QUIET_MS = 800;
+const VLLM_QUIET_MS = 800;
 
 const IGNORED = new Set([
   'session.created',

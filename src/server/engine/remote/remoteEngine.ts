@@ -14,7 +14,7 @@ import { RemoteSegmenterPort } from './remotePort';
 import { type UpstreamLink, type UpstreamProtocol, UpstreamRefusedError, type UpstreamSettings, UpstreamUnreachableError, shownUrl, urlProblem } from './upstream';
 import { VoskProtocol } from './vosk';
 
-export const REMOTE_ENGINE_NAMES = ['realtime', 'vosk'] as const;
+const REMOTE_ENGINE_NAMES = ['realtime', 'vosk'] as const;
 export type RemoteEngineName = (typeof REMOTE_ENGINE_NAMES)[number];
 
 /** Bounds of the fault handling (docs/engines.md); the environment may shorten them for tests. */
@@ -29,7 +29,7 @@ export interface RemoteBounds {
   maxLagMs: number;
 }
 
-export const DEFAULT_REMOTE_BOUNDS: RemoteBounds = { connectTimeoutMs: 5000, reconnectMs: 30_000, stallMs: 10_000, maxLagMs: 3000 };
+const DEFAULT_REMOTE_BOUNDS: RemoteBounds = { connectTimeoutMs: 5000, reconnectMs: 30_000, stallMs: 10_000, maxLagMs: 3000 };
 
 export interface RemoteEngineOptions {
   engine: RemoteEngineName;
@@ -51,7 +51,7 @@ class PreparedLink implements EngineLink {
   }
 }
 
-export class RemoteEngine implements Engine {
+class RemoteEngine implements Engine {
   readonly languages = ['any'];
   private readonly ports = new Set<RemoteSegmenterPort>();
   private readonly bounds: RemoteBounds;

@@ -25,7 +25,7 @@ import { Vad, samplesOf } from '../vad';
 import { RemoteRecognizer } from './remoteRecognizer';
 import { UpstreamRefusedError, type UpstreamEvents, type UpstreamLink } from './upstream';
 
-export interface RemotePortOptions {
+interface RemotePortOptions {
   init: PortInit;
   name: string;
   /** The connection opened when the session was admitted (undefined: connect now, as after a loss). */

@@ -11,7 +11,7 @@
 import type { RecognizedWord, Recognizer } from '../recognizer';
 import { modelWords, proofreadText } from '../sherpa/text';
 
-export const REMOTE_SNAPSHOT = { engine: 'remote' } as const;
+const REMOTE_SNAPSHOT = { engine: 'remote' } as const;
 
 export class RemoteRecognizer implements Recognizer {
   readonly resumeFrom = 'utterance-start';

@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import type { ServerLogger } from '../../log';
 
 /** A message larger than this from the upstream closes its connection (then reconnected). */
-export const MAX_UPSTREAM_MESSAGE_BYTES = 1 << 20;
+const MAX_UPSTREAM_MESSAGE_BYTES = 1 << 20;
 
 /** The upstream refused us (credential, model, endpoint): no session can work; the service does not start. */
 export class UpstreamRefusedError extends Error {}

@@ -23,7 +23,7 @@ import {
   sizeOf,
 } from './upstream';
 
-export const VOSK_EOF = '{"eof" : 1}';
+const VOSK_EOF = '{"eof" : 1}';
 
 class VoskLink implements UpstreamLink {
   readonly dialect = 'vosk';

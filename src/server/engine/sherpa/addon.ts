@@ -7,7 +7,7 @@
 import { errorMessage } from '../../../shared/errors';
 import { EngineUnavailableError } from '../engine';
 
-export const SHERPA_VERSION = '1.13.8';
+const SHERPA_VERSION = '1.13.8';
 
 export interface Waveform {
   samples: Float32Array;

@@ -9,7 +9,7 @@
  */
 import type { SherpaOnline, SherpaOnlineStream } from './addon';
 
-export type Schedule = (run: () => void) => void;
+type Schedule = (run: () => void) => void;
 
 export class OnlineBatcher {
   private readonly streams = new Set<SherpaOnlineStream>();

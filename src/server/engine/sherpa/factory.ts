@@ -17,7 +17,7 @@ import { SherpaRecognizer } from './recognizer';
 
 type SherpaSpec = Extract<WorkerEngine, { engine: 'sherpa-onnx' }>;
 
-export interface SherpaFactory {
+interface SherpaFactory {
   make(config: EffectiveConfig, onProgress?: () => void): Recognizer;
   prepare(): void;
 }

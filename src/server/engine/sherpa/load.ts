@@ -16,7 +16,7 @@ import { CATALOGUE, type CatalogueEntry } from './catalogue';
 import { ModelCorruptError, type SherpaModel, defaultModelsDir, offlineRecognizerConfig, onlineRecognizerConfig, resolveModel } from './model';
 
 /** `online`: a streaming transducer (the first pass); `offline`: a whole-utterance one (the proofreading pass). */
-export type ModelKind = SherpaModel['kind'];
+type ModelKind = SherpaModel['kind'];
 
 /** A verified model, and how much silence ends its last chunk. */
 export interface LoadedModel extends SherpaModel {
@@ -31,7 +31,7 @@ const TAIL_PADDING_MS = 560;
  * The catalogue the service resolves `--model NAME` in: the built-in one, and the entries of the JSON file
  * `DICTEE_MODEL_CATALOGUE` names (a team's own models, laid out and locked as `npm run models` does).
  */
-export function serviceCatalogue(env: NodeJS.ProcessEnv = process.env): readonly CatalogueEntry[] {
+function serviceCatalogue(env: NodeJS.ProcessEnv = process.env): readonly CatalogueEntry[] {
   const file = env.DICTEE_MODEL_CATALOGUE;
   if (!file) return CATALOGUE;
   let extra: unknown;

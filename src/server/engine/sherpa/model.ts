@@ -70,7 +70,7 @@ export function sha256File(file: string): Promise<string> {
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /** Parses and checks a lock's shape (`source` names it in errors); throws {@link ModelCorruptError}. */
-export function parseLock(text: string, source: string): ModelLock {
+function parseLock(text: string, source: string): ModelLock {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -124,7 +124,7 @@ export function lockMismatch(lock: ModelLock, entry: CatalogueEntry): string | n
 }
 
 /** Checks every file of `lock` in `dir`: a regular file (no link), its size, its sha256. */
-export async function verifyFiles(dir: string, lock: ModelLock, advice: string): Promise<void> {
+async function verifyFiles(dir: string, lock: ModelLock, advice: string): Promise<void> {
   for (const [rel, want] of Object.entries(lock.files)) {
     const file = path.join(dir, rel);
     let st;
@@ -140,7 +140,7 @@ export async function verifyFiles(dir: string, lock: ModelLock, advice: string):
   }
 }
 
-export interface ResolveOptions {
+interface ResolveOptions {
   /** A shared lock (`--lock FILE`): the installed model must be exactly the one it pins. */
   lock?: ModelLock;
   catalogue?: readonly CatalogueEntry[];
@@ -226,11 +226,11 @@ export function installedModels(modelsDir: string = defaultModelsDir(), catalogu
 }
 
 /** The model directory DIR (compatibility with `--model DIR`): {@link resolveModel} on a path. */
-export function verifiedModel(dir: string): Promise<SherpaModel> {
+function verifiedModel(dir: string): Promise<SherpaModel> {
   return resolveModel(path.resolve(dir));
 }
 
-export interface RecognizerOptions {
+interface RecognizerOptions {
   numThreads?: number;
   provider?: string;
   /** Online only. `modified_beam_search` is what hotwords need. */

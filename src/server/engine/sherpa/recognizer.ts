@@ -19,7 +19,7 @@ import { type SherpaOnlineStream, floatSamples } from './addon';
 import type { OnlineBatcher } from './batcher';
 import { hotwordsOf, keptWords, modelWords, proofreadText } from './text';
 
-export { SHERPA_VERSION, loadSherpa } from './addon';
+export {  loadSherpa } from './addon';
 
 export const SHERPA_ENGINE_NAME = 'sherpa-onnx';
 /** The partial result is read every 5 windows (100 ms). */
@@ -29,7 +29,7 @@ const LEAD_IN_WINDOWS = 25;
 /** An utterance with no word for this many windows (10 s) restarts from a short lead-in: silence costs nothing. */
 const IDLE_UTTERANCE_WINDOWS = 500;
 
-export interface SherpaSessionOptions {
+interface SherpaSessionOptions {
   batcher: OnlineBatcher;
   /** The model's languages: more than one, and the stream's language is pinned. */
   languages: readonly string[];

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { errorMessage } from '../../../shared/errors';
 import { BackendStartError, checkUrl, maskPassword, redactedUrl } from '../backend';
 
-export const DATABASE_URL_EXAMPLE = 'postgres://user:password@host:5432/database';
+const DATABASE_URL_EXAMPLE = 'postgres://user:password@host:5432/database';
 
 /** int8 (BIGINT: epochs, byte offsets, frame counts) as a JavaScript number: they stay far below 2^53. */
 const INT8_OID = 20;

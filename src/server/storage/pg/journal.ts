@@ -19,7 +19,7 @@ import type { ServerLogger } from '../../log';
 import { type CheckpointRow, type JournalOutcome, MAX_EVENTS_PER_SESSION, type SessionEnd } from '../stores';
 import { isConnectionError, isRetryableError } from './connect';
 
-export type JournalOp =
+type JournalOp =
   | { kind: 'event'; seq: number; json: string; cp: CheckpointRow }
   | { kind: 'checkpoint'; cp: CheckpointRow }
   | { kind: 'trim' }
@@ -270,7 +270,7 @@ const CHECKPOINT_UPDATES = `next_seq = EXCLUDED.next_seq, next_index = EXCLUDED.
   discarded_frames = EXCLUDED.discarded_frames, final_chunks = EXCLUDED.final_chunks, stopped_at = EXCLUDED.stopped_at,
   updated_at = EXCLUDED.updated_at, owner = EXCLUDED.owner, epoch = EXCLUDED.epoch`;
 
-export const UPSERT_CHECKPOINT = `
+const UPSERT_CHECKPOINT = `
 INSERT INTO session_checkpoints (session_id, key_id, org_id, next_seq, next_index, audio_offset, engine, config,
   total_frames, discarded_frames, created_at, stopped_at, updated_at, owner, epoch, final_chunks)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
@@ -297,7 +297,7 @@ cp AS (
   RETURNING 1)
 SELECT ok.ok, (SELECT count(*) FROM ev) AS events, (SELECT count(*) FROM cp) AS checkpoints FROM ok`;
 
-export function checkpointParams(cp: CheckpointRow, owner: string, epoch: number): unknown[] {
+function checkpointParams(cp: CheckpointRow, owner: string, epoch: number): unknown[] {
   return [
     cp.session_id,
     cp.key_id,

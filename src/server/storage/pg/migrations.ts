@@ -13,7 +13,7 @@ import { errorMessage } from '../../../shared/errors';
 import { BackendStartError } from '../backend';
 import { generateMasterKey, sha256Hex } from '../keys';
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;
@@ -55,9 +55,9 @@ CREATE TABLE session_events (
 ];
 
 /** The key of the advisory lock taken while migrating ("dictee" in ASCII). */
-export const MIGRATION_LOCK = 0x646963746565;
+const MIGRATION_LOCK = 0x646963746565;
 
-export interface Prepared {
+interface Prepared {
   orgId: string;
   masterHash: string;
   /** Versions this start applied (empty when another instance, or an earlier start, had). */

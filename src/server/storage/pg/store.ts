@@ -23,7 +23,7 @@ import {
 import { isConnectionError } from './connect';
 import { Journal } from './journal';
 
-export interface PgStoreOptions {
+interface PgStoreOptions {
   pool: pg.Pool;
   orgId: string;
   /** This instance, as written in the `owner` column of the checkpoints it writes. */

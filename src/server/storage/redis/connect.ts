@@ -10,7 +10,7 @@ import { BackendStartError, backoffMs, checkUrl, maskPassword, redactedUrl } fro
 import type { ServerLogger } from '../../log';
 import { BackendUnavailableError } from '../stores';
 
-export const REDIS_URL_EXAMPLE = 'redis://[:password@]host:6379[/db] or rediss://… (TLS)';
+const REDIS_URL_EXAMPLE = 'redis://[:password@]host:6379[/db] or rediss://… (TLS)';
 
 export interface RedisLink {
   readonly redis: Redis;

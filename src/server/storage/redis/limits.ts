@@ -129,7 +129,7 @@ const uniqueMember = (): string => `${Date.now()}-${randomBytes(6).toString('bas
 
 const slotKeys = (orgId: string): [string, string] => [`${PREFIX}slots:{${orgId}}`, `${PREFIX}slot-holders:{${orgId}}`];
 
-export interface RedisLimitsOptions {
+interface RedisLimitsOptions {
   link: RedisLink;
   rateLimit: number;
   rateWindowMs: number;

@@ -10,7 +10,7 @@ import type { ServerLogger } from '../../log';
 import type { RevocationFeed } from '../stores';
 import type { RedisLink } from './connect';
 
-export const REVOCATION_CHANNEL = 'dictee:revocations';
+const REVOCATION_CHANNEL = 'dictee:revocations';
 
 export class RedisRevocations implements RevocationFeed {
   private readonly unsent = new Set<string>();
