@@ -61,5 +61,9 @@ export default tseslint.config(
     },
   },
   ...Object.keys(LAYERS).map((layer) => layerRule(layer)),
-  layerRule('extension', { vscode: false, files: ['src/extension/editor/**/*.ts'], ignores: EDITOR_ADAPTERS.map((f) => `src/extension/editor/${f}`) }),
+  layerRule('extension', {
+    vscode: false,
+    files: ['src/extension/editor/**/*.ts'],
+    ignores: EDITOR_ADAPTERS.map((f) => `src/extension/editor/${f}`),
+  }),
 );

@@ -84,7 +84,14 @@ interface Step extends StepResult {
   cores?: number;
 }
 
-async function step(svc: Svc, frames: Buffer[], cause: Cause, lateReplace: boolean, n: number, spares: { expected: number }): Promise<Step> {
+async function step(
+  svc: Svc,
+  frames: Buffer[],
+  cause: Cause,
+  lateReplace: boolean,
+  n: number,
+  spares: { expected: number },
+): Promise<Step> {
   await ready(svc, spares.expected);
   const load = os.loadavg()[0]!;
   await fetch(`${svc.url}/healthz`); // resets the event-loop delay interval
@@ -110,7 +117,8 @@ async function step(svc: Svc, frames: Buffer[], cause: Cause, lateReplace: boole
       const sentAt = frame === undefined ? undefined : r.sent[frame];
       if (sentAt !== undefined && sentAt - r.sent[0]! >= WARMUP_MS) {
         (e.type === 'batch.replace' ? replaceLat : lat).push(e.at - sentAt);
-        if (e.type !== 'batch.replace' && e.at - sentAt >= P99_LIMIT_MS) late.push(`${e.status} ${Math.round(e.at - sentAt)} ms at ${((sentAt - r.sent[0]!) / 1000).toFixed(1)} s`);
+        if (e.type !== 'batch.replace' && e.at - sentAt >= P99_LIMIT_MS)
+          late.push(`${e.status} ${Math.round(e.at - sentAt)} ms at ${((sentAt - r.sent[0]!) / 1000).toFixed(1)} s`);
       }
     }
   }
@@ -133,7 +141,13 @@ async function step(svc: Svc, frames: Buffer[], cause: Cause, lateReplace: boole
   };
 }
 
-export async function capacity(svc: Svc, engine: 'pocketsphinx' | 'simulated', frames: Buffer[], cause: Cause, steps_: readonly number[] = STEPS): Promise<{ steps: Step[]; capacity: number }> {
+export async function capacity(
+  svc: Svc,
+  engine: 'pocketsphinx' | 'simulated',
+  frames: Buffer[],
+  cause: Cause,
+  steps_: readonly number[] = STEPS,
+): Promise<{ steps: Step[]; capacity: number }> {
   const lateReplace = engine === 'pocketsphinx';
   // Each worker loads a spare at start (before the service listens), and again once its last session has
   // gone (pocketsphinx only; the log says each one loaded after the start).
@@ -206,7 +220,7 @@ export async function run(): Promise<{ title: string; markdown: string }> {
     'decodes nothing while it measures. One service runs at a time; each step starts once the service is idle (spare decoders',
     'loaded, no backlog). A `batch.replace` comes after a second decode of the whole sentence by design; its latency, from the',
     'frame that ended the sentence, has its own column. A step passes with p99 < 200 ms, no event missing 1.5 s after the last',
-    'frame (no session fell behind) and no error; a failing step runs once more. Event-loop delay: the service\'s own, over the',
+    "frame (no session fell behind) and no error; a failing step runs once more. Event-loop delay: the service's own, over the",
     "step, from `GET /healthz`. Service CPU: the service's CPU seconds over the step per wall second. Load avg: the machine's",
     '1-minute load average when the step started (other work on the machine competes with the service).',
     '',

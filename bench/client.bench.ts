@@ -21,14 +21,18 @@ function events(chunks: number): Msg[] {
     const id = `chunk-${c}`;
     const i = index++;
     const words = ['the', 'left', 'ventricle', 'is', 'normal'];
-    for (let k = 1; k <= 3; k++) out.push({ type: 'transcript', status: 'streaming', id, index: i, seq: ++seq, text: words.slice(0, k + 1).join(' ') });
+    for (let k = 1; k <= 3; k++)
+      out.push({ type: 'transcript', status: 'streaming', id, index: i, seq: ++seq, text: words.slice(0, k + 1).join(' ') });
     out.push({ type: 'transcript', status: 'final', id, index: i, seq: ++seq, text: words.join(' ') });
     group.push(id);
     if (group.length === 5) {
       out.push({
         type: 'batch.replace',
         seq: ++seq,
-        data: { target_ids: [...group], new_chunk: { id: `merged-${c}`, index: index++, text: 'The left ventricle is normal.', status: 'final' } },
+        data: {
+          target_ids: [...group],
+          new_chunk: { id: `merged-${c}`, index: index++, text: 'The left ventricle is normal.', status: 'final' },
+        },
       });
       group.length = 0;
     }
@@ -96,7 +100,7 @@ export async function run(): Promise<BenchSection> {
     );
   }
   const markdown = [
-    'Method: a synthetic run shaped like the service\'s (per chunk three `streaming` updates and a `final`;',
+    "Method: a synthetic run shaped like the service's (per chunk three `streaming` updates and a `final`;",
     'every fifth chunk a `batch.replace` of the last five), fed to a fresh `TranscriptModel`; the time covers',
     'applying every message and computing its editor operations. Median of repeated runs after a warm-up.',
     'Baseline, same run and same messages: one `Map.set` and one array push per event.',

@@ -59,7 +59,13 @@ async function session(svc: Svc, r: Recording, details: boolean): Promise<Run> {
   const stopped = new Promise<void>((resolve) => {
     ws.on('message', (d) => {
       const text = String(d);
-      const m = JSON.parse(text) as { type: string; status?: string; state?: string; words?: Word[]; data?: { new_chunk: { words?: Word[] } } };
+      const m = JSON.parse(text) as {
+        type: string;
+        status?: string;
+        state?: string;
+        words?: Word[];
+        data?: { new_chunk: { words?: Word[] } };
+      };
       if (m.type === 'status' && m.state === 'stopped') resolve();
       if (m.type !== 'transcript' && m.type !== 'batch.replace') return;
       run.bytes += Buffer.byteLength(text);
@@ -86,7 +92,14 @@ const tokens = (words: Word[]): string[] => words.map((w) => normalizeWords(w.te
 
 function score(runs: Array<{ rec: Recording; words: Word[] }>, threshold: number): MarkScore {
   let s: MarkScore = { errors: 0, caught: 0, words: 0, marked: 0 };
-  for (const { rec, words } of runs) s = addScores(s, scoreMarks(placeErrors(rec.reference, tokens(words)), words.map((w) => w.confidence < threshold)));
+  for (const { rec, words } of runs)
+    s = addScores(
+      s,
+      scoreMarks(
+        placeErrors(rec.reference, tokens(words)),
+        words.map((w) => w.confidence < threshold),
+      ),
+    );
   return s;
 }
 
@@ -97,7 +110,10 @@ function randomRecall(runs: Array<{ rec: Recording; words: Word[] }>, rate: numb
   let errors = 0;
   for (let d = 0; d < DRAWS; d++) {
     for (const { rec, words } of runs) {
-      const s = scoreMarks(placeErrors(rec.reference, tokens(words)), words.map(() => rnd() < rate));
+      const s = scoreMarks(
+        placeErrors(rec.reference, tokens(words)),
+        words.map(() => rnd() < rate),
+      );
       caught += s.caught;
       errors += s.errors;
     }
@@ -174,7 +190,9 @@ export async function run(): Promise<BenchSection> {
     const goal = met
       ? `The goal (recall ≥ ${GOAL_RECALL} with at most a quarter of the words marked) is met at ${RECOMMENDED_THRESHOLD}.`
       : `The goal (recall ≥ ${GOAL_RECALL} with at most a quarter of the words marked) is **not met**: at ${RECOMMENDED_THRESHOLD} recall is ${f2(rec.caught / rec.errors)} with ${f2(rec.marked / rec.words)} of the words marked` +
-        (reaching ? `; recall first reaches ${GOAL_RECALL} at ${reaching.t}, marking ${f2(reaching.s.marked / reaching.s.words)} of the words.` : '.');
+        (reaching
+          ? `; recall first reaches ${GOAL_RECALL} at ${reaching.t}, marking ${f2(reaching.s.marked / reaching.s.words)} of the words.`
+          : '.');
     const per = (runs: Run[], k: 'bytes' | 'events' | 'cpuS'): number => mean(runs.map((r) => r[k]));
     const cost = [
       `| events per session | ${per(plain, 'events').toFixed(1)} | ${per(detailed, 'events').toFixed(1)} | ${f2(per(detailed, 'events') / per(plain, 'events'))} |`,
@@ -189,7 +207,8 @@ export async function run(): Promise<BenchSection> {
       dropped.push(silentFrames(recs, true));
     }
     const rtf = (xs: Array<{ rtf: number }>): number => mean(xs.map((x) => x.rtf));
-    const w = (xs: Array<{ errors: number; words: number }>): string => `${f2(xs[0]!.errors / xs[0]!.words)} (${xs[0]!.errors}/${xs[0]!.words})`;
+    const w = (xs: Array<{ errors: number; words: number }>): string =>
+      `${f2(xs[0]!.errors / xs[0]!.words)} (${xs[0]!.errors}/${xs[0]!.words})`;
     const audioS = recs.reduce((n, r) => n + r.pcm.length / 32000, 0);
     const markdown = `
 ${recs.length} recordings (${audioS.toFixed(1)} s, pocketsphinx-testdata), each in a session of its own through the built service

@@ -105,7 +105,7 @@ export function run(): Promise<Section> {
       `From 10 to 1,000 utterances the grammar's cost per utterance changes ${growth('g')}× and the baseline's`,
       `${growth('b')}× (1-minute load average ${load.toFixed(1)} on ${os.cpus().length} cores when the section started; other`,
       'work on the machine moves both). Each utterance is formatted against a bounded context, so nothing',
-      "scans the run. Both are far below the time a final takes to reach the editor; the end-to-end latency",
+      'scans the run. Both are far below the time a final takes to reach the editor; the end-to-end latency',
       'with the grammar on beside it off is in the section "End-to-end: service final → text in the VS Code editor".',
     ].join('\n'),
   });

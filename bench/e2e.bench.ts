@@ -52,7 +52,14 @@ function percentile(sorted: number[], p: number): number {
 
 function stats(xs: number[]): { n: number; p50: number; p95: number; p99: number; max: number; mean: number } {
   const s = [...xs].sort((a, b) => a - b);
-  return { n: s.length, p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), max: s[s.length - 1] ?? NaN, mean: s.reduce((a, b) => a + b, 0) / (s.length || 1) };
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    p99: percentile(s, 99),
+    max: s[s.length - 1] ?? NaN,
+    mean: s.reduce((a, b) => a + b, 0) / (s.length || 1),
+  };
 }
 
 const CONFIG = {
@@ -145,12 +152,42 @@ async function phase({ wb, mic, tap, key, userDataDir }: Bench, file: string, gr
     async () => {
       const mark = extensionLogIn(userDataDir).length;
       await wb.runCommand('Dictée: Start Dictation');
-      await waitFor(async () => /recording/i.test((await wb.statusItem().first().locator('[aria-label]').first().getAttribute('aria-label').catch(() => '')) ?? ''), 20_000, 'recording');
-      const line = await waitFor(() => /dictation grammar (on|off)/.exec(extensionLogIn(userDataDir).slice(mark))?.[1], 10_000, 'the run in the log');
+      await waitFor(
+        async () =>
+          /recording/i.test(
+            (await wb
+              .statusItem()
+              .first()
+              .locator('[aria-label]')
+              .first()
+              .getAttribute('aria-label')
+              .catch(() => '')) ?? '',
+          ),
+        20_000,
+        'recording',
+      );
+      const line = await waitFor(
+        () => /dictation grammar (on|off)/.exec(extensionLogIn(userDataDir).slice(mark))?.[1],
+        10_000,
+        'the run in the log',
+      );
       if (line === want) return true;
       // VS Code had not read the new setting yet.
       await wb.runCommand('Dictée: Stop Dictation');
-      await waitFor(async () => /ready/i.test((await wb.statusItem().first().locator('[aria-label]').first().getAttribute('aria-label').catch(() => '')) ?? ''), 20_000, 'ready');
+      await waitFor(
+        async () =>
+          /ready/i.test(
+            (await wb
+              .statusItem()
+              .first()
+              .locator('[aria-label]')
+              .first()
+              .getAttribute('aria-label')
+              .catch(() => '')) ?? '',
+          ),
+        20_000,
+        'ready',
+      );
       return false;
     },
     60_000,
@@ -158,7 +195,11 @@ async function phase({ wb, mic, tap, key, userDataDir }: Bench, file: string, gr
     500,
   );
   const chunks = Math.ceil(CHUNKS / 2);
-  const pcm = Buffer.concat([silence(200), ...Array.from({ length: chunks + 2 }, () => Buffer.concat([tone(TONE_MS, 16000, 220, 8000), silence(GAP_MS)])), silence(500)]);
+  const pcm = Buffer.concat([
+    silence(200),
+    ...Array.from({ length: chunks + 2 }, () => Buffer.concat([tone(TONE_MS, 16000, 220, 8000), silence(GAP_MS)])),
+    silence(500),
+  ]);
   await sleep(2500); // the recorder's stream is set up (see docs/testing.md)
   const from = tap.finals.length;
   const startedAt = Date.now();
@@ -181,7 +222,20 @@ async function phase({ wb, mic, tap, key, userDataDir }: Bench, file: string, gr
   const elapsedS = (Date.now() - startedAt) / 1000;
   await wb.screenshot(`bench-e2e-grammar-${want}`);
   await wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
-  await waitFor(async () => /ready|error/i.test((await wb.statusItem().first().locator('[aria-label]').first().getAttribute('aria-label').catch(() => '')) ?? ''), 30_000, 'the run to end').catch(() => undefined);
+  await waitFor(
+    async () =>
+      /ready|error/i.test(
+        (await wb
+          .statusItem()
+          .first()
+          .locator('[aria-label]')
+          .first()
+          .getAttribute('aria-label')
+          .catch(() => '')) ?? '',
+      ),
+    30_000,
+    'the run to end',
+  ).catch(() => undefined);
   const e2e: number[] = [];
   let missing = 0;
   for (const f of measured) {
@@ -270,7 +324,8 @@ export async function run(): Promise<BenchSection> {
     const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
     const ratio = (x: number, y: number) => (y > 0 ? (x / y).toFixed(0) : 'n/a');
     const ratio2 = (x: number, y: number) => (y > 0 ? (x / y).toFixed(2) : 'n/a');
-    const row = (name: string, x: ReturnType<typeof stats>) => `| ${name} | ${x.n} | ${fmt(x.p50)} | ${fmt(x.p95)} | ${fmt(x.p99)} | ${fmt(x.max)} | ${fmt(x.mean)} |`;
+    const row = (name: string, x: ReturnType<typeof stats>) =>
+      `| ${name} | ${x.n} | ${fmt(x.p50)} | ${fmt(x.p95)} | ${fmt(x.p99)} | ${fmt(x.max)} | ${fmt(x.mean)} |`;
     const markdown = `
 Time from the service's \`final\` (stamped by a loopback proxy as it forwards it) to the chunk's text being
 rendered in the editor of real VS Code (code-server 4.100.3 / VS Code 1.100, headless Chromium), with the

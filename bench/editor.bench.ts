@@ -83,7 +83,10 @@ function replaceScenario(lines: number, chunks: number): () => void {
       if (op.kind !== 'insert') continue;
       const at = tracker.insertionOffset(op.prevId, op.nextId);
       const s = joinText(doc.slice(Math.max(0, at - 2), at), op.text, doc.slice(at, at + 2));
-      tracker.expect({ changes: [{ offset: at, deletedLength: 0, insertedLength: s.length, text: s }], effect: { kind: 'insert', id: op.id, offset: at, length: s.length } });
+      tracker.expect({
+        changes: [{ offset: at, deletedLength: 0, insertedLength: s.length, text: s }],
+        effect: { kind: 'insert', id: op.id, offset: at, length: s.length },
+      });
       insertAt(at, s);
       tracker.applyChanges([{ offset: at, deletedLength: 0, insertedLength: s.length, text: s }]);
     }
@@ -107,7 +110,10 @@ function replaceScenario(lines: number, chunks: number): () => void {
       const end = rs[rs.length - 1]!.end;
       const s = joinText(doc.slice(Math.max(0, start - 2), start), op.text, doc.slice(end, end + 2));
       const change: TextChange = { offset: start, deletedLength: end - start, insertedLength: s.length, text: s };
-      tracker.expect({ changes: [change], effect: { kind: 'replace', id: op.id, removeIds: op.targetIds, offset: start, length: s.length } });
+      tracker.expect({
+        changes: [change],
+        effect: { kind: 'replace', id: op.id, removeIds: op.targetIds, offset: start, length: s.length },
+      });
       tracker.applyChanges([change]);
     }
   };
@@ -166,26 +172,34 @@ function trackerSection(): string {
       starts[i] = 10 + i * 8;
       ends[i] = 17 + i * 8;
     }
-    const base = measure(() => {
-      for (let i = 0; i < n; i++) {
-        starts[i]! += 1;
-        ends[i]! += 1;
-      }
-    }, n >= 10_000 ? 200 : 2000);
+    const base = measure(
+      () => {
+        for (let i = 0; i < n; i++) {
+          starts[i]! += 1;
+          ends[i]! += 1;
+        }
+      },
+      n >= 10_000 ? 200 : 2000,
+    );
     // Committing one more chunk at the end of the run (announce + reported change); the chunk is then
     // forgotten again so that every measured commit sees exactly n tracked chunks.
     const c = new RangeTracker(0);
     for (let i = 0; i < n; i++) c.track(`c${i}`, i * 8, 7);
     const last = `c${n - 1}`;
-    const commit = measure(() => {
-      const at = c.insertionOffset(last, null);
-      const ch: TextChange = { offset: at, deletedLength: 0, insertedLength: 6, text: ' word.' };
-      c.expect({ changes: [ch], effect: { kind: 'insert', id: 'new', offset: at, length: 6 } });
-      c.applyChanges([ch]);
-      c.untrack('new');
-    }, n >= 10_000 ? 200 : 1000);
+    const commit = measure(
+      () => {
+        const at = c.insertionOffset(last, null);
+        const ch: TextChange = { offset: at, deletedLength: 0, insertedLength: 6, text: ' word.' };
+        c.expect({ changes: [ch], effect: { kind: 'insert', id: 'new', offset: at, length: 6 } });
+        c.applyChanges([ch]);
+        c.untrack('new');
+      },
+      n >= 10_000 ? 200 : 1000,
+    );
     first ??= typing;
-    rows.push(`| ${n.toLocaleString('en')} | ${fmt(typing)} | ${fmt(base)} | ${(typing / base).toFixed(1)}× | ${(typing / first).toFixed(1)}× | ${fmt(commit)} |`);
+    rows.push(
+      `| ${n.toLocaleString('en')} | ${fmt(typing)} | ${fmt(base)} | ${(typing / base).toFixed(1)}× | ${(typing / first).toFixed(1)}× | ${fmt(commit)} |`,
+    );
   }
   return [
     '### Range tracking per document change',

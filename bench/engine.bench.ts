@@ -84,8 +84,14 @@ async function streamed(svc: Svc, recs: Recording[]): Promise<Array<{ finals: st
         const endOfSpeech = s.sent[speech.length - 1]!;
         const firstFinal = s.events.find((e) => e.status === 'final' && e.at >= endOfSpeech);
         return {
-          finals: s.events.filter((e) => e.status === 'final').map((e) => e.text).join(' '),
-          proofread: s.events.filter((e) => e.type === 'batch.replace').map((e) => e.replaceText).join(' '),
+          finals: s.events
+            .filter((e) => e.status === 'final')
+            .map((e) => e.text)
+            .join(' '),
+          proofread: s.events
+            .filter((e) => e.type === 'batch.replace')
+            .map((e) => e.replaceText)
+            .join(' '),
           endToFinalMs: firstFinal ? firstFinal.at - endOfSpeech : NaN,
         };
       }),

@@ -33,7 +33,20 @@ export async function startService(engine: 'pocketsphinx' | 'simulated', extraAr
   const serverJs = path.resolve(__dirname, '..', 'dist', 'server.js');
   const child = spawn(
     process.execPath,
-    [serverJs, '--port', '0', '--data-dir', dataDir, '--engine', engine, '--concurrency-limit', '1000', '--rate-limit', '100000', ...extraArgs],
+    [
+      serverJs,
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--engine',
+      engine,
+      '--concurrency-limit',
+      '1000',
+      '--rate-limit',
+      '100000',
+      ...extraArgs,
+    ],
     { env: { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   // The log's tail is shown if the service ends before the bench does.
@@ -86,7 +99,11 @@ export interface Received {
 }
 
 /** One session: frames sent on a real-time clock; every event with its arrival time. */
-export async function session(svc: Svc, frames: Buffer[], opts: { offsetMs?: number; stop?: boolean; config?: object } = {}): Promise<{ sent: number[]; events: Received[]; errors: number }> {
+export async function session(
+  svc: Svc,
+  frames: Buffer[],
+  opts: { offsetMs?: number; stop?: boolean; config?: object } = {},
+): Promise<{ sent: number[]; events: Received[]; errors: number }> {
   const ws = new WebSocket(svc.ws, { headers: { authorization: `Bearer ${svc.key}` } });
   const events: Received[] = [];
   let errors = 0;
@@ -98,11 +115,23 @@ export async function session(svc: Svc, frames: Buffer[], opts: { offsetMs?: num
   const stopped = new Promise<void>((resolve) => {
     ws.on('message', (d) => {
       const at = performance.now();
-      const m = JSON.parse(String(d)) as { type: string; status?: string; state?: string; text?: string; data?: { new_chunk: { text: string } } };
+      const m = JSON.parse(String(d)) as {
+        type: string;
+        status?: string;
+        state?: string;
+        text?: string;
+        data?: { new_chunk: { text: string } };
+      };
       if (m.type === 'error') errors++;
       if (m.type === 'status' && m.state === 'stopped') resolve();
       if (m.type === 'transcript' || m.type === 'batch.replace') {
-        events.push({ at, type: m.type, ...(m.status ? { status: m.status } : {}), ...(m.text !== undefined ? { text: m.text } : {}), ...(m.data ? { replaceText: m.data.new_chunk.text } : {}) });
+        events.push({
+          at,
+          type: m.type,
+          ...(m.status ? { status: m.status } : {}),
+          ...(m.text !== undefined ? { text: m.text } : {}),
+          ...(m.data ? { replaceText: m.data.new_chunk.text } : {}),
+        });
       }
     });
     ws.once('close', () => resolve());

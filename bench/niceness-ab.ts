@@ -23,7 +23,15 @@ async function main(): Promise<void> {
     const svc = await startService('pocketsphinx');
     const r = await capacity(svc, 'pocketsphinx', frames, cause, steps);
     await stopService(svc);
-    console.log(`nice ${nice}: capacity ${r.capacity}; ` + r.steps.map((s) => `${s.sessions}: p50 ${s.p50.toFixed(0)} p99 ${s.p99.toFixed(0)} cores ${(s.cores ?? NaN).toFixed(2)} load ${(s.load ?? NaN).toFixed(1)} replace ${s.replaceP50.toFixed(0)}`).join(' | '));
+    console.log(
+      `nice ${nice}: capacity ${r.capacity}; ` +
+        r.steps
+          .map(
+            (s) =>
+              `${s.sessions}: p50 ${s.p50.toFixed(0)} p99 ${s.p99.toFixed(0)} cores ${(s.cores ?? NaN).toFixed(2)} load ${(s.load ?? NaN).toFixed(1)} replace ${s.replaceP50.toFixed(0)}`,
+          )
+          .join(' | '),
+    );
   }
   console.log('load at end', os.loadavg()[0]);
 }

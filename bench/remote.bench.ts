@@ -47,7 +47,9 @@ interface Sample {
  * as the service's segmenter ends the utterance there).
  */
 function landmarks(pauseMs: number): Array<{ lastVoiced: number; commitAt: number }> {
-  const recs = recordings().filter((r) => r.name !== 'goforward').slice(0, 3);
+  const recs = recordings()
+    .filter((r) => r.name !== 'goforward')
+    .slice(0, 3);
   const out: Array<{ lastVoiced: number; commitAt: number }> = [];
   const WIN = 640; // bytes of 20 ms at 16 kHz
   let base = 0; // bytes
@@ -122,10 +124,23 @@ interface Service {
 
 async function startService(engineArgs: string[]): Promise<Service> {
   const masterKey = `master_${randomBytes(24).toString('base64url')}`;
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'server.js'), '--port', '0', '--data-dir', mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-remote-')), '--concurrency-limit', '100', ...engineArgs], {
-    env: { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(__dirname, '..', 'dist', 'server.js'),
+      '--port',
+      '0',
+      '--data-dir',
+      mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-remote-')),
+      '--concurrency-limit',
+      '100',
+      ...engineArgs,
+    ],
+    {
+      env: { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (b: Buffer) => {
@@ -135,7 +150,11 @@ async function startService(engineArgs: string[]): Promise<Service> {
     });
     child.once('exit', (code) => reject(new Error(`service exited ${code}`)));
   });
-  const res = await fetch(`${url}/v1/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', type: 'personal' }) });
+  const res = await fetch(`${url}/v1/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', type: 'personal' }),
+  });
   const { key } = (await res.json()) as { key: string };
   return { url, key, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
@@ -149,7 +168,15 @@ function cpuSeconds(pid: number): number {
 
 /** `sessions` clients stream the dictation at once, `speed` × real time: the service's CPU seconds per second of audio. */
 async function serviceCost(service: Service, pcm: Buffer, sessions: number, speed: number): Promise<number> {
-  const clients = Array.from({ length: sessions }, () => new DictationSession({ serverUrl: service.url, apiKey: service.key, config: { language: 'en', engine_endpointing: 0.4, silence_threshold: 1 } }));
+  const clients = Array.from(
+    { length: sessions },
+    () =>
+      new DictationSession({
+        serverUrl: service.url,
+        apiKey: service.key,
+        config: { language: 'en', engine_endpointing: 0.4, silence_threshold: 1 },
+      }),
+  );
   await Promise.all(clients.map((c) => c.start()));
   const cpu0 = cpuSeconds(service.pid);
   await Promise.all(
@@ -170,7 +197,11 @@ async function serviceCost(service: Service, pcm: Buffer, sessions: number, spee
 
 async function viaService(service: Service, pcm: Buffer, marks: ReturnType<typeof landmarks>): Promise<Sample> {
   const s: Sample = { streamMs: [], endMs: [], finalMs: [] };
-  const session = new DictationSession({ serverUrl: service.url, apiKey: service.key, config: { language: 'en', engine_endpointing: 0.4, silence_threshold: 1 } });
+  const session = new DictationSession({
+    serverUrl: service.url,
+    apiKey: service.key,
+    config: { language: 'en', engine_endpointing: 0.4, silence_threshold: 1 },
+  });
   let sentAt: number[] = [];
   let lastSent = 0;
   const words = new Map<string, number>();
@@ -257,17 +288,17 @@ export async function run(): Promise<BenchSection> {
       `100 ms frames, ${ROUNDS} rounds each, alternating: directly to the loopback fake vLLM-dialect realtime server by a bare`,
       'client, and through the built service (`--engine realtime`) with the client library. Both close an utterance at',
       '0.4 s of silence. Milliseconds, median / 90th percentile (samples). The fake answers at once: the difference is',
-      'the service\'s own cost. Only fakes ran here (no real recogniser can run on this machine), and the machine is',
+      "the service's own cost. Only fakes ran here (no real recogniser can run on this machine), and the machine is",
       'shared with other jobs (see the load average): read the difference, not the absolute figures.',
       '',
       '| measure | direct to the fake | through the service | service − direct | ratio |',
       '|---|---|---|---|---|',
       row('frame → streaming text', direct_.streamMs, served.streamMs),
-      row('end of speech → the utterance\'s final words (direct: `transcription.done`; service: `interim`)', direct_.endMs, served.endMs),
+      row("end of speech → the utterance's final words (direct: `transcription.done`; service: `interim`)", direct_.endMs, served.endMs),
       `| end of speech → \`final\` (service: sentence end at \`silence_threshold\` 1 s) | – | ${f0(median(served.finalMs))} / ${f0(p90(served.finalMs))} (${served.finalMs.length}) | – | – |`,
       '',
       `The service's own cost when recognition is elsewhere: ${SESSIONS} sessions at once stream the dictation at ${SPEED}× real`,
-      'time through the client library; the service process\'s CPU time (user + system, /proc) per second of audio, and',
+      "time through the client library; the service process's CPU time (user + system, /proc) per second of audio, and",
       'what it gives as real-time sessions per service core (before any headroom), beside the simulated engine in the',
       'same run (its segmenter in the event loop, no upstream).',
       '',

@@ -56,7 +56,9 @@ async function main(): Promise<void> {
   const out = path.join(dir, '..', 'docs', 'benchmarks.md');
   const kept: string[] = [];
   if (only.length && existsSync(out)) {
-    for (const part of readFileSync(out, 'utf8').split(/^(?=## )/m).slice(1)) {
+    for (const part of readFileSync(out, 'utf8')
+      .split(/^(?=## )/m)
+      .slice(1)) {
       const title = /^## (.*)$/m.exec(part)?.[1];
       if (title && !fresh.has(title)) kept.push(`${part.trim()}\n`);
     }

@@ -39,7 +39,15 @@ function checkpoint(sessionId: string, seq: number): CheckpointRow {
     next_seq: seq + 1,
     next_index: seq,
     audio_offset: seq * 32000,
-    engine: JSON.stringify({ audioOffset: seq * 32000, engine: { engine: 'simulated', cursor: seq * 8, voicedMs: 120 }, vad: { noiseFloorDb: -70 }, silenceMs: 0, sentenceEnded: false, nextIndex: seq, sentence: [] }),
+    engine: JSON.stringify({
+      audioOffset: seq * 32000,
+      engine: { engine: 'simulated', cursor: seq * 8, voicedMs: 120 },
+      vad: { noiseFloorDb: -70 },
+      silenceMs: 0,
+      sentenceEnded: false,
+      nextIndex: seq,
+      sentence: [],
+    }),
     config: JSON.stringify(resolveConfig({})),
     total_frames: seq * 10,
     discarded_frames: 0,
@@ -50,9 +58,18 @@ function checkpoint(sessionId: string, seq: number): CheckpointRow {
   };
 }
 
-const finalJson = (seq: number): string => JSON.stringify({ type: 'transcript', status: 'final', text: 'no pleural or pericardial effusion', id: randomBytes(16).toString('hex'), index: seq, seq });
+const finalJson = (seq: number): string =>
+  JSON.stringify({
+    type: 'transcript',
+    status: 'final',
+    text: 'no pleural or pericardial effusion',
+    id: randomBytes(16).toString('hex'),
+    index: seq,
+    seq,
+  });
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 // ====================================================================== 1. cost per final
 
@@ -174,7 +191,9 @@ async function sessionStart(wsUrl: string, key: string): Promise<number> {
   });
   ws.send(JSON.stringify({ type: 'configure', config: {} }));
   await new Promise<void>((resolve, reject) => {
-    ws.once('message', (d) => ((JSON.parse(String(d)) as { type: string }).type === 'configured' ? resolve() : reject(new Error(String(d)))));
+    ws.once('message', (d) =>
+      (JSON.parse(String(d)) as { type: string }).type === 'configured' ? resolve() : reject(new Error(String(d))),
+    );
   });
   const ms = performance.now() - t0;
   ws.send(JSON.stringify({ type: 'control', action: 'stop' }));
@@ -196,7 +215,10 @@ interface StartLatency {
   mean: number;
 }
 
-export async function startLatency(pgServer: TestPostgres, redis: TestRedis): Promise<{ rows: StartLatency[]; redisPerStart: RedisCount; redisPerSecondLive: RedisCount; liveSessions: number }> {
+export async function startLatency(
+  pgServer: TestPostgres,
+  redis: TestRedis,
+): Promise<{ rows: StartLatency[]; redisPerStart: RedisCount; redisPerSecondLive: RedisCount; liveSessions: number }> {
   const masterKey = `bench_${randomBytes(24).toString('base64url')}`;
   const sqliteSvc = await startService([], masterKey);
   const pgSvc = await startService(['--database', await pgServer.createDatabase('bench_start_a')], masterKey);
@@ -258,7 +280,12 @@ export async function startLatency(pgServer: TestPostgres, redis: TestRedis): Pr
     };
   } finally {
     counter.disconnect();
-    for (const [, s] of [['', sqliteSvc], ['', pgSvc], ['', redisSvc]] as Array<[string, Service]>) s.stop();
+    for (const [, s] of [
+      ['', sqliteSvc],
+      ['', pgSvc],
+      ['', redisSvc],
+    ] as Array<[string, Service]>)
+      s.stop();
   }
 }
 
@@ -274,8 +301,23 @@ async function twoInstances(pgServer: TestPostgres, redis: TestRedis): Promise<{
   const a = await startService(['--database', dbTwo, '--redis', redis.url(), '--instance-id', 'a'], masterKey);
   const b = await startService(['--database', dbTwo, '--redis', redis.url(), '--instance-id', 'b'], masterKey);
   try {
-    const one: Target = { mode: 'service', url: single.wsUrl, key: await createKey(single, masterKey), steps: [], capacity: 0, done: false };
-    const two: Target = { mode: 'service', url: a.wsUrl, urls: [a.wsUrl, b.wsUrl], key: await createKey(a, masterKey), steps: [], capacity: 0, done: false };
+    const one: Target = {
+      mode: 'service',
+      url: single.wsUrl,
+      key: await createKey(single, masterKey),
+      steps: [],
+      capacity: 0,
+      done: false,
+    };
+    const two: Target = {
+      mode: 'service',
+      url: a.wsUrl,
+      urls: [a.wsUrl, b.wsUrl],
+      key: await createKey(a, masterKey),
+      steps: [],
+      capacity: 0,
+      done: false,
+    };
     await capacities([one, two], STEPS);
     return { one, two };
   } finally {

@@ -26,7 +26,10 @@ import { Segmenter } from '../src/server/engine/segmenter';
 import { framesOf, silence, speechPcm } from '../test/helpers/speech';
 
 /** Up to where both the service and the echo server fail; `DICTEE_BENCH_STEPS=100,1600` runs other steps. */
-const STEPS = process.env.DICTEE_BENCH_STEPS !== undefined ? process.env.DICTEE_BENCH_STEPS.split(',').filter(Boolean).map(Number) : [10, 50, 100, 200, 400, 800, 900, 1000, 1100, 1200, 1300, 1400, 1500, 1600, 1800, 2000, 2500, 3000, 3500, 4000, 5000];
+const STEPS =
+  process.env.DICTEE_BENCH_STEPS !== undefined
+    ? process.env.DICTEE_BENCH_STEPS.split(',').filter(Boolean).map(Number)
+    : [10, 50, 100, 200, 400, 800, 900, 1000, 1100, 1200, 1300, 1400, 1500, 1600, 1800, 2000, 2500, 3000, 3500, 4000, 5000];
 /** `DICTEE_BENCH_CPU_PROF=DIR`: the service runs under `node --cpu-prof` and writes its profile to DIR. */
 const CPU_PROF_DIR = process.env.DICTEE_BENCH_CPU_PROF;
 /**
@@ -154,7 +157,10 @@ async function runClients(job: ClientJob): Promise<StepResult> {
   const clients: Array<{ ws: WebSocket; sent: number[]; got: number; offset: number; script: Script }> = [];
   await Promise.all(
     Array.from({ length: job.sessions }, async (_, i) => {
-      const ws = new WebSocket(job.urls?.[i % job.urls.length] ?? job.url, job.key ? { headers: { authorization: `Bearer ${job.key}` } } : {});
+      const ws = new WebSocket(
+        job.urls?.[i % job.urls.length] ?? job.url,
+        job.key ? { headers: { authorization: `Bearer ${job.key}` } } : {},
+      );
       const script = scriptFrom(LOCKSTEP ? 0 : Math.floor(Math.random() * loop.length));
       expected += script.causeOf.length;
       const c = { ws, sent: [] as number[], got: 0, offset: Math.random() * 100, script };
@@ -293,7 +299,9 @@ export function spawnLine(args: string[], env: NodeJS.ProcessEnv, re: RegExp): P
 /** Runs the clients of one step; `serverPid`: the server whose CPU time is read while the frames are sent. */
 function runClientChild(job: ClientJob, serverPid?: number): Promise<StepResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', __filename, 'bench-client', JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', __filename, 'bench-client', JSON.stringify(job)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     child.stdin.on('error', () => undefined); // the child stopped waiting for it
     let out = '';
     let cpu0: number | undefined;
@@ -315,7 +323,8 @@ function runClientChild(job: ClientJob, serverPid?: number): Promise<StepResult>
       try {
         const r = JSON.parse(line) as StepResult;
         // Per second of audio streamed (not of wall time): a server that falls behind still does all the work.
-        if (cpu0 !== undefined && cpu1 !== undefined && wall1 > wall0) r.cpuMsPerSessionSecond = ((cpu1 - cpu0) * 1000) / (job.sessions * job.seconds);
+        if (cpu0 !== undefined && cpu1 !== undefined && wall1 > wall0)
+          r.cpuMsPerSessionSecond = ((cpu1 - cpu0) * 1000) / (job.sessions * job.seconds);
         resolve(r);
       } catch {
         reject(new Error(`client child failed (${code}): ${out}`));
@@ -357,9 +366,15 @@ async function step(t: Target, n: number): Promise<void> {
   // Other work on a shared machine causes latency spikes that are not the server's.
   for (let attempt = 1; attempt <= 2 && !(r && passes(r)); attempt++) {
     const load = os.loadavg()[0]!;
-    const a: StepResult = { ...(await runClientChild({ mode: t.mode, url: t.url, urls: t.urls, key: t.key, sessions: n, seconds: STEP_SECONDS }, t.pid)), load, attempts: attempt };
+    const a: StepResult = {
+      ...(await runClientChild({ mode: t.mode, url: t.url, urls: t.urls, key: t.key, sessions: n, seconds: STEP_SECONDS }, t.pid)),
+      load,
+      attempts: attempt,
+    };
     const cpu = a.cpuMsPerSessionSecond === undefined ? '' : `, server CPU ${a.cpuMsPerSessionSecond.toFixed(2)} ms per session-second`;
-    console.log(`  ${t.mode} ${n} sessions (attempt ${attempt}): p50 ${a.p50.toFixed(1)} ms, p99 ${a.p99.toFixed(1)} ms, missing ${a.missing}, errors ${a.errors}, load ${load.toFixed(1)}${cpu}`);
+    console.log(
+      `  ${t.mode} ${n} sessions (attempt ${attempt}): p50 ${a.p50.toFixed(1)} ms, p99 ${a.p99.toFixed(1)} ms, missing ${a.missing}, errors ${a.errors}, load ${load.toFixed(1)}${cpu}`,
+    );
     if (!r || passes(a) || a.p99 < r.p99) r = a;
   }
   t.steps.push(r!);
@@ -390,7 +405,9 @@ async function cpuCost(targets: Target[]): Promise<Cost> {
     for (const t of targets) {
       const r = await runClientChild({ mode: t.mode, url: t.url, key: t.key, sessions: COST_SESSIONS, seconds: STEP_SECONDS }, t.pid);
       if (r.cpuMsPerSessionSecond === undefined) return out; // not Linux
-      console.log(`  cost ${t.mode} ${COST_SESSIONS} sessions (${round === 0 ? 'warm-up' : `round ${round}`}): ${r.cpuMsPerSessionSecond.toFixed(3)} CPU ms per session-second, p99 ${r.p99.toFixed(1)} ms`);
+      console.log(
+        `  cost ${t.mode} ${COST_SESSIONS} sessions (${round === 0 ? 'warm-up' : `round ${round}`}): ${r.cpuMsPerSessionSecond.toFixed(3)} CPU ms per session-second, p99 ${r.p99.toFixed(1)} ms`,
+      );
       if (round > 0) out[t.mode].push(r.cpuMsPerSessionSecond);
     }
   }
@@ -407,8 +424,23 @@ const BURST_SESSIONS = 200;
  */
 function persistCost(): { groupedUs: number; separateUs: number } {
   const store = new SqliteStore(mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-db-')));
-  const json = JSON.stringify({ type: 'transcript', status: 'final', text: 'no pleural or pericardial effusion', id: randomBytes(16).toString('hex'), index: 12, seq: 40 });
-  const engine = JSON.stringify({ audioOffset: 123456, engine: { engine: 'simulated', cursor: 40, voicedMs: 120 }, vad: { noiseFloorDb: -70 }, silenceMs: 0, sentenceEnded: false, nextIndex: 13, sentence: [] });
+  const json = JSON.stringify({
+    type: 'transcript',
+    status: 'final',
+    text: 'no pleural or pericardial effusion',
+    id: randomBytes(16).toString('hex'),
+    index: 12,
+    seq: 40,
+  });
+  const engine = JSON.stringify({
+    audioOffset: 123456,
+    engine: { engine: 'simulated', cursor: 40, voicedMs: 120 },
+    vad: { noiseFloorDb: -70 },
+    silenceMs: 0,
+    sentenceEnded: false,
+    nextIndex: 13,
+    sentence: [],
+  });
   const config = JSON.stringify(resolveConfig({}));
   const cp = (sid: string, seq: number): CheckpointRow => ({
     session_id: sid,
@@ -457,7 +489,18 @@ export async function run(): Promise<{ title: string; markdown: string }> {
   const serverJs = process.env.DICTEE_BENCH_SERVER_JS ?? path.resolve(__dirname, '..', 'dist', 'server.js');
   const env = { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'warn' };
   const svc = await spawnLine(
-    [...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : []), serverJs, '--port', '0', '--data-dir', dataDir, '--concurrency-limit', '100000', '--rate-limit', '1000000'],
+    [
+      ...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : []),
+      serverJs,
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--concurrency-limit',
+      '100000',
+      '--rate-limit',
+      '1000000',
+    ],
     env,
     /listening on http:\/\/127\.0\.0\.1:(\d+)/,
   );
@@ -475,8 +518,23 @@ export async function run(): Promise<{ title: string; markdown: string }> {
       body: JSON.stringify({ name: 'bench', type: 'personal' }),
     });
     const { key } = (await res.json()) as { key: string };
-    const service: Target = { mode: 'service', url: `ws://127.0.0.1:${port}/api/v1/audio/live`, key, steps: [], capacity: 0, done: false, pid: svc.child.pid };
-    const baseline: Target = { mode: 'echo', url: `ws://127.0.0.1:${echo.match[1]!}`, steps: [], capacity: 0, done: false, pid: echo.child.pid };
+    const service: Target = {
+      mode: 'service',
+      url: `ws://127.0.0.1:${port}/api/v1/audio/live`,
+      key,
+      steps: [],
+      capacity: 0,
+      done: false,
+      pid: svc.child.pid,
+    };
+    const baseline: Target = {
+      mode: 'echo',
+      url: `ws://127.0.0.1:${echo.match[1]!}`,
+      steps: [],
+      capacity: 0,
+      done: false,
+      pid: echo.child.pid,
+    };
     await capacities([service, baseline].filter((t) => !ONLY || t.mode === ONLY));
     const cost = await cpuCost([service, baseline]);
     const persist = persistCost();

@@ -93,7 +93,9 @@ function noisy(clean: Stream, speechPower: number, kind: 'whitenoise' | 'pinknoi
   execFileSync('sox', ['-R', '-n', ...RAW, noiseFile, 'synth', seconds, kind, 'vol', '0.3']);
   const gain = Math.sqrt(speechPower / 10 ** (snrDb / 10) / meanSquare(readFileSync(noiseFile)));
   // -v on every input: sox -m would otherwise scale each input by 1/2. Clipping at 5 dB is reported, kept.
-  execFileSync('sox', ['-m', '-v', '1', ...RAW, speechFile, '-v', gain.toFixed(6), ...RAW, noiseFile, ...RAW, mixed], { stdio: ['ignore', 'ignore', 'ignore'] });
+  execFileSync('sox', ['-m', '-v', '1', ...RAW, speechFile, '-v', gain.toFixed(6), ...RAW, noiseFile, ...RAW, mixed], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
   return { ...clean, pcm: readFileSync(mixed) };
 }
 
@@ -162,7 +164,11 @@ export async function run(): Promise<{ title: string; markdown: string }> {
   const conditions: Array<{ name: string; stream: Stream }> = [{ name: 'clean', stream: clean }];
   try {
     for (const kind of ['whitenoise', 'pinknoise'] as const) {
-      for (const snr of [20, 10, 5]) conditions.push({ name: `${kind === 'whitenoise' ? 'white' : 'pink'} noise, ${snr} dB SNR`, stream: noisy(clean, speechPower, kind, snr, dir) });
+      for (const snr of [20, 10, 5])
+        conditions.push({
+          name: `${kind === 'whitenoise' ? 'white' : 'pink'} noise, ${snr} dB SNR`,
+          stream: noisy(clean, speechPower, kind, snr, dir),
+        });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -190,8 +196,8 @@ export async function run(): Promise<{ title: string; markdown: string }> {
   const markdown = [
     `Real recorded English (Debian's pocketsphinx-testdata: the ${clean.speech.length} recordings, ${audioS.toFixed(1)} s with the pauses), after ${LEAD_MS} ms of`,
     `silence, each followed by a ${PAUSE_MS / 1000} s pause: ${clean.speech.length} sentence ends to find per stream. Noise from sox (\`sox -R -n … synth whitenoise\` or`,
-    '`pinknoise`) over the whole stream, pauses included, scaled so that the speech\'s mean power over the recordings is 20, 10 or 5 dB',
-    'above the noise\'s, mixed with `sox -m`. Each stream goes through the service\'s segmenter (default configuration:',
+    "`pinknoise`) over the whole stream, pauses included, scaled so that the speech's mean power over the recordings is 20, 10 or 5 dB",
+    "above the noise's, mixed with `sox -m`. Each stream goes through the service's segmenter (default configuration:",
     'engine_endpointing 0.5 s, silence_threshold 2 s, proofreading on; the simulated recognizer) 20 ms at a time, once with each',
     'detector; times are audio time (to a 20 ms window), so they do not depend on the load of the machine. Silero: the pinned',
     '`silero_vad_16k_op15.onnx` run by sherpa-onnx-node, as `--vad silero` runs it.',

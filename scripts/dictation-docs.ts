@@ -13,7 +13,12 @@ import { LANGUAGES, type Language } from '../src/dictation/types';
 const ROOT = path.resolve(__dirname, '..');
 export const DOC_PATH = path.join(ROOT, 'docs', 'dictation.md');
 
-const cell = (s: string): string => s.replace(/\|/gu, '\\|').replace(/\n/gu, '↵').replace(/\u00A0/gu, '⍽').replace(/\u202F/gu, '⍽');
+const cell = (s: string): string =>
+  s
+    .replace(/\|/gu, '\\|')
+    .replace(/\n/gu, '↵')
+    .replace(/\u00A0/gu, '⍽')
+    .replace(/\u202F/gu, '⍽');
 const code = (s: string): string => (s === '' ? '(nothing)' : `\`${cell(s)}\``);
 
 /** The first row of each section of a golden table: examples that are run, not written by hand. */
@@ -44,20 +49,36 @@ function languageSection(language: Language): string[] {
   for (const g of spokenCommands(t)) {
     lines.push(`### ${g.title}`, '', '| say | gives |', '|---|---|');
     for (const e of g.entries) {
-      const note = e.editorOnly ? 'in the editor; dist/format.js ignores it' : e.specialties ? `only with the ${e.specialties.join(' or ')} vocabulary` : '';
+      const note = e.editorOnly
+        ? 'in the editor; dist/format.js ignores it'
+        : e.specialties
+          ? `only with the ${e.specialties.join(' or ')} vocabulary`
+          : '';
       lines.push(`| ${e.say.map((s) => `“${cell(s)}”`).join(', ')} | ${e.does}${note ? ` (${note})` : ''} |`);
     }
     lines.push('');
   }
   lines.push('### Numbers, units and references', '');
-  lines.push(`- Decimal: “${t.decimalWords.join('”, “')}” between two numbers → \`${t.decimalSeparator}\`; digit groups from 5 digits: ${t.groupSeparator === ',' ? '`,`' : 'a narrow no-break space'}.`);
+  lines.push(
+    `- Decimal: “${t.decimalWords.join('”, “')}” between two numbers → \`${t.decimalSeparator}\`; digit groups from 5 digits: ${t.groupSeparator === ',' ? '`,`' : 'a narrow no-break space'}.`,
+  );
   lines.push(`- Percent: “${t.percent.filter((p) => p !== '%').join('”, “')}” → \`${t.typography.percentSpace ? '⍽%' : '%'}\`.`);
   lines.push(`- Dimensions: “${t.dimensionWords.join('”, “')}” between numbers followed by a unit → \`×\`.`);
-  lines.push(`- Vertebral levels: ${t.vertebraLetters.map((l) => `\`${l}\``).join(', ')} followed by a number; adjacent levels are joined (\`L4-L5\`, \`L5-S1\`).`);
-  lines.push(`- Blood pressure after “${t.bloodPressure.triggers.join('”, “')}”: two numbers joined by “${t.bloodPressure.over.join('”, “')}”${t.bloodPressure.bareInCmHg ? ', or said one after the other in cmHg (“douze huit” → `12/8`, never 120/80)' : ''}.`);
+  lines.push(
+    `- Vertebral levels: ${t.vertebraLetters.map((l) => `\`${l}\``).join(', ')} followed by a number; adjacent levels are joined (\`L4-L5\`, \`L5-S1\`).`,
+  );
+  lines.push(
+    `- Blood pressure after “${t.bloodPressure.triggers.join('”, “')}”: two numbers joined by “${t.bloodPressure.over.join('”, “')}”${t.bloodPressure.bareInCmHg ? ', or said one after the other in cmHg (“douze huit” → `12/8`, never 120/80)' : ''}.`,
+  );
   for (const l of t.legal) {
-    const parts = l.parts ? Object.entries(l.parts).filter(([k]) => k.length > 2).map(([k, v]) => `“${k}” → \`${v}\``) : [];
-    lines.push(`- Legal references: “${l.say.filter((s) => s !== '§').join('”, “')}” + number → \`${l.out}\` + digits, never grouped${l.letters ? ', code letters `L.`, `R.`, `D.`' : ''}${l.hyphen ? `, “${l.hyphen.join('”, “')}” → \`-\`` : ''}${parts.length ? `; ${parts.join(', ')}` : ''}${l.specialties ? ` (only in: ${l.specialties.join(', ')})` : ''}.`);
+    const parts = l.parts
+      ? Object.entries(l.parts)
+          .filter(([k]) => k.length > 2)
+          .map(([k, v]) => `“${k}” → \`${v}\``)
+      : [];
+    lines.push(
+      `- Legal references: “${l.say.filter((s) => s !== '§').join('”, “')}” + number → \`${l.out}\` + digits, never grouped${l.letters ? ', code letters `L.`, `R.`, `D.`' : ''}${l.hyphen ? `, “${l.hyphen.join('”, “')}” → \`-\`` : ''}${parts.length ? `; ${parts.join(', ')}` : ''}${l.specialties ? ` (only in: ${l.specialties.join(', ')})` : ''}.`,
+    );
   }
   lines.push(`- Ordinals in digits from 10, and below 10 before: ${t.ordinals.nouns.map((n) => `“${n}”`).join(', ')}.`);
   lines.push(`- Months: ${t.dates.months.map((m) => m[0]).join(', ')}.`, '');
@@ -99,7 +120,7 @@ export function dictationDoc(): string {
     'words stay words. Applied to its own output the grammar changes nothing.',
     '',
     'A phrase with an elision matches however the service spells it: “point d’interrogation”, “point',
-    'd\'interrogation”, “point d interrogation” and “point dinterrogation” are all `?`. A phrase never',
+    "d'interrogation”, “point d interrogation” and “point dinterrogation” are all `?`. A phrase never",
     'half-matches into a shorter one: when the words after “point” go on into a longer phrase without',
     'completing it (“point d entrée”, “point d” at the end), “point” stays a word. A mark said right after',
     'the mark the last utterance ended with replaces it (“… period”, then “question mark” gives `?`, never',
@@ -108,9 +129,9 @@ export function dictationDoc(): string {
     '',
     'Commands act on the utterances of the run: “efface ça” / “scratch that” deletes the last one (a',
     'template or an auto-text inserted by voice included), again and again; “annule ça” / “undo that” is',
-    'the editor\'s undo, one utterance per step. When the service rewrites a sentence (its proofreading',
+    "the editor's undo, one utterance per step. When the service rewrites a sentence (its proofreading",
     'pass) that has a command said alone among dictation, the sentence keeps its first text: the rewrite',
-    'would write the command\'s words. How the editor runs each command: [extension.md](extension.md).',
+    "would write the command's words. How the editor runs each command: [extension.md](extension.md).",
     '',
     '`dist/format.js` applies every command an editor applies to the document: it deletes and undoes,',
     'inserts templates and auto-texts, follows “champ suivant” / “champ précédent” (it selects the field',

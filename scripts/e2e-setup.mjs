@@ -86,7 +86,16 @@ function step(name, key, fn) {
 }
 
 /** What code-server alone needs: ripgrep and what its native modules build with. */
-const CODE_SERVER_APT_PACKAGES = ['ripgrep', 'libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev', 'pkg-config', 'build-essential', 'python3'];
+const CODE_SERVER_APT_PACKAGES = [
+  'ripgrep',
+  'libkrb5-dev',
+  'libx11-dev',
+  'libxkbfile-dev',
+  'libsecret-1-dev',
+  'pkg-config',
+  'build-essential',
+  'python3',
+];
 
 function missingDebPackages() {
   const wanted = codeServerOnly ? CODE_SERVER_APT_PACKAGES : APT_PACKAGES;
@@ -118,7 +127,9 @@ function systemPackages() {
     run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
     return;
   }
-  console.error(`\n${codeServerOnly ? 'code-server needs' : 'The end-to-end tests need'} these Debian packages: ${missing.join(' ')}\nRun as root:\n\n  sudo sh -c '${cmd}'\n\nthen run this again.`);
+  console.error(
+    `\n${codeServerOnly ? 'code-server needs' : 'The end-to-end tests need'} these Debian packages: ${missing.join(' ')}\nRun as root:\n\n  sudo sh -c '${cmd}'\n\nthen run this again.`,
+  );
   process.exit(1);
 }
 
@@ -142,7 +153,8 @@ function codeServer() {
       // to download prebuilt binaries (ripgrep, electron headers); the steps below do the same offline.
       run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: cacheDir });
     }
-    if (installedCodeServerVersion() !== CODE_SERVER_VERSION) throw new Error(`code-server ${CODE_SERVER_VERSION} did not install in ${cacheDir}`);
+    if (installedCodeServerVersion() !== CODE_SERVER_VERSION)
+      throw new Error(`code-server ${CODE_SERVER_VERSION} did not install in ${cacheDir}`);
   });
   step('vscode-deps', key, () => {
     run('npm', ['install', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: vscodeDir });

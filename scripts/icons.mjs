@@ -32,14 +32,40 @@ const rect = (d, x, y, w, h) => {
 
 /** Glyphs: name, code point, drawing. The code points are those of contributes.icons in package.json. */
 export const GLYPHS = [
-  ['dictee-pause', 0xe001, (d) => { rect(d, 4, 3, 2.5, 10); rect(d, 9.5, 3, 2.5, 10); }],
-  ['dictee-resume', 0xe002, (d) => { d.move(4, 2.5); d.line(4, 13.5); d.line(13, 8); d.close(); }],
+  [
+    'dictee-pause',
+    0xe001,
+    (d) => {
+      rect(d, 4, 3, 2.5, 10);
+      rect(d, 9.5, 3, 2.5, 10);
+    },
+  ],
+  [
+    'dictee-resume',
+    0xe002,
+    (d) => {
+      d.move(4, 2.5);
+      d.line(4, 13.5);
+      d.line(13, 8);
+      d.close();
+    },
+  ],
   ['dictee-stop', 0xe003, (d) => rect(d, 3.5, 3.5, 9, 9)],
 ];
 
 const notdef = new opentype.Glyph({ name: '.notdef', unicode: 0, advanceWidth: 1000, path: new opentype.Path() });
-const glyphs = [notdef, ...GLYPHS.map(([name, code, draw]) => new opentype.Glyph({ name, unicode: code, advanceWidth: 1000, path: shape(draw) }))];
-const font = new opentype.Font({ familyName: 'dictee-icons', styleName: 'Regular', unitsPerEm: 1000, ascender: 875, descender: -125, glyphs });
+const glyphs = [
+  notdef,
+  ...GLYPHS.map(([name, code, draw]) => new opentype.Glyph({ name, unicode: code, advanceWidth: 1000, path: shape(draw) })),
+];
+const font = new opentype.Font({
+  familyName: 'dictee-icons',
+  styleName: 'Regular',
+  unitsPerEm: 1000,
+  ascender: 875,
+  descender: -125,
+  glyphs,
+});
 const out = path.join(root, 'media', 'dictee-icons.ttf');
 writeFileSync(out, Buffer.from(font.toArrayBuffer()));
 console.log(`wrote ${path.relative(root, out)} (${GLYPHS.length} icons)`);

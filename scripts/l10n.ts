@@ -19,7 +19,8 @@ export function messagesIn(source: string, fileName = 'x.ts'): string[] {
   const visit = (n: ts.Node): void => {
     if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 't') {
       const target = n.expression.expression;
-      const isL10n = (ts.isIdentifier(target) && target.text === 'l10n') || (ts.isPropertyAccessExpression(target) && target.name.text === 'l10n');
+      const isL10n =
+        (ts.isIdentifier(target) && target.text === 'l10n') || (ts.isPropertyAccessExpression(target) && target.name.text === 'l10n');
       const first = n.arguments[0];
       if (isL10n && first) {
         if (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first)) out.push(first.text);
@@ -54,10 +55,12 @@ export function problems(): string[] {
   const read = (f: string): Record<string, string> => JSON.parse(readFileSync(path.join(ROOT, f), 'utf8')) as Record<string, string>;
   const en = englishBundle();
   const committed = read('l10n/bundle.l10n.json');
-  if (JSON.stringify(committed) !== JSON.stringify(en)) out.push('l10n/bundle.l10n.json is not what `npm run l10n` writes from the sources: run it');
+  if (JSON.stringify(committed) !== JSON.stringify(en))
+    out.push('l10n/bundle.l10n.json is not what `npm run l10n` writes from the sources: run it');
   const nls = read('package.nls.json');
   // package.nls.en.json only overrides a few originals for an English VS Code (see docs/extension.md).
-  for (const k of Object.keys(read('package.nls.en.json'))) if (!(k in nls)) out.push(`package.nls.en.json: ${JSON.stringify(k)} is not in package.nls.json`);
+  for (const k of Object.keys(read('package.nls.en.json')))
+    if (!(k in nls)) out.push(`package.nls.en.json: ${JSON.stringify(k)} is not in package.nls.json`);
   for (const lang of LANGUAGES) {
     for (const [file, base] of [
       [`l10n/bundle.l10n.${lang}.json`, en],

@@ -78,7 +78,10 @@ const chosen = engineArgs(process.argv.slice(2));
 
 /** The catalogue's models as `npm run models -- list --json` tells them (after npm ci: it runs through tsx). */
 function catalogueModels() {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'models', 'cli.ts'), 'list', '--json'], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'models', 'cli.ts'), 'list', '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   try {
     return r.status === 0 ? JSON.parse(r.stdout).models : [];
   } catch {
@@ -101,8 +104,10 @@ function chooseEngine(models) {
 }
 /** What each engine does, as the printed notes say it (lines of at most about 100 characters). */
 const ENGINE_NOTES = {
-  simulated: "simulated: it writes the sample report's findings, one word per 300 ms of speech,\n              without recognising speech (each dictation starts the script again)",
-  pocketsphinx: 'pocketsphinx: English speech recognition on this machine (dictionary words,\n              no punctuation until a sentence is proofread)',
+  simulated:
+    "simulated: it writes the sample report's findings, one word per 300 ms of speech,\n              without recognising speech (each dictation starts the script again)",
+  pocketsphinx:
+    'pocketsphinx: English speech recognition on this machine (dictionary words,\n              no punctuation until a sentence is proofread)',
   'sherpa-onnx': 'sherpa-onnx: the neural model given with --model',
 };
 
@@ -118,7 +123,8 @@ function engineNote(models) {
   const french = recommended
     ? `\n              For French, Spanish and German: npm run models -- fetch ${recommended}\n              (about 0.7 GB from its Hugging Face mirror), then npm start again: it is chosen by itself.`
     : '';
-  const sphinx = chosen.engine === 'simulated' ? '\n              (install libpocketsphinx3 pocketsphinx-en-us for real English recognition)' : '';
+  const sphinx =
+    chosen.engine === 'simulated' ? '\n              (install libpocketsphinx3 pocketsphinx-en-us for real English recognition)' : '';
   return `${ENGINE_NOTES[chosen.engine] ?? chosen.engine}${sphinx}${french}`;
 }
 
@@ -162,7 +168,12 @@ function step(what) {
 /** The end of the log, for a step that failed. */
 function logTail(lines = 30) {
   try {
-    return readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `  | ${l}`).join('\n');
+    return readFileSync(logFile, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => `  | ${l}`)
+      .join('\n');
   } catch {
     return '';
   }
@@ -234,7 +245,15 @@ function startChild(name, cmd, args, env, ready) {
       }
     };
     // Everything the child prints goes to the log file, for as long as it runs.
-    const toLog = (d) => log(d.toString().trimEnd().split('\n').map((l) => `[${name}] ${l}`).join('\n'));
+    const toLog = (d) =>
+      log(
+        d
+          .toString()
+          .trimEnd()
+          .split('\n')
+          .map((l) => `[${name}] ${l}`)
+          .join('\n'),
+      );
     child.stdout.on('data', toLog);
     child.stderr.on('data', toLog);
     child.stdout.on('data', onData);
@@ -319,7 +338,14 @@ async function virtualMic() {
   const env = { PULSE_SERVER: `unix:${socket}`, XDG_RUNTIME_DIR: runtimeDir };
   const child = spawn(
     'pulseaudio',
-    ['--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '-n', `--load=module-native-protocol-unix socket=${socket} auth-anonymous=1`, '--load=module-null-sink sink_name=virtmic'],
+    [
+      '--daemonize=no',
+      '--exit-idle-time=-1',
+      '--use-pid-file=no',
+      '-n',
+      `--load=module-native-protocol-unix socket=${socket} auth-anonymous=1`,
+      '--load=module-null-sink sink_name=virtmic',
+    ],
     { env: { ...process.env, ...env, HOME: runtimeDir }, detached: true, stdio: 'ignore' },
   );
   children.push(child);
@@ -355,7 +381,13 @@ async function superviseService(args, env, state) {
   let quickExits = 0;
   const once = async () => {
     const startedAt = Date.now();
-    const { child, match } = await startChild('service', process.execPath, ['dist/server.js', ...args.rest, '--port', String(port)], env, /listening on (http:\/\/[^\s]+)/);
+    const { child, match } = await startChild(
+      'service',
+      process.execPath,
+      ['dist/server.js', ...args.rest, '--port', String(port)],
+      env,
+      /listening on (http:\/\/[^\s]+)/,
+    );
     port = Number(new URL(match[1]).port);
     child.once('exit', (code, signal) => {
       const i = children.indexOf(child);
@@ -363,10 +395,14 @@ async function superviseService(args, env, state) {
       if (state.stopping) return;
       quickExits = Date.now() - startedAt < 10_000 ? quickExits + 1 : 0;
       if (quickExits >= 5) {
-        say(`the service exited ${quickExits} times in a row just after starting (last: ${signal ?? `code ${code}`}); not starting it again. Ctrl+C stops the rest.`);
+        say(
+          `the service exited ${quickExits} times in a row just after starting (last: ${signal ?? `code ${code}`}); not starting it again. Ctrl+C stops the rest.`,
+        );
         return;
       }
-      say(`the service exited (${signal ?? `code ${code}`}); starting it again on port ${port} (code-server and the microphone keep running)`);
+      say(
+        `the service exited (${signal ?? `code ${code}`}); starting it again on port ${port} (code-server and the microphone keep running)`,
+      );
       setTimeout(() => {
         once().catch((e) => say(`the service could not be started again: ${e instanceof Error ? e.message : String(e)}`));
       }, 1000);
@@ -380,7 +416,8 @@ async function main() {
   openLog();
   console.log(`[dictee] the details of each step go to ${logName}`);
   // 1. Install and build what is missing.
-  if (!existsSync(path.join(root, 'node_modules', '.package-lock.json'))) run('npm', ['ci', '--no-audit', '--no-fund'], 'installing npm packages (npm ci)');
+  if (!existsSync(path.join(root, 'node_modules', '.package-lock.json')))
+    run('npm', ['ci', '--no-audit', '--no-fund'], 'installing npm packages (npm ci)');
   if (!existsSync(codeServerEntry) || !existsSync(path.join(root, '.cache', 'code-server', '.stamps', 'argon2.done'))) {
     run(process.execPath, ['scripts/e2e-setup.mjs', '--code-server'], 'installing code-server into .cache/ (once; a few minutes)');
   }
@@ -485,7 +522,8 @@ async function main() {
     { cwd: root, encoding: 'utf8', env: { ...process.env, ...csEnv } },
   );
   log(`${inst.stdout ?? ''}${inst.stderr ?? ''}`);
-  if (inst.status !== 0) fail(`installing ${path.basename(vsix)} into code-server`, inst.error ? inst.error.message : `exit code ${inst.status}`);
+  if (inst.status !== 0)
+    fail(`installing ${path.basename(vsix)} into code-server`, inst.error ? inst.error.message : `exit code ${inst.status}`);
   installed();
   const codePort = await pickPort(Number(process.env.DICTEE_CODE_PORT ?? 8080), 'code-server');
   const csStarted = step('starting code-server');
@@ -535,19 +573,19 @@ Dictée is running.
               this clone's own workspace, kept between runs (delete report.md there for a fresh one).
 
 ${
-    mic
-      ? `  Microphone  no sound server was running, so dictation records a virtual microphone. Play speech into it:
+  mic
+    ? `  Microphone  no sound server was running, so dictation records a virtual microphone. Play speech into it:
 ${
-          chosen.engine === 'pocketsphinx' && existsSync(RECORDED_SPEECH)
-            ? `                PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic ${RECORDED_SPEECH}
+  chosen.engine === 'pocketsphinx' && existsSync(RECORDED_SPEECH)
+    ? `                PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic ${RECORDED_SPEECH}
               (a real recorded voice: pocketsphinx recognises people, not synthetic speech such as espeak-ng's)`
-            : `                espeak-ng -v en -w /tmp/speech.wav "Chest radiograph shows clear lungs. No pleural effusion."
+    : `                espeak-ng -v en -w /tmp/speech.wav "Chest radiograph shows clear lungs. No pleural effusion."
                 PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic /tmp/speech.wav`
-        }
+}
               (start dictation first and wait a second or two: the recorder needs a moment to start)`
-      : `  Microphone  the default microphone of this machine's sound server (sox records it). No microphone?
+    : `  Microphone  the default microphone of this machine's sound server (sox records it). No microphone?
               DICTEE_START_VIRTUAL_MIC=1 npm start records a virtual one that speech can be played into.`
-  }
+}
 
   Log         ${logName}: what each step, the service and code-server printed.
 

@@ -14,7 +14,8 @@ import { errorMessage } from '../shared/errors';
  * can put them in a sentence of the user's language); undefined where the recorder does not exist.
  */
 export function installCommands(recorder: RecorderName, platform: NodeJS.Platform = process.platform): string | undefined {
-  if (recorder === 'arecord') return platform === 'linux' ? '`sudo apt-get install alsa-utils` (Debian, Ubuntu), `sudo dnf install alsa-utils` (Fedora)' : undefined;
+  if (recorder === 'arecord')
+    return platform === 'linux' ? '`sudo apt-get install alsa-utils` (Debian, Ubuntu), `sudo dnf install alsa-utils` (Fedora)' : undefined;
   switch (platform) {
     case 'darwin':
       return '`brew install sox`';
@@ -113,7 +114,8 @@ export class MicrophoneCapture {
 
   constructor(options: CaptureOptions = {}) {
     this.recorder = options.recorder ?? DEFAULT_RECORDER;
-    if (!RECORDERS.includes(this.recorder)) throw new RangeError(`unknown recorder "${String(this.recorder)}"; expected one of ${RECORDERS.join(', ')}`);
+    if (!RECORDERS.includes(this.recorder))
+      throw new RangeError(`unknown recorder "${String(this.recorder)}"; expected one of ${RECORDERS.join(', ')}`);
     this.device = options.device ?? '';
     this.sampleRate = options.sampleRate ?? DEFAULT_SAMPLE_RATE;
     this.logger = options.logger ?? silentLogger;
@@ -145,7 +147,9 @@ export class MicrophoneCapture {
     const rec = spawnRecorder({ recorder: this.recorder, sampleRate: this.sampleRate, channels: 1, device: this.device });
     this.rec = rec;
     const cp = rec.process;
-    this.logger.info(`capture: started ${this.recorder} (pid ${cp.pid ?? '?'}) device ${this.device || '(system default)'} at ${this.sampleRate} Hz`);
+    this.logger.info(
+      `capture: started ${this.recorder} (pid ${cp.pid ?? '?'}) device ${this.device || '(system default)'} at ${this.sampleRate} Hz`,
+    );
     this.exited = new Promise<void>((resolve) => {
       cp.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
         if (this.rec === rec) this.rec = undefined;
@@ -168,7 +172,11 @@ export class MicrophoneCapture {
     cp.on('error', (err: NodeJS.ErrnoException) => {
       this.spawnFailed = true;
       if (err.code === 'ENOENT') this.emitter.emit('error', new RecorderMissingError(this.recorder));
-      else this.emitter.emit('error', new RecorderError(`the recorder ${this.recorder} could not be started: ${err.message}`, this.recorder, null));
+      else
+        this.emitter.emit(
+          'error',
+          new RecorderError(`the recorder ${this.recorder} could not be started: ${err.message}`, this.recorder, null),
+        );
       if (this.rec === rec && cp.pid === undefined) this.rec = undefined;
     });
     // node-record-lpcm16 re-emits a non-zero exit as an 'error' (a string) on the stream: handled on 'close'.
@@ -202,7 +210,9 @@ export class MicrophoneCapture {
       const timer = setTimeout(
         () => {
           if (pid !== undefined && isProcessAlive(pid) && cp.exitCode === null && cp.signalCode === null) {
-            this.logger.warn(`capture: ${this.recorder} (pid ${pid}) ignored SIGTERM${silent ? ' and never delivered audio' : ''}; killing it`);
+            this.logger.warn(
+              `capture: ${this.recorder} (pid ${pid}) ignored SIGTERM${silent ? ' and never delivered audio' : ''}; killing it`,
+            );
             cp.kill('SIGKILL');
           }
         },

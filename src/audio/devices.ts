@@ -48,8 +48,16 @@ export function parsePactlJson(json: string, defaultName: string | undefined): I
       .filter((s) => typeof s.name === 'string')
       .map((s) => {
         const name = s.name as string;
-        const monitor = (typeof s.monitor_of_sink === 'string' && s.monitor_of_sink !== 'n/a') || s.properties?.['device.class'] === 'monitor' || name.endsWith('.monitor');
-        return { id: name, label: typeof s.description === 'string' && s.description ? s.description : name, isDefault: name === defaultName, isMonitor: monitor };
+        const monitor =
+          (typeof s.monitor_of_sink === 'string' && s.monitor_of_sink !== 'n/a') ||
+          s.properties?.['device.class'] === 'monitor' ||
+          name.endsWith('.monitor');
+        return {
+          id: name,
+          label: typeof s.description === 'string' && s.description ? s.description : name,
+          isDefault: name === defaultName,
+          isMonitor: monitor,
+        };
       }),
   );
 }
@@ -114,7 +122,11 @@ function failed(r: ProgramResult): boolean {
 }
 
 /** Lists the input devices for `recorder` on this machine. Never rejects. */
-export async function listInputDevices(recorder: RecorderName, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): Promise<DeviceListing> {
+export async function listInputDevices(
+  recorder: RecorderName,
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<DeviceListing> {
   if (platform === 'linux' && recorder === 'arecord') {
     const r = await runProgram('arecord', ['-L'], { env });
     if (failed(r)) return { devices: [], problem: 'arecordFailed' };

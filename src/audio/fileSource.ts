@@ -84,7 +84,13 @@ export class AudioFileSource {
         this.ended = true;
         this.emitter.emit('end', undefined);
       } else {
-        const why = this.stderr.trim().split('\n').slice(-2).join(' ').replace(/^sox FAIL \w+: /, '').trim();
+        const why = this.stderr
+          .trim()
+          .split('\n')
+          .slice(-2)
+          .join(' ')
+          .replace(/^sox FAIL \w+: /, '')
+          .trim();
         this.fail(new AudioFileError(why || `sox exited with code ${code}`));
       }
     });

@@ -10,7 +10,11 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 
 /** Looks `name` up on PATH like `which`; returns the absolute path or undefined. */
-export function which(name: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
+export function which(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
   if (name.includes('/') || (platform === 'win32' && name.includes('\\'))) {
     return isExecutable(name, platform) ? path.resolve(name) : undefined;
   }
@@ -82,7 +86,11 @@ const ALSA_NAME = /^(hw|plughw|default|sysdefault|front|surround\d*|dmix|dsnoop|
  * A device may name its driver (`pulseaudio:virtmic.monitor`, `alsa:hw:1,0`); otherwise ALSA-style
  * names go to ALSA and, on Linux, other names are PulseAudio source names (sox would try ALSA first).
  */
-export function soxDeviceEnv(device: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function soxDeviceEnv(
+  device: string,
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   if (!device) return {};
   const colon = device.indexOf(':');
   const prefix = colon > 0 ? device.slice(0, colon) : '';
@@ -100,7 +108,12 @@ export function soxDeviceEnv(device: string, platform: NodeJS.Platform = process
 const PULSE_LATENCY_MSEC = '50';
 
 /** The environment a recorder is spawned with, beyond the inherited one. */
-export function recorderEnv(recorder: RecorderName, device: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Record<string, string> {
+export function recorderEnv(
+  recorder: RecorderName,
+  device: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string> {
   const extra: Record<string, string> = recorder === 'arecord' ? {} : soxDeviceEnv(device, platform, env);
   if (env.PULSE_LATENCY_MSEC === undefined) extra.PULSE_LATENCY_MSEC = PULSE_LATENCY_MSEC;
   return extra;
@@ -159,13 +172,22 @@ export interface ProgramResult {
 }
 
 /** Runs a short program (device listings, `sox --info`) to completion; never rejects. */
-export function runProgram(cmd: string, args: readonly string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<ProgramResult> {
+export function runProgram(
+  cmd: string,
+  args: readonly string[],
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<ProgramResult> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { timeout: options.timeoutMs ?? 5000, env: options.env ?? process.env, maxBuffer: 4 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const e = err as (NodeJS.ErrnoException & { code?: unknown }) | null;
-      const code = e ? (typeof e.code === 'number' ? e.code : null) : 0;
-      resolve({ code, stdout, stderr, error: e && typeof e.code === 'string' ? e : undefined });
-    });
+    execFile(
+      cmd,
+      args,
+      { timeout: options.timeoutMs ?? 5000, env: options.env ?? process.env, maxBuffer: 4 * 1024 * 1024, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        const e = err as (NodeJS.ErrnoException & { code?: unknown }) | null;
+        const code = e ? (typeof e.code === 'number' ? e.code : null) : 0;
+        resolve({ code, stdout, stderr, error: e && typeof e.code === 'string' ? e : undefined });
+      },
+    );
   });
 }
 

@@ -79,10 +79,12 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 function stderrLogger(verbose: boolean): Logger {
-  const line = (level: string) => (message: string | Error, ...args: unknown[]) => {
-    const text = errorMessage(message);
-    process.stderr.write(`${new Date().toISOString()} ${level} ${text}${args.length ? ` ${args.map(String).join(' ')}` : ''}\n`);
-  };
+  const line =
+    (level: string) =>
+    (message: string | Error, ...args: unknown[]) => {
+      const text = errorMessage(message);
+      process.stderr.write(`${new Date().toISOString()} ${level} ${text}${args.length ? ` ${args.map(String).join(' ')}` : ''}\n`);
+    };
   const quiet = (): void => {};
   return {
     trace: quiet,
@@ -155,7 +157,9 @@ async function main(argv: string[]): Promise<number> {
       out(`[seq ${m.seq}] ${m.status.padEnd(9)} #${m.index} ${short(m.id)} ${JSON.stringify(m.text)}`);
     } else {
       const ids = m.data.target_ids.map(short).join(',');
-      out(`[seq ${m.seq}] batch.replace [${ids}] -> #${m.data.new_chunk.index} ${short(m.data.new_chunk.id)} ${JSON.stringify(m.data.new_chunk.text)}`);
+      out(
+        `[seq ${m.seq}] batch.replace [${ids}] -> #${m.data.new_chunk.index} ${short(m.data.new_chunk.id)} ${JSON.stringify(m.data.new_chunk.text)}`,
+      );
     }
     model.apply(m);
   });
@@ -182,7 +186,9 @@ async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', onSigint);
 
   const report = (e: DictationError): number => {
-    process.stderr.write(`error ${e.code}${e.field ? ` (field ${e.field})` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}: ${e.message}\n`);
+    process.stderr.write(
+      `error ${e.code}${e.field ? ` (field ${e.field})` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}: ${e.message}\n`,
+    );
     process.stderr.write(`${adviceFor(e, { served, languageOption: '--language' })}\n`);
     return 1;
   };
@@ -216,7 +222,9 @@ async function main(argv: string[]): Promise<number> {
     out(model.committedText());
     out('---');
     if (result.metrics) {
-      out(`metrics: total_chunks ${result.metrics.total_chunks}, session_duration ${result.metrics.session_duration} s (session ${result.sessionId ?? '?'})`);
+      out(
+        `metrics: total_chunks ${result.metrics.total_chunks}, session_duration ${result.metrics.session_duration} s (session ${result.sessionId ?? '?'})`,
+      );
     } else {
       out(`no metrics: the stop ended by ${result.reason}`);
     }

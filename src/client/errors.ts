@@ -51,7 +51,9 @@ export class DictationError extends Error {
 }
 
 /** The codes that end a run (not retried on a connection, in the one retry table `RETRY`): the user must change something first. */
-export const FATAL_CODES: ReadonlySet<DictationErrorCode> = new Set((Object.keys(RETRY) as DictationErrorCode[]).filter((c) => !isRetried(c, 'connection')));
+export const FATAL_CODES: ReadonlySet<DictationErrorCode> = new Set(
+  (Object.keys(RETRY) as DictationErrorCode[]).filter((c) => !isRetried(c, 'connection')),
+);
 
 interface ErrorAdvice {
   /** What went wrong, as a person would say it (lower case, no final period). */
@@ -116,7 +118,10 @@ type InitErrorCause =
 export function initErrorCause(message: string): InitErrorCause | undefined {
   const language = /language (\S+) is not available(?:[^;]*; it serves: ([^.\n]+))?/.exec(message);
   if (language) {
-    const served = language[2]?.split(',').map((l) => l.trim()).filter(Boolean);
+    const served = language[2]
+      ?.split(',')
+      .map((l) => l.trim())
+      .filter(Boolean);
     return { kind: 'language', language: language[1]!, ...(served?.length ? { served } : {}) };
   }
   const rate = /sample_rate (\d+) Hz is not supported/.exec(message);
@@ -143,7 +148,8 @@ export function adviceFor(e: DictationError, ctx: AdviceContext = {}): string {
   switch (cause?.kind) {
     case 'language': {
       const served = (cause.served ?? ctx.served)?.filter((l) => l !== cause.language && l !== 'any');
-      if (!served?.length) return `The service does not serve the language ${cause.language}: choose a language it serves (GET /healthz lists them).`;
+      if (!served?.length)
+        return `The service does not serve the language ${cause.language}: choose a language it serves (GET /healthz lists them).`;
       const how = ctx.languageOption ? `: run again with ${ctx.languageOption} ${served[0]}` : '';
       return `The service does not serve the language ${cause.language}; it serves ${served.join(', ')}${how}.`;
     }
@@ -204,7 +210,10 @@ interface HttpRefusal {
  * fatal unless the session init retries it (`RETRY`).
  */
 export function errorFromHttpRefusal(r: HttpRefusal, key: string): DictationError {
-  const error = typeof r.body === 'object' && r.body !== null ? (r.body as { error?: { code?: unknown; message?: unknown; retry_after_ms?: unknown } }).error : undefined;
+  const error =
+    typeof r.body === 'object' && r.body !== null
+      ? (r.body as { error?: { code?: unknown; message?: unknown; retry_after_ms?: unknown } }).error
+      : undefined;
   const serverMessage = typeof error?.message === 'string' ? scrubKey(error.message, key) : '';
   let retryAfterMs = typeof error?.retry_after_ms === 'number' ? error.retry_after_ms : 0;
   if (!retryAfterMs) retryAfterMs = retryAfterHeaderMs(r.retryAfterHeader);
@@ -212,23 +221,57 @@ export function errorFromHttpRefusal(r: HttpRefusal, key: string): DictationErro
   const detail = serverMessage ? `: ${serverMessage}` : '';
   const status = r.status;
   if (status === 401) {
-    return new DictationError({ code: 'AUTH_ERROR', status, fatal: true, message: `the service refused the API key ${redactKey(key)} (missing, unknown or revoked)${detail}` });
+    return new DictationError({
+      code: 'AUTH_ERROR',
+      status,
+      fatal: true,
+      message: `the service refused the API key ${redactKey(key)} (missing, unknown or revoked)${detail}`,
+    });
   }
   if (status === 403) {
-    return new DictationError({ code: 'AUTH_ERROR', status, fatal: true, message: `the API key ${redactKey(key)} lacks the permission to open live sessions${detail}` });
+    return new DictationError({
+      code: 'AUTH_ERROR',
+      status,
+      fatal: true,
+      message: `the API key ${redactKey(key)} lacks the permission to open live sessions${detail}`,
+    });
   }
   if (status === 429) {
     if (code === 'CONCURRENCY_LIMIT_EXCEEDED') {
-      return new DictationError({ code, status, fatal: !isRetried(code, 'init'), retryAfterMs, message: `concurrency limit reached${detail}` });
+      return new DictationError({
+        code,
+        status,
+        fatal: !isRetried(code, 'init'),
+        retryAfterMs,
+        message: `concurrency limit reached${detail}`,
+      });
     }
     const wait = retryAfterMs || DEFAULT_RATE_LIMIT_RETRY_MS;
-    return new DictationError({ code: 'RATE_LIMITED', status, fatal: !isRetried('RATE_LIMITED', 'init'), retryAfterMs: wait, message: `rate limited by the service; retry in ${Math.ceil(wait / 1000)} s${detail}` });
+    return new DictationError({
+      code: 'RATE_LIMITED',
+      status,
+      fatal: !isRetried('RATE_LIMITED', 'init'),
+      retryAfterMs: wait,
+      message: `rate limited by the service; retry in ${Math.ceil(wait / 1000)} s${detail}`,
+    });
   }
   if (status >= 500) {
-    return new DictationError({ code: 'INTERNAL_ERROR', status, fatal: !isRetried('INTERNAL_ERROR', 'init'), retryAfterMs, message: `the service failed (HTTP ${status}) at ${r.url}${detail}` });
+    return new DictationError({
+      code: 'INTERNAL_ERROR',
+      status,
+      fatal: !isRetried('INTERNAL_ERROR', 'init'),
+      retryAfterMs,
+      message: `the service failed (HTTP ${status}) at ${r.url}${detail}`,
+    });
   }
   const other = code ?? 'PROTOCOL_ERROR';
-  return new DictationError({ code: other, status, fatal: !isRetried(other, 'init'), retryAfterMs, message: `unexpected answer HTTP ${status} from ${r.url}${detail}` });
+  return new DictationError({
+    code: other,
+    status,
+    fatal: !isRetried(other, 'init'),
+    retryAfterMs,
+    message: `unexpected answer HTTP ${status} from ${r.url}${detail}`,
+  });
 }
 
 /** A request that got no answer: TIMEOUT when it was aborted by its timeout, NETWORK_ERROR otherwise. */
@@ -248,7 +291,8 @@ export function errorFromRequestFailure(e: unknown, url: string, key: string, ti
 
 /** The service answered the WebSocket upgrade with an HTTP status instead of switching protocols. */
 export function errorFromUpgradeRefusal(status: number, retryAfterHeader: string | null | undefined, key: string): DictationError {
-  const code: DictationErrorCode = status === 401 || status === 403 ? 'AUTH_ERROR' : status === 429 ? 'RATE_LIMITED' : status >= 500 ? 'INTERNAL_ERROR' : 'NETWORK_ERROR';
+  const code: DictationErrorCode =
+    status === 401 || status === 403 ? 'AUTH_ERROR' : status === 429 ? 'RATE_LIMITED' : status >= 500 ? 'INTERNAL_ERROR' : 'NETWORK_ERROR';
   return new DictationError({
     code,
     status,
@@ -292,5 +336,10 @@ export function errorFromClose(closeCode: number, reason: string, sessionId: str
   if (code && FATAL_CODES.has(code)) {
     return new DictationError({ code, message: `the service closed the connection with code ${closeCode}${why}`, fatal: true, sessionId });
   }
-  return new DictationError({ code: code ?? 'NETWORK_ERROR', message: `connection lost (close code ${closeCode}${reason ? `, ${reason}` : ''})`, fatal: false, sessionId });
+  return new DictationError({
+    code: code ?? 'NETWORK_ERROR',
+    message: `connection lost (close code ${closeCode}${reason ? `, ${reason}` : ''})`,
+    fatal: false,
+    sessionId,
+  });
 }

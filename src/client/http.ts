@@ -107,15 +107,29 @@ export async function initSession(serverUrl: string, key: string, options: HttpO
       last = new DictationError({ code: 'PROTOCOL_ERROR', status: 404, fatal: true, message: `no session endpoint at ${url}` });
       continue;
     }
-    if (!res.ok) throw errorFromHttpRefusal({ status: res.status, body: await jsonOrUndefined(res), retryAfterHeader: res.headers.get('retry-after'), url }, key);
+    if (!res.ok)
+      throw errorFromHttpRefusal(
+        { status: res.status, body: await jsonOrUndefined(res), retryAfterHeader: res.headers.get('retry-after'), url },
+        key,
+      );
     let body: { success?: unknown; session_id?: unknown; org_id?: unknown };
     try {
       body = (await res.json()) as typeof body;
     } catch {
-      throw new DictationError({ code: 'PROTOCOL_ERROR', fatal: true, status: res.status, message: `the answer of ${url} is not JSON: is this a Live Transcription Service?` });
+      throw new DictationError({
+        code: 'PROTOCOL_ERROR',
+        fatal: true,
+        status: res.status,
+        message: `the answer of ${url} is not JSON: is this a Live Transcription Service?`,
+      });
     }
     if (typeof body.session_id !== 'string' || body.session_id === '') {
-      throw new DictationError({ code: 'PROTOCOL_ERROR', fatal: true, status: res.status, message: `the answer of ${url} has no session_id: is this a Live Transcription Service?` });
+      throw new DictationError({
+        code: 'PROTOCOL_ERROR',
+        fatal: true,
+        status: res.status,
+        message: `the answer of ${url} has no session_id: is this a Live Transcription Service?`,
+      });
     }
     return { sessionId: body.session_id, orgId: typeof body.org_id === 'string' ? body.org_id : '', path };
   }
@@ -150,7 +164,8 @@ export async function verifyKey(serverUrl: string, key: string, options: HttpOpt
     throw new DictationError({
       code: 'AUTH_ERROR',
       fatal: true,
-      message: 'this is not an API key: keys start with svc_live_, svc_test_ or svc_proj_ followed by at least 32 letters, digits, "-" or "_"',
+      message:
+        'this is not an API key: keys start with svc_live_, svc_test_ or svc_proj_ followed by at least 32 letters, digits, "-" or "_"',
     });
   }
   const init = await initSession(serverUrl, key.trim(), options);
@@ -166,7 +181,10 @@ export async function servedLanguages(serverUrl: string, options: HttpOptions = 
   const signals = [AbortSignal.timeout(options.timeoutMs ?? 2000)];
   if (options.signal) signals.push(options.signal);
   try {
-    const res = await doFetch(join(httpBaseUrl(serverUrl), PATHS.health), { headers: { accept: 'application/json' }, signal: AbortSignal.any(signals) });
+    const res = await doFetch(join(httpBaseUrl(serverUrl), PATHS.health), {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.any(signals),
+    });
     if (!res.ok) {
       await res.body?.cancel();
       return undefined;

@@ -26,7 +26,8 @@ const STABLE_CONNECTION_MS = 5000;
  * How the link ended: `status: stopped` answered the run's stop; the connection closed cleanly after the
  * stop without it (nothing more will come); or the run cannot go on.
  */
-export type LinkEnd = { reason: 'stopped'; metrics: Metrics | undefined } | { reason: 'closed' } | { reason: 'failed'; error: DictationError };
+export type LinkEnd =
+  { reason: 'stopped'; metrics: Metrics | undefined } | { reason: 'closed' } | { reason: 'failed'; error: DictationError };
 
 /** What the link tells the run (session.ts). */
 interface LinkHost {
@@ -79,7 +80,14 @@ export class ServiceLink {
   /** The ledger's counts, what waits to be sent, and what the connection has not written to the network yet. */
   get audioStats(): LinkAudioStats {
     const { sentBytes, resentBytes, droppedBytes, unrecoverableBytes } = this.ledger.stats;
-    return { sentBytes, resentBytes, droppedBytes, unrecoverableBytes, queuedBytes: this.ledger.queuedBytes, bufferedBytes: this.socket?.bufferedBytes ?? 0 };
+    return {
+      sentBytes,
+      resentBytes,
+      droppedBytes,
+      unrecoverableBytes,
+      queuedBytes: this.ledger.queuedBytes,
+      bufferedBytes: this.socket?.bufferedBytes ?? 0,
+    };
   }
 
   get sessionId(): string | undefined {
@@ -106,7 +114,8 @@ export class ServiceLink {
     }
     if (this.closed) return;
     if (!isRetried(failure.code, 'init')) this.fail(failure.withFatal(true));
-    else if (!this.retry(failure, 'session init', () => void this.open())) this.fail(gaveUpError(failure, this.o.maxAttempts, 'session init', this.sessionId));
+    else if (!this.retry(failure, 'session init', () => void this.open()))
+      this.fail(gaveUpError(failure, this.o.maxAttempts, 'session init', this.sessionId));
   }
 
   /** Frames and queues audio of any chunk size: sent at once while connected, kept (bounded) while not. */
@@ -238,9 +247,16 @@ export class ServiceLink {
     if (!next || this.serverErrorsInARow > this.o.maxAttempts) return false;
     // Errors the run goes on after are reported too; a lost connection and a refused resume are not errors of the service.
     if (cause.code !== 'NETWORK_ERROR' && cause.code !== 'TIMEOUT' && cause.code !== 'CONFIG_ERROR') this.host.emit('error', cause);
-    this.logger.warn(`${what} failed (${cause.code}: ${cause.message}); ${what === 'connection' ? 'reconnecting' : 'retrying'} in ${next.delayMs} ms (attempt ${next.attempt}/${this.o.maxAttempts})`);
+    this.logger.warn(
+      `${what} failed (${cause.code}: ${cause.message}); ${what === 'connection' ? 'reconnecting' : 'retrying'} in ${next.delayMs} ms (attempt ${next.attempt}/${this.o.maxAttempts})`,
+    );
     if (what === 'connection') this.host.reconnecting();
-    this.host.emit('reconnecting', { attempt: next.attempt, maxAttempts: this.o.maxAttempts, delayMs: next.delayMs, reason: `${cause.code}: ${cause.message}` });
+    this.host.emit('reconnecting', {
+      attempt: next.attempt,
+      maxAttempts: this.o.maxAttempts,
+      delayMs: next.delayMs,
+      reason: `${cause.code}: ${cause.message}`,
+    });
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       again();
@@ -276,7 +292,9 @@ export class ServiceLink {
           // The service ended the session without our stop on this connection (it is shutting down):
           // everything it received is final now, and the close that follows is handled as a drop.
           const over = this.resumption.endedByService();
-          this.logger.warn(`the service ended the session without a stop (shutting down?); the run continues ${over ? 'on a new session' : 'by resuming it'}`);
+          this.logger.warn(
+            `the service ended the session without a stop (shutting down?); the run continues ${over ? 'on a new session' : 'by resuming it'}`,
+          );
         }
         return;
       case 'error':
@@ -293,7 +311,9 @@ export class ServiceLink {
       // A new service session: seq numbering and audio offsets start again. The old session's final
       // text covers at most the audio sent before its last final arrived; what was sent after it only
       // ever became provisional text (dropped), so it is sent again to the new one.
-      this.logger.warn(`the service could not resume session ${previousSessionId ?? '?'}; continuing as generation ${generation}, re-sending the audio sent after its last final text`);
+      this.logger.warn(
+        `the service could not resume session ${previousSessionId ?? '?'}; continuing as generation ${generation}, re-sending the audio sent after its last final text`,
+      );
       this.reportRewind(this.ledger.startNewSession());
       this.host.emit('generation', { generation, sessionId: msg.session_id, previousSessionId });
     } else if (resumed) {
@@ -309,8 +329,17 @@ export class ServiceLink {
       this.backoff.reset();
       this.serverErrorsInARow = 0;
     }, STABLE_CONNECTION_MS);
-    this.logger.info(`configured${requestedResume ? (resumed ? ' (resumed)' : ' (new session)') : ''}${msg.engine ? `, engine ${msg.engine}` : ''}`);
-    this.host.emit('configured', { sessionId: msg.session_id, resumed, generation, lastSeq: msg.last_seq, resumeAudioOffset: msg.resume_audio_offset, engine: msg.engine });
+    this.logger.info(
+      `configured${requestedResume ? (resumed ? ' (resumed)' : ' (new session)') : ''}${msg.engine ? `, engine ${msg.engine}` : ''}`,
+    );
+    this.host.emit('configured', {
+      sessionId: msg.session_id,
+      resumed,
+      generation,
+      lastSeq: msg.last_seq,
+      resumeAudioOffset: msg.resume_audio_offset,
+      engine: msg.engine,
+    });
     this.send({ type: 'control', action: 'start' });
     // The run's controls again (a new connection knows none of them), what was queued, then the stop.
     if (this.paused && !this.stopping) this.send({ type: 'control', action: 'pause' });
@@ -323,7 +352,10 @@ export class ServiceLink {
   private reportRewind(r: RewindResult): void {
     if (r.offset > r.sentUpTo) this.logger.warn(`the service reports ${r.offset} bytes of audio but ${r.sentUpTo} were sent`);
     if (r.offset >= r.sentUpTo) return;
-    if (r.lost > 0) this.warn(`the service needs audio from byte ${r.offset} but only audio from byte ${r.firstRetained} is retained: ${r.lost} bytes cannot be re-sent`);
+    if (r.lost > 0)
+      this.warn(
+        `the service needs audio from byte ${r.offset} but only audio from byte ${r.firstRetained} is retained: ${r.lost} bytes cannot be re-sent`,
+      );
     this.logger.info(`resuming audio from byte ${r.offset}: ${r.resent} bytes sent again`);
   }
 
@@ -331,7 +363,15 @@ export class ServiceLink {
     if (this.resumption.refusesResume(err, this.readyFlag)) {
       // A service without our resume extension: go on with a new session on the next connection.
       this.warn(`the service does not support resume (${err.message}); the run continues on a new session`);
-      this.socket?.endWith(new DictationError({ code: 'CONFIG_ERROR', field: err.field, message: `resume not supported: ${err.message}`, sessionId: err.sessionId, fatal: false }));
+      this.socket?.endWith(
+        new DictationError({
+          code: 'CONFIG_ERROR',
+          field: err.field,
+          message: `resume not supported: ${err.message}`,
+          sessionId: err.sessionId,
+          fatal: false,
+        }),
+      );
     } else if (err.fatal) {
       this.fail(err);
     } else {
@@ -368,7 +408,8 @@ export class ServiceLink {
       return;
     }
     if (cause.code === 'PROTOCOL_ERROR' || cause.code === 'INTERNAL_ERROR') this.serverErrorsInARow += 1;
-    if (!this.retry(cause, 'connection', () => this.connect())) this.fail(gaveUpError(cause, this.o.maxAttempts, 'reconnection', this.sessionId));
+    if (!this.retry(cause, 'connection', () => this.connect()))
+      this.fail(gaveUpError(cause, this.o.maxAttempts, 'reconnection', this.sessionId));
   }
 
   /** The run cannot go on. */

@@ -276,8 +276,10 @@ export class RangeTracker {
 
 function checkChange(c: TextChange): void {
   if (!Number.isInteger(c.offset) || c.offset < 0) throw new RangeError(`change offset must be a non-negative integer, got ${c.offset}`);
-  if (!Number.isInteger(c.deletedLength) || c.deletedLength < 0) throw new RangeError(`deletedLength must be a non-negative integer, got ${c.deletedLength}`);
-  if (!Number.isInteger(c.insertedLength) || c.insertedLength < 0) throw new RangeError(`insertedLength must be a non-negative integer, got ${c.insertedLength}`);
+  if (!Number.isInteger(c.deletedLength) || c.deletedLength < 0)
+    throw new RangeError(`deletedLength must be a non-negative integer, got ${c.deletedLength}`);
+  if (!Number.isInteger(c.insertedLength) || c.insertedLength < 0)
+    throw new RangeError(`insertedLength must be a non-negative integer, got ${c.insertedLength}`);
 }
 
 function sameChanges(a: readonly TextChange[], b: readonly TextChange[]): boolean {

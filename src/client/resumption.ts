@@ -54,7 +54,10 @@ export class Resumption {
 
   /** The `resume` of the next `configure`: the run has a service session to continue. */
   nextResume(): ResumeRequest | undefined {
-    const resume = this.serviceSessionId !== undefined && !this.sessionOver && !this.resumeUnsupported ? { session_id: this.serviceSessionId, last_seq: this.lastSeqValue ?? 0 } : undefined;
+    const resume =
+      this.serviceSessionId !== undefined && !this.sessionOver && !this.resumeUnsupported
+        ? { session_id: this.serviceSessionId, last_seq: this.lastSeqValue ?? 0 }
+        : undefined;
     this.resumeSent = resume !== undefined;
     return resume;
   }

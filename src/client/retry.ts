@@ -55,6 +55,12 @@ export class Backoff {
 
 /** The fatal error of a run that spent its attempts: the last failure's code when it tells more than "network". */
 export function gaveUpError(cause: DictationError, attempts: number, what: string, sessionId: string | undefined): DictationError {
-  const code = cause.code === 'RATE_LIMITED' || cause.code === 'PROTOCOL_ERROR' || cause.code === 'INTERNAL_ERROR' ? cause.code : 'NETWORK_ERROR';
-  return new DictationError({ code, message: `gave up after ${attempts} ${what} attempts; last failure: ${cause.message}`, fatal: true, sessionId });
+  const code =
+    cause.code === 'RATE_LIMITED' || cause.code === 'PROTOCOL_ERROR' || cause.code === 'INTERNAL_ERROR' ? cause.code : 'NETWORK_ERROR';
+  return new DictationError({
+    code,
+    message: `gave up after ${attempts} ${what} attempts; last failure: ${cause.message}`,
+    fatal: true,
+    sessionId,
+  });
 }

@@ -12,7 +12,15 @@ import { TypedEmitter, type Disposable } from '../shared/events';
 import { rewritingLogger, type Logger } from '../shared/logger';
 import { DictationError, scrubKey } from './errors';
 import { ServiceLink, type LinkEnd } from './link';
-import { sessionSettings, type AudioStats, type DictationSessionOptions, type SessionEvents, type SessionSettings, type SessionState, type StopResult } from './sessionTypes';
+import {
+  sessionSettings,
+  type AudioStats,
+  type DictationSessionOptions,
+  type SessionEvents,
+  type SessionSettings,
+  type SessionState,
+  type StopResult,
+} from './sessionTypes';
 
 export type * from './sessionTypes';
 
@@ -141,7 +149,11 @@ export class DictationSession {
   stop(): Promise<StopResult> {
     if (this.stopPromise) return this.stopPromise;
     if (this.stateValue === 'idle' || this.isEnded()) {
-      return Promise.resolve({ reason: this.stateValue === 'idle' ? 'not-started' : 'error', sessionId: this.sessionId, metrics: this.lastMetrics });
+      return Promise.resolve({
+        reason: this.stateValue === 'idle' ? 'not-started' : 'error',
+        sessionId: this.sessionId,
+        metrics: this.lastMetrics,
+      });
     }
     this.stopPromise = new Promise<StopResult>((resolve) => {
       this.stopResolve = resolve;
@@ -187,7 +199,11 @@ export class DictationSession {
       return;
     }
     if (end.reason === 'stopped') this.lastMetrics = end.metrics;
-    this.finishStop(end.reason === 'stopped' ? { reason: 'stopped', metrics: end.metrics, sessionId: this.sessionId } : { reason: 'error', sessionId: this.sessionId, metrics: this.lastMetrics });
+    this.finishStop(
+      end.reason === 'stopped'
+        ? { reason: 'stopped', metrics: end.metrics, sessionId: this.sessionId }
+        : { reason: 'error', sessionId: this.sessionId, metrics: this.lastMetrics },
+    );
     this.endRun('stopped');
   }
 
@@ -212,30 +228,37 @@ export class DictationSession {
     const quietMs = (this.o.config.stop_delay ?? DEFAULTS.stop_delay) * 1000 + this.o.stopMarginMs;
     const limitAt = this.stopSentAt! + quietMs + this.o.stopMaxWaitMs;
     const dueAt = Math.min(this.lastSignAt + quietMs, limitAt);
-    this.stopTimer = setTimeout(() => {
-      this.stopTimer = undefined;
-      const now = Date.now();
-      if (now < Math.min(this.lastSignAt + quietMs, limitAt)) {
-        this.armStopTimer(); // the service showed it works meanwhile
-        return;
-      }
-      if (now < limitAt && !this.stopResumeTried) {
-        this.stopResumeTried = true;
-        this.logger.warn(`no sign of the service for ${quietMs} ms while stopping: resuming the session on a new connection before giving up`);
-        this.link.dropConnection(new DictationError({ code: 'TIMEOUT', message: `no answer for ${quietMs} ms while stopping`, fatal: false }));
-        // The new connection gets the time to connect and configure, then the usual quiet time.
-        this.lastSignAt = now + this.o.connectTimeoutMs;
-        this.armStopTimer();
-        return;
-      }
-      this.logger.warn(
-        now >= limitAt
-          ? `no "stopped" within ${limitAt - this.stopSentAt!} ms, the most a stop waits; closing`
-          : `no "stopped" and no sign of the service for ${quietMs} ms; closing`,
-      );
-      this.finishStop({ reason: 'timeout', sessionId: this.sessionId, metrics: this.lastMetrics });
-      this.endRun('stopped');
-    }, Math.max(0, dueAt - Date.now()));
+    this.stopTimer = setTimeout(
+      () => {
+        this.stopTimer = undefined;
+        const now = Date.now();
+        if (now < Math.min(this.lastSignAt + quietMs, limitAt)) {
+          this.armStopTimer(); // the service showed it works meanwhile
+          return;
+        }
+        if (now < limitAt && !this.stopResumeTried) {
+          this.stopResumeTried = true;
+          this.logger.warn(
+            `no sign of the service for ${quietMs} ms while stopping: resuming the session on a new connection before giving up`,
+          );
+          this.link.dropConnection(
+            new DictationError({ code: 'TIMEOUT', message: `no answer for ${quietMs} ms while stopping`, fatal: false }),
+          );
+          // The new connection gets the time to connect and configure, then the usual quiet time.
+          this.lastSignAt = now + this.o.connectTimeoutMs;
+          this.armStopTimer();
+          return;
+        }
+        this.logger.warn(
+          now >= limitAt
+            ? `no "stopped" within ${limitAt - this.stopSentAt!} ms, the most a stop waits; closing`
+            : `no "stopped" and no sign of the service for ${quietMs} ms; closing`,
+        );
+        this.finishStop({ reason: 'timeout', sessionId: this.sessionId, metrics: this.lastMetrics });
+        this.endRun('stopped');
+      },
+      Math.max(0, dueAt - Date.now()),
+    );
   }
 
   /** Ends the run for good with a fatal error: logged here, once; emitted; `start()` rejects with it. */

@@ -53,7 +53,11 @@ export class ServiceSocket {
   ) {
     let ws: WebSocket;
     try {
-      ws = new WebSocket(o.url, { headers: { Authorization: `Bearer ${o.apiKey}` }, handshakeTimeout: o.connectTimeoutMs, perMessageDeflate: false });
+      ws = new WebSocket(o.url, {
+        headers: { Authorization: `Bearer ${o.apiKey}` },
+        handshakeTimeout: o.connectTimeoutMs,
+        perMessageDeflate: false,
+      });
     } catch (e) {
       this.ws = undefined;
       const why = o.scrub(errorMessage(e));
@@ -61,7 +65,10 @@ export class ServiceSocket {
       return;
     }
     this.ws = ws;
-    this.configureTimer = setTimeout(() => this.fail(new DictationError({ code: 'TIMEOUT', message: `no "configured" within ${o.connectTimeoutMs} ms`, fatal: false })), o.connectTimeoutMs);
+    this.configureTimer = setTimeout(
+      () => this.fail(new DictationError({ code: 'TIMEOUT', message: `no "configured" within ${o.connectTimeoutMs} ms`, fatal: false })),
+      o.connectTimeoutMs,
+    );
     ws.on('open', () => {
       if (this.released) return;
       this.touch();
@@ -95,7 +102,11 @@ export class ServiceSocket {
     ws.on('error', (err: Error) => {
       if (this.released) return;
       o.log.debug(`socket error: ${o.scrub(err.message)}`);
-      this.cause ??= new DictationError({ code: 'NETWORK_ERROR', message: `connection to ${o.url} failed: ${o.scrub(err.message)}`, fatal: false });
+      this.cause ??= new DictationError({
+        code: 'NETWORK_ERROR',
+        message: `connection to ${o.url} failed: ${o.scrub(err.message)}`,
+        fatal: false,
+      });
     });
     ws.on('close', (code: number, reason: Buffer) => this.closed(code, reason.toString('utf8')));
   }
@@ -157,7 +168,14 @@ export class ServiceSocket {
   private touch(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(
-      () => this.fail(new DictationError({ code: 'TIMEOUT', message: `the service did not answer for ${this.o.idleTimeoutMs} ms (no message, ping or pong): unresponsive`, fatal: false })),
+      () =>
+        this.fail(
+          new DictationError({
+            code: 'TIMEOUT',
+            message: `the service did not answer for ${this.o.idleTimeoutMs} ms (no message, ping or pong): unresponsive`,
+            fatal: false,
+          }),
+        ),
       this.o.idleTimeoutMs,
     );
   }

@@ -305,7 +305,13 @@ export class TranscriptModel {
         rec.text = '';
       }
       if (committedTargets.length > 0) {
-        ops.push({ kind: 'replace', targetIds: committedTargets.map((c) => c.id), id: rec.id, text: '', ...this.neighboursAt(firstCommittedPos) });
+        ops.push({
+          kind: 'replace',
+          targetIds: committedTargets.map((c) => c.id),
+          id: rec.id,
+          text: '',
+          ...this.neighboursAt(firstCommittedPos),
+        });
       }
     }
     ops.push(...this.provisionalOps());

@@ -288,7 +288,11 @@ export function dateAt(ctx: Ctx, i: number): Claim | null {
   let k = skipJoiners(ctx, j);
   if (ctx.tokens[k]?.text === ',') k++;
   const year = yearAt(ctx, k);
-  const fill = (f: string): string => f.replace('{d}', dayText(ctx, day)).replace('{m}', month.text).replace('{y}', year ? String(year.y) : '');
+  const fill = (f: string): string =>
+    f
+      .replace('{d}', dayText(ctx, day))
+      .replace('{m}', month.text)
+      .replace('{y}', year ? String(year.y) : '');
   const text = fill(year ? d.written.dmy : d.written.dm);
   return { items: text.split(' ').map((x) => w(x)), end: year ? year.end : j };
 }
@@ -340,7 +344,7 @@ function ordinalText(ctx: Ctx, n: ParsedNumber): string {
   if (special) return special;
   if (o.englishSuffix) {
     const v = n.value;
-    const s = v % 100 >= 11 && v % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[v % 10] ?? 'th';
+    const s = v % 100 >= 11 && v % 100 <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[v % 10] ?? 'th');
     return `${v}${s}`;
   }
   return o.format[n.ord ?? 'n'].replace('{n}', String(n.value));

@@ -47,7 +47,14 @@ const OPTIONS = {
 /** The command line, through the project's one parser (`util.parseArgs`, strict); throws a UsageError. */
 export function parseArgs(argv: readonly string[]): Args {
   const { values: v } = parseCommandLine([...argv], OPTIONS);
-  const a: Args = { language: 'fr', specialty: 'general', templates: null, vocabulary: null, eachLine: v['each-line'] === true, help: v.help === true };
+  const a: Args = {
+    language: 'fr',
+    specialty: 'general',
+    templates: null,
+    vocabulary: null,
+    eachLine: v['each-line'] === true,
+    help: v.help === true,
+  };
   if (v.language !== undefined) {
     const l = nonEmpty('--language', v.language);
     if (!isLanguage(l)) throw new UsageError(`unknown language "${l}": use fr, en, es or de`);

@@ -113,7 +113,12 @@ export function heldTail(tokens: readonly Token[], table: LanguageTable, alone: 
   const words = tokens.slice(0, end).map((t) => t.norm);
   // The whole utterance as the beginning of a command said alone.
   if (alone) {
-    const said = fold(tokens.slice(0, end).map((t) => t.text).join(' ')).split(' ');
+    const said = fold(
+      tokens
+        .slice(0, end)
+        .map((t) => t.text)
+        .join(' '),
+    ).split(' ');
     for (const c of commandsOf(table)) {
       const isPrefix = said.length <= c.fixed.length && said.every((x, k) => x === c.fixed[k]);
       if (isPrefix && said.length < c.words && !matchCommandWords(said.join(' '), table)) return tokens.length;
@@ -183,6 +188,10 @@ export function spokenCommands(table: LanguageTable): SpokenGroup[] {
       title: 'Punctuation',
       entries: table.punctuation.map((r) => ({ say: r.say, does: r.doc, ...(r.specialties ? { specialties: r.specialties } : {}) })),
     },
-    { id: 'literal', title: 'Literal (the next word as said)', entries: [{ say: table.literal.map((l) => `${l} ‹word›`), does: 'writes the next word without any rule' }] },
+    {
+      id: 'literal',
+      title: 'Literal (the next word as said)',
+      entries: [{ say: table.literal.map((l) => `${l} ‹word›`), does: 'writes the next word without any rule' }],
+    },
   ];
 }

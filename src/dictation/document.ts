@@ -55,7 +55,11 @@ export class DictationDocument {
 
   /** Everything before the insertion point was dictated here: a mark said after a mark may replace it. */
   private context(): { before: string; after: string; replaceable: number } {
-    return { before: this.text.slice(0, this.selection.start), after: this.text.slice(this.selection.end), replaceable: this.selection.start };
+    return {
+      before: this.text.slice(0, this.selection.start),
+      after: this.text.slice(this.selection.end),
+      replaceable: this.selection.start,
+    };
   }
 
   private snapshot(): void {
@@ -81,7 +85,10 @@ export class DictationDocument {
     }
     if (owner) {
       const prev = this.ranges.get(owner);
-      this.ranges.set(owner, prev && prev.end === start ? { start: prev.start, end: start + insert.length } : { start, end: start + insert.length });
+      this.ranges.set(
+        owner,
+        prev && prev.end === start ? { start: prev.start, end: start + insert.length } : { start, end: start + insert.length },
+      );
     }
   }
 

@@ -42,7 +42,11 @@ export function formatText(text: string, o: FormatOptions, ctx: DocContext): str
  */
 export function formatReplacing(text: string, o: FormatOptions, ctx: DocContext): Rendered {
   const table = TABLES[o.language];
-  const items = applyGrammar(tokenize(text), { table, specialty: o.specialty ?? 'general', ...(o.decimalSeparator ? { decimalSeparator: o.decimalSeparator } : {}) });
+  const items = applyGrammar(tokenize(text), {
+    table,
+    specialty: o.specialty ?? 'general',
+    ...(o.decimalSeparator ? { decimalSeparator: o.decimalSeparator } : {}),
+  });
   return renderReplacing(applyVocabulary(items, o.vocabulary), table, ctx);
 }
 

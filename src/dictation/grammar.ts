@@ -4,7 +4,19 @@
  * and leftover numbers (digits from 10; below 10 they stay words); then reconciles the engine's own
  * punctuation with spoken marks.
  */
-import { bloodPressureAt, dateAt, digitsOf, dimensionsAt, legalAt, measureAt, numberAt, ordinalAt, vertebraAt, type Claim, type Ctx } from './classes';
+import {
+  bloodPressureAt,
+  dateAt,
+  digitsOf,
+  dimensionsAt,
+  legalAt,
+  measureAt,
+  numberAt,
+  ordinalAt,
+  vertebraAt,
+  type Claim,
+  type Ctx,
+} from './classes';
 import type { LanguageTable } from './lang/table';
 import { inlinePhrases, matchPhrase } from './phrases';
 import { isTitleCase } from './text';
@@ -57,7 +69,15 @@ interface GrammarOptions {
   decimalSeparator?: ',' | '.';
 }
 
-const CLASSES: Array<(ctx: Ctx, i: number) => Claim | null> = [legalAt, vertebraAt, bloodPressureAt, dateAt, dimensionsAt, measureAt, ordinalAt];
+const CLASSES: Array<(ctx: Ctx, i: number) => Claim | null> = [
+  legalAt,
+  vertebraAt,
+  bloodPressureAt,
+  dateAt,
+  dimensionsAt,
+  measureAt,
+  ordinalAt,
+];
 
 /** `starts`, when given, receives the token index where each rule or word began. */
 export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number[]): Item[] {
@@ -112,7 +132,10 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
       const n = t.kind === 'word' ? numberAt(ctx, i) : null;
       if (n && n.fromWords) {
         const besideNumber =
-          prevNumberWordsEnd === i || /\d$/u.test(tokens[i - 1]?.text ?? '') || /^\d/u.test(tokens[n.end]?.text ?? '') || numberAt(ctx, n.end) !== null;
+          prevNumberWordsEnd === i ||
+          /\d$/u.test(tokens[i - 1]?.text ?? '') ||
+          /^\d/u.test(tokens[n.end]?.text ?? '') ||
+          numberAt(ctx, n.end) !== null;
         prevNumberWordsEnd = n.end;
         if (!besideNumber && (n.decimal || (!n.ord && n.value >= 10))) {
           items.push({ k: 'w', text: digitsOf(ctx, n), glue: t.glue });
@@ -158,14 +181,22 @@ function reconcile(items: Item[], table: LanguageTable): Item[] {
     const prev = items[a - 1];
     const next = items[b + 1];
     const besideCommand =
-      (prev && isCommandItem(prev) && prev.k !== 'close') || (next && isCommandItem(next) && (next.k === 'close' || next.k === 'open' || next.k === 'br' || next.k === 'dash'));
+      (prev && isCommandItem(prev) && prev.k !== 'close') ||
+      (next && isCommandItem(next) && (next.k === 'close' || next.k === 'open' || next.k === 'br' || next.k === 'dash'));
     if (spokenInRun || besideCommand) dropped.add(i);
   }
   for (let i = 0; i < n; i++) {
     const it = items[i]!;
     if (dropped.has(i)) {
       const next = items[i + 1];
-      if (it.k === 'mark' && SENTENCE_END.has(it.ch) && table.typography.lowerAfterRemovedMark && next?.k === 'w' && !next.literal && isTitleCase(next.text)) {
+      if (
+        it.k === 'mark' &&
+        SENTENCE_END.has(it.ch) &&
+        table.typography.lowerAfterRemovedMark &&
+        next?.k === 'w' &&
+        !next.literal &&
+        isTitleCase(next.text)
+      ) {
         items[i + 1] = { ...next, text: next.text.toLowerCase() };
       }
       continue;

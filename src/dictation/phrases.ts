@@ -80,7 +80,13 @@ interface PhraseMatch {
  * spelling), whether or not they complete it: a multi-word command never half-matches into a shorter one
  * ("point d interrogation" is not "point" then words; "point d'entrée" is not "point" either).
  */
-function continuesLonger(all: readonly CompiledPhrase[], tokens: readonly Token[], i: number, length: number, specialty: Specialty): boolean {
+function continuesLonger(
+  all: readonly CompiledPhrase[],
+  tokens: readonly Token[],
+  i: number,
+  length: number,
+  specialty: Specialty,
+): boolean {
   const next = tokens[i + length];
   if (!next) return false;
   for (const q of all) {
@@ -116,10 +122,17 @@ export function matchPhrase(
       if (before && r.notAfter.includes(before.norm) && r.notAfterAdjective.some((e) => prev.norm.endsWith(e))) continue;
     }
     const next = tokens[i + p.norms.length];
-    if (r.notBefore && next && ((next.kind === 'word' && r.notBefore.includes(next.norm)) || (next.kind === 'num' && r.notBefore.includes('#number')))) continue;
+    if (
+      r.notBefore &&
+      next &&
+      ((next.kind === 'word' && r.notBefore.includes(next.norm)) || (next.kind === 'num' && r.notBefore.includes('#number')))
+    )
+      continue;
     const end = i + p.norms.length;
     // A mark keeps the words it was said as: they are written instead where the mark cannot go.
-    const items = r.out.map((x): Item => (x.k === 'mark' && r.out.length === 1 ? { ...x, said: detokenize(tokens.slice(i, end)) } : { ...x }));
+    const items = r.out.map((x): Item =>
+      x.k === 'mark' && r.out.length === 1 ? { ...x, said: detokenize(tokens.slice(i, end)) } : { ...x },
+    );
     return { items, end, rule: r };
   }
   return null;

@@ -77,7 +77,8 @@ export function renderReplacing(items: readonly Item[], table: LanguageTable, ct
     const m = PREVIOUS_MARK.exec(ctx.before);
     if (m && m[1] !== first.ch) {
       const n = m[0].length;
-      if (n <= (ctx.replaceable ?? 0)) return { text: render(items, table, { before: ctx.before.slice(0, -n), after: ctx.after }), deleteBefore: n };
+      if (n <= (ctx.replaceable ?? 0))
+        return { text: render(items, table, { before: ctx.before.slice(0, -n), after: ctx.after }), deleteBefore: n };
       if (first.said) return { text: render([{ k: 'w', text: first.said, glue: ' ' }, ...items.slice(1)], table, ctx), deleteBefore: 0 };
     }
   }
@@ -135,7 +136,10 @@ function render(items: readonly Item[], table: LanguageTable, ctx: RenderContext
         }
         out += it.ch;
         const abbreviation =
-          it.ch === '.' && (/^\p{Lu}$/u.test(prevWord) || table.abbreviations.includes(prevWord.toLowerCase()) || (ty.ordinalDot && /^\d+$/u.test(prevWord)));
+          it.ch === '.' &&
+          (/^\p{Lu}$/u.test(prevWord) ||
+            table.abbreviations.includes(prevWord.toLowerCase()) ||
+            (ty.ordinalDot && /^\d+$/u.test(prevWord)));
         if ((it.ch === '.' || it.ch === '?' || it.ch === '!') && !abbreviation) {
           capNext = true;
           sentencePending = true;
@@ -200,7 +204,18 @@ function render(items: readonly Item[], table: LanguageTable, ctx: RenderContext
   // Joining the text to what follows it.
   const first = ctx.after.charAt(0);
   const last = lastChar(out);
-  if (out.trim() !== '' && first !== '' && !isSpaceChar(first) && !CLOSING.has(first) && last !== '' && !isSpaceChar(last) && !OPENING.has(last) && !APOSTROPHES.has(last) && last !== '-' && last !== '/') {
+  if (
+    out.trim() !== '' &&
+    first !== '' &&
+    !isSpaceChar(first) &&
+    !CLOSING.has(first) &&
+    last !== '' &&
+    !isSpaceChar(last) &&
+    !OPENING.has(last) &&
+    !APOSTROPHES.has(last) &&
+    last !== '-' &&
+    last !== '/'
+  ) {
     out += ' ';
   }
   return out;

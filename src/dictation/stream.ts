@@ -81,7 +81,11 @@ export class DictationFormatter {
       // A command said alone after held words: undo and "delete that" take the held words with the
       // utterance they belong to; other commands write them first.
       const action = matchCommand(text, TABLES[this.options.language], this.options.templates ?? []);
-      if (action && !this.crossesBoundary(held, text) && !(held.alone && matchCommand(joined, TABLES[this.options.language], this.options.templates ?? []))) {
+      if (
+        action &&
+        !this.crossesBoundary(held, text) &&
+        !(held.alone && matchCommand(joined, TABLES[this.options.language], this.options.templates ?? []))
+      ) {
         if (action.kind === 'deleteLastUtterance' || action.kind === 'undo') return this.command(id, action, undefined);
         const t = formatReplacing(held.text, this.options, ctx);
         this.noteMoved(held, id, held.text);
@@ -243,7 +247,9 @@ function stripTail(text: string, words: string): string {
   for (let i = 0; i < end; i++) if (tokens[i]!.kind !== 'punct') wordsAt.push(i);
   if (wordsAt.length < want.length) return text;
   const from = wordsAt[wordsAt.length - want.length]!;
-  const got = fold(detokenize(tokens.slice(from, end))).split(' ').filter(Boolean);
+  const got = fold(detokenize(tokens.slice(from, end)))
+    .split(' ')
+    .filter(Boolean);
   if (got.join(' ') !== want.join(' ')) return text;
   return detokenize(tokens.slice(0, from));
 }

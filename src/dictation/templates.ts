@@ -63,11 +63,18 @@ export function acceptDefaults(text: string): { text: string; edits: TextEdit[] 
  * of its own (a blank line before it unless it starts a line), an auto-text joins the text like a word.
  * `select` is, relative to the start of `text`, the first field (dictation then replaces it) or the end.
  */
-export function templateInsertion(kind: 'insertTemplate' | 'insertAutoText', before: string, body: string): { text: string; select: { start: number; end: number } } {
+export function templateInsertion(
+  kind: 'insertTemplate' | 'insertAutoText',
+  before: string,
+  body: string,
+): { text: string; select: { start: number; end: number } } {
   const sep = before === '' || /\s$/u.test(before) || /^\s/u.test(body) ? '' : kind === 'insertTemplate' ? '\n\n' : ' ';
   const first = parseFields(body)[0];
   const text = sep + body;
-  return { text, select: first ? { start: sep.length + first.start, end: sep.length + first.end } : { start: text.length, end: text.length } };
+  return {
+    text,
+    select: first ? { start: sep.length + first.start, end: sep.length + first.end } : { start: text.length, end: text.length },
+  };
 }
 
 /** A template file: its path relative to the templates folder and its contents. */

@@ -69,7 +69,9 @@ export class ApiKeyStore implements vscode.Disposable {
   async clear(): Promise<void> {
     const had = await this.get();
     await this.secrets.delete(SECRET_ID);
-    void vscode.window.showInformationMessage(had ? vscode.l10n.t('Dictée: API key cleared.') : vscode.l10n.t('Dictée: no API key was stored.'));
+    void vscode.window.showInformationMessage(
+      had ? vscode.l10n.t('Dictée: API key cleared.') : vscode.l10n.t('Dictée: no API key was stored.'),
+    );
   }
 
   /**
@@ -80,7 +82,10 @@ export class ApiKeyStore implements vscode.Disposable {
   async promptAndStore(serverUrl: string): Promise<string | undefined> {
     const entered = await vscode.window.showInputBox({
       title: vscode.l10n.t('Dictée: Set API Key'),
-      prompt: vscode.l10n.t("API key for {0} (it starts with svc_live_, svc_test_ or svc_proj_). It is kept in your system's secret storage.", serverUrl),
+      prompt: vscode.l10n.t(
+        "API key for {0} (it starts with svc_live_, svc_test_ or svc_proj_). It is kept in your system's secret storage.",
+        serverUrl,
+      ),
       placeHolder: 'svc_live_…',
       password: true,
       ignoreFocusOut: true,
@@ -98,7 +103,11 @@ export class ApiKeyStore implements vscode.Disposable {
       return undefined;
     }
     if (!looksLikeApiKey(key)) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Dictée: this is not an API key (svc_live_…, svc_test_… or svc_proj_… followed by 32 to 128 characters). Nothing was saved.'));
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t(
+          'Dictée: this is not an API key (svc_live_…, svc_test_… or svc_proj_… followed by 32 to 128 characters). Nothing was saved.',
+        ),
+      );
       return undefined;
     }
     try {
@@ -128,7 +137,9 @@ export class ApiKeyStore implements vscode.Disposable {
         }
         return undefined;
       }
-      void vscode.window.showErrorMessage(vscode.l10n.t('Dictée: the service refused this API key (unknown, revoked, or not allowed to dictate); it was not saved.'));
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t('Dictée: the service refused this API key (unknown, revoked, or not allowed to dictate); it was not saved.'),
+      );
       return undefined;
     }
   }

@@ -30,7 +30,10 @@ function warnIfCleartext(settings: Settings): void {
   if (!cleartextRemote(url)) return;
   void vscode.window
     .showWarningMessage(
-      vscode.l10n.t('Dictée: the server address {0} is not encrypted (http://) and not on this machine: your API key and your dictation would travel in clear over the network. Use an https:// address.', url),
+      vscode.l10n.t(
+        'Dictée: the server address {0} is not encrypted (http://) and not on this machine: your API key and your dictation would travel in clear over the network. Use an https:// address.',
+        url,
+      ),
       vscode.l10n.t('Open Settings'),
     )
     .then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', 'dictee.serverUrl'));
@@ -56,11 +59,29 @@ export function activate(context: vscode.ExtensionContext): void {
   const correctThat = new CorrectThat(doubtful, () => grammarOptions(settings.read()));
   const checkReport = new CheckReport(doubtful);
   const playBack = new PlayBack(doubtful, log);
-  const dictation = new DictationController(settings, keys, log, status, templates, fields, announcer, vscode.Uri.joinPath(context.globalStorageUri, 'rescued'), doubtful, correctThat, playBack);
+  const dictation = new DictationController(
+    settings,
+    keys,
+    log,
+    status,
+    templates,
+    fields,
+    announcer,
+    vscode.Uri.joinPath(context.globalStorageUri, 'rescued'),
+    doubtful,
+    correctThat,
+    playBack,
+  );
   const templateCommands = new TemplateCommands(dictation, templates, fields);
-  const manifest = context.extension.packageJSON as { version?: unknown; contributes?: { keybindings?: { command: string; key: string; mac?: string }[] } };
+  const manifest = context.extension.packageJSON as {
+    version?: unknown;
+    contributes?: { keybindings?: { command: string; key: string; mac?: string }[] };
+  };
   const defaultBinding = manifest.contributes?.keybindings?.find((k) => k.command === 'dictee.toggle');
-  const toggleKey = new ToggleKey(context.globalStorageUri, process.platform === 'darwin' ? (defaultBinding?.mac ?? defaultBinding?.key) : defaultBinding?.key);
+  const toggleKey = new ToggleKey(
+    context.globalStorageUri,
+    process.platform === 'darwin' ? (defaultBinding?.mac ?? defaultBinding?.key) : defaultBinding?.key,
+  );
   controller = dictation;
   void templates.load(settings.read().grammar.templatesFolder);
 
@@ -98,7 +119,9 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('dictee.chooseLanguage', () => chooseLanguage(settings)),
     vscode.commands.registerCommand('dictee.checkRecorder', () => checkRecorder(settings, log)),
     vscode.commands.registerCommand('dictee.testMicrophone', () => testMicrophone(settings, log, dictation.notifications)),
-    vscode.commands.registerCommand('dictee.transcribeFile', (uri?: vscode.Uri) => transcribeAudioFile(dictation, log, uri instanceof vscode.Uri ? uri : undefined)),
+    vscode.commands.registerCommand('dictee.transcribeFile', (uri?: vscode.Uri) =>
+      transcribeAudioFile(dictation, log, uri instanceof vscode.Uri ? uri : undefined),
+    ),
     vscode.commands.registerCommand('dictee.readLastSentence', () => announcer.say(dictation.lastSentence.text(), true)),
     vscode.commands.registerCommand('dictee.openWalkthrough', () =>
       vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#dictee.gettingStarted`, false),
@@ -109,16 +132,22 @@ export function activate(context: vscode.ExtensionContext): void {
     correctThat,
     vscode.commands.registerCommand('dictee.correctThat', () => correctThat.correct()),
     // The quick fix of a doubtful word (not in the command palette).
-    vscode.commands.registerCommand('dictee.correctRange', (uri: unknown, start: number, end: number) => correctThat.correctRange(asUri(uri), start, end)),
+    vscode.commands.registerCommand('dictee.correctRange', (uri: unknown, start: number, end: number) =>
+      correctThat.correctRange(asUri(uri), start, end),
+    ),
     checkReport,
     vscode.commands.registerCommand('dictee.checkReport', () => checkReport.run()),
     playBack,
     vscode.commands.registerCommand('dictee.playBack', () => playBack.play()),
     // The quick fix and hover of a doubtful word (not in the command palette).
-    vscode.commands.registerCommand('dictee.playRange', (uri: unknown, start: number, end: number) => playBack.playRange(asUri(uri), start, end)),
+    vscode.commands.registerCommand('dictee.playRange', (uri: unknown, start: number, end: number) =>
+      playBack.playRange(asUri(uri), start, end),
+    ),
     vscode.commands.registerCommand('dictee.nextDoubtfulWord', () => doubtful.go('next')),
     vscode.commands.registerCommand('dictee.previousDoubtfulWord', () => doubtful.go('previous')),
-    vscode.commands.registerCommand('dictee.acceptDoubtfulWord', (id?: unknown) => doubtful.accept(typeof id === 'string' ? id : undefined)),
+    vscode.commands.registerCommand('dictee.acceptDoubtfulWord', (id?: unknown) =>
+      doubtful.accept(typeof id === 'string' ? id : undefined),
+    ),
     vscode.commands.registerCommand('dictee.insertTemplate', () => templateCommands.insertTemplate()),
     vscode.commands.registerCommand('dictee.nextField', () => templateCommands.field('next')),
     vscode.commands.registerCommand('dictee.previousField', () => templateCommands.field('previous')),
@@ -128,7 +157,9 @@ export function activate(context: vscode.ExtensionContext): void {
       if (e.affectsConfiguration('dictee.templates.folder')) void templates.load(settings.read().grammar.templatesFolder);
     }),
   );
-  log.info(`Dictée ${String(manifest.version)} activated in ${Math.round(performance.now() - began)} ms (service ${settings.read().serverUrl}, display language ${vscode.env.language})`);
+  log.info(
+    `Dictée ${String(manifest.version)} activated in ${Math.round(performance.now() - began)} ms (service ${settings.read().serverUrl}, display language ${vscode.env.language})`,
+  );
 }
 
 /** VS Code does not await `dispose`: the asynchronous teardown (recorder, connection) is returned here. */

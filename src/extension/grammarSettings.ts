@@ -30,25 +30,43 @@ export function normaliseGrammarSettings(raw: Record<string, unknown>, l10n: L10
   const sep = raw['grammar.decimalSeparator'];
   const decimalSeparator = sep === ',' || sep === '.' ? sep : undefined;
   if (sep !== undefined && sep !== null && sep !== 'language' && decimalSeparator === undefined) {
-    problems.push(l10n.t('{0}: {1} is not "language", "," or "."; the language\'s own separator is used.', 'dictee.grammar.decimalSeparator', JSON.stringify(sep)));
+    problems.push(
+      l10n.t(
+        '{0}: {1} is not "language", "," or "."; the language\'s own separator is used.',
+        'dictee.grammar.decimalSeparator',
+        JSON.stringify(sep),
+      ),
+    );
   }
   const vocabulary = Object.fromEntries(LANGUAGES.map((l) => [l, {}])) as Record<Language, Record<string, string>>;
   const v = raw.vocabulary;
   if (v !== undefined && v !== null && !isRecord(v)) {
-    problems.push(l10n.t('{0}: expected an object by language, e.g. {1}; it is not used.', 'dictee.vocabulary', '{"en": {"sea tea": "CT"}}'));
+    problems.push(
+      l10n.t('{0}: expected an object by language, e.g. {1}; it is not used.', 'dictee.vocabulary', '{"en": {"sea tea": "CT"}}'),
+    );
   } else if (isRecord(v)) {
     for (const [lang, entries] of Object.entries(v)) {
       if (!(LANGUAGES as readonly string[]).includes(lang)) {
-        problems.push(l10n.t('{0}: "{1}" is not a language ({2}); its entries are not used.', 'dictee.vocabulary', lang, LANGUAGES.join(', ')));
+        problems.push(
+          l10n.t('{0}: "{1}" is not a language ({2}); its entries are not used.', 'dictee.vocabulary', lang, LANGUAGES.join(', ')),
+        );
         continue;
       }
       if (!isRecord(entries)) {
-        problems.push(l10n.t('{0}: expected an object of replacements, e.g. {1}; it is not used.', `dictee.vocabulary.${lang}`, '{"sea tea": "CT"}'));
+        problems.push(
+          l10n.t('{0}: expected an object of replacements, e.g. {1}; it is not used.', `dictee.vocabulary.${lang}`, '{"sea tea": "CT"}'),
+        );
         continue;
       }
       for (const [said, written] of Object.entries(entries)) {
         if (typeof written !== 'string' || said.trim() === '') {
-          problems.push(l10n.t('{0}: the entry "{1}" needs a non-empty spoken form and a text to write; it is not used.', `dictee.vocabulary.${lang}`, said));
+          problems.push(
+            l10n.t(
+              '{0}: the entry "{1}" needs a non-empty spoken form and a text to write; it is not used.',
+              `dictee.vocabulary.${lang}`,
+              said,
+            ),
+          );
           continue;
         }
         vocabulary[lang as Language][said] = written;
@@ -57,12 +75,14 @@ export function normaliseGrammarSettings(raw: Record<string, unknown>, l10n: L10
   }
   const folder = raw['templates.folder'];
   const templatesFolder = typeof folder === 'string' ? folder.trim() : '';
-  if (folder !== undefined && folder !== null && typeof folder !== 'string') problems.push(l10n.t('{0}: expected a folder path; it is not used.', 'dictee.templates.folder'));
+  if (folder !== undefined && folder !== null && typeof folder !== 'string')
+    problems.push(l10n.t('{0}: expected a folder path; it is not used.', 'dictee.templates.folder'));
   return { enabled, decimalSeparator, vocabulary, templatesFolder, problems };
 }
 
 /** Where `dictee.templates.folder` points: nowhere, a URI, an absolute path, or a path relative to the workspace. */
-type FolderSetting = { kind: 'none' } | { kind: 'uri'; value: string } | { kind: 'path'; value: string } | { kind: 'relative'; value: string };
+type FolderSetting =
+  { kind: 'none' } | { kind: 'uri'; value: string } | { kind: 'path'; value: string } | { kind: 'relative'; value: string };
 
 /** `~` is the home folder; `C:\…` and `\\server\…` are absolute paths, not URIs. */
 export function resolveFolderSetting(value: string, homeDir: string): FolderSetting {

@@ -3,7 +3,16 @@
  * mapping is tested in plain Node; `settings.ts` reads the values through VS Code.
  */
 import type { ClientConfig, Language, Preset, Specialty } from '../protocol/config';
-import { DEFAULTS, LANGUAGES, MAX_KEYTERMS, MAX_KEYTERM_CHARS, PRESETS, SPECIALTIES, DEFAULT_SAMPLE_RATE, SUPPORTED_ENCODING } from '../protocol/config';
+import {
+  DEFAULTS,
+  LANGUAGES,
+  MAX_KEYTERMS,
+  MAX_KEYTERM_CHARS,
+  PRESETS,
+  SPECIALTIES,
+  DEFAULT_SAMPLE_RATE,
+  SUPPORTED_ENCODING,
+} from '../protocol/config';
 import { DEFAULT_SERVER_URL } from '../protocol/http';
 import { DEFAULT_RECORDER, RECORDERS, type RecorderName } from '../audio/spawn';
 import { normaliseGrammarSettings, type GrammarSettings } from './grammarSettings';
@@ -167,7 +176,12 @@ function keytermsFor(s: Pick<DicteeSettings, 'language' | 'grammar'>): string[] 
 export function grammarOptions(s: Pick<DicteeSettings, 'language' | 'specialty' | 'grammar'>): FormatOptions | undefined {
   const g = s.grammar;
   if (!g.enabled) return undefined;
-  return { language: s.language, specialty: s.specialty, vocabulary: g.vocabulary[s.language], ...(g.decimalSeparator ? { decimalSeparator: g.decimalSeparator } : {}) };
+  return {
+    language: s.language,
+    specialty: s.specialty,
+    vocabulary: g.vocabulary[s.language],
+    ...(g.decimalSeparator ? { decimalSeparator: g.decimalSeparator } : {}),
+  };
 }
 
 /** The `config` of `configure` for these settings. */

@@ -45,8 +45,18 @@ function decompressed(file: string): { stream: Readable; done: (abandoned: boole
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<void>((resolve, reject) => {
-      child.on('error', (e) => reject(new ArchiveRefusedError(`cannot run bzip2 to read ${path.basename(file)}: ${e.message}; install bzip2, or unpack it yourself and import the directory`)));
-      child.on('close', (code, signal) => (code === 0 || signal === 'SIGTERM' ? resolve() : reject(new ArchiveRefusedError(`${path.basename(file)} is not a readable bzip2 archive: ${err.trim().split('\n')[0] ?? code}`))));
+      child.on('error', (e) =>
+        reject(
+          new ArchiveRefusedError(
+            `cannot run bzip2 to read ${path.basename(file)}: ${e.message}; install bzip2, or unpack it yourself and import the directory`,
+          ),
+        ),
+      );
+      child.on('close', (code, signal) =>
+        code === 0 || signal === 'SIGTERM'
+          ? resolve()
+          : reject(new ArchiveRefusedError(`${path.basename(file)} is not a readable bzip2 archive: ${err.trim().split('\n')[0] ?? code}`)),
+      );
     });
     return {
       stream: child.stdout,
@@ -130,18 +140,23 @@ function paxRecords(data: Buffer): Record<string, string> {
  */
 export async function readTar(file: string, limits: ArchiveLimits, onEntry: (e: TarEntry) => number | undefined): Promise<void> {
   const size = statSync(file).size;
-  if (size > limits.maxArchiveBytes) throw new ArchiveRefusedError(`${path.basename(file)} has ${size} bytes, more than the ${limits.maxArchiveBytes} accepted for a model archive`);
+  if (size > limits.maxArchiveBytes)
+    throw new ArchiveRefusedError(
+      `${path.basename(file)} has ${size} bytes, more than the ${limits.maxArchiveBytes} accepted for a model archive`,
+    );
   const { stream, done } = decompressed(file);
   let buf: Buffer = Buffer.alloc(0);
   let expanded = 0;
   let entries = 0;
-  let pending: { remaining: number; pad: number; fd: number | undefined; meta?: 'pax' | 'longname' | 'longlink'; data?: Buffer[] } | undefined;
+  let pending:
+    { remaining: number; pad: number; fd: number | undefined; meta?: 'pax' | 'longname' | 'longlink'; data?: Buffer[] } | undefined;
   let next: { path?: string; linkpath?: string; size?: number } = {};
   let ended = false;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       expanded += chunk.length;
-      if (expanded > limits.maxExpandedBytes) throw new ArchiveRefusedError(`${path.basename(file)} expands beyond ${limits.maxExpandedBytes} bytes; refused`);
+      if (expanded > limits.maxExpandedBytes)
+        throw new ArchiveRefusedError(`${path.basename(file)} expands beyond ${limits.maxExpandedBytes} bytes; refused`);
       buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
       for (;;) {
         if (pending) {
@@ -178,12 +193,14 @@ export async function readTar(file: string, limits: ArchiveLimits, onEntry: (e: 
           break;
         }
         if (!checksumOk(h)) throw new ArchiveRefusedError(`${path.basename(file)} is not a tar archive (a header's checksum is wrong)`);
-        if (++entries > limits.maxEntries) throw new ArchiveRefusedError(`${path.basename(file)} has more than ${limits.maxEntries} entries; refused`);
+        if (++entries > limits.maxEntries)
+          throw new ArchiveRefusedError(`${path.basename(file)} has more than ${limits.maxEntries} entries; refused`);
         const flag = String.fromCharCode(h[156]!).replace('\0', '');
         const bodySize = next.size ?? octal(h, 124, 12);
         const pad = (512 - (bodySize % 512)) % 512;
         if (flag === 'x' || flag === 'g' || flag === 'L' || flag === 'K') {
-          if (bodySize > 1 << 20) throw new ArchiveRefusedError(`${path.basename(file)} has an extended header of ${bodySize} bytes; refused`);
+          if (bodySize > 1 << 20)
+            throw new ArchiveRefusedError(`${path.basename(file)} has an extended header of ${bodySize} bytes; refused`);
           const meta = flag === 'x' ? 'pax' : flag === 'L' ? 'longname' : flag === 'K' ? 'longlink' : undefined;
           pending = { remaining: bodySize, pad, fd: undefined, ...(meta ? { meta, data: [] } : {}) };
           continue;
@@ -203,7 +220,8 @@ export async function readTar(file: string, limits: ArchiveLimits, onEntry: (e: 
       }
       if (ended) break;
     }
-    if (pending && pending.remaining > 0) throw new ArchiveRefusedError(`${path.basename(file)} ends in the middle of an entry (truncated)`);
+    if (pending && pending.remaining > 0)
+      throw new ArchiveRefusedError(`${path.basename(file)} ends in the middle of an entry (truncated)`);
   } catch (e) {
     stream.destroy();
     await done(true);
@@ -217,9 +235,19 @@ export async function readTar(file: string, limits: ArchiveLimits, onEntry: (e: 
 export function entryPath(e: TarEntry, archive: string): string {
   const name = e.name.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
   if (name === '' || name === '.') return '';
-  if (!safeRelative(name)) throw new ArchiveRefusedError(`${path.basename(archive)}: the entry ${JSON.stringify(e.name)} leaves the target directory; the archive is refused`);
-  if (e.type === 'symlink' || e.type === 'hardlink') throw new ArchiveRefusedError(`${path.basename(archive)}: ${JSON.stringify(e.name)} is a ${e.type === 'symlink' ? 'symbolic' : 'hard'} link (to ${JSON.stringify(e.linkname)}); links are refused`);
-  if (e.type === 'device' || e.type === 'fifo') throw new ArchiveRefusedError(`${path.basename(archive)}: ${JSON.stringify(e.name)} is a ${e.type}; the archive is refused`);
-  if (e.type === 'other') throw new ArchiveRefusedError(`${path.basename(archive)}: ${JSON.stringify(e.name)} is an entry of an unknown type; the archive is refused`);
+  if (!safeRelative(name))
+    throw new ArchiveRefusedError(
+      `${path.basename(archive)}: the entry ${JSON.stringify(e.name)} leaves the target directory; the archive is refused`,
+    );
+  if (e.type === 'symlink' || e.type === 'hardlink')
+    throw new ArchiveRefusedError(
+      `${path.basename(archive)}: ${JSON.stringify(e.name)} is a ${e.type === 'symlink' ? 'symbolic' : 'hard'} link (to ${JSON.stringify(e.linkname)}); links are refused`,
+    );
+  if (e.type === 'device' || e.type === 'fifo')
+    throw new ArchiveRefusedError(`${path.basename(archive)}: ${JSON.stringify(e.name)} is a ${e.type}; the archive is refused`);
+  if (e.type === 'other')
+    throw new ArchiveRefusedError(
+      `${path.basename(archive)}: ${JSON.stringify(e.name)} is an entry of an unknown type; the archive is refused`,
+    );
   return name;
 }

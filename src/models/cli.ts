@@ -52,12 +52,22 @@ function gib(n: number): string {
 }
 
 function installed(r: InstallResult, out: (s: string) => void): void {
-  out(r.installed ? `installed ${r.dir} (revision ${r.revision}, from ${r.source === 'import' ? 'the import' : r.source === 'hub' ? 'the mirror' : 'the release archive'})\n` : `already installed and verified: ${r.dir}\n`);
-  out(`lock: ${r.lockFile}${r.sharedLockWritten ? ` (also written to ${r.sharedLockWritten}: share it, and fetch with --lock on the other machines)` : ''}\n`);
+  out(
+    r.installed
+      ? `installed ${r.dir} (revision ${r.revision}, from ${r.source === 'import' ? 'the import' : r.source === 'hub' ? 'the mirror' : 'the release archive'})\n`
+      : `already installed and verified: ${r.dir}\n`,
+  );
+  out(
+    `lock: ${r.lockFile}${r.sharedLockWritten ? ` (also written to ${r.sharedLockWritten}: share it, and fetch with --lock on the other machines)` : ''}\n`,
+  );
   out(`start the service with: npm run server -- --engine sherpa-onnx --model ${path.basename(r.dir)}\n`);
 }
 
-export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s), err: (s: string) => void = (s) => process.stderr.write(s)): Promise<void> {
+export async function main(
+  argv: string[],
+  out: (s: string) => void = (s) => process.stdout.write(s),
+  err: (s: string) => void = (s) => process.stderr.write(s),
+): Promise<void> {
   const { values: v, positionals } = parseCommandLine(argv, OPTIONS, true);
   if (v.help) {
     out(USAGE);
@@ -75,13 +85,22 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
   switch (cmd) {
     case 'list': {
       if (v.json) {
-        const rows = listModels(common).map(({ entry: e, state, bytes }) => ({ name: e.name, kind: e.kind, languages: e.languages, licence: e.licence, bytes, state }));
+        const rows = listModels(common).map(({ entry: e, state, bytes }) => ({
+          name: e.name,
+          kind: e.kind,
+          languages: e.languages,
+          licence: e.licence,
+          bytes,
+          state,
+        }));
         out(`${JSON.stringify({ modelsDir, models: rows }, null, 2)}\n`);
         return;
       }
       for (const row of listModels(common)) {
         const e = row.entry;
-        out(`${e.name}\n  ${e.kind === 'online' ? 'streaming' : 'offline (proofreading)'}; ${e.languages.join(', ')}; ${gib(row.bytes)}; licence: ${e.licence}\n  ${row.state}${e.note ? `; ${e.note}` : ''}\n`);
+        out(
+          `${e.name}\n  ${e.kind === 'online' ? 'streaming' : 'offline (proofreading)'}; ${e.languages.join(', ')}; ${gib(row.bytes)}; licence: ${e.licence}\n  ${row.state}${e.note ? `; ${e.note}` : ''}\n`,
+        );
       }
       out(`\nmodels directory: ${modelsDir}\n`);
       return;
@@ -115,7 +134,11 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
       return;
     }
     default:
-      throw new UsageError(cmd ? `unknown command ${JSON.stringify(cmd)}` : `a command is needed (${['list', 'fetch', 'import', 'remove', 'verify'].join(', ')})`);
+      throw new UsageError(
+        cmd
+          ? `unknown command ${JSON.stringify(cmd)}`
+          : `a command is needed (${['list', 'fetch', 'import', 'remove', 'verify'].join(', ')})`,
+      );
   }
 }
 
@@ -129,4 +152,3 @@ if (require.main === module) {
     process.exit(1);
   });
 }
-

@@ -75,7 +75,12 @@ function hubHeaders(res: Res): HubHeaders {
 }
 
 /** GET with redirects followed by hand (at most 5); returns the last answer and the first one's hub headers. */
-async function get(url: string, headers: Record<string, string>, o: HttpOptions, signal: AbortSignal): Promise<{ res: Res; hub: HubHeaders; finalUrl: string }> {
+async function get(
+  url: string,
+  headers: Record<string, string>,
+  o: HttpOptions,
+  signal: AbortSignal,
+): Promise<{ res: Res; hub: HubHeaders; finalUrl: string }> {
   let hub: HubHeaders = {};
   let current = url;
   for (let hop = 0; hop <= 5; hop++) {
@@ -115,7 +120,8 @@ function statusError(url: string, res: Res, o: HttpOptions): DownloadError {
   if (s === 429 || s === 503) {
     const ms = retryAfterMs(res.headers.get('retry-after'));
     const max = o.maxRetryAfterMs ?? 300_000;
-    if (ms !== undefined && ms > max) return new DownloadError(`${url}: HTTP ${s}, the server asks to wait ${Math.ceil(ms / 1000)} s; try again later`, false, s);
+    if (ms !== undefined && ms > max)
+      return new DownloadError(`${url}: HTTP ${s}, the server asks to wait ${Math.ceil(ms / 1000)} s; try again later`, false, s);
     const e = new DownloadError(`${url}: HTTP ${s} (busy)`, true, s);
     (e as DownloadError & { waitMs?: number }).waitMs = ms ?? 2000;
     return e;
@@ -146,7 +152,10 @@ async function withRetries<T>(url: string, o: HttpOptions, attempt: (signal: Abo
       last =
         e instanceof DownloadError
           ? e
-          : new DownloadError(abort.signal.aborted ? `${url}: no data for ${Math.round(idleMs / 1000)} s (stalled)` : `${url}: ${describe(e)}`, true);
+          : new DownloadError(
+              abort.signal.aborted ? `${url}: no data for ${Math.round(idleMs / 1000)} s (stalled)` : `${url}: ${describe(e)}`,
+              true,
+            );
       if (!last.retryable) throw last;
       if (i < attempts - 1) await wait((last as DownloadError & { waitMs?: number }).waitMs ?? Math.min(30_000, 1000 * 2 ** i));
     } finally {
@@ -191,7 +200,12 @@ function hashOf(file: string, algo: 'sha256' | 'sha1', prefix?: string): Promise
  * Downloads `url` into `part` (resuming what is there with `Range`), checks its size and hash, and
  * returns its sha256 and the hub's headers. A wrong hash deletes the part file.
  */
-export async function downloadFile(url: string, part: string, want: Expected, o: HttpOptions = {}): Promise<{ sha256: string; hub: HubHeaders }> {
+export async function downloadFile(
+  url: string,
+  part: string,
+  want: Expected,
+  o: HttpOptions = {},
+): Promise<{ sha256: string; hub: HubHeaders }> {
   let hub: HubHeaders = {};
   let total = want.size;
   await withRetries(url, o, async (signal, idle) => {
@@ -214,11 +228,21 @@ export async function downloadFile(url: string, part: string, want: Expected, o:
     if (!res.ok) throw statusError(url, res, o);
     if (h.linkedSha256 && want.sha256 && h.linkedSha256 !== want.sha256) {
       void res.body?.cancel();
-      throw new DownloadError(`${url}: the hub publishes sha256 ${h.linkedSha256}, ${want.sha256} expected; nothing was installed`, false, undefined, true);
+      throw new DownloadError(
+        `${url}: the hub publishes sha256 ${h.linkedSha256}, ${want.sha256} expected; nothing was installed`,
+        false,
+        undefined,
+        true,
+      );
     }
     if (h.linkedSize !== undefined && want.size !== null && h.linkedSize !== want.size) {
       void res.body?.cancel();
-      throw new DownloadError(`${url}: the hub says ${h.linkedSize} bytes, ${want.size} expected; nothing was installed`, false, undefined, true);
+      throw new DownloadError(
+        `${url}: the hub says ${h.linkedSize} bytes, ${want.size} expected; nothing was installed`,
+        false,
+        undefined,
+        true,
+      );
     }
     let append = false;
     if (res.status === 206) {
@@ -227,7 +251,10 @@ export async function downloadFile(url: string, part: string, want: Expected, o:
         void res.body?.cancel();
         o.progress?.rewind(have);
         rmSync(part, { force: true });
-        throw new DownloadError(`${url}: a resumed answer with Content-Range ${JSON.stringify(res.headers.get('content-range'))} does not continue the ${have} bytes here; starting over`, true);
+        throw new DownloadError(
+          `${url}: a resumed answer with Content-Range ${JSON.stringify(res.headers.get('content-range'))} does not continue the ${have} bytes here; starting over`,
+          true,
+        );
       }
       append = true;
       if (total === null && m[3] !== '*') {
@@ -249,7 +276,13 @@ export async function downloadFile(url: string, part: string, want: Expected, o:
       for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
         idle();
         size += chunk.length;
-        if (total !== null && size > total) throw new DownloadError(`${url} sent more than the ${total} bytes expected; it is not the file the lock or catalogue names`, false, undefined, true);
+        if (total !== null && size > total)
+          throw new DownloadError(
+            `${url} sent more than the ${total} bytes expected; it is not the file the lock or catalogue names`,
+            false,
+            undefined,
+            true,
+          );
         writeSync(fd, chunk);
         o.progress?.add(chunk.length);
       }
@@ -264,17 +297,32 @@ export async function downloadFile(url: string, part: string, want: Expected, o:
   const expectSha = want.sha256 ?? hub.linkedSha256 ?? null;
   if (expectSha && sha256 !== expectSha) {
     rmSync(part, { force: true });
-    throw new DownloadError(`${url}: sha256 is ${sha256}, ${expectSha} expected (${want.sha256 ? 'the lock or catalogue' : 'published by the hub'}); the file was deleted, nothing was installed`, false, undefined, true);
+    throw new DownloadError(
+      `${url}: sha256 is ${sha256}, ${expectSha} expected (${want.sha256 ? 'the lock or catalogue' : 'published by the hub'}); the file was deleted, nothing was installed`,
+      false,
+      undefined,
+      true,
+    );
   }
   if (!expectSha && want.gitBlobSha1) {
     const sha1 = await gitBlobIdOf(part);
     if (sha1 !== want.gitBlobSha1) {
       rmSync(part, { force: true });
-      throw new DownloadError(`${url}: its git blob id is ${sha1}, the hub publishes ${want.gitBlobSha1}; the file was deleted, nothing was installed`, false, undefined, true);
+      throw new DownloadError(
+        `${url}: its git blob id is ${sha1}, the hub publishes ${want.gitBlobSha1}; the file was deleted, nothing was installed`,
+        false,
+        undefined,
+        true,
+      );
     }
   } else if (!expectSha) {
     rmSync(part, { force: true });
-    throw new DownloadError(`${url}: no hash to check it against (neither pinned, locked nor published); nothing was installed`, false, undefined, true);
+    throw new DownloadError(
+      `${url}: no hash to check it against (neither pinned, locked nor published); nothing was installed`,
+      false,
+      undefined,
+      true,
+    );
   }
   return { sha256, hub };
 }

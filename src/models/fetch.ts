@@ -5,12 +5,35 @@
  * records. A download cut short is resumed from its `.part` file by the next run.
  */
 import { errorMessage } from '../shared/errors';
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { CATALOGUE, type CatalogueEntry } from '../server/engine/sherpa/catalogue';
 import { LOCK_FILE, LOCK_FORMAT, type ModelLock, resolveModel } from '../server/engine/sherpa/model';
 import { DownloadError, type Expected, type HttpOptions, downloadFile, getJson, gitBlobIdOf, sha256Of } from './download';
-import { type InstallOptions, type InstallResult, ModelInstallError, checkFreeSpace, checkStaged, extractModel, findEntry, installStaged, pinnedLock, sharedLock } from './install';
+import {
+  type InstallOptions,
+  type InstallResult,
+  ModelInstallError,
+  checkFreeSpace,
+  checkStaged,
+  extractModel,
+  findEntry,
+  installStaged,
+  pinnedLock,
+  sharedLock,
+} from './install';
 import { Progress, type ProgressSink } from './progress';
 
 const DEFAULT_HUB = 'https://huggingface.co';
@@ -39,7 +62,12 @@ function fileUrl(hub: string, repo: string, revision: string, rel: string): stri
 }
 
 /** The hub's own description of the files at `revision`: the commit it resolves to, sizes and hashes. */
-async function hubLock(entry: CatalogueEntry, revision: string, hub: string, o: FetchOptions): Promise<{ lock: ModelLock; expected: Map<string, Expected> }> {
+async function hubLock(
+  entry: CatalogueEntry,
+  revision: string,
+  hub: string,
+  o: FetchOptions,
+): Promise<{ lock: ModelLock; expected: Map<string, Expected> }> {
   const url = `${hub.replace(/\/+$/, '')}/api/models/${entry.hfRepo}/revision/${encodeURIComponent(revision)}?blobs=true`;
   const info = (await getJson(url, o)) as { sha?: unknown; siblings?: Sibling[] };
   if (typeof info.sha !== 'string' || !/^[0-9a-f]{40}$/.test(info.sha) || !Array.isArray(info.siblings)) {
@@ -95,8 +123,17 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
   const dest = path.join(o.modelsDir, entry.name);
   if (existsSync(dest) && (!o.revision || o.revision === entry.revision)) {
     try {
-      const m = await resolveModel(dest, o.modelsDir, { ...(shared ? { lock: shared } : {}), ...(o.catalogue ? { catalogue: o.catalogue } : {}) });
-      const r: InstallResult = { dir: dest, installed: false, lockFile: path.join(dest, LOCK_FILE), source: 'present', revision: m.revision };
+      const m = await resolveModel(dest, o.modelsDir, {
+        ...(shared ? { lock: shared } : {}),
+        ...(o.catalogue ? { catalogue: o.catalogue } : {}),
+      });
+      const r: InstallResult = {
+        dir: dest,
+        installed: false,
+        lockFile: path.join(dest, LOCK_FILE),
+        source: 'present',
+        revision: m.revision,
+      };
       if (o.lock && !existsSync(o.lock)) {
         copyFileSync(r.lockFile, o.lock);
         r.sharedLockWritten = path.resolve(o.lock);
@@ -128,7 +165,10 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
   try {
     mkdirSync(stage, { recursive: true });
     const total = [...expected.values()].reduce((n, f) => n + (f.size ?? 0), 0);
-    const onDisk = [...expected.keys()].reduce((n, rel) => n + sizeIfAny(path.join(stage, rel)) + sizeIfAny(path.join(stage, `${rel}.part`)), 0);
+    const onDisk = [...expected.keys()].reduce(
+      (n, rel) => n + sizeIfAny(path.join(stage, rel)) + sizeIfAny(path.join(stage, `${rel}.part`)),
+      0,
+    );
     checkFreeSpace(o.modelsDir, total - onDisk);
     const progress = new Progress(total, o.progressTo ?? { write: () => true }, o.now, onDisk);
     let source: InstallResult['source'] = 'hub';
@@ -144,7 +184,9 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
         const r = await downloadFile(fileUrl(hub, entry.hfRepo, lock.revision, rel), `${final}.part`, want, { ...o, progress });
         if (r.hub.repoCommit && r.hub.repoCommit !== lock.revision) {
           rmSync(`${final}.part`, { force: true });
-          throw new ModelInstallError(`the hub served ${rel} from revision ${r.hub.repoCommit}, ${lock.revision} was asked; nothing was installed`);
+          throw new ModelInstallError(
+            `the hub served ${rel} from revision ${r.hub.repoCommit}, ${lock.revision} was asked; nothing was installed`,
+          );
         }
         renameSync(`${final}.part`, final);
       }
@@ -158,7 +200,9 @@ export async function fetchModel(name: string, o: FetchOptions): Promise<Install
       for (const [rel, want] of expected) {
         if (await matches(path.join(stage, rel), want)) continue;
         for (const f of [rel, 'archive.tar.bz2']) rmSync(path.join(stage, f), { force: true }); // the next run starts the archive over
-        throw new ModelInstallError(`${rel} in the release archive is not the file the ${shared ? 'lock' : lock === pinned ? 'catalogue' : 'hub'} names (size or hash); nothing was installed`);
+        throw new ModelInstallError(
+          `${rel} in the release archive is not the file the ${shared ? 'lock' : lock === pinned ? 'catalogue' : 'hub'} names (size or hash); nothing was installed`,
+        );
       }
     }
     // A file the hub keeps outside LFS is known by its git blob id: its sha256 is locked from the checked bytes.
@@ -196,7 +240,9 @@ function wrap(e: unknown, entry: CatalogueEntry): Error {
 }
 
 async function fromArchive(entry: CatalogueEntry, stage: string, o: FetchOptions): Promise<void> {
-  const url = o.releasesUrl ? `${o.releasesUrl.replace(/\/+$/, '')}/${path.posix.basename(new URL(entry.archiveUrl).pathname)}` : entry.archiveUrl;
+  const url = o.releasesUrl
+    ? `${o.releasesUrl.replace(/\/+$/, '')}/${path.posix.basename(new URL(entry.archiveUrl).pathname)}`
+    : entry.archiveUrl;
   if (entry.archiveSize) checkFreeSpace(o.modelsDir, entry.archiveSize);
   const archive = path.join(stage, 'archive.tar.bz2');
   const progress = new Progress(entry.archiveSize ?? 0, o.progressTo ?? { write: () => true }, o.now);

@@ -5,7 +5,20 @@
  * unverified is ever at the model's path.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, openSync, closeSync, readdirSync, renameSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  closeSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { CATALOGUE, type CatalogueEntry, catalogueEntry, entrySize } from '../server/engine/sherpa/catalogue';
 import { LOCK_FILE, LOCK_FORMAT, type ModelLock, lockMismatch, readLockFile, sha256File } from '../server/engine/sherpa/model';
@@ -39,7 +52,10 @@ export interface InstallResult {
 
 export function findEntry(name: string, catalogue: readonly CatalogueEntry[] = CATALOGUE): CatalogueEntry {
   const e = catalogueEntry(name, catalogue);
-  if (!e) throw new ModelInstallError(`no model named ${JSON.stringify(name)} in the catalogue; known: ${catalogue.map((c) => c.name).join(', ')} (npm run models -- list)`);
+  if (!e)
+    throw new ModelInstallError(
+      `no model named ${JSON.stringify(name)} in the catalogue; known: ${catalogue.map((c) => c.name).join(', ')} (npm run models -- list)`,
+    );
   return e;
 }
 
@@ -85,7 +101,13 @@ function newStaging(modelsDir: string, tag: string): string {
 }
 
 /** Writes the lock into `stage`, renames `stage` to the model's place (an older copy moved aside, then removed). */
-export function installStaged(stage: string, entry: CatalogueEntry, lock: ModelLock, o: InstallOptions, source: InstallResult['source']): InstallResult {
+export function installStaged(
+  stage: string,
+  entry: CatalogueEntry,
+  lock: ModelLock,
+  o: InstallOptions,
+  source: InstallResult['source'],
+): InstallResult {
   const unhashed = Object.entries(lock.files).filter(([, f]) => !/^[0-9a-f]{64}$/.test(f.sha256));
   if (unhashed.length) throw new ModelInstallError(`no sha256 for ${unhashed.map(([rel]) => rel).join(', ')}; nothing was installed`);
   writeFileSync(path.join(stage, LOCK_FILE), `${JSON.stringify(lock, null, 2)}\n`);
@@ -111,14 +133,23 @@ export async function checkStaged(stage: string, lock: ModelLock, what: string):
     const f = path.join(stage, rel);
     if (!existsSync(f)) throw new ModelInstallError(`${what} lacks ${rel}; nothing was installed`);
     const size = statSync(f).size;
-    if (size !== want.size) throw new ModelInstallError(`${rel} from ${what} has ${size} bytes, ${want.size} expected; nothing was installed`);
+    if (size !== want.size)
+      throw new ModelInstallError(`${rel} from ${what} has ${size} bytes, ${want.size} expected; nothing was installed`);
     const sha = await sha256File(f);
-    if (sha !== want.sha256) throw new ModelInstallError(`${rel} from ${what} has sha256 ${sha}, ${want.sha256} expected (lock or catalogue); nothing was installed`);
+    if (sha !== want.sha256)
+      throw new ModelInstallError(
+        `${rel} from ${what} has sha256 ${sha}, ${want.sha256} expected (lock or catalogue); nothing was installed`,
+      );
   }
 }
 
 /** Writes the entry's files found in `archive` into `stage` (one top directory named after the model, or none). */
-export async function extractModel(archive: string, entry: CatalogueEntry, stage: string, limits: ArchiveLimits = DEFAULT_LIMITS): Promise<void> {
+export async function extractModel(
+  archive: string,
+  entry: CatalogueEntry,
+  stage: string,
+  limits: ArchiveLimits = DEFAULT_LIMITS,
+): Promise<void> {
   const wanted = new Map(entry.files.map((f) => [f.path, f]));
   const seen = new Set<string>();
   const fds: number[] = [];
@@ -131,7 +162,8 @@ export async function extractModel(archive: string, entry: CatalogueEntry, stage
       const f = wanted.get(rel);
       if (!f) return undefined;
       if (seen.has(rel)) throw new ModelInstallError(`${path.basename(archive)} holds ${rel} twice; refused`);
-      if (e.size !== f.size && f.sha256) throw new ModelInstallError(`${rel} in ${path.basename(archive)} has ${e.size} bytes, ${f.size} expected; nothing was installed`);
+      if (e.size !== f.size && f.sha256)
+        throw new ModelInstallError(`${rel} in ${path.basename(archive)} has ${e.size} bytes, ${f.size} expected; nothing was installed`);
       seen.add(rel);
       mkdirSync(path.dirname(path.join(stage, rel)), { recursive: true });
       const fd = openSync(path.join(stage, rel), 'wx');
@@ -162,7 +194,9 @@ export async function importModel(src: string, o: InstallOptions & { name?: stri
   const name = o.name ?? carried?.model ?? (isDir ? path.basename(abs) : archiveBase(abs));
   const entry = catalogueEntry(name, catalogue);
   if (!entry) {
-    throw new ModelInstallError(`cannot tell which model ${abs} is (${JSON.stringify(name)} is not in the catalogue); name it with --name <model> (npm run models -- list)`);
+    throw new ModelInstallError(
+      `cannot tell which model ${abs} is (${JSON.stringify(name)} is not in the catalogue); name it with --name <model> (npm run models -- list)`,
+    );
   }
   if (carried) {
     const why = lockMismatch(carried, entry);
@@ -179,7 +213,8 @@ export async function importModel(src: string, o: InstallOptions & { name?: stri
   const stage = newStaging(o.modelsDir, `import-${entry.name}`);
   try {
     if (isDir) {
-      const root = existsSync(path.join(abs, entry.name)) && lstatSync(path.join(abs, entry.name)).isDirectory() ? path.join(abs, entry.name) : abs;
+      const root =
+        existsSync(path.join(abs, entry.name)) && lstatSync(path.join(abs, entry.name)).isDirectory() ? path.join(abs, entry.name) : abs;
       for (const rel of Object.keys(lock.files)) {
         const from = path.join(root, rel);
         let st;
@@ -188,7 +223,8 @@ export async function importModel(src: string, o: InstallOptions & { name?: stri
         } catch {
           throw new ModelInstallError(`${root} lacks ${rel}; nothing was installed`);
         }
-        if (!st.isFile()) throw new ModelInstallError(`${from} is not a regular file (a link, a directory or a device); refused, nothing was installed`);
+        if (!st.isFile())
+          throw new ModelInstallError(`${from} is not a regular file (a link, a directory or a device); refused, nothing was installed`);
         mkdirSync(path.dirname(path.join(stage, rel)), { recursive: true });
         copyFileSync(from, path.join(stage, rel));
       }
@@ -231,7 +267,9 @@ export function listModels(o: InstallOptions): ListRow[] {
     if (existsSync(path.join(dir, LOCK_FILE))) {
       try {
         const lock = readLockFile(path.join(dir, LOCK_FILE));
-        const ok = !lockMismatch(lock, entry) && Object.entries(lock.files).every(([rel, f]) => existsSync(path.join(dir, rel)) && statSync(path.join(dir, rel)).size === f.size);
+        const ok =
+          !lockMismatch(lock, entry) &&
+          Object.entries(lock.files).every(([rel, f]) => existsSync(path.join(dir, rel)) && statSync(path.join(dir, rel)).size === f.size);
         state = ok ? 'installed' : 'damaged';
       } catch {
         state = 'damaged';

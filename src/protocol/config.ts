@@ -102,7 +102,9 @@ export const ResumeSchema = z.strictObject(
       .min(0, { message: 'resume.last_seq must be 0 or more' })
       .max(MAX_SEQ, { message: `resume.last_seq must be at most ${MAX_SEQ}` }),
   },
-  { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field resume.${iss.keys.join(', resume.')}` : 'resume must be an object') },
+  {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field resume.${iss.keys.join(', resume.')}` : 'resume must be an object'),
+  },
 );
 export type ResumeRequest = z.infer<typeof ResumeSchema>;
 

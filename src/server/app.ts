@@ -92,9 +92,21 @@ export class Service {
     this.store = store;
     this.keys = keys;
     this.limits = limits;
-    this.registry = new SessionRegistry({ engine: opts.engine, store, limits, revocations, log: this.log, timing: opts.timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays });
+    this.registry = new SessionRegistry({
+      engine: opts.engine,
+      store,
+      limits,
+      revocations,
+      log: this.log,
+      timing: opts.timing,
+      perKeyLimit: opts.perKeyLimit,
+      retentionDays: opts.retentionDays,
+    });
     revocations.subscribe(
-      (keyId) => void this.registry.endKeySessions(keyId).catch((e: unknown) => this.log.error('could not end the sessions of a revoked key', { key_id: keyId, error: e })),
+      (keyId) =>
+        void this.registry
+          .endKeySessions(keyId)
+          .catch((e: unknown) => this.log.error('could not end the sessions of a revoked key', { key_id: keyId, error: e })),
       () => void this.recheckKeys(),
     );
     this.api = {
@@ -116,7 +128,12 @@ export class Service {
     });
     // Above 64 KiB so an oversized audio frame gets our PROTOCOL_ERROR instead of a bare 1009 close. UTF-8 is
     // checked by the connection, so that an invalid text frame gets a PROTOCOL_ERROR before its 1007.
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: 4 * MAX_AUDIO_FRAME_BYTES, perMessageDeflate: false, skipUTF8Validation: true });
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: 4 * MAX_AUDIO_FRAME_BYTES,
+      perMessageDeflate: false,
+      skipUTF8Validation: true,
+    });
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       try {
         this.upgrade(req, socket, head);
@@ -199,7 +216,13 @@ export class Service {
         if (shuttingDown()) return;
         this.wss.handleUpgrade(req, socket, head, (ws) => {
           if (!auth.ok) {
-            this.log.info('WebSocket refused', { reason: auth.why, key: auth.keyHint, retry_after_ms: auth.retryAfterMs || undefined, token_in: where, url: safeUrl(req.url ?? '') });
+            this.log.info('WebSocket refused', {
+              reason: auth.why,
+              key: auth.keyHint,
+              retry_after_ms: auth.retryAfterMs || undefined,
+              token_in: where,
+              url: safeUrl(req.url ?? ''),
+            });
             rejectSocket(ws, auth.code, auth.message, auth.retryAfterMs);
             return;
           }

@@ -58,16 +58,18 @@ export function createLogger(opts: { level?: Level; write?: (line: string) => vo
     if (fields) for (const [k, v] of Object.entries(fields)) entry[k] = render(v);
     write(JSON.stringify(entry) + '\n');
   };
-  const withArgs = (level: Level) => (message: string | Error, ...args: unknown[]) => {
-    const msg = errorMessage(message);
-    const fields: Fields = {};
-    if (message instanceof Error) fields.error = render(message);
-    args.forEach((a, i) => {
-      if (a && typeof a === 'object' && !(a instanceof Error) && !Array.isArray(a)) Object.assign(fields, a);
-      else fields[`arg${i}`] = render(a);
-    });
-    log(level, msg, fields);
-  };
+  const withArgs =
+    (level: Level) =>
+    (message: string | Error, ...args: unknown[]) => {
+      const msg = errorMessage(message);
+      const fields: Fields = {};
+      if (message instanceof Error) fields.error = render(message);
+      args.forEach((a, i) => {
+        if (a && typeof a === 'object' && !(a instanceof Error) && !Array.isArray(a)) Object.assign(fields, a);
+        else fields[`arg${i}`] = render(a);
+      });
+      log(level, msg, fields);
+    };
   return {
     log,
     trace: withArgs('trace'),

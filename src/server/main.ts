@@ -143,7 +143,12 @@ const OPTIONS = {
 } as const;
 
 export function defaultInstanceId(): string {
-  return `${os.hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 48) || 'host'}-${process.pid}`;
+  return `${
+    os
+      .hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 48) || 'host'
+  }-${process.pid}`;
 }
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptions {
@@ -173,7 +178,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     o.engine = v.engine as EngineName;
   }
   if (v.vad !== undefined) {
-    if (!(VAD_NAMES as readonly string[]).includes(v.vad)) throw new UsageError(`unknown --vad ${JSON.stringify(v.vad)}; choose one of ${VAD_NAMES.join(', ')}`);
+    if (!(VAD_NAMES as readonly string[]).includes(v.vad))
+      throw new UsageError(`unknown --vad ${JSON.stringify(v.vad)}; choose one of ${VAD_NAMES.join(', ')}`);
     o.vad = v.vad as VadName;
   }
   if (v['vad-model'] !== undefined) o.vadModel = nonEmpty('--vad-model', v['vad-model']);
@@ -182,7 +188,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
   if (v['proofread-model'] !== undefined) o.proofreadModel = nonEmpty('--proofread-model', v['proofread-model']);
   if (v.workers !== undefined) o.workers = wholeNumber('--workers', v.workers, 1, 256);
   if (v.script !== undefined) o.script = v.script;
-  if (o.engine === 'sherpa-onnx' && !o.model) throw new UsageError('--engine sherpa-onnx needs --model NAME|DIR (npm run models -- list shows the models)');
+  if (o.engine === 'sherpa-onnx' && !o.model)
+    throw new UsageError('--engine sherpa-onnx needs --model NAME|DIR (npm run models -- list shows the models)');
   if (o.engine !== 'sherpa-onnx' && o.proofreadModel) throw new UsageError('--proofread-model is for the sherpa-onnx engine');
   if (o.engine === 'simulated' && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines');
   if (o.engine !== 'simulated' && o.script) throw new UsageError('--script is for the simulated engine');
@@ -192,11 +199,13 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
   if (v['engine-ca'] !== undefined) o.engineCa = nonEmpty('--engine-ca', v['engine-ca']);
   if (v['proofread-url'] !== undefined) o.proofreadUrl = nonEmpty('--proofread-url', v['proofread-url']);
   if (remote && !o.engineUrl) throw new UsageError(`--engine ${o.engine} needs --engine-url`);
-  if (remote && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines (a remote engine takes --engine-model)');
+  if (remote && o.model)
+    throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines (a remote engine takes --engine-model)');
   if (!remote && (o.engineUrl || o.engineModel || o.engineCa || o.proofreadUrl)) {
     throw new UsageError('--engine-url, --engine-model, --engine-ca and --proofread-url are for the realtime and vosk engines');
   }
-  if (o.engine === 'vosk' && o.engineModel) throw new UsageError('--engine-model is for the realtime engine (a Vosk server serves one model)');
+  if (o.engine === 'vosk' && o.engineModel)
+    throw new UsageError('--engine-model is for the realtime engine (a Vosk server serves one model)');
   if (v['per-key-limit'] !== undefined) o.perKeyLimit = wholeNumber('--per-key-limit', v['per-key-limit'], 1, 100000);
   return o;
 }
@@ -219,7 +228,8 @@ export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
   for (const [name, field] of Object.entries(map)) {
     const v = env[name];
     if (v === undefined || v === '') continue;
-    if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`${name} must be a positive whole number${field === 'maxUnsentBytes' ? ' of bytes' : ' of milliseconds'}`);
+    if (!/^\d+$/.test(v) || Number(v) < 1)
+      throw new UsageError(`${name} must be a positive whole number${field === 'maxUnsentBytes' ? ' of bytes' : ' of milliseconds'}`);
     t[field] = Number(v);
   }
   return t;
@@ -247,7 +257,8 @@ export function remoteBoundsFromEnv(env: NodeJS.ProcessEnv): Partial<RemoteBound
 export function slotLeaseFromEnv(env: NodeJS.ProcessEnv): number {
   const v = env.DICTEE_SLOT_LEASE_MS;
   if (v === undefined || v === '') return 3000;
-  if (!/^\d+$/.test(v) || Number(v) < 300) throw new UsageError('DICTEE_SLOT_LEASE_MS must be a whole number of milliseconds, at least 300');
+  if (!/^\d+$/.test(v) || Number(v) < 300)
+    throw new UsageError('DICTEE_SLOT_LEASE_MS must be a whole number of milliseconds, at least 300');
   return Number(v);
 }
 
@@ -399,7 +410,9 @@ async function main(): Promise<void> {
   const port = await service.listen(opts.host, opts.port);
   process.exitCode = 0;
   if (backends.storeKind === 'postgres' && backends.limitsKind === 'in-process') {
-    log.warn('limits are per instance: PostgreSQL is shared but without --redis the rate limit, the concurrency slots and the revocation of live sessions count in this instance only');
+    log.warn(
+      'limits are per instance: PostgreSQL is shared but without --redis the rate limit, the concurrency slots and the revocation of live sessions count in this instance only',
+    );
   }
   log.info('service started', {
     host: opts.host,
@@ -429,12 +442,12 @@ async function main(): Promise<void> {
       .shutdown()
       .then(() => engine.close?.())
       .then(
-      () => process.exit(0),
-      (e: unknown) => {
-        log.error('shutdown failed', { error: e });
-        process.exit(1);
-      },
-    );
+        () => process.exit(0),
+        (e: unknown) => {
+          log.error('shutdown failed', { error: e });
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));

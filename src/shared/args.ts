@@ -24,7 +24,11 @@ interface CommandLine<O extends Record<string, OptionSpec>> {
 }
 
 /** Parses `argv` against `options` (`--flag value` and `--flag=value` alike); throws a UsageError. */
-export function parseCommandLine<O extends Record<string, OptionSpec>>(argv: string[], options: O, allowPositionals = false): CommandLine<O> {
+export function parseCommandLine<O extends Record<string, OptionSpec>>(
+  argv: string[],
+  options: O,
+  allowPositionals = false,
+): CommandLine<O> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals, strict: true, tokens: true });
@@ -65,7 +69,8 @@ export function wholeNumber(flag: string, value: string, min: number, max: numbe
 
 /** One of `allowed`; throws a UsageError naming the flag and the choices. */
 export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
   return value as T;
 }
 

@@ -6,7 +6,8 @@
 
 /** A whole number within [min, max]; throws a RangeError naming the option. */
 export function checkWhole(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`option ${name} must be a whole number, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    throw new TypeError(`option ${name} must be a whole number, got ${JSON.stringify(value)}`);
   if (value < min || value > max) throw new RangeError(`option ${name} must be between ${min} and ${max}, got ${value}`);
   return value;
 }

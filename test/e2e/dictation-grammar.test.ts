@@ -32,10 +32,7 @@ function utteranceScript(lines: string[]): string {
 
 /** What is said for a line of the script: its words, without the engine's capitals and punctuation. */
 function spoken(line: string): string {
-  return line
-    .toLowerCase()
-    .replace(/[.,]/gu, '')
-    .trim();
+  return line.toLowerCase().replace(/[.,]/gu, '').trim();
 }
 
 /** One utterance in French speech, then a pause that ends it (longer than silence_threshold, 0.8 s here). */
@@ -49,10 +46,15 @@ async function editorText(w: World): Promise<string> {
 }
 
 async function waitForText(w: World, check: (text: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
-  return waitFor(async () => {
-    const t = await editorText(w);
-    return check(t) ? t : '';
-  }, timeoutMs, what, 100);
+  return waitFor(
+    async () => {
+      const t = await editorText(w);
+      return check(t) ? t : '';
+    },
+    timeoutMs,
+    what,
+    100,
+  );
 }
 
 /** The cursor and selection as the status bar shows them ("Ln 11, Col 21 (8 selected)"). */
@@ -64,10 +66,14 @@ function selectionStatus(w: World): Promise<string> {
 async function selectByKey(w: World, key: string): Promise<void> {
   const before = await selectionStatus(w);
   await w.wb.page.keyboard.press(key);
-  await waitFor(async () => {
-    const now = await selectionStatus(w);
-    return now !== before && /selected/.test(now);
-  }, 5_000, `${key} to select a field`);
+  await waitFor(
+    async () => {
+      const now = await selectionStatus(w);
+      return now !== before && /selected/.test(now);
+    },
+    5_000,
+    `${key} to select a field`,
+  );
 }
 
 /** The service restarted with this script (same port, same keys). */
@@ -116,11 +122,20 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
       1000,
     );
     await wb.page.keyboard.type('champ');
-    const sayRows = await waitFor(async () => {
-      const shown = await wb.quickPickRows();
-      return shown.some((r) => r.includes('“Champ suivant”') && r.includes('sélectionner le champ de modèle suivant')) ? shown : undefined;
-    }, 5_000, 'the row of “Champ suivant”');
-    assert.ok(sayRows.every((r) => !r.includes('`')), `no Markdown in a quick pick: ${JSON.stringify(sayRows)}`);
+    const sayRows = await waitFor(
+      async () => {
+        const shown = await wb.quickPickRows();
+        return shown.some((r) => r.includes('“Champ suivant”') && r.includes('sélectionner le champ de modèle suivant'))
+          ? shown
+          : undefined;
+      },
+      5_000,
+      'the row of “Champ suivant”',
+    );
+    assert.ok(
+      sayRows.every((r) => !r.includes('`')),
+      `no Markdown in a quick pick: ${JSON.stringify(sayRows)}`,
+    );
     await wb.screenshot('9-what-can-i-say');
     await wb.escapeQuickInput();
 
@@ -129,11 +144,19 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
     await wb.gotoLineEnd(3);
     await wb.runCommand(UI.insertTemplateCommand);
     await waitFor(async () => (await wb.quickInputTitle()).includes(UI.insertTemplateTitle), 5_000, 'the template quick pick');
-    const rows = await waitFor(async () => {
-      const r = await wb.quickPickRows();
-      return r.length >= 3 ? r : null;
-    }, 5_000, 'the templates');
-    for (const name of ['Cardiologie', 'Juridique', 'Radiologie']) assert.ok(rows.some((r) => r.startsWith(name)), `${name} is offered: ${JSON.stringify(rows)}`);
+    const rows = await waitFor(
+      async () => {
+        const r = await wb.quickPickRows();
+        return r.length >= 3 ? r : null;
+      },
+      5_000,
+      'the templates',
+    );
+    for (const name of ['Cardiologie', 'Juridique', 'Radiologie'])
+      assert.ok(
+        rows.some((r) => r.startsWith(name)),
+        `${name} is offered: ${JSON.stringify(rows)}`,
+      );
     await wb.page.keyboard.type('Cardiologie');
     await waitFor(async () => ((await wb.quickPickRows())[0] ?? '').startsWith('Cardiologie'), 5_000, 'Cardiologie first');
     await wb.page.keyboard.press('Enter');
@@ -195,27 +218,47 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
     const logMark = extensionLog(w).length;
     await startDictation(w);
     await say(w, lines[0]!);
-    await waitForText(w, (t) => t.startsWith("# Compte rendu d'imagerie") && t.includes('## Conclusion'), 'the radiology template inserted by voice');
+    await waitForText(
+      w,
+      (t) => t.startsWith("# Compte rendu d'imagerie") && t.includes('## Conclusion'),
+      'the radiology template inserted by voice',
+    );
     await waitFor(async () => /selected/.test(await selectionStatus(w)), 5_000, 'its first field selected');
     await wb.screenshot('10-template-inserted-by-voice');
     await say(w, lines[1]!);
-    await waitForText(w, (t) => t.includes('## Indication\n\nDouleur thoracique depuis trois jours.\n\n## Technique'), 'the first field replaced by the dictation');
+    await waitForText(
+      w,
+      (t) => t.includes('## Indication\n\nDouleur thoracique depuis trois jours.\n\n## Technique'),
+      'the first field replaced by the dictation',
+    );
     // The editor's selection of the field does not stay over the dictated text (typing would overwrite it).
     await waitFor(async () => !/selected/.test(await selectionStatus(w)), 5_000, 'a caret, not a selection, after the dictated text');
     await say(w, lines[2]!);
     await say(w, lines[3]!);
-    await waitForText(w, (t) => t.includes('## Technique\n\nScanner thoracique sans injection.\n\n## Résultats'), 'the second field, reached by "champ suivant"');
+    await waitForText(
+      w,
+      (t) => t.includes('## Technique\n\nScanner thoracique sans injection.\n\n## Résultats'),
+      'the second field, reached by "champ suivant"',
+    );
     await say(w, lines[4]!);
     await say(w, lines[5]!);
     await say(w, lines[6]!);
     await say(w, lines[7]!);
-    await waitForText(w, (t) => t.includes('de 3,2 cm.\n\nLe médiastin est normal, les hiles aussi.\n\n## Conclusion'), 'the measurement, the new paragraph and the proofread sentence');
+    await waitForText(
+      w,
+      (t) => t.includes('de 3,2 cm.\n\nLe médiastin est normal, les hiles aussi.\n\n## Conclusion'),
+      'the measurement, the new paragraph and the proofread sentence',
+    );
     await say(w, lines[8]!);
     const withLast = await waitForText(w, (t) => t.includes('les hiles aussi. À contrôler dans trois mois.'), 'the last utterance');
     await wb.screenshot('10-before-efface-ca');
     await say(w, lines[9]!);
     const after = await waitForText(w, (t) => !t.includes('À contrôler'), '"efface ça" to delete the last utterance');
-    assert.equal(after, withLast.replace(' À contrôler dans trois mois.', ''), 'exactly the last utterance went, in one step, nothing else');
+    assert.equal(
+      after,
+      withLast.replace(' À contrôler dans trois mois.', ''),
+      'exactly the last utterance went, in one step, nothing else',
+    );
     await wb.screenshot('10-after-efface-ca');
     // Stopping with a field left says so, without blocking.
     await stopDictation(w);
@@ -242,14 +285,23 @@ describe('Professional dictation in VS Code: templates, fields, spoken commands 
 
   it('11. undo (Ctrl+Z) takes back one utterance at a time, its proofreading included, while dictating and after', async () => {
     const { wb } = w;
-    const lines = ['Le foie est normal point.', 'La rate est normale point.', "Pas d'épanchement, pas d'adénopathie point.", 'Le pancréas est normal point.'];
+    const lines = [
+      'Le foie est normal point.',
+      'La rate est normale point.',
+      "Pas d'épanchement, pas d'adénopathie point.",
+      'Le pancréas est normal point.',
+    ];
     await useScript(w, utteranceScript(lines));
     await openReportAt(w, '# Compte rendu\n\n', 3);
     const line3 = async (): Promise<string> => (await wb.editorLines())[2] ?? '';
-    const until = (want: string, what: string): Promise<string> => waitFor(async () => ((await line3()) === want ? want : ''), 20_000, what, 100);
+    const until = (want: string, what: string): Promise<string> =>
+      waitFor(async () => ((await line3()) === want ? want : ''), 20_000, what, 100);
     await startDictation(w);
     for (const l of lines.slice(0, 3)) await say(w, l);
-    await until("Le foie est normal. La rate est normale. Pas d'épanchement, pas d'adénopathie.", 'three utterances, the third proofread (its comma)');
+    await until(
+      "Le foie est normal. La rate est normale. Pas d'épanchement, pas d'adénopathie.",
+      'three utterances, the third proofread (its comma)',
+    );
     await wb.screenshot('11-three-utterances');
     await wb.focusEditor();
     await wb.page.keyboard.press('Control+Z');

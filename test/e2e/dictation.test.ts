@@ -96,7 +96,10 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     }
     await playing;
     assert.ok(sawProvisional, 'provisional text was shown as a decoration while speech played');
-    assert.ok(firstPassWords(sawProvisional).every((x) => firstPassWords(SCRIPT).includes(x)), `provisional text has words of the speech: ${sawProvisional}`);
+    assert.ok(
+      firstPassWords(sawProvisional).every((x) => firstPassWords(SCRIPT).includes(x)),
+      `provisional text has words of the speech: ${sawProvisional}`,
+    );
     // Committed text appears in the document while the run goes on.
     await waitFor(async () => (await findingsLine(wb)).trim() !== 'Findings:', 15_000, 'committed text in the document');
     await wb.screenshot('2-dictation-in-progress');
@@ -198,10 +201,14 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
       await sleep(30);
     }
     await playing;
-    await waitFor(async () => {
-      await sample();
-      return (await findingsLine(wb)).includes(FIRST_SENTENCE);
-    }, 20_000, `the first sentence rewritten as "${FIRST_SENTENCE}"`);
+    await waitFor(
+      async () => {
+        await sample();
+        return (await findingsLine(wb)).includes(FIRST_SENTENCE);
+      },
+      20_000,
+      `the first sentence rewritten as "${FIRST_SENTENCE}"`,
+    );
     await wb.screenshot('4-batch-replace-proofread');
     assert.ok(
       seen.some((v) => /\b(chest|radiograph|shows|clear|lungs)\b/.test(v) && !v.includes('Chest radiograph shows clear lungs.')),
@@ -220,8 +227,15 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     // punctuation), not as the recogniser gave it (lower case, no punctuation).
     await wb.clearNotifications();
     await wb.runCommand(UI.readLastSentenceCommand);
-    const shown = await waitFor(async () => (await wb.notifications()).find((n) => n.message !== ''), 10_000, 'the last dictated sentence in a notification');
-    assert.ok(dictated.endsWith(shown.message) && /[A-Z.,]/.test(shown.message), `the last utterance as saved, proofread: "${shown.message}" (saved: "${dictated}")`);
+    const shown = await waitFor(
+      async () => (await wb.notifications()).find((n) => n.message !== ''),
+      10_000,
+      'the last dictated sentence in a notification',
+    );
+    assert.ok(
+      dictated.endsWith(shown.message) && /[A-Z.,]/.test(shown.message),
+      `the last utterance as saved, proofread: "${shown.message}" (saved: "${dictated}")`,
+    );
   });
 
   it('5. typing elsewhere in the document while dictating keeps both texts (the dictation grammar off)', async () => {
@@ -239,7 +253,11 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     await wb.typeText(' Allergies: none known.');
     await wb.screenshot('5-typing-while-dictating');
     await playing;
-    await waitFor(async () => firstPassWords((await findingsLine(wb)).replace(/^Findings:/, '')).length >= 5, 20_000, 'five committed words');
+    await waitFor(
+      async () => firstPassWords((await findingsLine(wb)).replace(/^Findings:/, '')).length >= 5,
+      20_000,
+      'five committed words',
+    );
     const doc = await stopAndSave(w);
     const before = BEFORE.replace('Patient: Jane Doe, 52.', 'Patient: Jane Doe, 52. Allergies: none known.');
     const dictated = between(doc, before, AFTER);
@@ -294,7 +312,11 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     await wb.screenshot('7-after-restart');
     await mic.playPcm(await sentences(SECOND_SCRIPT, 1500));
     const second = firstPassWords(SECOND_SCRIPT);
-    await waitFor(async () => firstPassWords(await findingsLine(wb)).some((x) => second.includes(x)), 45_000, 'text from the restarted service');
+    await waitFor(
+      async () => firstPassWords(await findingsLine(wb)).some((x) => second.includes(x)),
+      45_000,
+      'text from the restarted service',
+    );
     await waitForState(wb, UI.recording, 30_000);
     await wb.screenshot('7-recovered');
     const doc = await stopAndSave(w);
@@ -306,7 +328,11 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     const first = words.slice(0, cut);
     assertScriptPrefix(first.join(' '), SCRIPT, 1, 'text of the first service run');
     const committedBefore = firstPassWords(beforeCrash.replace(/^Findings:/, ''));
-    assert.deepEqual(first.slice(0, committedBefore.length), committedBefore, `what was committed before the crash is intact: before "${beforeCrash}", after "${first.join(' ')}"`);
+    assert.deepEqual(
+      first.slice(0, committedBefore.length),
+      committedBefore,
+      `what was committed before the crash is intact: before "${beforeCrash}", after "${first.join(' ')}"`,
+    );
     // After: a run of the restarted service's words (it resumes the session, or starts a new one), each once.
     const rest = words.slice(cut);
     const k = second.indexOf(rest[0]!);

@@ -94,7 +94,11 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     await w.mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.'));
     await waitFor(async () => (await editorText(w)).includes('seen.'), 30_000, 'the two sentences proofread');
     await stopDictation(w);
-    const item = await waitFor(async () => (await wb.statusItems()).find((i) => i.id.endsWith('dictee.doubtful')), 15_000, 'the doubtful-words item');
+    const item = await waitFor(
+      async () => (await wb.statusItems()).find((i) => i.id.endsWith('dictee.doubtful')),
+      15_000,
+      'the doubtful-words item',
+    );
     assert.equal(item.text, '2', JSON.stringify(item));
     assert.match(item.label, /2 mots douteux/);
     await wb.screenshot('18-doubtful-words-marked');
@@ -102,7 +106,11 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     // Next Doubtful Word selects "lungs"; Correct That offers the engine's other reading (without it).
     await wb.focusEditor();
     await wb.runCommand(FR.nextDoubtful);
-    await waitFor(async () => /\(5 selected\)/.test(await wb.page.locator('#status\\.editor\\.selection').innerText()), 5_000, '"lungs" selected');
+    await waitFor(
+      async () => /\(5 selected\)/.test(await wb.page.locator('#status\\.editor\\.selection').innerText()),
+      5_000,
+      '"lungs" selected',
+    );
     await wb.runCommand(FR.correctThat);
     await waitFor(async () => FR.correctThatTitle.test(await wb.quickInputTitle()), 10_000, 'the Correct That list');
     const rows = await wb.quickPickRows();
@@ -110,11 +118,19 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     await wb.screenshot('18-correct-that');
     await wb.page.keyboard.press('Enter');
     await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear. No pleural'), 10_000, 'the reading applied');
-    await waitFor(async () => (await wb.statusItems()).find((i) => i.id.endsWith('dictee.doubtful'))?.text === '1', 5_000, 'one doubtful word left');
+    await waitFor(
+      async () => (await wb.statusItems()).find((i) => i.id.endsWith('dictee.doubtful'))?.text === '1',
+      5_000,
+      'one doubtful word left',
+    );
     // One undo step takes the correction back, whole.
     await wb.focusEditor();
     await wb.page.keyboard.press('Control+Z');
-    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear lungs. No pleural'), 5_000, 'the correction undone in one step');
+    await waitFor(
+      async () => (await editorText(w)).includes('Chest radiograph shows clear lungs. No pleural'),
+      5_000,
+      'the correction undone in one step',
+    );
     await wb.page.keyboard.press('Control+Shift+Z');
     await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear. No pleural'), 5_000, 'redone');
 
@@ -122,36 +138,62 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     await wb.clearNotifications();
     await wb.runCommand(FR.checkReport);
     await wb.waitForNotification(FR.checkSummary);
-    await waitFor(async () => FR.seenProblem.test(await wb.page.locator('.markers-panel').innerText().catch(() => '')), 10_000, 'the problem listed');
+    await waitFor(
+      async () =>
+        FR.seenProblem.test(
+          await wb.page
+            .locator('.markers-panel')
+            .innerText()
+            .catch(() => ''),
+        ),
+      10_000,
+      'the problem listed',
+    );
     await wb.screenshot('18-check-report');
 
     // Play Back: the sentence at the cursor in the player beside the editor.
     await wb.focusEditor();
     await wb.gotoLineEnd(5);
     await wb.runCommand(FR.playBack);
-    await waitFor(async () => (await wb.page.locator('.tab').allInnerTexts()).some((t) => FR.playerTitle.test(t)), 10_000, 'the Play Back player');
+    await waitFor(
+      async () => (await wb.page.locator('.tab').allInnerTexts()).some((t) => FR.playerTitle.test(t)),
+      10_000,
+      'the Play Back player',
+    );
     // Its audio element (in the webview's frame) plays the sentence's audio, the words shown beside it.
-    const played = await waitFor(async () => {
-      for (const frame of wb.page.frames()) {
-        const state = (await frame
-          .evaluate(
-            `(() => { const a = document.getElementById('audio'); const w = document.getElementById('words');
+    const played = await waitFor(
+      async () => {
+        for (const frame of wb.page.frames()) {
+          const state = (await frame
+            .evaluate(
+              `(() => { const a = document.getElementById('audio'); const w = document.getElementById('words');
               return a ? { duration: a.duration, time: a.currentTime, ended: a.ended, words: w ? w.textContent : '' } : null; })()`,
-          )
-          .catch(() => null)) as { duration: number; time: number; ended: boolean; words: string } | null;
-        if (state && (state.ended || state.time > 0)) return state;
-      }
-      return undefined;
-    }, 10_000, 'the sentence playing');
+            )
+            .catch(() => null)) as { duration: number; time: number; ended: boolean; words: string } | null;
+          if (state && (state.ended || state.time > 0)) return state;
+        }
+        return undefined;
+      },
+      10_000,
+      'the sentence playing',
+    );
     assert.ok(played.duration > 0.3 && played.duration < 10, JSON.stringify(played));
     assert.match(played.words, /seen/, JSON.stringify(played));
     // The extension logs how long the user waited for the first sound (the page's clock, this loaded machine).
-    const delay = await waitFor(async () => /play back: first sound (\d+) ms after the command/.exec(extensionLog(w))?.[1], 10_000, 'the first sound logged');
+    const delay = await waitFor(
+      async () => /play back: first sound (\d+) ms after the command/.exec(extensionLog(w))?.[1],
+      10_000,
+      'the first sound logged',
+    );
     // Again, the player already open (it is kept for the next sentence).
     await wb.focusEditor();
     await wb.gotoLineEnd(5);
     await wb.runCommand(FR.playBack);
-    const again = await waitFor(async () => [...extensionLog(w).matchAll(/play back: first sound (\d+) ms after the command/g)][1]?.[1], 10_000, 'the second first sound logged');
+    const again = await waitFor(
+      async () => [...extensionLog(w).matchAll(/play back: first sound (\d+) ms after the command/g)][1]?.[1],
+      10_000,
+      'the second first sound logged',
+    );
     console.log(`      play back: first sound ${delay} ms after the command (player opened), ${again} ms (player open)`);
     await wb.screenshot('18-play-back');
   });
@@ -171,7 +213,11 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     assert.ok(rows[0]?.startsWith(`1. ${FR.deleteWords}`), JSON.stringify(rows));
     await wb.screenshot('19-correct-by-voice');
     await say(w, lines[2]!);
-    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear.'), 30_000, 'the first reading applied by voice');
+    await waitFor(
+      async () => (await editorText(w)).includes('Chest radiograph shows clear.'),
+      30_000,
+      'the first reading applied by voice',
+    );
     await stopDictation(w);
     const text = await editorText(w);
     assert.ok(!/correct|choose/i.test(text), `the commands wrote nothing: ${text}`);

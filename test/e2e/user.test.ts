@@ -12,7 +12,20 @@ import { speechPcm, silence } from '../helpers/speech';
 import { sleep, waitFor } from '../helpers/wait';
 import { assertScriptPrefix, between } from './lib/checks';
 import { TEST_MIC_SOURCE } from './lib/pulse';
-import { AFTER, BEFORE, ensureKey, extensionLog, findingsLine, keepFailure, openReportAtFindings, SECOND_SCRIPT, sentences, startDictation, stopAndSave, waitForState } from './lib/dictate';
+import {
+  AFTER,
+  BEFORE,
+  ensureKey,
+  extensionLog,
+  findingsLine,
+  keepFailure,
+  openReportAtFindings,
+  SECOND_SCRIPT,
+  sentences,
+  startDictation,
+  stopAndSave,
+  waitForState,
+} from './lib/dictate';
 import { firstPassWords, getWorld, SCRIPT, useWorld, type World } from './lib/world';
 import { UI } from './lib/ui';
 
@@ -49,7 +62,11 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     await wb.page.keyboard.press('F1');
     await wb.page.locator('.quick-input-widget').waitFor({ state: 'visible' });
     await wb.page.keyboard.type('Dictee');
-    await waitFor(async () => (await wb.quickPickRows()).some((r) => r.includes(UI.startCommand)), 10_000, `"${UI.startCommand}" in the palette for "Dictee"`);
+    await waitFor(
+      async () => (await wb.quickPickRows()).some((r) => r.includes(UI.startCommand)),
+      10_000,
+      `"${UI.startCommand}" in the palette for "Dictee"`,
+    );
     await wb.screenshot('12-command-palette');
     // The list shows a few rows at a time: each command is looked for with a word of its English title.
     const input = wb.page.locator('.quick-input-widget input.input').first();
@@ -58,22 +75,30 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
       [UI.transcribeCommand, 'transcribe'],
     ] as const) {
       await input.fill(`>Dictee ${word}`);
-      await waitFor(async () => (await wb.quickPickRows()).some((r) => r.includes(title)), 10_000, `"${title}" in the palette for "Dictee ${word}"`);
+      await waitFor(
+        async () => (await wb.quickPickRows()).some((r) => r.includes(title)),
+        10_000,
+        `"${title}" in the palette for "Dictee ${word}"`,
+      );
     }
     await wb.escapeQuickInput();
   });
 
-  it('13. the walkthrough\'s microphone test shows the live level and says the microphone works', async () => {
+  it("13. the walkthrough's microphone test shows the live level and says the microphone works", async () => {
     const { wb, mic } = w;
     await wb.runCommand(UI.getStartedCommand);
     // The recorder step shows its install commands as code, not between literal backticks.
     const recorder = wb.page.locator('.getting-started-step', { hasText: UI.recorderStepTitle }).first();
     await recorder.waitFor({ state: 'visible', timeout: 30_000 });
     await recorder.click();
-    const codes = await waitFor(async () => {
-      const c = await recorder.locator('code').allInnerTexts();
-      return c.length > 0 ? c : undefined;
-    }, 10_000, 'the install commands of the recorder step as code');
+    const codes = await waitFor(
+      async () => {
+        const c = await recorder.locator('code').allInnerTexts();
+        return c.length > 0 ? c : undefined;
+      },
+      10_000,
+      'the install commands of the recorder step as code',
+    );
     assert.ok(codes.includes('sudo apt-get install sox'), JSON.stringify(codes));
     assert.doesNotMatch(await recorder.innerText(), /`/);
     await wb.screenshot('13-walkthrough-recorder-step');
@@ -106,18 +131,37 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
   it('14. Select Microphone lists the PulseAudio sources; dictation then records the one picked', async () => {
     const { wb, mic } = w;
     await wb.runCommand(UI.selectMicrophoneCommand);
-    await waitFor(async () => (await wb.quickPickRows()).some((r) => r.includes(TEST_MIC_SOURCE)), 15_000, `${TEST_MIC_SOURCE} in the picker`);
+    await waitFor(
+      async () => (await wb.quickPickRows()).some((r) => r.includes(TEST_MIC_SOURCE)),
+      15_000,
+      `${TEST_MIC_SOURCE} in the picker`,
+    );
     const rows = await wb.quickPickRows();
-    assert.ok(rows.some((r) => r.includes('virtmic.monitor')), `the monitor is listed too: ${JSON.stringify(rows)}`);
-    assert.ok(rows.some((r) => r.includes(UI.systemDefault)), `the system default is offered: ${JSON.stringify(rows)}`);
+    assert.ok(
+      rows.some((r) => r.includes('virtmic.monitor')),
+      `the monitor is listed too: ${JSON.stringify(rows)}`,
+    );
+    assert.ok(
+      rows.some((r) => r.includes(UI.systemDefault)),
+      `the system default is offered: ${JSON.stringify(rows)}`,
+    );
     await wb.screenshot('14-select-microphone');
     await wb.pickQuickPickRow(TEST_MIC_SOURCE);
     await waitFor(
-      () => ['User', 'Machine'].some((f) => readFileSync(path.join(w.codeServer.userDataDir, f, 'settings.json'), 'utf8').includes(`"dictee.audio.device": "${TEST_MIC_SOURCE}"`)),
+      () =>
+        ['User', 'Machine'].some((f) =>
+          readFileSync(path.join(w.codeServer.userDataDir, f, 'settings.json'), 'utf8').includes(
+            `"dictee.audio.device": "${TEST_MIC_SOURCE}"`,
+          ),
+        ),
       10_000,
       'the choice stored in dictee.audio.device',
     );
-    await waitFor(async () => (await wb.tooltipOf(wb.statusItem().first())).includes(TEST_MIC_SOURCE), 10_000, 'the device in the status tooltip');
+    await waitFor(
+      async () => (await wb.tooltipOf(wb.statusItem().first())).includes(TEST_MIC_SOURCE),
+      10_000,
+      'the device in the status tooltip',
+    );
     // Dictation records that source, not the default one.
     await openReportAtFindings(w);
     await startDictation(w);
@@ -129,7 +173,13 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     await wb.runCommand(UI.selectMicrophoneCommand);
     await wb.pickQuickPickRow(UI.systemDefault);
     await waitFor(
-      () => ['User', 'Machine'].every((f) => !readFileSync(path.join(w.codeServer.userDataDir, f, 'settings.json'), 'utf8').includes(`"dictee.audio.device": "${TEST_MIC_SOURCE}"`)),
+      () =>
+        ['User', 'Machine'].every(
+          (f) =>
+            !readFileSync(path.join(w.codeServer.userDataDir, f, 'settings.json'), 'utf8').includes(
+              `"dictee.audio.device": "${TEST_MIC_SOURCE}"`,
+            ),
+        ),
       10_000,
       'the device back to the system default',
     );
@@ -161,7 +211,9 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     const raw = path.join(w.tmp, 'dictation.raw');
     writeFileSync(raw, pcm);
     const wav = path.join(w.workspace, 'dictation.wav');
-    const r = spawnSync('sox', ['-t', 'raw', '-r', '16000', '-e', 'signed-integer', '-b', '16', '-c', '1', raw, '-r', '44100', wav], { encoding: 'utf8' });
+    const r = spawnSync('sox', ['-t', 'raw', '-r', '16000', '-e', 'signed-integer', '-b', '16', '-c', '1', raw, '-r', '44100', wav], {
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 0, r.stderr);
     const seconds = pcm.length / 32000;
     await openReportAtFindings(w);
@@ -188,7 +240,10 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     assert.ok(tookS < seconds, `transcribed in ${tookS.toFixed(1)} s, faster than the ${seconds.toFixed(1)} s it plays`);
     // The file was not stopped: while its last words are written the status says so, not "stopping".
     const shown = await statusTexts();
-    assert.ok(shown.some((t) => UI.finishingFileText.test(t)), `the status showed the last words being written: ${JSON.stringify(shown)}`);
+    assert.ok(
+      shown.some((t) => UI.finishingFileText.test(t)),
+      `the status showed the last words being written: ${JSON.stringify(shown)}`,
+    );
     assert.ok(!shown.some((t) => UI.stoppingText.test(t)), `the status never said "stopping": ${JSON.stringify(shown)}`);
   });
 
@@ -196,7 +251,16 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     const log = extensionLog(w);
     assert.ok(log.length > 1000, 'the log was read');
     assert.match(log, /committed chunk/, 'the log does record the commits (ids, lengths)');
-    const words = ['radiograph', 'pleural', 'effusion', 'mediastinum', 'unremarkable', 'juliet', 'foxtrot', ...firstPassWords(SECOND_SCRIPT).slice(-3)];
+    const words = [
+      'radiograph',
+      'pleural',
+      'effusion',
+      'mediastinum',
+      'unremarkable',
+      'juliet',
+      'foxtrot',
+      ...firstPassWords(SECOND_SCRIPT).slice(-3),
+    ];
     const names = ['report.md', 'notes.md', 'dictation.wav', w.workspace];
     const hits = [...words, ...names].filter((x) => log.toLowerCase().includes(x.toLowerCase()));
     assert.deepEqual(hits, [], `the log holds no dictated word and no name: ${hits.join(', ')}`);

@@ -77,7 +77,13 @@ function cut(s: string): string {
 function describeFrames(frames: Frame[]): string {
   return cut(
     JSON.stringify(
-      frames.map((f) => (f.kind === 'text' ? f.data.slice(0, 300) : f.kind === 'rawtext' ? `text bytes ${f.data.toString('hex').slice(0, 200)}` : `binary ${f.data.length} bytes`)),
+      frames.map((f) =>
+        f.kind === 'text'
+          ? f.data.slice(0, 300)
+          : f.kind === 'rawtext'
+            ? `text bytes ${f.data.toString('hex').slice(0, 200)}`
+            : `binary ${f.data.length} bytes`,
+      ),
     ),
   );
 }
@@ -133,7 +139,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
         const r = await rawRequest(server.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', { waitMs: 5000 });
         const ms = Date.now() - t0;
         healthMaxMs = Math.max(healthMaxMs, ms);
-        if (r.status !== 200 && !crashed) findings.push({ kind: 'health', detail: `/healthz answered ${r.status || 'nothing'} after ${ms} ms` });
+        if (r.status !== 200 && !crashed)
+          findings.push({ kind: 'health', detail: `/healthz answered ${r.status || 'nothing'} after ${ms} ms` });
         await sleep(250);
       }
     })();
@@ -170,14 +177,18 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
     let sessionsLeft: number | 'not reported' = 'not reported';
     if (!crashed) {
       for (let i = 0; i < 50; i++) {
-        const h = (await (await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${server.masterKey}` } })).json()) as { sessions?: number };
+        const h = (await (await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${server.masterKey}` } })).json()) as {
+          sessions?: number;
+        };
         sessionsLeft = typeof h.sessions === 'number' ? h.sessions : 'not reported';
         if (sessionsLeft === 'not reported' || sessionsLeft === 0) break;
         await sleep(200);
       }
     }
-    if (!crashed && fdsAfter > fdsBefore + 5) findings.push({ kind: 'descriptor leak', detail: `${fdsBefore} descriptors before, ${fdsAfter} after` });
-    if (typeof sessionsLeft === 'number' && sessionsLeft > 0) findings.push({ kind: 'descriptor leak', detail: `${sessionsLeft} live sessions left after the campaign` });
+    if (!crashed && fdsAfter > fdsBefore + 5)
+      findings.push({ kind: 'descriptor leak', detail: `${fdsBefore} descriptors before, ${fdsAfter} after` });
+    if (typeof sessionsLeft === 'number' && sessionsLeft > 0)
+      findings.push({ kind: 'descriptor leak', detail: `${sessionsLeft} live sessions left after the campaign` });
     const rssAfter = crashed ? 0 : rssBytes(pid);
     for (const l of logLines(server.logs()).filter((x) => x.level === 'error')) {
       if (findings.filter((f) => f.kind === 'error log').length < 20) findings.push({ kind: 'error log', detail: cut(JSON.stringify(l)) });
@@ -202,9 +213,18 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
 }
 
 /** One WebSocket connection with a plan of frames; then `stop`; the connection must end, documented. */
-async function wsCase(r: Rng, server: TestServer, key: string, findings: Finding[], closes: Tally, errors: Tally, counts: Counts): Promise<void> {
+async function wsCase(
+  r: Rng,
+  server: TestServer,
+  key: string,
+  findings: Finding[],
+  closes: Tally,
+  errors: Tally,
+  counts: Counts,
+): Promise<void> {
   const frames: Frame[] = [];
-  if (r.chance(0.85)) frames.push({ kind: 'text', data: JSON.stringify({ type: 'configure', config: r.chance(0.7) ? r.pick(VALID_CONFIGS) : config(r) }) });
+  if (r.chance(0.85))
+    frames.push({ kind: 'text', data: JSON.stringify({ type: 'configure', config: r.chance(0.7) ? r.pick(VALID_CONFIGS) : config(r) }) });
   const n = r.int(0, 30);
   let controls = 0;
   for (let i = 0; i < n; i++) {
@@ -216,7 +236,9 @@ async function wsCase(r: Rng, server: TestServer, key: string, findings: Finding
     } else frames.push({ kind: 'binary', data: audioFrame(r) });
   }
   frames.push({ kind: 'text', data: JSON.stringify({ type: 'control', action: 'stop' }) });
-  if (r.chance(0.2)) for (let i = 0; i < 3; i++) frames.push(r.chance(0.5) ? { kind: 'binary', data: audioFrame(r) } : { kind: 'text', data: controlMessage(r) });
+  if (r.chance(0.2))
+    for (let i = 0; i < 3; i++)
+      frames.push(r.chance(0.5) ? { kind: 'binary', data: audioFrame(r) } : { kind: 'text', data: controlMessage(r) });
 
   const where = r.next();
   const headers: Record<string, string> = {};
@@ -253,7 +275,11 @@ async function wsCase(r: Rng, server: TestServer, key: string, findings: Finding
   }
   const code = await Promise.race([closed, sleep(10_000).then(() => -1)]);
   if (code === -1) {
-    findings.push({ kind: 'unanswered', detail: `the connection was still open 10 s after stop; got ${cut(JSON.stringify(messages))}`, input: describeFrames(frames) });
+    findings.push({
+      kind: 'unanswered',
+      detail: `the connection was still open 10 s after stop; got ${cut(JSON.stringify(messages))}`,
+      input: describeFrames(frames),
+    });
     ws.terminate();
     return;
   }
@@ -276,19 +302,30 @@ async function httpCase(r: Rng, server: TestServer, key: string, findings: Findi
   counts.httpRequests++;
   const reply = await rawRequest(server.port, req.text, { waitMs: req.complete ? 5000 : 300 });
   if (reply.status === 0) {
-    if (req.complete) findings.push({ kind: 'unanswered', detail: reply.closedByServer ? 'closed without an answer' : 'no answer within 5 s', input: cut(JSON.stringify(req.text)) });
+    if (req.complete)
+      findings.push({
+        kind: 'unanswered',
+        detail: reply.closedByServer ? 'closed without an answer' : 'no answer within 5 s',
+        input: cut(JSON.stringify(req.text)),
+      });
     statuses.add(reply.closedByServer ? 'closed without answer' : 'no answer yet');
     return;
   }
   statuses.add(reply.status);
-  if (!DOCUMENTED_STATUSES.has(reply.status)) findings.push({ kind: 'undocumented reply', detail: `HTTP ${reply.status}: ${cut(reply.text)}`, input: cut(JSON.stringify(req.text)) });
+  if (!DOCUMENTED_STATUSES.has(reply.status))
+    findings.push({ kind: 'undocumented reply', detail: `HTTP ${reply.status}: ${cut(reply.text)}`, input: cut(JSON.stringify(req.text)) });
   // The WebSocket layer refuses a handshake it cannot accept (bad key or version) with 400 and a plain-text
   // reason, as docs/protocol.md says; every other refusal carries the service's error body.
-  const wsLayer = reply.status === 400 && /\r\nUpgrade: websocket/i.test(req.text) && /\r\ncontent-type: text\/(?:html|plain)/i.test(reply.text);
+  const wsLayer =
+    reply.status === 400 && /\r\nUpgrade: websocket/i.test(req.text) && /\r\ncontent-type: text\/(?:html|plain)/i.test(reply.text);
   if (reply.status >= 400 && !wsLayer) {
     const body = reply.text.slice(reply.text.indexOf('\r\n\r\n') + 4);
     if (body && !/^\{"success":false,"error":\{"code":"[A-Z_]+","message":/.test(body) && !req.text.startsWith('HEAD')) {
-      findings.push({ kind: 'undocumented reply', detail: `HTTP ${reply.status} without the error body: ${cut(body)}`, input: cut(JSON.stringify(req.text)) });
+      findings.push({
+        kind: 'undocumented reply',
+        detail: `HTTP ${reply.status} without the error body: ${cut(body)}`,
+        input: cut(JSON.stringify(req.text)),
+      });
     }
   }
 }

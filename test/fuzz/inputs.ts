@@ -32,8 +32,35 @@ export class Rng {
 export type Frame = { kind: 'text'; data: string } | { kind: 'rawtext'; data: Buffer } | { kind: 'binary'; data: Buffer };
 
 const ODD_VALUES: unknown[] = [
-  null, true, false, 0, -1, 1, 0.5, -0.0001, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 2 ** 31, 2 ** 53, '', ' ', 'x', '0', '1e3',
-  '\u0000', '\ud800', '🙂', 'A'.repeat(300), [], [1], {}, { a: 1 }, { __proto__: { polluted: true } }, 'constructor', '__proto__',
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1,
+  0.5,
+  -0.0001,
+  1e308,
+  -1e308,
+  Number.MAX_SAFE_INTEGER,
+  2 ** 31,
+  2 ** 53,
+  '',
+  ' ',
+  'x',
+  '0',
+  '1e3',
+  '\u0000',
+  '\ud800',
+  '🙂',
+  'A'.repeat(300),
+  [],
+  [1],
+  {},
+  { a: 1 },
+  { __proto__: { polluted: true } },
+  'constructor',
+  '__proto__',
 ];
 
 function oddValue(r: Rng): unknown {
@@ -44,7 +71,16 @@ function oddValue(r: Rng): unknown {
 /** A value near a field's bounds: inside, on, or just outside. */
 function nearBound(r: Rng, field: keyof typeof BOUNDS): number {
   const b = BOUNDS[field];
-  return r.pick([b.min, b.max, b.min - 1e-9, b.max + 1e-9, b.min - 1, b.max + 1, (b.min + b.max) / 2, Math.round((b.min + b.max) / 2) + 0.5]);
+  return r.pick([
+    b.min,
+    b.max,
+    b.min - 1e-9,
+    b.max + 1e-9,
+    b.min - 1,
+    b.max + 1,
+    (b.min + b.max) / 2,
+    Math.round((b.min + b.max) / 2) + 0.5,
+  ]);
 }
 
 /** A `config` object: mostly well-formed fields with some wrong types, values and unknown fields. */
@@ -139,15 +175,24 @@ export function hostileText(r: Rng): Frame {
     case 3:
       return { kind: 'text', data: deepJson(r.pick([10, 100, 1000, 5000]), r) };
     case 4:
-      return { kind: 'text', data: JSON.stringify({ type: 'control', action: 'start', pad: 'x'.repeat(r.pick([1000, 16 * 1024 - 40, 16 * 1024, 40_000])) }) };
+      return {
+        kind: 'text',
+        data: JSON.stringify({ type: 'control', action: 'start', pad: 'x'.repeat(r.pick([1000, 16 * 1024 - 40, 16 * 1024, 40_000])) }),
+      };
     case 5:
       return { kind: 'rawtext', data: invalidUtf8(r) };
     case 6:
-      return { kind: 'text', data: mutateText(r, r.chance(0.5) ? controlMessage(r) : JSON.stringify({ type: 'configure', config: config(r) })) };
+      return {
+        kind: 'text',
+        data: mutateText(r, r.chance(0.5) ? controlMessage(r) : JSON.stringify({ type: 'configure', config: config(r) })),
+      };
     case 7:
       return { kind: 'text', data: r.pick(['', ' ', 'null', '[]', '"configure"', '1', '{}', '{"type":null}', 'true']) };
     case 8:
-      return { kind: 'text', data: JSON.stringify({ type: r.pick(['transcript', 'batch.replace', 'status', 'error', 'configured']), seq: 1 }) };
+      return {
+        kind: 'text',
+        data: JSON.stringify({ type: r.pick(['transcript', 'batch.replace', 'status', 'error', 'configured']), seq: 1 }),
+      };
     case 9:
       return { kind: 'text', data: `{"type":"control","action":"start"${',"k":1'.repeat(r.int(1, 2000))}}` };
     case 10:
@@ -169,10 +214,31 @@ export function audioFrame(r: Rng): Buffer {
 
 const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'HEAD', 'OPTIONS', 'PATCH', 'CONNECT', 'TRACE', 'G\u00e9T', 'get', ''];
 const PATHS = [
-  '/healthz', '/api/v1/live/sessions', '/v1/live/sessions', '/v1/api-keys', '/v1/api-keys/key_x', '/v1/sessions/x',
-  '/api/v1/audio/live', '/', '//', '//[', '/%', '/%zz', '/v1/sessions/%E0%A4%A', '/v1/api-keys/%zz', '/v1/sessions/%00',
-  '/v1/sessions/..%2f..%2fetc%2fpasswd', '/api/v1/audio/live?token=%', '/healthz?%=%', `/${'a'.repeat(8000)}`, '*', 'http://x/healthz',
-  '/v1/sessions/\u00e9', '/api/v1/live/sessions/', '/v1/api-keys//', '/healthz#frag',
+  '/healthz',
+  '/api/v1/live/sessions',
+  '/v1/live/sessions',
+  '/v1/api-keys',
+  '/v1/api-keys/key_x',
+  '/v1/sessions/x',
+  '/api/v1/audio/live',
+  '/',
+  '//',
+  '//[',
+  '/%',
+  '/%zz',
+  '/v1/sessions/%E0%A4%A',
+  '/v1/api-keys/%zz',
+  '/v1/sessions/%00',
+  '/v1/sessions/..%2f..%2fetc%2fpasswd',
+  '/api/v1/audio/live?token=%',
+  '/healthz?%=%',
+  `/${'a'.repeat(8000)}`,
+  '*',
+  'http://x/healthz',
+  '/v1/sessions/\u00e9',
+  '/api/v1/live/sessions/',
+  '/v1/api-keys//',
+  '/healthz#frag',
 ];
 
 /**
@@ -189,11 +255,21 @@ export function httpRequest(r: Rng, auth: { key: string; master: string }): { te
   if (who === 2) headers.push(`Authorization: Bearer ${auth.master}`);
   if (who === 3) headers.push(`x-svc-key: ${r.chance(0.5) ? auth.key : 'svc_live_' + 'x'.repeat(r.int(0, 200))}`);
   if (who === 4) headers.push(`Authorization: ${r.pick(['Bearer', 'Basic abc', 'Bearer  ', `Bearer ${'a'.repeat(5000)}`])}`);
-  if (r.chance(0.25)) headers.push('Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==');
+  if (r.chance(0.25))
+    headers.push('Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==');
   if (r.chance(0.1)) headers.push(`X-Junk: ${'j'.repeat(r.pick([10, 1000, 20_000]))}`);
   let body = '';
   if (r.chance(0.4)) {
-    body = r.pick(['{}', '{', '[1]', 'null', '{"name":"x","type":"personal"}', '{"name":1}', 'x'.repeat(r.pick([10, 70_000])), JSON.stringify({ a: config(r) })]);
+    body = r.pick([
+      '{}',
+      '{',
+      '[1]',
+      'null',
+      '{"name":"x","type":"personal"}',
+      '{"name":1}',
+      'x'.repeat(r.pick([10, 70_000])),
+      JSON.stringify({ a: config(r) }),
+    ]);
     if (r.chance(0.2)) body = mutateText(r, body);
   }
   const bodyBytes = Buffer.byteLength(body);

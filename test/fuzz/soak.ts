@@ -137,7 +137,12 @@ async function main(): Promise<void> {
     try {
       const r = await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${server.masterKey}` } });
       if (r.status !== 200) return {};
-      const j = (await r.json()) as { sessions?: number; connected_sessions?: number; connections?: number; event_loop_delay_p99_ms?: number };
+      const j = (await r.json()) as {
+        sessions?: number;
+        connected_sessions?: number;
+        connections?: number;
+        event_loop_delay_p99_ms?: number;
+      };
       return { sessions: j.sessions, slots: j.connected_sessions, connections: j.connections, eventLoopP99Ms: j.event_loop_delay_p99_ms };
     } catch {
       return {};
@@ -149,9 +154,18 @@ async function main(): Promise<void> {
     for (const s of sessions) if (Math.random() < 5 / 120) s.drop();
     const t0 = Date.now();
     await rawRequest(server.port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', { waitMs: 10_000 });
-    const sample: Sample = { t: Math.round((Date.now() - started) / 1000), rss: rssBytes(pid), fds: openFds(pid), healthMs: Date.now() - t0, clientsOpen: sessions.filter((s) => s.ws?.readyState === WebSocket.OPEN).length, ...(await status()) };
+    const sample: Sample = {
+      t: Math.round((Date.now() - started) / 1000),
+      rss: rssBytes(pid),
+      fds: openFds(pid),
+      healthMs: Date.now() - t0,
+      clientsOpen: sessions.filter((s) => s.ws?.readyState === WebSocket.OPEN).length,
+      ...(await status()),
+    };
     samples.push(sample);
-    console.log(`  t=${sample.t}s rss=${(sample.rss / 1048576).toFixed(0)}MiB fds=${sample.fds} healthz=${sample.healthMs}ms open=${sample.clientsOpen} sessions=${sample.sessions ?? '?'} loop_p99=${sample.eventLoopP99Ms ?? '?'}ms`);
+    console.log(
+      `  t=${sample.t}s rss=${(sample.rss / 1048576).toFixed(0)}MiB fds=${sample.fds} healthz=${sample.healthMs}ms open=${sample.clientsOpen} sessions=${sample.sessions ?? '?'} loop_p99=${sample.eventLoopP99Ms ?? '?'}ms`,
+    );
   }
   clearInterval(sender);
   await Promise.all(sessions.map((s) => s.stop()));
@@ -186,7 +200,11 @@ async function main(): Promise<void> {
     rss: { beforeSessions: rssBefore, afterWarmup: base.rss, atEnd: last.rss, afterStop: rssEnd, growthAfterWarmup: growth },
     fds: { before: fdsBefore, afterWarmup: base.fds, atEnd: last.fds, afterStop: fdsAfter },
     healthMs: { max: Math.max(...samples.map((s) => s.healthMs)) },
-    eventLoopP99Ms: { afterWarmup: base.eventLoopP99Ms, atEnd: last.eventLoopP99Ms, max: Math.max(...samples.map((s) => s.eventLoopP99Ms ?? 0)) },
+    eventLoopP99Ms: {
+      afterWarmup: base.eventLoopP99Ms,
+      atEnd: last.eventLoopP99Ms,
+      max: Math.max(...samples.map((s) => s.eventLoopP99Ms ?? 0)),
+    },
     slotsAfterStop: final.slots,
     sessionsAfterStop: final.sessions,
     samples,

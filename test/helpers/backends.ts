@@ -18,21 +18,27 @@ const PG_BIN = process.env.DICTEE_PG_BIN ?? findPgBin();
 function findPgBin(): string {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return '';
-  const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => /^\d+$/.test(v))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? path.join(root, versions[0]!, 'bin') : '';
 }
 
 /** What is missing for these tests (empty when nothing is): the message says how to install it. */
 export function missingBackends(): string[] {
   const missing: string[] = [];
-  if (!PG_BIN || !existsSync(path.join(PG_BIN, 'postgres'))) missing.push('postgresql (PostgreSQL server binaries under /usr/lib/postgresql/*/bin)');
+  if (!PG_BIN || !existsSync(path.join(PG_BIN, 'postgres')))
+    missing.push('postgresql (PostgreSQL server binaries under /usr/lib/postgresql/*/bin)');
   if (spawnSync('sh', ['-c', 'command -v redis-server']).status !== 0) missing.push('redis-server');
   return missing;
 }
 
 export function assertBackendsInstalled(): void {
   const missing = missingBackends();
-  if (missing.length) throw new Error(`missing for the PostgreSQL/Redis tests: ${missing.join(', ')}; run npm run e2e:setup (as root it installs them with apt-get)`);
+  if (missing.length)
+    throw new Error(
+      `missing for the PostgreSQL/Redis tests: ${missing.join(', ')}; run npm run e2e:setup (as root it installs them with apt-get)`,
+    );
 }
 
 /** A free TCP port on loopback (the OS picks it; another process could take it before we bind, so starters retry). */
@@ -55,11 +61,13 @@ function asPostgres(cmd: string, args: string[]): { cmd: string; args: string[] 
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
-  for (const c of running) if (c.pid) try {
-    process.kill(-c.pid, 'SIGKILL');
-  } catch {
-    /* gone */
-  }
+  for (const c of running)
+    if (c.pid)
+      try {
+        process.kill(-c.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
 });
 
 function startDetached(cmd: string, args: string[], onOutput: (s: string) => void): ChildProcess {
@@ -124,7 +132,17 @@ export async function startPostgres(): Promise<TestPostgres> {
     chownSync(dir, Number(pw.stdout.trim()), Number(gid.stdout.trim()));
     chownSync(pwFile, Number(pw.stdout.trim()), Number(gid.stdout.trim()));
   }
-  const init = asPostgres(path.join(PG_BIN, 'initdb'), ['-D', dataDir, '-U', 'dictee', `--pwfile=${pwFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8']);
+  const init = asPostgres(path.join(PG_BIN, 'initdb'), [
+    '-D',
+    dataDir,
+    '-U',
+    'dictee',
+    `--pwfile=${pwFile}`,
+    '--auth=scram-sha-256',
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+  ]);
   const r = spawnSync(init.cmd, init.args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`initdb failed: ${r.stderr || r.stdout}`);
   let output = '';
@@ -133,17 +151,35 @@ export async function startPostgres(): Promise<TestPostgres> {
   const launch = async (): Promise<void> => {
     for (let attempt = 0; ; attempt++) {
       port = port || (await freePort());
-      const cmd = asPostgres(path.join(PG_BIN, 'postgres'), ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'max_connections=200', '-c', 'shared_buffers=32MB']);
+      const cmd = asPostgres(path.join(PG_BIN, 'postgres'), [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        `unix_socket_directories=${dir}`,
+        '-c',
+        'max_connections=200',
+        '-c',
+        'shared_buffers=32MB',
+      ]);
       const from = output.length;
       child = startDetached(cmd.cmd, cmd.args, (s) => (output += s));
       try {
-        await waitFor(() => output.slice(from).includes('ready to accept connections') || child!.exitCode !== null, 30_000, 'PostgreSQL to accept connections');
+        await waitFor(
+          () => output.slice(from).includes('ready to accept connections') || child!.exitCode !== null,
+          30_000,
+          'PostgreSQL to accept connections',
+        );
       } catch (e) {
         await stopGroup(child, 'SIGKILL');
         throw e;
       }
       if (child.exitCode === null) return;
-      if (attempt >= 3 || !/could not bind|address already in use/i.test(output.slice(from))) throw new Error(`PostgreSQL did not start: ${output.slice(from)}`);
+      if (attempt >= 3 || !/could not bind|address already in use/i.test(output.slice(from)))
+        throw new Error(`PostgreSQL did not start: ${output.slice(from)}`);
       port = 0;
     }
   };
@@ -202,12 +238,30 @@ export async function startRedis(): Promise<TestRedis> {
   const launch = async (): Promise<void> => {
     for (let attempt = 0; ; attempt++) {
       port = port || (await freePort());
-      writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, 'save ""', 'appendonly no', `requirepass ${password}`, 'daemonize no', 'protected-mode yes'].join('\n') + '\n', { mode: 0o600 });
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          'save ""',
+          'appendonly no',
+          `requirepass ${password}`,
+          'daemonize no',
+          'protected-mode yes',
+        ].join('\n') + '\n',
+        { mode: 0o600 },
+      );
       const from = output.length;
       child = startDetached('redis-server', [conf], (s) => (output += s));
-      await waitFor(() => /Ready to accept connections/i.test(output.slice(from)) || child!.exitCode !== null, 15_000, 'Redis to accept connections');
+      await waitFor(
+        () => /Ready to accept connections/i.test(output.slice(from)) || child!.exitCode !== null,
+        15_000,
+        'Redis to accept connections',
+      );
       if (child.exitCode === null) return;
-      if (attempt >= 3 || !/Address already in use|bind/i.test(output.slice(from))) throw new Error(`redis-server did not start: ${output.slice(from)}`);
+      if (attempt >= 3 || !/Address already in use|bind/i.test(output.slice(from)))
+        throw new Error(`redis-server did not start: ${output.slice(from)}`);
       port = 0;
     }
   };

@@ -54,13 +54,17 @@ export function renderHaproxy(port: number, backends: number[]): string {
 export function renderNginx(port: number, backends: number[], dir: string): string {
   let conf = readFileSync(path.join(DEPLOY, 'nginx.conf'), 'utf8');
   conf = conf.replace(/^\s*server\s+10\.0\.0\.\d+:\d+ (.*);\n/gm, '');
-  conf = conf.replace(/(upstream dictee \{[^]*?least_conn;\n)/, (m) => m + backends.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;\n`).join(''));
+  conf = conf.replace(
+    /(upstream dictee \{[^]*?least_conn;\n)/,
+    (m) => m + backends.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;\n`).join(''),
+  );
   // The port-80 redirect goes; the TLS server listens on the test port without TLS.
   conf = conf.replace(/server \{\n\s*listen 80;[^}]*\}\n/, '');
   conf = conf.replace(/listen 443 ssl;/, `listen 127.0.0.1:${port};`);
   conf = conf.replace(/^\s*ssl_\w+ .*;\n/gm, '');
   conf = conf.replace(/access_log \S+ dictee;/, `access_log ${path.join(dir, 'access.log')} dictee;`);
-  if (!conf.includes(`127.0.0.1:${port}`) || !conf.includes(`127.0.0.1:${backends[0]}`)) throw new Error('deploy/nginx.conf does not have the expected listen or server lines');
+  if (!conf.includes(`127.0.0.1:${port}`) || !conf.includes(`127.0.0.1:${backends[0]}`))
+    throw new Error('deploy/nginx.conf does not have the expected listen or server lines');
   return [
     'worker_processes 1;',
     `pid ${path.join(dir, 'nginx.pid')};`,

@@ -65,7 +65,11 @@ export async function stopAll(servers: Array<TestServer | undefined>): Promise<v
 }
 
 /** Opens a WebSocket with `key` and configures; resolves with the probe and its first answer (configured or error). */
-export async function tryConfigure(server: TestServer, key: string, config: Record<string, unknown> = {}): Promise<{ probe: WsProbe; answer: Record<string, unknown> }> {
+export async function tryConfigure(
+  server: TestServer,
+  key: string,
+  config: Record<string, unknown> = {},
+): Promise<{ probe: WsProbe; answer: Record<string, unknown> }> {
   const probe = new WsProbe(server.wsUrl, { header: key });
   await probe.opened;
   probe.send({ type: 'configure', config });
@@ -77,7 +81,13 @@ export async function tryConfigure(server: TestServer, key: string, config: Reco
  * PostgreSQL and Redis for a `describe` (started before it, destroyed after), a fresh database per call of
  * `database()`, and the instances of each test stopped after it.
  */
-export function useBackends(prefix: string): { readonly pg: TestPostgres; readonly redis: TestRedis; readonly dbName: string; database(): Promise<string>; track(servers: TestServer[]): TestServer[] } {
+export function useBackends(prefix: string): {
+  readonly pg: TestPostgres;
+  readonly redis: TestRedis;
+  readonly dbName: string;
+  database(): Promise<string>;
+  track(servers: TestServer[]): TestServer[];
+} {
   let pg: TestPostgres | undefined;
   let redis: TestRedis | undefined;
   let n = 0;
@@ -149,7 +159,10 @@ export class LiveDictation {
     this.words();
     this.model.dropProvisional();
     const probe = new WsProbe(server.wsUrl, { header: key });
-    const configured = await probe.configure({ language: 'en', resume: { session_id: this.sessionId, last_seq: this.model.lastHandledSeq ?? 0 } });
+    const configured = await probe.configure({
+      language: 'en',
+      resume: { session_id: this.sessionId, last_seq: this.model.lastHandledSeq ?? 0 },
+    });
     this.probe = probe;
     this.seen = 0;
     return configured;

@@ -30,7 +30,13 @@ export function goldenRows(language: Language): GoldenRow[] {
       return;
     }
     const [spoken, written = '', specialty = 'general'] = raw.split('\t');
-    rows.push({ line: i + 1, section, utterances: spoken!.split(' | '), written: decodeWritten(written), specialty: specialty as Specialty });
+    rows.push({
+      line: i + 1,
+      section,
+      utterances: spoken!.split(' | '),
+      written: decodeWritten(written),
+      specialty: specialty as Specialty,
+    });
   });
   return rows;
 }
@@ -39,7 +45,8 @@ export function builtinTemplates(): Template[] {
   const dir = path.join(ROOT, 'templates');
   const files: TemplateFile[] = [];
   for (const lang of readdirSync(dir)) {
-    for (const f of readdirSync(path.join(dir, lang))) files.push({ path: `${lang}/${f}`, content: readFileSync(path.join(dir, lang, f), 'utf8') });
+    for (const f of readdirSync(path.join(dir, lang)))
+      files.push({ path: `${lang}/${f}`, content: readFileSync(path.join(dir, lang, f), 'utf8') });
   }
   return loadTemplates(files, 'builtin');
 }

@@ -125,12 +125,20 @@ export class FakeHub extends EventEmitter {
     if (api) {
       const repo = this.repos.get(api[1]!);
       const rev = decodeURIComponent(api[2]!);
-      if (!repo || (rev !== 'main' && rev !== repo.revision)) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Revision Not Found"}');
+      if (!repo || (rev !== 'main' && rev !== repo.revision))
+        return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Revision Not Found"}');
       const siblings = Object.entries(repo.files).map(([rfilename, b]) => {
         const inGit = repo.inGit?.includes(rfilename);
-        return { rfilename, size: b.length, blobId: gitBlobId(b), ...(inGit ? {} : { lfs: { sha256: sha256(b), size: b.length, pointerSize: 134 } }) };
+        return {
+          rfilename,
+          size: b.length,
+          blobId: gitBlobId(b),
+          ...(inGit ? {} : { lfs: { sha256: sha256(b), size: b.length, pointerSize: 134 } }),
+        };
       });
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: repo.repo, sha: repo.revision, siblings }));
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ id: repo.repo, sha: repo.revision, siblings }));
     }
     const m = /^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(path);
     const repo = m ? this.repos.get(m[1]!) : undefined;
@@ -144,7 +152,14 @@ export class FakeHub extends EventEmitter {
       return this.serve(req, res, bytes, headers, fault);
     }
     const sha = fault?.kind === 'wrongEtag' ? 'f'.repeat(64) : sha256(bytes);
-    res.writeHead(302, { ...headers, 'x-linked-etag': `"${sha}"`, 'x-linked-size': String(bytes.length), location: `${this.cdnUrl}/blobs/${sha256(bytes)}?file=${encodeURIComponent(file)}` }).end();
+    res
+      .writeHead(302, {
+        ...headers,
+        'x-linked-etag': `"${sha}"`,
+        'x-linked-size': String(bytes.length),
+        location: `${this.cdnUrl}/blobs/${sha256(bytes)}?file=${encodeURIComponent(file)}`,
+      })
+      .end();
   }
 
   private onCdn(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -170,7 +185,13 @@ export class FakeHub extends EventEmitter {
     return false;
   }
 
-  private serve(req: http.IncomingMessage, res: http.ServerResponse, whole: Buffer, headers: Record<string, string>, fault: Fault | undefined): void {
+  private serve(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    whole: Buffer,
+    headers: Record<string, string>,
+    fault: Fault | undefined,
+  ): void {
     let bytes = whole;
     if (fault?.kind === 'wrongBytes') {
       bytes = Buffer.from(whole);
@@ -211,10 +232,13 @@ export async function startProxy(): Promise<{ url: string; seen: string[]; stop:
   const server = http.createServer((req, res) => {
     seen.push(req.url ?? '');
     const target = new URL(req.url ?? '');
-    const up = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.writeHead(502).end());
     req.pipe(up);
   });

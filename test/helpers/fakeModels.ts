@@ -47,7 +47,9 @@ export function fakeInstalled(dir: string, o: { modelType?: string; languages?: 
     files: names.map((n, i) => ({ role: roles[i]!, path: n, size: files[n]!.size, sha256: files[n]!.sha256 })),
   };
   const catalogue = fakeCatalogue(path.dirname(dir));
-  const entries = existsSync(catalogue) ? (JSON.parse(readFileSync(catalogue, 'utf8')) as CatalogueEntry[]).filter((e) => e.name !== name) : [];
+  const entries = existsSync(catalogue)
+    ? (JSON.parse(readFileSync(catalogue, 'utf8')) as CatalogueEntry[]).filter((e) => e.name !== name)
+    : [];
   writeFileSync(catalogue, JSON.stringify([...entries, entry]));
   return dir;
 }

@@ -59,14 +59,26 @@ export class FakeRealtime extends FakeServer {
         const delta = text === '' ? w : ` ${w}`;
         text += delta;
         if (d === 'vllm') send({ type: 'transcription.delta', delta });
-        else send({ type: 'conversation.item.input_audio_transcription.delta', event_id: `ev_${itemNo}`, item_id: `item_${itemNo}`, content_index: 0, delta });
+        else
+          send({
+            type: 'conversation.item.input_audio_transcription.delta',
+            event_id: `ev_${itemNo}`,
+            item_id: `item_${itemNo}`,
+            content_index: 0,
+            delta,
+          });
       }
     };
     const commitState = (): void => {
       if (!this.o.perConnection) this.committed = { ...clock.cursor };
     };
     if (d === 'vllm') send({ type: 'session.created', id: `sess-fake`, created: Math.floor(Date.now() / 1000) });
-    else if (d === 'openai') send({ type: 'session.created', event_id: 'ev_0', session: { type: 'transcription', id: 'sess_fake', audio: { input: { format: { type: 'audio/pcm', rate: 24000 } } } } });
+    else if (d === 'openai')
+      send({
+        type: 'session.created',
+        event_id: 'ev_0',
+        session: { type: 'transcription', id: 'sess_fake', audio: { input: { format: { type: 'audio/pcm', rate: 24000 } } } },
+      });
     else send({ type: 'transcription_session.created', event_id: 'ev_0', session: { id: 'sess_fake', input_audio_format: 'pcm16' } });
 
     conn.ws.on('message', (data, binary) => {
@@ -75,15 +87,28 @@ export class FakeRealtime extends FakeServer {
       try {
         m = JSON.parse(String(data)) as Record<string, unknown>;
       } catch {
-        return send(d === 'vllm' ? { type: 'error', error: 'Invalid JSON', code: 'invalid_json' } : { type: 'error', error: { type: 'invalid_request_error', code: 'invalid_json' } });
+        return send(
+          d === 'vllm'
+            ? { type: 'error', error: 'Invalid JSON', code: 'invalid_json' }
+            : { type: 'error', error: { type: 'invalid_request_error', code: 'invalid_json' } },
+        );
       }
       const t = m.type;
       if (t === 'session.update' || t === 'transcription_session.update') {
         this.updates.push(m);
         const s = m.session as Record<string, unknown> | undefined;
-        const model = d === 'vllm' ? m.model : d === 'openai' ? ((s?.audio as { input?: { transcription?: { model?: unknown } } })?.input?.transcription?.model) : (s?.input_audio_transcription as { model?: unknown } | undefined)?.model;
+        const model =
+          d === 'vllm'
+            ? m.model
+            : d === 'openai'
+              ? (s?.audio as { input?: { transcription?: { model?: unknown } } })?.input?.transcription?.model
+              : (s?.input_audio_transcription as { model?: unknown } | undefined)?.model;
         if (this.ro.model !== undefined && model !== this.ro.model) {
-          return send(d === 'vllm' ? { type: 'error', error: `The model \`${String(model)}\` does not exist.`, code: 'model_not_found' } : { type: 'error', error: { type: 'invalid_request_error', code: 'model_not_found', message: 'no such model' } });
+          return send(
+            d === 'vllm'
+              ? { type: 'error', error: `The model \`${String(model)}\` does not exist.`, code: 'model_not_found' }
+              : { type: 'error', error: { type: 'invalid_request_error', code: 'model_not_found', message: 'no such model' } },
+          );
         }
         if (d !== 'vllm') send({ type: t === 'session.update' ? 'session.updated' : 'transcription_session.updated', session: s });
       } else if (t === 'input_audio_buffer.append') {
@@ -112,11 +137,20 @@ export class FakeRealtime extends FakeServer {
         itemNo++;
         send({ type: 'input_audio_buffer.committed', item_id: `item_${itemNo}` });
         words(pendingOpenAi.splice(0));
-        send({ type: 'conversation.item.input_audio_transcription.completed', item_id: `item_${itemNo}`, content_index: 0, transcript: text });
+        send({
+          type: 'conversation.item.input_audio_transcription.completed',
+          item_id: `item_${itemNo}`,
+          content_index: 0,
+          transcript: text,
+        });
         text = '';
         commitState();
       } else {
-        send(d === 'vllm' ? { type: 'error', error: `Unknown event type: ${String(t)}`, code: 'unknown_event' } : { type: 'error', error: { type: 'invalid_request_error', code: 'unknown_event' } });
+        send(
+          d === 'vllm'
+            ? { type: 'error', error: `Unknown event type: ${String(t)}`, code: 'unknown_event' }
+            : { type: 'error', error: { type: 'invalid_request_error', code: 'unknown_event' } },
+        );
       }
     });
   }

@@ -5,7 +5,14 @@
  * nothing: it releases the words of a script, one per voiced chunk of audio it decodes, and records every
  * call. Nothing here says anything about a real model's accuracy.
  */
-import type { SherpaAddon, SherpaOffline, SherpaOfflineStream, SherpaOnline, SherpaOnlineStream, Waveform } from '../../src/server/engine/sherpa/addon';
+import type {
+  SherpaAddon,
+  SherpaOffline,
+  SherpaOfflineStream,
+  SherpaOnline,
+  SherpaOnlineStream,
+  Waveform,
+} from '../../src/server/engine/sherpa/addon';
 
 /** Samples one decode consumes (100 ms at 16 kHz), like a streaming model's chunk. */
 export const FAKE_CHUNK = 1600;
@@ -108,7 +115,9 @@ export class FakeOfflineRecognizer implements SherpaOffline {
 }
 
 /** A fake addon whose recognizers are kept in `online` and `offline` for the test to inspect. */
-export function fakeSherpaAddon(o: FakeOnlineOptions & { offline?: (samples: number, hotwords: string | undefined) => string }): SherpaAddon & {
+export function fakeSherpaAddon(
+  o: FakeOnlineOptions & { offline?: (samples: number, hotwords: string | undefined) => string },
+): SherpaAddon & {
   online: FakeOnlineRecognizer[];
   offline: FakeOfflineRecognizer[];
 } {

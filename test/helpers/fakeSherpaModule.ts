@@ -9,7 +9,8 @@ import { fakeSherpaAddon } from './fakeSherpaAddon';
 
 const addon = fakeSherpaAddon({
   scripts: JSON.parse(process.env.DICTEE_FAKE_SHERPA_SCRIPTS ?? '{}') as Record<string, string[]>,
-  offline: (_samples, hotwords) => [process.env.DICTEE_FAKE_SHERPA_PROOFREAD ?? '', ...(hotwords ? hotwords.split('/') : [])].join(' ').trim(),
+  offline: (_samples, hotwords) =>
+    [process.env.DICTEE_FAKE_SHERPA_PROOFREAD ?? '', ...(hotwords ? hotwords.split('/') : [])].join(' ').trim(),
 });
 
 export const version = addon.version;

@@ -40,7 +40,8 @@ export class FakeTranscriptions {
     for await (const c of req) parts.push(c as Buffer);
     const body = Buffer.concat(parts);
     if (req.method !== 'POST' || req.url !== '/v1/audio/transcriptions') return void res.writeHead(404).end();
-    if (this.key !== undefined && req.headers.authorization !== `Bearer ${this.key}`) return void res.writeHead(401).end('{"error":{"message":"bad key"}}');
+    if (this.key !== undefined && req.headers.authorization !== `Bearer ${this.key}`)
+      return void res.writeHead(401).end('{"error":{"message":"bad key"}}');
     const boundary = /boundary=([^;]+)/.exec(req.headers['content-type'] ?? '')?.[1];
     if (!boundary) return void res.writeHead(400).end();
     const fields: Record<string, string> = {};
@@ -54,7 +55,8 @@ export class FakeTranscriptions {
       if (name === 'file') wav = content;
       else if (name) fields[name] = content.toString();
     }
-    if (!wav || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE') return void res.writeHead(400).end('{"error":{"message":"no WAV file"}}');
+    if (!wav || wav.toString('ascii', 0, 4) !== 'RIFF' || wav.toString('ascii', 8, 12) !== 'WAVE')
+      return void res.writeHead(400).end('{"error":{"message":"no WAV file"}}');
     const rate = wav.readUInt32LE(24);
     this.requests.push({ rate, ms: ((wav.readUInt32LE(40) / 2) * 1000) / rate, fields });
     const text = this.sentences[this.requests.length - 1] ?? '';

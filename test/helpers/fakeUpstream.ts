@@ -97,7 +97,8 @@ export class WordClock {
       this.silenceMs = 0;
       this.heardVoice = true;
       this.cursor.voicedMs += 20;
-      while (this.cursor.word < this.o.words.length && this.cursor.voicedMs >= (this.cursor.word + 1) * this.o.msPerWord) out.push(this.o.words[this.cursor.word++]!);
+      while (this.cursor.word < this.o.words.length && this.cursor.voicedMs >= (this.cursor.word + 1) * this.o.msPerWord)
+        out.push(this.o.words[this.cursor.word++]!);
     }
     this.rest = Buffer.from(buf.subarray(off));
     return out;

@@ -184,11 +184,16 @@ export class MemoryDocument implements DocumentPort {
     const removed = new Map<TextEdit, string>();
     for (const e of desc) {
       removed.set(e, this.editorText.slice(e.start, e.end));
-      const gone = this.cells.splice(e.start, e.end - e.start, ...Array.from({ length: e.text.length }, () => (source === 'ours' ? null : this.nextCell++)));
+      const gone = this.cells.splice(
+        e.start,
+        e.end - e.start,
+        ...Array.from({ length: e.text.length }, () => (source === 'ours' ? null : this.nextCell++)),
+      );
       if (source === 'ours' && gone.some((c) => c !== null)) this.clobbered.push(removed.get(e)!);
       this.editorText = this.editorText.slice(0, e.start) + e.text + this.editorText.slice(e.end);
       changes.push({ offset: e.start, deletedLength: e.end - e.start, insertedLength: e.text.length, text: e.text });
-      if (this.sel && source !== 'typed') this.sel = { start: moved(this.sel.start, e, this.sel.start === this.sel.end), end: moved(this.sel.end, e, true) };
+      if (this.sel && source !== 'typed')
+        this.sel = { start: moved(this.sel.start, e, this.sel.start === this.sel.end), end: moved(this.sel.end, e, true) };
     }
     // The edits that take it back, in offsets after the whole edit: each moves by what the edits before it added.
     let shift = 0;

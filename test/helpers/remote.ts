@@ -21,7 +21,9 @@ export interface Dictation {
 
 /** `count` LibriVox recordings, each followed by `pauseMs` of silence, and the words they say. */
 export function dictation(count = 2, pauseMs = 1500): Dictation {
-  const recs = recordings().filter((r) => r.name !== 'goforward').slice(0, count);
+  const recs = recordings()
+    .filter((r) => r.name !== 'goforward')
+    .slice(0, count);
   const pcm = Buffer.concat(recs.flatMap((r) => [r.pcm, silence(pauseMs)]));
   const words = recs.flatMap((r) => normalizeWords(r.reference));
   // A little less than the voiced time per word: every word is out before the audio ends.
@@ -39,7 +41,14 @@ export interface Run {
 }
 
 export function clientRun(server: TestServer, key: string, config = FAST): Run {
-  const session = new DictationSession({ serverUrl: server.url, apiKey: key, config, backoffBaseMs: 100, backoffMaxMs: 1000, maxAttempts: 20 });
+  const session = new DictationSession({
+    serverUrl: server.url,
+    apiKey: key,
+    config,
+    backoffBaseMs: 100,
+    backoffMaxMs: 1000,
+    maxAttempts: 20,
+  });
   const model = new TranscriptModel();
   const run: Run = { session, model, errors: [], streaming: 0 };
   session.on('message', (m) => {
@@ -53,7 +62,12 @@ export function clientRun(server: TestServer, key: string, config = FAST): Run {
 }
 
 /** Streams `pcm` in 100 ms frames, `speed` times real time; `during(frame)` may act and is awaited. */
-export async function stream(session: DictationSession, pcm: Buffer, speed = 4, during?: (frame: number) => Promise<void> | void): Promise<void> {
+export async function stream(
+  session: DictationSession,
+  pcm: Buffer,
+  speed = 4,
+  during?: (frame: number) => Promise<void> | void,
+): Promise<void> {
   const frameMs = 100;
   const t0 = Date.now();
   let n = 0;

@@ -214,7 +214,6 @@ export function useServer(opts: StartServerOptions | (() => StartServerOptions) 
 
 // ------------------------------------------------------------------ a raw WebSocket probe for tests
 
-
 /** A raw `ws` client that records every message, every ping and the close, for protocol tests. */
 export class WsProbe {
   readonly ws: WebSocket;

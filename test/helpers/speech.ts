@@ -23,7 +23,10 @@ export async function speechPcm(text: string, opts: SpeechOptions = {}): Promise
   const rate = opts.sampleRate ?? 16000;
   const voice = opts.voice ?? 'en';
   mkdirSync(CACHE_DIR, { recursive: true });
-  const hash = createHash('sha256').update(JSON.stringify([text, voice, rate])).digest('hex').slice(0, 24);
+  const hash = createHash('sha256')
+    .update(JSON.stringify([text, voice, rate]))
+    .digest('hex')
+    .slice(0, 24);
   const out = path.join(CACHE_DIR, `${hash}.raw`);
   if (existsSync(out)) return readFileSync(out);
   const tag = `${hash}.${process.pid}.${Math.random().toString(36).slice(2)}`;

@@ -9,8 +9,20 @@ import type { CheckpointRow, SessionStore } from '../../src/server/storage/store
 export const daysAgo = (d: number): string => new Date(Date.now() - d * 86_400_000).toISOString();
 
 export const checkpointAt = (id: string, updated: string, finals = 0): CheckpointRow => ({
-  session_id: id, key_id: 'k', org_id: 'o', next_seq: 1, next_index: 0, audio_offset: 0, engine: '{}', config: '{}',
-  total_frames: 0, discarded_frames: 0, final_chunks: finals, created_at: updated, stopped_at: null, updated_at: updated,
+  session_id: id,
+  key_id: 'k',
+  org_id: 'o',
+  next_seq: 1,
+  next_index: 0,
+  audio_offset: 0,
+  engine: '{}',
+  config: '{}',
+  total_frames: 0,
+  discarded_frames: 0,
+  final_chunks: finals,
+  created_at: updated,
+  stopped_at: null,
+  updated_at: updated,
 });
 
 /** Runs the retention scenario on `store`; `written(id)` waits until the session's journal writes are durable. */

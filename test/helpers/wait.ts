@@ -22,7 +22,9 @@ export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs: number, wh
       lastErr = e;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? ` (last error: ${String(lastErr)})` : ''}; last value: ${JSON.stringify(last)}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? ` (last error: ${String(lastErr)})` : ''}; last value: ${JSON.stringify(last)}`,
+      );
     }
     await sleep(intervalMs);
   }

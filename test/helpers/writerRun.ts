@@ -83,7 +83,11 @@ export class WriterRun {
 
   /** The service's proofreading: `targets` rewritten as chunk `id`. */
   replace(targets: string[], id: string, index: number, text: string): Promise<void> {
-    return this.send({ type: 'batch.replace', data: { target_ids: targets, new_chunk: { id, index, text, status: 'final' } }, seq: ++this.seq });
+    return this.send({
+      type: 'batch.replace',
+      data: { target_ids: targets, new_chunk: { id, index, text, status: 'final' } },
+      seq: ++this.seq,
+    });
   }
 
   /** The hold-back time passes: the words held back are written. */

@@ -153,7 +153,13 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
     let connections = 0;
     const hung = net.createServer(() => connections++).listen(socket);
     const lines: string[] = [];
-    const logger = { trace: () => undefined, debug: () => undefined, info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
+    const logger = {
+      trace: () => undefined,
+      debug: () => undefined,
+      info: (m: string) => lines.push(m),
+      warn: (m: string) => lines.push(m),
+      error: (m: string) => lines.push(m),
+    };
     try {
       await withRecorderDir(dir, { PULSE_SERVER: `unix:${socket}` }, async () => {
         // A grace period no test would wait for: only the rule for a recorder without audio can end it.
@@ -169,7 +175,10 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
         assert.ok(stopped, 'stop() ended without waiting for the grace period');
         assert.equal(bytes, 0);
         assert.equal(isProcessAlive(pid), false);
-        assert.ok(lines.some((l) => /ignored SIGTERM and never delivered audio; killing it/.test(l)), lines.join('\n'));
+        assert.ok(
+          lines.some((l) => /ignored SIGTERM and never delivered audio; killing it/.test(l)),
+          lines.join('\n'),
+        );
       });
     } finally {
       hung.close();
@@ -180,7 +189,11 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
     const dir = mkdtempSync(path.join(os.tmpdir(), 'slow-recorder-'));
     // A fake recorder (a shell script named sox): it writes 0.1 s of audio, then answers SIGTERM only
     // after 0.6 s, with its last bytes — what a real recorder flushing its buffer does, slowly.
-    writeFileSync(path.join(dir, 'sox'), `#!/bin/sh\ntrap 'sleep 0.6; printf LASTWORD; exit 0' TERM\nhead -c 3200 /dev/zero\nwhile :; do sleep 0.05; done\n`, { mode: 0o755 });
+    writeFileSync(
+      path.join(dir, 'sox'),
+      `#!/bin/sh\ntrap 'sleep 0.6; printf LASTWORD; exit 0' TERM\nhead -c 3200 /dev/zero\nwhile :; do sleep 0.05; done\n`,
+      { mode: 0o755 },
+    );
     await withRecorderDir(dir, {}, async () => {
       const cap = new MicrophoneCapture({ recorder: 'sox', killTimeoutMs: 600_000 });
       const chunks: Buffer[] = [];
@@ -238,7 +251,12 @@ describe('audio: MicrophoneCapture on a real PulseAudio virtual microphone (sox)
         await session.start();
         cap.start();
         await playToVirtualMic(
-          Buffer.concat([await speechPcm('Both kidneys are normal in size and shape.'), silence(2600), await speechPcm('There is no hydronephrosis seen today.'), silence(500)]),
+          Buffer.concat([
+            await speechPcm('Both kidneys are normal in size and shape.'),
+            silence(2600),
+            await speechPcm('There is no hydronephrosis seen today.'),
+            silence(500),
+          ]),
         );
         await cap.stop();
         const result = await session.stop();

@@ -45,12 +45,18 @@ describe('audio: input devices (pactl) and audio files (sox)', function () {
 
   for (const ext of ['wav', 'flac', 'mp3', 'ogg']) {
     it(`decodes a ${ext.toUpperCase()} file to 16 kHz mono PCM, only as fast as it is taken`, async () => {
-      const pcm = await speechPcm('The lungs are clear. No pleural effusion. The heart size is within normal limits. The mediastinum is not widened. Bones and soft tissues are unremarkable.');
+      const pcm = await speechPcm(
+        'The lungs are clear. No pleural effusion. The heart size is within normal limits. The mediastinum is not widened. Bones and soft tissues are unremarkable.',
+      );
       const raw = path.join(dir, 'speech.raw');
       writeFileSync(raw, pcm);
       // The file at 44.1 kHz stereo, as a recorder would make it.
       const file = path.join(dir, `speech.${ext}`);
-      const r = spawnSync('sox', ['-t', 'raw', '-r', '16000', '-e', 'signed-integer', '-b', '16', '-c', '1', raw, '-r', '44100', '-c', '2', file], { encoding: 'utf8' });
+      const r = spawnSync(
+        'sox',
+        ['-t', 'raw', '-r', '16000', '-e', 'signed-integer', '-b', '16', '-c', '1', raw, '-r', '44100', '-c', '2', file],
+        { encoding: 'utf8' },
+      );
       assert.equal(r.status, 0, r.stderr);
       const seconds = await audioFileSeconds(file);
       assert.ok(seconds && Math.abs(seconds - pcm.length / 32000) < 0.2, `duration ${seconds}`);
@@ -70,7 +76,10 @@ describe('audio: input devices (pactl) and audio files (sox)', function () {
       try {
         await new Promise((r) => setTimeout(r, 300));
         // The consumer refused: what the pipe held came (at most two reads of it), then the decoder waited.
-        assert.ok(refusedBytes <= 2 * 65536 && refusedBytes < pcm.length / 2, `${refusedBytes} of ${pcm.length} bytes delivered while refused`);
+        assert.ok(
+          refusedBytes <= 2 * 65536 && refusedBytes < pcm.length / 2,
+          `${refusedBytes} of ${pcm.length} bytes delivered while refused`,
+        );
         taking = true;
         await done;
       } finally {
@@ -82,7 +91,7 @@ describe('audio: input devices (pactl) and audio files (sox)', function () {
     });
   }
 
-  it('a file that is not audio ends with an AudioFileError in SoX\'s words', async () => {
+  it("a file that is not audio ends with an AudioFileError in SoX's words", async () => {
     const file = path.join(dir, 'notes.wav');
     writeFileSync(file, 'these are not samples');
     const src = new AudioFileSource(file, 16000, () => true);
@@ -96,7 +105,9 @@ describe('audio: input devices (pactl) and audio files (sox)', function () {
   });
 
   it('stop() ends decoding at once', async () => {
-    const pcm = Buffer.concat(await Promise.all([speechPcm('one two three four five six seven eight nine ten'), speechPcm('eleven twelve')]));
+    const pcm = Buffer.concat(
+      await Promise.all([speechPcm('one two three four five six seven eight nine ten'), speechPcm('eleven twelve')]),
+    );
     const file = path.join(dir, 'long.wav');
     const raw = path.join(dir, 'long.raw');
     writeFileSync(raw, pcm);

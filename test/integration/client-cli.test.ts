@@ -119,7 +119,10 @@ describe('client: the example client (dist/client-cli.js)', function () {
     const mp3 = soxFile(silence(500), 'dictation.mp3');
     const m = await cli([mp3, '--server', server.url], noSox);
     assert.equal(m.code, 1);
-    assert.match(m.stderr, /dictation\.mp3: not a WAV file the service takes as it is; sox, which would convert it by itself, is not on PATH/);
+    assert.match(
+      m.stderr,
+      /dictation\.mp3: not a WAV file the service takes as it is; sox, which would convert it by itself, is not on PATH/,
+    );
     assert.doesNotMatch(m.stderr, /16000 Hz pcm_s16le/);
   });
 
@@ -178,7 +181,10 @@ describe('client: the example client against a service that serves English only 
   it('--language fr: refused before anything is sent, naming the languages served and the option to use', async () => {
     const r = await cli([wavFile(silence(500)), '--server', server.url, '--language', 'fr'], { DICTEE_API_KEY: key });
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /error: the service does not serve the language fr; it serves en \(http:\/\/127\.0\.0\.1:\d+\)\.\nRun again with --language en\./);
+    assert.match(
+      r.stderr,
+      /error: the service does not serve the language fr; it serves en \(http:\/\/127\.0\.0\.1:\d+\)\.\nRun again with --language en\./,
+    );
     assert.doesNotMatch(r.stderr, /16000 Hz|pcm_s16le/, 'no hint about the audio format: the language is the cause');
     assert.doesNotMatch(r.stdout, /configured/);
   });

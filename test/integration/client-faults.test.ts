@@ -25,7 +25,14 @@ interface Conn {
 }
 
 /** A fake service: session init over HTTP, and each WebSocket connection handed to the test. */
-async function fakeService(): Promise<{ url: string; connections: Conn[]; nextConnection(): Promise<Conn>; authHeaders: string[]; urls: string[]; close(): Promise<void> }> {
+async function fakeService(): Promise<{
+  url: string;
+  connections: Conn[];
+  nextConnection(): Promise<Conn>;
+  authHeaders: string[];
+  urls: string[];
+  close(): Promise<void>;
+}> {
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: true, session_id: 's1', org_id: 'o1' }));
   });
@@ -47,7 +54,9 @@ async function fakeService(): Promise<{ url: string; connections: Conn[]; nextCo
       configure: new Promise((r) => (resolveConfigure = r)),
       nextText: (type, action) =>
         new Promise((resolve) => {
-          const found = texts.find((t) => t.type === type && (action === undefined || t.action === action) && !(t as { _taken?: boolean })._taken);
+          const found = texts.find(
+            (t) => t.type === type && (action === undefined || t.action === action) && !(t as { _taken?: boolean })._taken,
+          );
           if (found) {
             (found as { _taken?: boolean })._taken = true;
             resolve(found);
@@ -147,7 +156,10 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
       await waitFor(() => audioBytes(conn) >= 1600, 5000, 'the half frame sent again');
       assert.deepEqual(Buffer.concat(conn.audio), Buffer.alloc(1600, 2), 'from the middle of the frame on');
 
-      assert.throws(() => session.sendAudio('not audio' as unknown as Buffer), /sendAudio expects PCM bytes \(a Buffer or Uint8Array\), got string/);
+      assert.throws(
+        () => session.sendAudio('not audio' as unknown as Buffer),
+        /sendAudio expects PCM bytes \(a Buffer or Uint8Array\), got string/,
+      );
       const stopping = session.stop();
       await conn.nextText('control', 'stop');
       conn.send({ type: 'transcript', status: 'final', id: 'b', index: 1, seq: 2, text: 'two' });
@@ -272,7 +284,11 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
       conn = await c;
       assert.equal(((await conn.configure).config as { resume?: unknown }).resume, undefined);
       conn.send({ type: 'configured', session_id: 's2' });
-      await waitFor(() => session.state === 'recording' && audioBytes(conn) >= 6400, 5000, 'recording on the new session, the audio sent again');
+      await waitFor(
+        () => session.state === 'recording' && audioBytes(conn) >= 6400,
+        5000,
+        'recording on the new session, the audio sent again',
+      );
       assert.deepEqual(gens, [1]);
       assert.deepEqual(errors, []);
       assert.equal(warnings.length, 1);
@@ -333,7 +349,14 @@ describe('client: reactions to service faults (scripted fake peer)', function ()
 
   it('a service that accepts but never answers configure: TIMEOUT, retried, then a fatal error after the bounded attempts', async () => {
     const svc = await fakeService();
-    const session = new DictationSession({ serverUrl: svc.url, apiKey: KEY, connectTimeoutMs: 150, backoffBaseMs: 10, backoffMaxMs: 20, maxAttempts: 2 });
+    const session = new DictationSession({
+      serverUrl: svc.url,
+      apiKey: KEY,
+      connectTimeoutMs: 150,
+      backoffBaseMs: 10,
+      backoffMaxMs: 20,
+      maxAttempts: 2,
+    });
     try {
       const err = await session.start().then(
         () => assert.fail('should fail'),

@@ -44,7 +44,14 @@ interface Harness {
 }
 
 function harness(server: TestServer, key: string): Harness {
-  const session = new DictationSession({ serverUrl: server.url, apiKey: key, config: { language: 'en' }, backoffBaseMs: 100, backoffMaxMs: 1000, maxAttempts: 20 });
+  const session = new DictationSession({
+    serverUrl: server.url,
+    apiKey: key,
+    config: { language: 'en' },
+    backoffBaseMs: 100,
+    backoffMaxMs: 1000,
+    maxAttempts: 20,
+  });
   const model = new TranscriptModel();
   const h: Harness = { session, model, configured: [], reconnects: 0, fatal: [] };
   session.on('message', (m) => model.apply(m));

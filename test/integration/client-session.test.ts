@@ -160,7 +160,11 @@ describe('client: DictationSession against the real service', function () {
 
   it('a key revoked mid-run: AUTH_ERROR, fatal, and the finals already received are kept', async () => {
     const own = (await server.createKey()).key;
-    const run = newRun({ serverUrl: server.url, apiKey: own, config: { language: 'en', enable_final_proofreading: false, silence_threshold: 1, engine_endpointing: 0.3 } });
+    const run = newRun({
+      serverUrl: server.url,
+      apiKey: own,
+      config: { language: 'en', enable_final_proofreading: false, silence_threshold: 1, engine_endpointing: 0.3 },
+    });
     await run.session.start();
     await stream(run.session, Buffer.concat([tone(650), silence(1500)]), 5);
     await waitFor(() => run.model.committedText() === 'the heart', 5000, 'the first words to be final');
@@ -214,7 +218,8 @@ describe('client: DictationSession against the real service', function () {
     // Sockets are told apart by identity (those open before the test may close meanwhile); timers by count,
     // once a request has woken the HTTP client's own timer (it outlives its requests by seconds).
     await (await fetch(`${server.url}/healthz`)).text();
-    const sockets = (): Socket[] => (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().filter((h): h is Socket => h instanceof Socket);
+    const sockets = (): Socket[] =>
+      (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().filter((h): h is Socket => h instanceof Socket);
     const before = new Set(sockets());
     const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const timersBefore = timers();
@@ -299,11 +304,20 @@ describe('client: HTTP functions against the real service', function () {
   it('verifyKey accepts a good key and maps refusals to clear errors', async () => {
     const { key } = await server.createKey();
     assert.ok((await verifyKey(server.url, key)).orgId);
-    await assert.rejects(verifyKey(server.url, 'hello'), (e: DictationError) => e.code === 'AUTH_ERROR' && /svc_live_, svc_test_ or svc_proj_/.test(e.message));
+    await assert.rejects(
+      verifyKey(server.url, 'hello'),
+      (e: DictationError) => e.code === 'AUTH_ERROR' && /svc_live_, svc_test_ or svc_proj_/.test(e.message),
+    );
     const unknown = `svc_live_${'A'.repeat(40)}`;
-    await assert.rejects(verifyKey(server.url, unknown), (e: DictationError) => e.code === 'AUTH_ERROR' && e.status === 401 && !e.message.includes(unknown));
+    await assert.rejects(
+      verifyKey(server.url, unknown),
+      (e: DictationError) => e.code === 'AUTH_ERROR' && e.status === 401 && !e.message.includes(unknown),
+    );
     const readOnly = await server.createKey({ type: 'project', project_id: 'p1', permissions: ['read'] });
-    await assert.rejects(verifyKey(server.url, readOnly.key), (e: DictationError) => e.code === 'AUTH_ERROR' && /permission/.test(e.message) && !e.message.includes(readOnly.key));
+    await assert.rejects(
+      verifyKey(server.url, readOnly.key),
+      (e: DictationError) => e.code === 'AUTH_ERROR' && /permission/.test(e.message) && !e.message.includes(readOnly.key),
+    );
     await server.revokeKey(key);
     await assert.rejects(verifyKey(server.url, key), (e: DictationError) => e.code === 'AUTH_ERROR');
     await assert.rejects(verifyKey('http://127.0.0.1:9', readOnly.key), (e: DictationError) => e.code === 'NETWORK_ERROR');
@@ -358,8 +372,14 @@ describe('client: HTTP functions against the real service', function () {
     assert.equal(wsUrlFor('https://dictee.example.org/'), 'wss://dictee.example.org/api/v1/audio/live');
     assert.equal(wsUrlFor('https://example.org/prefix'), 'wss://example.org/prefix/api/v1/audio/live');
     assert.equal(wsUrlFor('ws://h:1?token=abc'), 'ws://h:1/api/v1/audio/live');
-    assert.throws(() => wsUrlFor('ftp://h'), (e: DictationError) => e.code === 'CONFIG_ERROR' && e.field === 'serverUrl');
+    assert.throws(
+      () => wsUrlFor('ftp://h'),
+      (e: DictationError) => e.code === 'CONFIG_ERROR' && e.field === 'serverUrl',
+    );
     assert.throws(() => wsUrlFor('not a url'), /not a valid URL/);
-    assert.throws(() => wsUrlFor('http://user:secret@h'), (e: Error) => /must not contain credentials/.test(e.message) && !e.message.includes('secret'));
+    assert.throws(
+      () => wsUrlFor('http://user:secret@h'),
+      (e: Error) => /must not contain credentials/.test(e.message) && !e.message.includes('secret'),
+    );
   });
 });

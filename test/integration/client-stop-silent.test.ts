@@ -32,7 +32,11 @@ describe('client: the connection goes silent during the stop', function () {
         try {
           const { key } = await server.createKey();
           // The service is reached only through the proxy.
-          const session = new DictationSession({ serverUrl: `http://127.0.0.1:${proxy.port}`, apiKey: key, config: { language: 'en', silence_threshold: 1, engine_endpointing: 0.3 } });
+          const session = new DictationSession({
+            serverUrl: `http://127.0.0.1:${proxy.port}`,
+            apiKey: key,
+            config: { language: 'en', silence_threshold: 1, engine_endpointing: 0.3 },
+          });
           const model = new TranscriptModel();
           session.on('message', (m) => model.apply(m));
           session.on('configured', () => model.dropProvisional());

@@ -31,7 +31,12 @@ function run(
   const log: string[] = [];
   const line = (m: string | Error): number => log.push(String(m));
   const logger = { trace: line, debug: line, info: line, warn: line, error: line };
-  const session = new DictationSession({ serverUrl: url, apiKey: key, logger, config: { language: 'en', silence_threshold: 1, engine_endpointing: 0.3 } });
+  const session = new DictationSession({
+    serverUrl: url,
+    apiKey: key,
+    logger,
+    config: { language: 'en', silence_threshold: 1, engine_endpointing: 0.3 },
+  });
   const model = new TranscriptModel();
   session.on('message', (m) => model.apply(m));
   session.on('configured', () => model.dropProvisional());
@@ -67,7 +72,11 @@ describe('client: a frozen service (SIGSTOP)', function () {
         const frozeAt = Date.now();
         // The person keeps dictating: another sentence while the service is frozen.
         await send(SENTENCE());
-        await waitFor(() => states.some((s) => s.state === 'reconnecting' && s.at >= frozeAt), 12_000, 'the client to report the service unresponsive');
+        await waitFor(
+          () => states.some((s) => s.state === 'reconnecting' && s.at >= frozeAt),
+          12_000,
+          'the client to report the service unresponsive',
+        );
         const took = states.find((s) => s.state === 'reconnecting' && s.at >= frozeAt)!.at - frozeAt;
         assert.ok(took <= 10_000, `reported after ${took} ms`);
         process.kill(pid, 'SIGCONT');
@@ -103,7 +112,11 @@ describe('client: a frozen service (SIGSTOP)', function () {
       await waitFor(() => /session idle: closed/.test(server.logs()), 10_000, 'the service to close the idle session');
       // The client's decision on that close (it is taken, and logged, as the close arrives: a reconnection
       // would have been scheduled in the same turn, and the state set to reconnecting).
-      await waitFor(() => log.some((l) => /closed the paused session for idleness/.test(l)), 10_000, 'the client to take the close as the idle limit of a paused run');
+      await waitFor(
+        () => log.some((l) => /closed the paused session for idleness/.test(l)),
+        10_000,
+        'the client to take the close as the idle limit of a paused run',
+      );
       assert.equal(session.state, 'paused', 'still paused, as the person left it');
       assert.ok(!states.includes('reconnecting'), `no reconnection while paused: ${states.join(', ')}`);
       assert.deepEqual(errors, [], 'nothing to tell the person');

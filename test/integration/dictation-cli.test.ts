@@ -33,9 +33,15 @@ describe('dictation: the command line (dist/format.js)', function () {
     it(`${language}: every golden row of one utterance, one dictation per line (--each-line)`, async () => {
       for (const specialty of [...new Set(rows.map((r) => r.specialty))]) {
         const single = rows.filter((r) => r.utterances.length === 1 && r.specialty === specialty);
-        const r = await run(['--language', language, '--specialty', specialty, '--each-line'], single.map((x) => x.utterances[0]).join('\n') + '\n');
+        const r = await run(
+          ['--language', language, '--specialty', specialty, '--each-line'],
+          single.map((x) => x.utterances[0]).join('\n') + '\n',
+        );
         assert.equal(r.code, 0, r.stderr);
-        const got = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as string);
+        const got = r.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l) as string);
         assert.equal(got.length, single.length);
         single.forEach((row, k) => assert.equal(got[k], row.written, `line ${row.line}: ${row.utterances[0]}`));
       }
@@ -85,7 +91,10 @@ describe('dictation: the command line (dist/format.js)', function () {
     mkdirSync(path.join(dir, 'fr'));
     writeFileSync(path.join(dir, 'fr', 'normal-thorax.md'), 'Pas de foyer, pas d’épanchement.');
     writeFileSync(path.join(dir, 'vocab.json'), JSON.stringify({ 'scanner thoracique': 'TDM thoracique' }));
-    const r = await run(['--templates', dir, '--vocabulary', path.join(dir, 'vocab.json')], 'scanner thoracique point\ninsérer normal thorax\n');
+    const r = await run(
+      ['--templates', dir, '--vocabulary', path.join(dir, 'vocab.json')],
+      'scanner thoracique point\ninsérer normal thorax\n',
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'TDM thoracique. Pas de foyer, pas d’épanchement.\n');
     writeFileSync(path.join(dir, 'bad.json'), '["not", "an", "object"]');

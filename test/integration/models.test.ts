@@ -29,8 +29,13 @@ function makeFiles(seed: number): Record<string, Buffer> {
   };
 }
 
-function entryFor(name: string, files: Record<string, Buffer>, o: { pinned?: boolean; revision?: string; repo?: string } = {}): CatalogueEntry {
-  const role = (p: string): 'encoder' | 'decoder' | 'joiner' | 'tokens' => (p.split('.')[0] as 'encoder' | 'decoder' | 'joiner') ?? 'tokens';
+function entryFor(
+  name: string,
+  files: Record<string, Buffer>,
+  o: { pinned?: boolean; revision?: string; repo?: string } = {},
+): CatalogueEntry {
+  const role = (p: string): 'encoder' | 'decoder' | 'joiner' | 'tokens' =>
+    (p.split('.')[0] as 'encoder' | 'decoder' | 'joiner') ?? 'tokens';
   return {
     name,
     kind: 'online',
@@ -43,7 +48,12 @@ function entryFor(name: string, files: Record<string, Buffer>, o: { pinned?: boo
     revision: o.revision ?? REV,
     archiveUrl: `https://github.com/k2-fsa/sherpa-onnx/releases/download/asr-models/${name}.tar.bz2`,
     archiveSize: null,
-    files: Object.entries(files).map(([p, b]) => ({ role: p === 'tokens.txt' ? 'tokens' : role(p), path: p, size: b.length, sha256: o.pinned === false ? null : sha256(b) })),
+    files: Object.entries(files).map(([p, b]) => ({
+      role: p === 'tokens.txt' ? 'tokens' : role(p),
+      path: p,
+      size: b.length,
+      sha256: o.pinned === false ? null : sha256(b),
+    })),
   };
 }
 
@@ -94,7 +104,8 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
   });
 
   const fresh = (): string => mkdtempSync(path.join(work, 'models-'));
-  const notInstalled = (dir: string, name: string): void => assert.equal(existsSync(path.join(dir, name)), false, `${name} must not be installed`);
+  const notInstalled = (dir: string, name: string): void =>
+    assert.equal(existsSync(path.join(dir, name)), false, `${name} must not be installed`);
 
   it('fetches a pinned model file by file through the redirect to the CDN, writes the lock, and reuses a verified copy', async () => {
     const dir = fresh();
@@ -108,7 +119,10 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     assert.equal(lock.revision, REV);
     assert.equal(lock.files['encoder.int8.onnx'].sha256, sha256(A['encoder.int8.onnx']!));
     assert.ok(hub.requests.some((q) => q.server === 'hub' && q.url === `/${pinned.hfRepo}/resolve/${REV}/encoder.int8.onnx`));
-    assert.ok(hub.requests.some((q) => q.server === 'cdn' && q.url.startsWith(`/blobs/${sha256(A['encoder.int8.onnx']!)}`)), 'the redirect to the other origin was followed');
+    assert.ok(
+      hub.requests.some((q) => q.server === 'cdn' && q.url.startsWith(`/blobs/${sha256(A['encoder.int8.onnx']!)}`)),
+      'the redirect to the other origin was followed',
+    );
     assert.match(progress.join(''), /MB \(100%\) .* MB\/s .* left\n$/);
     const m = await resolveModel('model-a', dir, { catalogue });
     assert.equal(m.encoder, path.join(dir, 'model-a', 'encoder.int8.onnx'));
@@ -126,7 +140,10 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     const lock = JSON.parse(readFileSync(r.lockFile, 'utf8'));
     assert.equal(lock.files['tokens.txt'].sha256, sha256(B['tokens.txt']!));
     assert.equal(lock.files['joiner.int8.onnx'].sha256, sha256(B['joiner.int8.onnx']!));
-    assert.ok(hub.requests.every((q) => !q.url.includes('/resolve/main/')), 'files are read at the commit, not at main');
+    assert.ok(
+      hub.requests.every((q) => !q.url.includes('/resolve/main/')),
+      'files are read at the commit, not at main',
+    );
   });
 
   it('resumes with Range after a cut and after a stall, waits out a 429, and restarts cleanly on a 200 or a wrong Content-Range', async () => {
@@ -143,7 +160,11 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     await stalled;
     assert.equal(r.installed, true);
     const encRanges = hub.requests.filter((q) => q.server === 'cdn' && q.url.startsWith(`/blobs/${sha256(enc)}`)).map((q) => q.range ?? '');
-    assert.deepEqual(encRanges, ['', 'bytes=50000-', 'bytes=60000-'], 'resumed after the cut and after the stall; the 200 that answered the last Range rewrote the file');
+    assert.deepEqual(
+      encRanges,
+      ['', 'bytes=50000-', 'bytes=60000-'],
+      'resumed after the cut and after the stall; the 200 that answered the last Range rewrote the file',
+    );
     const joinRanges = hub.requests.filter((q) => q.server === 'cdn' && q.url.includes('joiner')).map((q) => q.range ?? '');
     assert.deepEqual(joinRanges, ['', 'bytes=5000-', ''], 'a Content-Range that does not continue the file starts it over');
     assert.ok(waits.includes(7000), `Retry-After honoured: ${waits.join(',')}`);
@@ -154,7 +175,10 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     const dir = fresh();
     hub.fault('/blobs/', { kind: 'cut', after: 80_000 });
     hub.fault('/releases/', { kind: '404' });
-    await assert.rejects(fetchModel('model-a', opts(dir, { attempts: 1 })), /fetch model-a again|neither the mirror nor the release archive/);
+    await assert.rejects(
+      fetchModel('model-a', opts(dir, { attempts: 1 })),
+      /fetch model-a again|neither the mirror nor the release archive/,
+    );
     notInstalled(dir, 'model-a');
     const part = path.join(dir, `.partial-model-a@${REV.slice(0, 12)}`, 'encoder.int8.onnx.part');
     assert.equal(statSync(part).size, 80_000);
@@ -166,7 +190,10 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
 
   it('wrong bytes, a wrong published hash, or a hub that serves another revision install nothing; the bad part is deleted', async () => {
     for (const [fault, re] of [
-      [{ kind: 'wrongBytes' }, /sha256 is [0-9a-f]{64}, [0-9a-f]{64} expected \(the lock or catalogue\); the file was deleted, nothing was installed.*--revision main/],
+      [
+        { kind: 'wrongBytes' },
+        /sha256 is [0-9a-f]{64}, [0-9a-f]{64} expected \(the lock or catalogue\); the file was deleted, nothing was installed.*--revision main/,
+      ],
       [{ kind: 'wrongEtag' }, /the hub publishes sha256 f{64}, [0-9a-f]{64} expected; nothing was installed/],
     ] as const) {
       const dir = fresh();
@@ -174,12 +201,19 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
       hub.fault(fault.kind === 'wrongBytes' ? '/blobs/' : 'joiner', fault);
       await assert.rejects(fetchModel('model-a', opts(dir)), re);
       notInstalled(dir, 'model-a');
-      assert.equal(hub.requests.some((q) => q.url.startsWith('/releases/')), false, 'an integrity failure is not retried from the archive');
+      assert.equal(
+        hub.requests.some((q) => q.url.startsWith('/releases/')),
+        false,
+        'an integrity failure is not retried from the archive',
+      );
     }
     const dir = fresh();
     hub.clearFaults();
     hub.fault('decoder', { kind: 'otherCommit' });
-    await assert.rejects(fetchModel('model-a', opts(dir)), /the hub served decoder\.int8\.onnx from revision c{40}, a{40} was asked; nothing was installed/);
+    await assert.rejects(
+      fetchModel('model-a', opts(dir)),
+      /the hub served decoder\.int8\.onnx from revision c{40}, a{40} was asked; nothing was installed/,
+    );
     notInstalled(dir, 'model-a');
   });
 
@@ -188,14 +222,24 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     hub.fault('/resolve/', { kind: '404' }, 4);
     const r = await fetchModel('model-a', opts(dir));
     assert.equal(r.source, 'archive');
-    assert.deepEqual(readdirSync(path.join(dir, 'model-a')).sort(), [...Object.keys(A), LOCK_FILE].sort(), 'only the model files, not the archive extras');
+    assert.deepEqual(
+      readdirSync(path.join(dir, 'model-a')).sort(),
+      [...Object.keys(A), LOCK_FILE].sort(),
+      'only the model files, not the archive extras',
+    );
     await resolveModel('model-a', dir, { catalogue });
     // An archive with other bytes is refused, and dropped: the next run downloads it again.
     const dirX = fresh();
     hub.clearFaults();
     hub.fault('/resolve/', { kind: '404' }, 2);
-    hub.addArchive('model-a.tar.bz2', makeArchive(work, 'model-a', { ...A, 'joiner.int8.onnx': randomBytes(A['joiner.int8.onnx']!.length) }));
-    await assert.rejects(fetchModel('model-a', opts(dirX)), /joiner\.int8\.onnx in the release archive is not the file the catalogue names/);
+    hub.addArchive(
+      'model-a.tar.bz2',
+      makeArchive(work, 'model-a', { ...A, 'joiner.int8.onnx': randomBytes(A['joiner.int8.onnx']!.length) }),
+    );
+    await assert.rejects(
+      fetchModel('model-a', opts(dirX)),
+      /joiner\.int8\.onnx in the release archive is not the file the catalogue names/,
+    );
     notInstalled(dirX, 'model-a');
     hub.addArchive('model-a.tar.bz2', makeArchive(work, 'model-a', A));
     hub.requests.length = 0;
@@ -213,7 +257,10 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     hub.clearFaults();
     hub.fault('/resolve/', { kind: '500' }, 100);
     hub.fault('/releases/', { kind: '404' });
-    await assert.rejects(fetchModel('model-a', opts(dir2, { log: (l) => logged.push(l) })), /neither the mirror nor the release archive.*HTTP 404.*import <dir>/s);
+    await assert.rejects(
+      fetchModel('model-a', opts(dir2, { log: (l) => logged.push(l) })),
+      /neither the mirror nor the release archive.*HTTP 404.*import <dir>/s,
+    );
     assert.match(logged.join('\n'), /the mirror failed \(.*HTTP 500 \(gave up after 5 attempts\)\); trying the release archive/);
     notInstalled(dir2, 'model-a');
   });
@@ -224,18 +271,29 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     const first = await fetchModel('model-b', opts(firstDir, { lock: lockFile }));
     assert.equal(first.sharedLockWritten, lockFile);
     const lateLock = path.join(path.dirname(lockFile), 'late.lock.json');
-    assert.equal((await fetchModel('model-b', opts(firstDir, { lock: lateLock }))).sharedLockWritten, lateLock, 'an installed model gives its lock too');
+    assert.equal(
+      (await fetchModel('model-b', opts(firstDir, { lock: lateLock }))).sharedLockWritten,
+      lateLock,
+      'an installed model gives its lock too',
+    );
     assert.deepEqual(JSON.parse(readFileSync(lateLock, 'utf8')), JSON.parse(readFileSync(lockFile, 'utf8')));
     hub.requests.length = 0;
     const second = await fetchModel('model-b', opts(fresh(), { lock: lockFile }));
     assert.equal(second.revision, REV2);
-    assert.equal(hub.requests.some((q) => q.url.startsWith('/api/')), false, 'the lock, not the hub, says what the files are');
+    assert.equal(
+      hub.requests.some((q) => q.url.startsWith('/api/')),
+      false,
+      'the lock, not the hub, says what the files are',
+    );
     const bad = JSON.parse(readFileSync(lockFile, 'utf8'));
     bad.files['joiner.int8.onnx'].sha256 = '0'.repeat(64);
     const badFile = path.join(fresh(), 'bad.lock.json');
     writeFileSync(badFile, JSON.stringify(bad));
     const dir = fresh();
-    await assert.rejects(fetchModel('model-b', opts(dir, { lock: badFile })), /joiner\.int8\.onnx: the hub publishes sha256 [0-9a-f]{64}, 0{64} expected.*check that the lock comes from a good fetch/);
+    await assert.rejects(
+      fetchModel('model-b', opts(dir, { lock: badFile })),
+      /joiner\.int8\.onnx: the hub publishes sha256 [0-9a-f]{64}, 0{64} expected.*check that the lock comes from a good fetch/,
+    );
     notInstalled(dir, 'model-b');
     await assert.rejects(resolveModel('model-b', path.dirname(second.dir), { catalogue, lock: bad }), /the shared lock does not match/);
   });
@@ -254,9 +312,31 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     }
   });
 
-  it('HTTPS_PROXY: https to the hub and its CDN goes through a CONNECT tunnel, with the hub\'s certificate checked', async () => {
+  it("HTTPS_PROXY: https to the hub and its CDN goes through a CONNECT tunnel, with the hub's certificate checked", async () => {
     const certDir = fresh();
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', path.join(certDir, 'k.pem'), '-out', path.join(certDir, 'c.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        path.join(certDir, 'k.pem'),
+        '-out',
+        path.join(certDir, 'c.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const tls = { key: readFileSync(path.join(certDir, 'k.pem'), 'utf8'), cert: readFileSync(path.join(certDir, 'c.pem'), 'utf8') };
     const secure = new FakeHub();
     await secure.start(tls);
@@ -266,9 +346,18 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
       const env = { HTTPS_PROXY: proxy.url };
       const r = await fetchModel('model-a', opts(fresh(), { hubUrl: secure.hubUrl, dispatcher: proxyDispatcher(env, tls.cert) }));
       assert.equal(r.source, 'hub');
-      assert.ok(proxy.seen.includes(`CONNECT ${new URL(secure.hubUrl).host}`) && proxy.seen.includes(`CONNECT ${new URL(secure.cdnUrl).host}`), proxy.seen.join(', '));
+      assert.ok(
+        proxy.seen.includes(`CONNECT ${new URL(secure.hubUrl).host}`) && proxy.seen.includes(`CONNECT ${new URL(secure.cdnUrl).host}`),
+        proxy.seen.join(', '),
+      );
       const dir = fresh();
-      await assert.rejects(fetchModel('model-a', opts(dir, { hubUrl: secure.hubUrl, releasesUrl: secure.releasesUrl, attempts: 1, dispatcher: proxyDispatcher(env) })), /certificate/);
+      await assert.rejects(
+        fetchModel(
+          'model-a',
+          opts(dir, { hubUrl: secure.hubUrl, releasesUrl: secure.releasesUrl, attempts: 1, dispatcher: proxyDispatcher(env) }),
+        ),
+        /certificate/,
+      );
       notInstalled(dir, 'model-a');
     } finally {
       await proxy.stop();
@@ -279,7 +368,10 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
   it('one fetch per model at a time; a lock left by a process that is gone is taken over', async () => {
     const dir = fresh();
     writeFileSync(path.join(dir, '.fetch-model-a.pid'), String(process.ppid));
-    await assert.rejects(fetchModel('model-a', opts(dir)), new RegExp(`another npm run models -- fetch model-a is running \\(pid ${process.ppid}\\)`));
+    await assert.rejects(
+      fetchModel('model-a', opts(dir)),
+      new RegExp(`another npm run models -- fetch model-a is running \\(pid ${process.ppid}\\)`),
+    );
     const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
     writeFileSync(path.join(dir, '.fetch-model-a.pid'), String(gone));
     assert.equal((await fetchModel('model-a', opts(dir))).installed, true);
@@ -290,7 +382,10 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     const huge = entryFor('model-a', A);
     huge.files[0] = { ...huge.files[0]!, size: 2 ** 52 };
     const dir = fresh();
-    await assert.rejects(fetchModel('model-a', { ...opts(dir), catalogue: [huge] }), /not enough disk space in .*MB needed, \d+ MB free; free some space or choose another directory with --dir/);
+    await assert.rejects(
+      fetchModel('model-a', { ...opts(dir), catalogue: [huge] }),
+      /not enough disk space in .*MB needed, \d+ MB free; free some space or choose another directory with --dir/,
+    );
     assert.equal(hub.requests.length, 0);
   });
 
@@ -337,7 +432,10 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     await fetchModel(advice[1]!, opts(dir)); // following the advice works
     const m = await resolveModel('model-a', dir, { catalogue });
     writeFileSync(m.joiner, Buffer.concat([readFileSync(m.joiner).subarray(1), Buffer.from('x')]));
-    await assert.rejects(resolveModel('model-a', dir, { catalogue }), (e: Error) => e instanceof ModelCorruptError && /joiner\.int8\.onnx .* does not match its sha256.*fetch model-a/.test(e.message));
+    await assert.rejects(
+      resolveModel('model-a', dir, { catalogue }),
+      (e: Error) => e instanceof ModelCorruptError && /joiner\.int8\.onnx .* does not match its sha256.*fetch model-a/.test(e.message),
+    );
     const r = await fetchModel('model-a', opts(dir));
     assert.equal(r.installed, true, 'fetch replaces the damaged copy');
     assert.deepEqual(removeModel('model-a', { modelsDir: dir, catalogue }), [path.join(dir, 'model-a')]);
@@ -348,25 +446,52 @@ describe('models: fetch, lock and import against a fake hub (loopback)', functio
     const dir = fresh();
     const cli = (...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> =>
       new Promise((resolve) => {
-        const child = execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/models/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, DICTEE_MODELS_DIR: dir } }, (_e, stdout, stderr) =>
-          resolve({ status: child.exitCode, stdout, stderr }),
+        const child = execFile(
+          process.execPath,
+          ['--import', 'tsx', path.join(ROOT, 'src/models/cli.ts'), ...args],
+          { cwd: ROOT, env: { ...process.env, DICTEE_MODELS_DIR: dir } },
+          (_e, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }),
         );
       });
     let r = await cli('list');
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /sherpa-onnx-nemotron-3\.5-asr-streaming-0\.6b-560ms-int8-2026-06-11\n {2}streaming; fr, en, es, de; 682 MB; licence: OpenMDW-1\.1/);
+    assert.match(
+      r.stdout,
+      /sherpa-onnx-nemotron-3\.5-asr-streaming-0\.6b-560ms-int8-2026-06-11\n {2}streaming; fr, en, es, de; 682 MB; licence: OpenMDW-1\.1/,
+    );
     assert.match(r.stdout, /fr-kroko-2025-08-06\n.*licence: UNCLEAR/);
     r = await cli('list', '--json');
-    const listed = JSON.parse(r.stdout) as { modelsDir: string; models: Array<{ name: string; kind: string; languages: string[]; state: string }> };
+    const listed = JSON.parse(r.stdout) as {
+      modelsDir: string;
+      models: Array<{ name: string; kind: string; languages: string[]; state: string }>;
+    };
     assert.equal(listed.modelsDir, dir);
-    assert.deepEqual(listed.models[0], { ...listed.models[0], name: 'sherpa-onnx-nemotron-3.5-asr-streaming-0.6b-560ms-int8-2026-06-11', kind: 'online', languages: ['fr', 'en', 'es', 'de'], state: 'not installed' });
+    assert.deepEqual(listed.models[0], {
+      ...listed.models[0],
+      name: 'sherpa-onnx-nemotron-3.5-asr-streaming-0.6b-560ms-int8-2026-06-11',
+      kind: 'online',
+      languages: ['fr', 'en', 'es', 'de'],
+      state: 'not installed',
+    });
     assert.ok(listed.models.some((m) => m.kind === 'offline'));
     // The real catalogue's entry, served by the fake hub under its real repo name with generated bytes: refused by hash.
     const real = 'sherpa-onnx-streaming-zipformer-fr-kroko-2025-08-06';
-    hub.addRepo({ repo: `csukuangfj/${real}`, revision: '08b84b7b7cf519be9817e9c16919d96a7a8bad91', files: { 'encoder.onnx': randomBytes(10), 'decoder.onnx': randomBytes(10), 'joiner.onnx': randomBytes(10), 'tokens.txt': randomBytes(10) } });
+    hub.addRepo({
+      repo: `csukuangfj/${real}`,
+      revision: '08b84b7b7cf519be9817e9c16919d96a7a8bad91',
+      files: {
+        'encoder.onnx': randomBytes(10),
+        'decoder.onnx': randomBytes(10),
+        'joiner.onnx': randomBytes(10),
+        'tokens.txt': randomBytes(10),
+      },
+    });
     r = await cli('fetch', real, '--hub', hub.hubUrl, '--releases', hub.releasesUrl);
     assert.equal(r.status, 1);
-    assert.match(r.stderr, /encoder\.onnx: the hub publishes sha256 [0-9a-f]{64}, e02facae1daf6f1f13da67ea3ace7c722516d0868d1768d78c0580bc22cc0c5b expected; nothing was installed/);
+    assert.match(
+      r.stderr,
+      /encoder\.onnx: the hub publishes sha256 [0-9a-f]{64}, e02facae1daf6f1f13da67ea3ace7c722516d0868d1768d78c0580bc22cc0c5b expected; nothing was installed/,
+    );
     r = await cli('verify', real);
     assert.equal(r.status, 1);
     assert.match(r.stderr, new RegExp(`npm run models -- fetch ${real}`));

@@ -68,7 +68,11 @@ describe('PostgreSQL store (real PostgreSQL)', function () {
     await waitFor(() => lost.includes('s'), 5000, 'A told of the take-over');
     b.persistEvent('s', 2, '{"seq":2,"from":"b"}', { ...cp('s', daysAgo(0), 2), next_seq: 3 });
     await written(b, 's');
-    assert.deepEqual((await b.eventsAfter('s', 0)).map((e) => e.json), ['{"seq":1}', '{"seq":2,"from":"b"}'], 'only the owner wrote');
+    assert.deepEqual(
+      (await b.eventsAfter('s', 0)).map((e) => e.json),
+      ['{"seq":1}', '{"seq":2,"from":"b"}'],
+      'only the owner wrote',
+    );
     assert.equal(await b.maxSeq('s'), 2);
   });
 });

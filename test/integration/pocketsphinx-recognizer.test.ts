@@ -25,7 +25,10 @@ describe('server pocketsphinx engine (real decoder, real recordings)', function 
   const recognizer = (): PocketsphinxRecognizer => new PocketsphinxRecognizer(loadPocketsphinx(), model, () => proofreader);
 
   it('a missing model directory or file is named in the error', () => {
-    assert.throws(() => pocketsphinxModel('/nonexistent/model'), (e: Error) => e instanceof EngineUnavailableError && /does not exist.*pocketsphinx-en-us/.test(e.message));
+    assert.throws(
+      () => pocketsphinxModel('/nonexistent/model'),
+      (e: Error) => e instanceof EngineUnavailableError && /does not exist.*pocketsphinx-en-us/.test(e.message),
+    );
     assert.throws(() => pocketsphinxModel('/usr/share/pocketsphinx/model'), /lacks en-us\/mdef.*en-us\.lm\.bin.*cmudict-en-us\.dict/);
   });
 
@@ -33,7 +36,10 @@ describe('server pocketsphinx engine (real decoder, real recordings)', function 
     const missing = (): never => {
       throw Object.assign(new Error("Cannot find module 'sherpa-onnx-node'"), { code: 'MODULE_NOT_FOUND' });
     };
-    assert.throws(() => loadSherpa(missing), (e: Error) => e instanceof EngineUnavailableError && e.message.includes(`sherpa-onnx-${process.platform}-${process.arch}`));
+    assert.throws(
+      () => loadSherpa(missing),
+      (e: Error) => e instanceof EngineUnavailableError && e.message.includes(`sherpa-onnx-${process.platform}-${process.arch}`),
+    );
   });
 
   it('streams partial hypotheses that grow, then the utterance and the proofread sentence', async () => {

@@ -23,13 +23,22 @@ function fake(o: Partial<FakeRealtimeOptions> = {}): Promise<FakeRealtime> {
 }
 
 function serve(f: FakeRealtime, env: Record<string, string> = {}, args: string[] = []): Promise<TestServer> {
-  return startServer({ args: ['--engine', 'realtime', '--engine-url', f.url, '--engine-model', 'rt-model', ...args], env: { DICTEE_ENGINE_API_KEY: SECRET, ...env } });
+  return startServer({
+    args: ['--engine', 'realtime', '--engine-url', f.url, '--engine-model', 'rt-model', ...args],
+    env: { DICTEE_ENGINE_API_KEY: SECRET, ...env },
+  });
 }
 
 /** Starts the built service and waits for its exit (it must not start; the fakes run in this process: no spawnSync). */
-async function mustNotStart(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stderr: string; stdout: string }> {
+async function mustNotStart(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stderr: string; stdout: string }> {
   const data = mkdtempSync(path.join(os.tmpdir(), 'dictee-remote-'));
-  const child = spawn(process.execPath, [SERVER_JS, '--port', '0', '--data-dir', data, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER_JS, '--port', '0', '--data-dir', data, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -46,11 +55,15 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
   it('a refused credential or model at start: the service does not start, says why, exit 1, no credential shown', async () => {
     const f = await fake({ dialect: 'openai' });
     try {
-      const badKey = await mustNotStart(['--engine', 'realtime', '--engine-url', f.url, '--engine-model', 'rt-model'], { DICTEE_ENGINE_API_KEY: 'sk-wrong-key-42' });
+      const badKey = await mustNotStart(['--engine', 'realtime', '--engine-url', f.url, '--engine-model', 'rt-model'], {
+        DICTEE_ENGINE_API_KEY: 'sk-wrong-key-42',
+      });
       assert.equal(badKey.status, 1);
       assert.match(badKey.stderr, /refused the credential \(HTTP 401\); check DICTEE_ENGINE_API_KEY/);
       assert.doesNotMatch(badKey.stderr + badKey.stdout, /sk-wrong-key-42/);
-      const badModel = await mustNotStart(['--engine', 'realtime', '--engine-url', f.url, '--engine-model', 'no-such-model'], { DICTEE_ENGINE_API_KEY: SECRET });
+      const badModel = await mustNotStart(['--engine', 'realtime', '--engine-url', f.url, '--engine-model', 'no-such-model'], {
+        DICTEE_ENGINE_API_KEY: SECRET,
+      });
       assert.equal(badModel.status, 1);
       assert.match(badModel.stderr, /refused the model "no-such-model" \(error model_not_found\)/);
       assert.doesNotMatch(badModel.stderr + badModel.stdout, new RegExp(SECRET));
@@ -59,7 +72,9 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
     }
     const v = await fake({ dialect: 'vllm' }); // vLLM answers only a refusal
     try {
-      const badModel = await mustNotStart(['--engine', 'realtime', '--engine-url', v.url, '--engine-model', 'no-such-model'], { DICTEE_ENGINE_API_KEY: SECRET });
+      const badModel = await mustNotStart(['--engine', 'realtime', '--engine-url', v.url, '--engine-model', 'no-such-model'], {
+        DICTEE_ENGINE_API_KEY: SECRET,
+      });
       assert.equal(badModel.status, 1);
       assert.match(badModel.stderr, /refused the model "no-such-model"/);
     } finally {
@@ -86,7 +101,9 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
       assert.ok(Number(err.retry_after_ms) > 0, JSON.stringify(err));
       assert.match(String(err.message), /speech recogniser is not available now/);
       await p.closed;
-      const status = (await (await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${server.masterKey}` } })).json()) as { sessions: number };
+      const status = (await (
+        await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${server.masterKey}` } })
+      ).json()) as { sessions: number };
       assert.equal(status.sessions, 0, 'no half-open session');
       await f.start(port);
       const run = clientRun(server, key);
@@ -211,11 +228,17 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
     };
     sh('openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=Dictee test CA" 2>/dev/null');
     sh('openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj "/CN=127.0.0.1" 2>/dev/null');
-    sh('printf "subjectAltName=IP:127.0.0.1,DNS:localhost\\n" > ext.cnf && openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 -extfile ext.cnf 2>/dev/null');
-    const f = await fake({ tls: { key: readFileSync(path.join(dir, 'srv.key'), 'utf8'), cert: readFileSync(path.join(dir, 'srv.pem'), 'utf8') } });
+    sh(
+      'printf "subjectAltName=IP:127.0.0.1,DNS:localhost\\n" > ext.cnf && openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 -extfile ext.cnf 2>/dev/null',
+    );
+    const f = await fake({
+      tls: { key: readFileSync(path.join(dir, 'srv.key'), 'utf8'), cert: readFileSync(path.join(dir, 'srv.pem'), 'utf8') },
+    });
     try {
       assert.match(f.url, /^wss:/);
-      const untrusted = await mustNotStart(['--engine', 'realtime', '--engine-url', f.url, '--engine-model', 'rt-model'], { DICTEE_ENGINE_API_KEY: SECRET });
+      const untrusted = await mustNotStart(['--engine', 'realtime', '--engine-url', f.url, '--engine-model', 'rt-model'], {
+        DICTEE_ENGINE_API_KEY: SECRET,
+      });
       assert.equal(untrusted.status, 1);
       assert.match(untrusted.stderr, /SELF_SIGNED|UNABLE_TO_VERIFY|certificate/i);
       assert.doesNotMatch(untrusted.stderr, new RegExp(SECRET));

@@ -15,8 +15,17 @@ describe('remote engine: realtime (built service, fake upstream)', function () {
 
   for (const dialect of ['vllm', 'openai', 'openai-beta'] as FakeDialect[]) {
     it(`${dialect}: streaming text, then finals and proofread sentences: every recorded word once, in order`, async () => {
-      const fake = await new FakeRealtime({ dialect, words: d.words, msPerWord: d.msPerWord, model: 'voxtral-fake', key: 'upstream-secret' }).start();
-      const server = await startServer({ args: ['--engine', 'realtime', '--engine-url', fake.url, '--engine-model', 'voxtral-fake'], env: { DICTEE_ENGINE_API_KEY: 'upstream-secret' } });
+      const fake = await new FakeRealtime({
+        dialect,
+        words: d.words,
+        msPerWord: d.msPerWord,
+        model: 'voxtral-fake',
+        key: 'upstream-secret',
+      }).start();
+      const server = await startServer({
+        args: ['--engine', 'realtime', '--engine-url', fake.url, '--engine-model', 'voxtral-fake'],
+        env: { DICTEE_ENGINE_API_KEY: 'upstream-secret' },
+      });
       try {
         const { key } = await server.createKey();
         const run = clientRun(server, key, { ...FAST, keyterms: ['Dashwood', 'Norland'] });
@@ -47,13 +56,20 @@ describe('remote engine: realtime (built service, fake upstream)', function () {
 describe('remote engine: proofreading by a transcriptions endpoint (built service, fakes)', function () {
   this.timeout(60_000);
 
-  it('each finished sentence goes as a WAV to --proofread-url; its answer is the sentence\'s batch.replace', async () => {
-    const recs = recordings().filter((r) => r.name !== 'goforward').slice(0, 2);
+  it("each finished sentence goes as a WAV to --proofread-url; its answer is the sentence's batch.replace", async () => {
+    const recs = recordings()
+      .filter((r) => r.name !== 'goforward')
+      .slice(0, 2);
     const d = dictation(2, 1800);
-    const careful = recs.map((r) => `${r.reference.charAt(0).toUpperCase()}${r.reference.slice(1)}.`.replace(/\bjohn dashwood\b/, 'John Dashwood'));
+    const careful = recs.map((r) =>
+      `${r.reference.charAt(0).toUpperCase()}${r.reference.slice(1)}.`.replace(/\bjohn dashwood\b/, 'John Dashwood'),
+    );
     const fake = await new FakeRealtime({ dialect: 'vllm', words: d.words, msPerWord: d.msPerWord }).start();
     const second = await new FakeTranscriptions(careful, 'shared-secret').start();
-    const server = await startServer({ args: ['--engine', 'realtime', '--engine-url', fake.url, '--proofread-url', second.url], env: { DICTEE_ENGINE_API_KEY: 'shared-secret' } });
+    const server = await startServer({
+      args: ['--engine', 'realtime', '--engine-url', fake.url, '--proofread-url', second.url],
+      env: { DICTEE_ENGINE_API_KEY: 'shared-secret' },
+    });
     try {
       const { key } = await server.createKey();
       const run = clientRun(server, key);

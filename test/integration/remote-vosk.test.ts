@@ -12,9 +12,15 @@ describe('remote engine: vosk (built service, fake upstream)', function () {
   this.timeout(60_000);
   const d = dictation(2);
 
-  async function dictate(misbehave: Partial<FakeOptions> = {}, env: Record<string, string> = {}): Promise<{ fake: FakeVosk; logs: string }> {
+  async function dictate(
+    misbehave: Partial<FakeOptions> = {},
+    env: Record<string, string> = {},
+  ): Promise<{ fake: FakeVosk; logs: string }> {
     const fake = await new FakeVosk({ words: d.words, msPerWord: d.msPerWord, ...misbehave }).start();
-    const server = await startServer({ args: ['--engine', 'vosk', '--engine-url', fake.url], env: { DICTEE_ENGINE_STALL_MS: '1500', ...env } });
+    const server = await startServer({
+      args: ['--engine', 'vosk', '--engine-url', fake.url],
+      env: { DICTEE_ENGINE_STALL_MS: '1500', ...env },
+    });
     try {
       const { key } = await server.createKey();
       const run = clientRun(server, key);

@@ -20,10 +20,22 @@ describe('the client library through a load balancer, its instance killed (built
     it(`behind ${kind}: the run resumes on another instance, every word exactly once`, async () => {
       let lb: TestBalancer | undefined;
       try {
-        const instances = backends.track(await startInstances(3, { database: await backends.database(), redis: backends.redis.url(), script: scriptFile() }));
-        lb = await startBalancer(kind, instances.map((s) => s.port));
+        const instances = backends.track(
+          await startInstances(3, { database: await backends.database(), redis: backends.redis.url(), script: scriptFile() }),
+        );
+        lb = await startBalancer(
+          kind,
+          instances.map((s) => s.port),
+        );
         const { key } = await instances[0]!.createKey();
-        const session = new DictationSession({ serverUrl: lb.url, apiKey: key, config: { language: 'en' }, backoffBaseMs: 100, backoffMaxMs: 1000, maxAttempts: 20 });
+        const session = new DictationSession({
+          serverUrl: lb.url,
+          apiKey: key,
+          config: { language: 'en' },
+          backoffBaseMs: 100,
+          backoffMaxMs: 1000,
+          maxAttempts: 20,
+        });
         const model = new TranscriptModel();
         const configured: Array<{ sessionId: string; resumed: boolean }> = [];
         const fatal: string[] = [];
@@ -41,13 +53,17 @@ describe('the client library through a load balancer, its instance killed (built
           if (frame === 72) {
             // 7.2 s in, mid-way through the second sentence: the instance carrying the session dies.
             const id = session.sessionId!;
-            killed = await waitFor(async () => {
-              for (const s of instances) {
-                const info = await s.session(id).catch(() => undefined);
-                if (info?.connected === true) return s;
-              }
-              return undefined;
-            }, 5000, 'the instance carrying the session');
+            killed = await waitFor(
+              async () => {
+                for (const s of instances) {
+                  const info = await s.session(id).catch(() => undefined);
+                  if (info?.connected === true) return s;
+                }
+                return undefined;
+              },
+              5000,
+              'the instance carrying the session',
+            );
             await killed.kill();
           }
           session.sendAudio(pcm.subarray(off, off + 3200));

@@ -22,8 +22,19 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
   const backends = useBackends('scale');
   const database = (): Promise<string> => backends.database();
 
-  async function cluster(n: number, o: { args?: string[]; env?: Record<string, string>; script?: string; redis?: boolean } = {}): Promise<TestServer[]> {
-    return backends.track(await startInstances(n, { database: await database(), redis: o.redis === false ? undefined : backends.redis.url(), args: o.args, env: o.env, script: o.script }));
+  async function cluster(
+    n: number,
+    o: { args?: string[]; env?: Record<string, string>; script?: string; redis?: boolean } = {},
+  ): Promise<TestServer[]> {
+    return backends.track(
+      await startInstances(n, {
+        database: await database(),
+        redis: o.redis === false ? undefined : backends.redis.url(),
+        args: o.args,
+        env: o.env,
+        script: o.script,
+      }),
+    );
   }
 
   it('a key created through one instance works on another; its master key is the same everywhere; no password in any log', async () => {
@@ -33,8 +44,13 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
     assert.equal(init.status, 200, await init.clone().text());
     const { answer } = await tryConfigure(b!, key);
     assert.equal(answer.type, 'configured');
-    const listed = (await (await fetch(`${b!.url}/v1/api-keys`, { headers: { authorization: `Bearer ${b!.masterKey}` } })).json()) as { keys: Array<{ id: string }> };
-    assert.ok(listed.keys.some((k) => k.id === id), 'the key is listed by the other instance');
+    const listed = (await (await fetch(`${b!.url}/v1/api-keys`, { headers: { authorization: `Bearer ${b!.masterKey}` } })).json()) as {
+      keys: Array<{ id: string }>;
+    };
+    assert.ok(
+      listed.keys.some((k) => k.id === id),
+      'the key is listed by the other instance',
+    );
     for (const s of [a!, b!]) {
       assert.ok(!s.logs().includes(backends.pg.password) && !s.logs().includes(backends.redis.password), 'no password in the logs');
       assert.match(s.logs(), /"store":"postgres","limits":"redis"/);
@@ -57,10 +73,15 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
     one.probe.send({ type: 'control', action: 'stop' });
     await one.probe.closed;
     const t0 = Date.now();
-    const three = await waitFor(async () => {
-      const r = await tryConfigure(b!, key);
-      return r.answer.type === 'configured' ? r : undefined;
-    }, 3000, 'a session on B after a stop on A', 100);
+    const three = await waitFor(
+      async () => {
+        const r = await tryConfigure(b!, key);
+        return r.answer.type === 'configured' ? r : undefined;
+      },
+      3000,
+      'a session on B after a stop on A',
+      100,
+    );
     assert.ok(Date.now() - t0 < 3000);
     // B dies (SIGKILL) holding two slots: their leases end, and A can use them.
     await b!.kill();
@@ -136,7 +157,13 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
     // 13.5 s: two sentences final, the third half spoken.
     const cut = 135;
     live.send(0, cut);
-    await waitFor(() => live.words().length >= 20 && live.probe.messages.some((m) => m.type === 'transcript' && m.status !== 'final' && String(m.text).includes('w21')), 15_000, 'two sentences final and the third provisional on A');
+    await waitFor(
+      () =>
+        live.words().length >= 20 &&
+        live.probe.messages.some((m) => m.type === 'transcript' && m.status !== 'final' && String(m.text).includes('w21')),
+      15_000,
+      'two sentences final and the third provisional on A',
+    );
     await a!.kill();
     await live.probe.closed;
     const lastSeq = (live.words(), live.model.lastHandledSeq ?? 0);
@@ -148,7 +175,10 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
     assert.ok(offset > 0 && offset < cut * FRAME, `resume_audio_offset ${offset} (cut at ${cut * FRAME}): the provisional tail is re-sent`);
     assert.deepEqual(await live.finishFrom(offset), DICTATED);
     const seqs = live.probe.messages.filter((m) => m.seq !== undefined).map((m) => Number(m.seq));
-    assert.ok(seqs.length > 0 && seqs.every((s, i) => s > lastSeq && (i === 0 || s > seqs[i - 1]!)), `seq continues above ${lastSeq}: ${seqs.join(',')}`);
+    assert.ok(
+      seqs.length > 0 && seqs.every((s, i) => s > lastSeq && (i === 0 || s > seqs[i - 1]!)),
+      `seq continues above ${lastSeq}: ${seqs.join(',')}`,
+    );
     assert.match(c!.logs(), /session restored from storage.*"previous_owner":"i1"/);
   });
 
@@ -163,13 +193,23 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
     const stale = live.probe;
     const rc = await live.resumeOn(c!, key);
     assert.equal(rc.resumed, true);
-    const claimed = await backends.pg.query<{ owner: string; epoch: number }>('SELECT owner, epoch FROM session_checkpoints WHERE session_id = $1', [live.sessionId], backends.dbName);
-    assert.deepEqual(claimed.map((r) => [r.owner, Number(r.epoch)]), [['i2', 2]]);
+    const claimed = await backends.pg.query<{ owner: string; epoch: number }>(
+      'SELECT owner, epoch FROM session_checkpoints WHERE session_id = $1',
+      [live.sessionId],
+      backends.dbName,
+    );
+    assert.deepEqual(
+      claimed.map((r) => [r.owner, Number(r.epoch)]),
+      [['i2', 2]],
+    );
     // Late audio reaches A's stale session: its next final is refused by the database, never sent, and A ends the session.
     const before = stale.messages.length;
     for (let off = cut * FRAME; off < 120 * FRAME; off += FRAME) stale.sendAudio(live.audio.subarray(off, off + FRAME));
     await stale.closed;
-    assert.ok(!stale.messages.slice(before).some((m) => (m.type === 'transcript' && m.status === 'final') || m.type === 'batch.replace'), 'A sent no final after B claimed the session');
+    assert.ok(
+      !stale.messages.slice(before).some((m) => (m.type === 'transcript' && m.status === 'final') || m.type === 'batch.replace'),
+      'A sent no final after B claimed the session',
+    );
     await waitFor(() => /session resumed on another instance: ended here/.test(a!.logs()), 5000, 'A to log the take-over');
     // B goes on from its checkpoint: every word once.
     assert.deepEqual(await live.finishFrom(Number(rc.resume_audio_offset)), DICTATED);
@@ -177,8 +217,15 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
 
   it('several instances starting at once on a fresh database: migrations applied once, under the lock', async () => {
     const servers = await cluster(3);
-    const rows = await backends.pg.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version', [], backends.dbName);
-    assert.deepEqual(rows.map((r) => r.version), [1]);
+    const rows = await backends.pg.query<{ version: number }>(
+      'SELECT version FROM schema_migrations ORDER BY version',
+      [],
+      backends.dbName,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.version),
+      [1],
+    );
     const applied = servers.filter((s) => /"migrations_applied":\[1\]/.test(s.logs()));
     assert.equal(applied.length, 1, 'exactly one instance applied the migration');
     const orgs = await backends.pg.query('SELECT id FROM orgs', [], backends.dbName);
@@ -194,7 +241,11 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
   describe('start failures: a clear message naming what failed, never the password, exit 1', () => {
     const masterKey = `master_${randomBytes(24).toString('base64url')}`;
     function start(args: string[], env: Record<string, string> = {}): { status: number | null; stderr: string } {
-      const r = spawnSync(process.execPath, [SERVER_JS, '--port', '0', ...args], { encoding: 'utf8', env: { ...process.env, DICTEE_MASTER_KEY: masterKey, ...env }, timeout: 30_000 });
+      const r = spawnSync(process.execPath, [SERVER_JS, '--port', '0', ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, DICTEE_MASTER_KEY: masterKey, ...env },
+        timeout: 30_000,
+      });
       return { status: r.status, stderr: r.stderr };
     }
 

@@ -50,7 +50,9 @@ describe('a backend lost while the service runs (built service)', function () {
   const backends = useBackends('outage');
 
   it('PostgreSQL lost: finals wait until they are durable, new sessions get INTERNAL_ERROR with retry_after_ms, all resumes once it is back', async () => {
-    const [one, two] = backends.track(await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: scriptFile() })) as [TestServer, TestServer];
+    const [one, two] = backends.track(
+      await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: scriptFile() }),
+    ) as [TestServer, TestServer];
     const { key } = await one.createKey();
     const live = await LiveDictation.start(one, key);
     live.send(0, 120);
@@ -60,7 +62,10 @@ describe('a backend lost while the service runs (built service)', function () {
     // The third sentence and its pause: its final is made while the database is down.
     live.send(120, 180);
     await live.probe.roundTrip(); // every frame handled: the final exists, waiting for the database
-    assert.ok(live.probe.messages.some((m) => m.type === 'transcript' && m.status !== 'final' && String(m.text).includes('w30')), 'provisional text still streams');
+    assert.ok(
+      live.probe.messages.some((m) => m.type === 'transcript' && m.status !== 'final' && String(m.text).includes('w30')),
+      'provisional text still streams',
+    );
     assert.equal(live.words().length, 20, 'the final is not sent before it is durable');
     await assertRefusedUntilBack(two, key);
     assert.match(one.logs().slice(mark), /PostgreSQL connection lost/);
@@ -75,7 +80,13 @@ describe('a backend lost while the service runs (built service)', function () {
 
   it('Redis lost: live sessions go on, new sessions get INTERNAL_ERROR with retry_after_ms; once back, the live session holds its slot again', async () => {
     const [one, two] = backends.track(
-      await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: scriptFile(), args: ['--concurrency-limit', '2'], env: { DICTEE_SLOT_LEASE_MS: '1500' } }),
+      await startInstances(2, {
+        database: await backends.database(),
+        redis: backends.redis.url(),
+        script: scriptFile(),
+        args: ['--concurrency-limit', '2'],
+        env: { DICTEE_SLOT_LEASE_MS: '1500' },
+      }),
     ) as [TestServer, TestServer];
     const { key } = await one.createKey();
     const live = await LiveDictation.start(one, key);
@@ -88,16 +99,26 @@ describe('a backend lost while the service runs (built service)', function () {
     await assertRefusedUntilBack(two, key);
     await waitFor(() => /Redis connection lost/.test(one.logs().slice(mark)), 5000, 'the loss logged');
     await backends.redis.start(); // empty: every lease is gone
-    const second = await waitFor(async () => {
-      const r = await tryConfigure(two, key);
-      return r.answer.type === 'configured' ? r : undefined;
-    }, 20_000, 'new sessions accepted again', 250);
+    const second = await waitFor(
+      async () => {
+        const r = await tryConfigure(two, key);
+        return r.answer.type === 'configured' ? r : undefined;
+      },
+      20_000,
+      'new sessions accepted again',
+      250,
+    );
     // The live session on the first instance took its slot again (renewal): with the limit at 2, a third is refused.
-    await waitFor(async () => {
-      const r = await tryConfigure(two, key);
-      r.probe.terminate();
-      return r.answer.code === 'CONCURRENCY_LIMIT_EXCEEDED';
-    }, 10_000, 'the live session to count again', 250);
+    await waitFor(
+      async () => {
+        const r = await tryConfigure(two, key);
+        r.probe.terminate();
+        return r.answer.code === 'CONCURRENCY_LIMIT_EXCEEDED';
+      },
+      10_000,
+      'the live session to count again',
+      250,
+    );
     second.probe.terminate();
     assert.match(one.logs().slice(mark), /Redis connection restored/);
     live.send(120);

@@ -78,8 +78,14 @@ describe('server details with the pocketsphinx engine (built service, real recor
       assert.ok(c.start_ms! >= at - 300 && c.end_ms! <= end + 300, `${r.name} sent at ${at}–${end} ms: ${c.start_ms}–${c.end_ms}`);
       at = end + 1500;
     });
-    assert.ok(chunks.some((c) => c.alternatives!.length > 0), 'the engine has alternatives');
-    assert.ok(chunks.flatMap((c) => c.words!).some((w) => w.confidence < 0.9), 'not every word is sure');
+    assert.ok(
+      chunks.some((c) => c.alternatives!.length > 0),
+      'the engine has alternatives',
+    );
+    assert.ok(
+      chunks.flatMap((c) => c.words!).some((w) => w.confidence < 0.9),
+      'not every word is sure',
+    );
   });
 
   it('without details, the same speech gives the spec shape', async () => {
@@ -89,6 +95,7 @@ describe('server details with the pocketsphinx engine (built service, real recor
     p.send({ type: 'control', action: 'stop' });
     await p.waitFor((m) => m.type === 'status' && m.state === 'stopped', 60000, 'status stopped');
     for (const m of p.ofType('transcript')) assert.deepEqual(Object.keys(m).sort(), ['id', 'index', 'seq', 'status', 'text', 'type']);
-    for (const m of p.ofType('batch.replace')) assert.deepEqual(Object.keys((m.data as { new_chunk: object }).new_chunk).sort(), ['id', 'index', 'status', 'text']);
+    for (const m of p.ofType('batch.replace'))
+      assert.deepEqual(Object.keys((m.data as { new_chunk: object }).new_chunk).sort(), ['id', 'index', 'status', 'text']);
   });
 });

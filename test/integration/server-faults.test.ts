@@ -43,25 +43,39 @@ describe('service faults (built service)', function () {
       const c = await p.configure(FAST);
       for (const f of framesOf(bursts(2))) p.sendAudio(f);
       await p.waitFor((m) => m.type === 'transcript' && m.status === 'final');
-      const finals = (): string[] => p.ofType('transcript').filter((m) => m.status === 'final').map((m) => String(m.text));
+      const finals = (): string[] =>
+        p
+          .ofType('transcript')
+          .filter((m) => m.status === 'final')
+          .map((m) => String(m.text));
       await waitFor(() => finals().length >= 2, 5000, 'two finals');
       (p.ws as unknown as { _socket: net.Socket })._socket.destroy();
       // Another session gets the one slot as soon as the service has seen the socket go.
       const other = await server.createKey();
-      await waitFor(async () => {
-        const q = new WsProbe(server.wsUrl, { header: other.key });
-        await q.opened;
-        q.send({ type: 'configure', config: {} });
-        const m = await q.waitFor((x) => x.type === 'configured' || x.type === 'error', 5000);
-        q.close();
-        await q.closed;
-        return m.type === 'configured';
-      }, 3000, 'the slot to be free');
+      await waitFor(
+        async () => {
+          const q = new WsProbe(server.wsUrl, { header: other.key });
+          await q.opened;
+          q.send({ type: 'configure', config: {} });
+          const m = await q.waitFor((x) => x.type === 'configured' || x.type === 'error', 5000);
+          q.close();
+          await q.closed;
+          return m.type === 'configured';
+        },
+        3000,
+        'the slot to be free',
+      );
       const r = new WsProbe(server.wsUrl, { header: key });
       const rc = await r.configure({ ...FAST, resume: { session_id: c.session_id, last_seq: 0 } });
       assert.equal(rc.resumed, true);
       await waitFor(() => r.ofType('transcript').filter((m) => m.status === 'final').length >= finals().length, 5000, 'the replay');
-      assert.deepEqual(r.ofType('transcript').filter((m) => m.status === 'final').map((m) => String(m.text)), finals());
+      assert.deepEqual(
+        r
+          .ofType('transcript')
+          .filter((m) => m.status === 'final')
+          .map((m) => String(m.text)),
+        finals(),
+      );
       r.close();
     });
   });
@@ -72,7 +86,15 @@ describe('service faults (built service)', function () {
       const p = new WsProbe(server.wsUrl, { header: key });
       // Long chunks of long words: every word re-sends the chunk's whole text, so the service has megabytes to
       // say, more than the kernel's socket buffers hold.
-      const c = await p.configure({ language: 'en', engine_endpointing: 5, silence_threshold: 10, audio_duration_threshold: 60, max_buffer_size: 100, flush_timeout: 60, enable_final_proofreading: false });
+      const c = await p.configure({
+        language: 'en',
+        engine_endpointing: 5,
+        silence_threshold: 10,
+        audio_duration_threshold: 60,
+        max_buffer_size: 100,
+        flush_timeout: 60,
+        enable_final_proofreading: false,
+      });
       const socket = (p.ws as unknown as { _socket: net.Socket })._socket;
       socket.pause();
       const audio = bursts(600, 900, 200);
@@ -122,7 +144,11 @@ describe('service faults (built service)', function () {
           closeSync(fd);
         }
         for (const f of framesOf(bursts(4))) p.sendAudio(f);
-        await waitFor(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 4, 10_000, 'finals while the disk is full');
+        await waitFor(
+          () => p.ofType('transcript').filter((m) => m.status === 'final').length >= 4,
+          10_000,
+          'finals while the disk is full',
+        );
         assert.match(server.logs(), /could not persist a final event/);
         // What needs the disk is refused as documented (INTERNAL_ERROR), the service stays up.
         const q = new WsProbe(server.wsUrl, { header: key });
@@ -156,52 +182,59 @@ describe('service faults (built service)', function () {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-clock-'));
       const stamp = path.join(dir, 'faketime');
       writeFileSync(stamp, '+0\n');
-      await withServer({
-        script: scriptFile(60),
-        args: ['--rate-limit', '5'],
-        env: {
-          LD_PRELOAD: LIBFAKETIME,
-          FAKETIME_TIMESTAMP_FILE: stamp,
-          FAKETIME_NO_CACHE: '1',
-          FAKETIME_DONT_FAKE_MONOTONIC: '1',
-          DICTEE_PING_INTERVAL_MS: '300',
-          DICTEE_PONG_TIMEOUT_MS: '3000',
-        },
-      }, async (server) => {
-        const { key } = await server.createKey();
-        const p = new WsProbe(server.wsUrl, { header: key });
-        const c = await p.configure(FAST);
-        for (const f of framesOf(bursts(1))) p.sendAudio(f);
-        await p.waitFor((m) => m.type === 'transcript' && m.status === 'final');
-        writeFileSync(stamp, `${jump}\n`);
-        // The service's clock has moved once its Date header says so. Each heartbeat checks the peer's last
-        // sign of life before it pings (a peer it judges silent is cut, not pinged): two pings after that
-        // come from heartbeats that ran on the moved clock.
-        const moved = await waitFor(
-          async () => {
-            const r = await fetch(`${server.url}/healthz`);
-            await r.text();
-            return Math.abs(Date.parse(r.headers.get('date') ?? '') - Date.now()) > 30 * 60_000 ? Date.now() : 0;
+      await withServer(
+        {
+          script: scriptFile(60),
+          args: ['--rate-limit', '5'],
+          env: {
+            LD_PRELOAD: LIBFAKETIME,
+            FAKETIME_TIMESTAMP_FILE: stamp,
+            FAKETIME_NO_CACHE: '1',
+            FAKETIME_DONT_FAKE_MONOTONIC: '1',
+            DICTEE_PING_INTERVAL_MS: '300',
+            DICTEE_PONG_TIMEOUT_MS: '3000',
           },
-          5000,
-          "the service's Date header to show the jump",
-        );
-        await waitFor(() => p.pings.filter((t) => t > moved).length >= 2 || p.ws.readyState !== p.ws.OPEN, 5000, 'two pings after the jump');
-        assert.equal(p.ws.readyState, p.ws.OPEN, 'the connection survived the jump');
-        for (const f of framesOf(bursts(1))) p.sendAudio(f);
-        await waitFor(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 2, 5000, 'text after the jump');
-        // Rate limit: 5 per window; 2 used (key creation does not count, the WebSocket does).
-        const statuses: number[] = [];
-        for (let i = 0; i < 5; i++) {
-          statuses.push((await fetch(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { 'x-svc-key': key } })).status);
-        }
-        assert.deepEqual(statuses, [200, 200, 200, 200, 429], 'the window counts the same after the jump');
-        p.send({ type: 'control', action: 'stop' });
-        const stopped = await p.waitFor((m) => m.type === 'status' && m.state === 'stopped');
-        const d = (stopped.metrics as { session_duration: number }).session_duration;
-        assert.ok(d >= 0 && d < 60, `session_duration ${d} s is measured, not read off the wall clock`);
-        assert.equal(c.session_id, stopped.session_id ?? c.session_id);
-      });
+        },
+        async (server) => {
+          const { key } = await server.createKey();
+          const p = new WsProbe(server.wsUrl, { header: key });
+          const c = await p.configure(FAST);
+          for (const f of framesOf(bursts(1))) p.sendAudio(f);
+          await p.waitFor((m) => m.type === 'transcript' && m.status === 'final');
+          writeFileSync(stamp, `${jump}\n`);
+          // The service's clock has moved once its Date header says so. Each heartbeat checks the peer's last
+          // sign of life before it pings (a peer it judges silent is cut, not pinged): two pings after that
+          // come from heartbeats that ran on the moved clock.
+          const moved = await waitFor(
+            async () => {
+              const r = await fetch(`${server.url}/healthz`);
+              await r.text();
+              return Math.abs(Date.parse(r.headers.get('date') ?? '') - Date.now()) > 30 * 60_000 ? Date.now() : 0;
+            },
+            5000,
+            "the service's Date header to show the jump",
+          );
+          await waitFor(
+            () => p.pings.filter((t) => t > moved).length >= 2 || p.ws.readyState !== p.ws.OPEN,
+            5000,
+            'two pings after the jump',
+          );
+          assert.equal(p.ws.readyState, p.ws.OPEN, 'the connection survived the jump');
+          for (const f of framesOf(bursts(1))) p.sendAudio(f);
+          await waitFor(() => p.ofType('transcript').filter((m) => m.status === 'final').length >= 2, 5000, 'text after the jump');
+          // Rate limit: 5 per window; 2 used (key creation does not count, the WebSocket does).
+          const statuses: number[] = [];
+          for (let i = 0; i < 5; i++) {
+            statuses.push((await fetch(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { 'x-svc-key': key } })).status);
+          }
+          assert.deepEqual(statuses, [200, 200, 200, 200, 429], 'the window counts the same after the jump');
+          p.send({ type: 'control', action: 'stop' });
+          const stopped = await p.waitFor((m) => m.type === 'status' && m.state === 'stopped');
+          const d = (stopped.metrics as { session_duration: number }).session_duration;
+          assert.ok(d >= 0 && d < 60, `session_duration ${d} s is measured, not read off the wall clock`);
+          assert.equal(c.session_id, stopped.session_id ?? c.session_id);
+        },
+      );
     });
   }
 });

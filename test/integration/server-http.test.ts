@@ -72,9 +72,17 @@ describe('server HTTP (built service)', function () {
     }
 
     it('accepts an optional JSON body; rejects malformed JSON with 400', async () => {
-      const ok = await call(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ note: 'x' }) });
+      const ok = await call(`${server.url}/api/v1/live/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ note: 'x' }),
+      });
       assert.equal(ok.status, 200);
-      const bad = await call(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: '{nope' });
+      const bad = await call(`${server.url}/api/v1/live/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: '{nope',
+      });
       assertError(bad, 400, 'PROTOCOL_ERROR', /not valid JSON/);
     });
 
@@ -111,22 +119,38 @@ describe('server HTTP (built service)', function () {
       const m = await call(`${server.url}/api/v1/live/sessions`, { headers: { authorization: `Bearer ${key}` } });
       assertError(m, 405, 'METHOD_NOT_ALLOWED');
       assert.equal(m.headers.get('allow'), 'POST');
-      const big = await call(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: 'x'.repeat(65 * 1024) });
+      const big = await call(`${server.url}/api/v1/live/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: 'x'.repeat(65 * 1024),
+      });
       assertError(big, 413, 'PAYLOAD_TOO_LARGE');
     });
   });
 
   describe('API keys', () => {
     it('creates personal live/test and project keys (201, shown once), lists them without secrets', async () => {
-      const a = await call(`${server.url}/v1/api-keys`, { method: 'POST', headers: master(), body: JSON.stringify({ name: 'Dr Martin', type: 'personal' }) });
+      const a = await call(`${server.url}/v1/api-keys`, {
+        method: 'POST',
+        headers: master(),
+        body: JSON.stringify({ name: 'Dr Martin', type: 'personal' }),
+      });
       assert.equal(a.status, 201);
       assert.match(String(a.body.key), KEY_PATTERN);
       assert.ok(String(a.body.key).startsWith('svc_live_'));
       assert.deepEqual(a.body.permissions, ['read', 'write']);
       for (const f of ['id', 'key', 'name', 'type', 'project_id', 'permissions', 'created_at']) assert.ok(f in a.body, f);
-      const t = await call(`${server.url}/v1/api-keys`, { method: 'POST', headers: master(), body: JSON.stringify({ name: 't', type: 'personal', environment: 'test' }) });
+      const t = await call(`${server.url}/v1/api-keys`, {
+        method: 'POST',
+        headers: master(),
+        body: JSON.stringify({ name: 't', type: 'personal', environment: 'test' }),
+      });
       assert.ok(String(t.body.key).startsWith('svc_test_'));
-      const p = await call(`${server.url}/v1/api-keys`, { method: 'POST', headers: master(), body: JSON.stringify({ name: 'team', type: 'project', project_id: 'cardio', permissions: ['read', 'write', 'admin'] }) });
+      const p = await call(`${server.url}/v1/api-keys`, {
+        method: 'POST',
+        headers: master(),
+        body: JSON.stringify({ name: 'team', type: 'project', project_id: 'cardio', permissions: ['read', 'write', 'admin'] }),
+      });
       assert.equal(p.status, 201);
       assert.ok(String(p.body.key).startsWith('svc_proj_'));
       assert.equal(p.body.project_id, 'cardio');
@@ -153,7 +177,12 @@ describe('server HTTP (built service)', function () {
         [{ name: 'x', type: 'personal', colour: 'red' }, /colour/],
       ];
       for (const [body, re] of bad) {
-        assertError(await call(`${server.url}/v1/api-keys`, { method: 'POST', headers: master(), body: JSON.stringify(body) }), 400, 'CONFIG_ERROR', re);
+        assertError(
+          await call(`${server.url}/v1/api-keys`, { method: 'POST', headers: master(), body: JSON.stringify(body) }),
+          400,
+          'CONFIG_ERROR',
+          re,
+        );
       }
       assertError(await call(`${server.url}/v1/api-keys`, { method: 'POST', headers: master(), body: '{' }), 400, 'PROTOCOL_ERROR');
     });
@@ -161,8 +190,17 @@ describe('server HTTP (built service)', function () {
     it('key management needs the master key: 401 without or wrong, 403 with an API key', async () => {
       assertError(await call(`${server.url}/v1/api-keys`), 401, 'AUTH_ERROR');
       assertError(await call(`${server.url}/v1/api-keys`, { headers: { authorization: 'Bearer wrong' } }), 401, 'AUTH_ERROR');
-      assertError(await call(`${server.url}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } }), 403, 'AUTH_ERROR', /master key/);
-      assertError(await call(`${server.url}/v1/api-keys/x`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } }), 403, 'AUTH_ERROR');
+      assertError(
+        await call(`${server.url}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } }),
+        403,
+        'AUTH_ERROR',
+        /master key/,
+      );
+      assertError(
+        await call(`${server.url}/v1/api-keys/x`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } }),
+        403,
+        'AUTH_ERROR',
+      );
     });
 
     it('revokes by key or by id (200 {success, id, revoked_at}); 404 when unknown', async () => {
@@ -175,7 +213,11 @@ describe('server HTTP (built service)', function () {
       const b = await server.createKey({ name: 'b' });
       assert.equal((await call(`${server.url}/v1/api-keys/${b.id}`, { method: 'DELETE', headers: master() })).status, 200);
       assertError(await call(`${server.url}/v1/api-keys/key_nope`, { method: 'DELETE', headers: master() }), 404, 'NOT_FOUND');
-      assertError(await call(`${server.url}/v1/api-keys/svc_live_${'Q'.repeat(43)}`, { method: 'DELETE', headers: master() }), 404, 'NOT_FOUND');
+      assertError(
+        await call(`${server.url}/v1/api-keys/svc_live_${'Q'.repeat(43)}`, { method: 'DELETE', headers: master() }),
+        404,
+        'NOT_FOUND',
+      );
       const list = await call(`${server.url}/v1/api-keys`, { headers: master() });
       const listed = (list.body.keys as Array<{ id: string; revoked_at: string | null }>).filter((k) => k.id === a.id || k.id === b.id);
       assert.ok(listed.length === 2 && listed.every((k) => k.revoked_at));
@@ -209,7 +251,8 @@ describe('server limits (built service)', function () {
     await withServer({ args: ['--rate-limit', '3', '--rate-window', '2'] }, async (server) => {
       const k = await server.createKey();
       const other = await server.createKey();
-      const init = (key: string): Promise<Reply> => call(`${server.url}/v1/live/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+      const init = (key: string): Promise<Reply> =>
+        call(`${server.url}/v1/live/sessions`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
       assert.equal((await init(k.key)).status, 200);
       assert.equal((await init(k.key)).status, 200);
       const ws = new WsProbe(server.wsUrl, { header: k.key });
@@ -236,54 +279,60 @@ describe('server limits (built service)', function () {
   });
 
   it('concurrency: at the limit → CONCURRENCY_LIMIT_EXCEEDED 4030; a freed slot is reusable at once; a silent socket of the same key is replaced', async () => {
-    await withServer({ args: ['--concurrency-limit', '2'], env: { DICTEE_STALE_SOCKET_MS: '1500', DICTEE_PING_INTERVAL_MS: '60000', DICTEE_PONG_TIMEOUT_MS: '60000' } }, async (server) => {
-      const k1 = await server.createKey();
-      const k2 = await server.createKey();
-      const a = new WsProbe(server.wsUrl, { header: k1.key });
-      await a.configure();
-      const b = new WsProbe(server.wsUrl, { header: k2.key });
-      await b.configure();
-      // Connected but not configured sockets do not count; the third configure does.
-      const c = new WsProbe(server.wsUrl, { header: k2.key });
-      await c.opened;
-      c.send({ type: 'configure', config: {} });
-      const err = await c.waitType('error');
-      assert.equal(err.code, 'CONCURRENCY_LIMIT_EXCEEDED');
-      assert.equal((await c.closed).code, 4030);
-      // Free a slot: it is reusable at once.
-      b.send({ type: 'control', action: 'stop' });
-      await b.closed;
-      const d = new WsProbe(server.wsUrl, { header: k2.key });
-      await d.configure();
-      // At the limit again: a new session of k1 is refused while k1's socket `a` has spoken within 1500 ms,
-      // and replaces `a` once `a` has been silent that long. (`a` answers the one ping it gets, about 1 s in.)
-      let e: WsProbe | undefined;
-      const replaced = await waitFor(
-        async () => {
-          e = new WsProbe(server.wsUrl, { header: k1.key });
-          await e.opened;
-          e.send({ type: 'configure', config: {} });
-          const first = await e.waitFor((m) => m.type === 'configured' || m.type === 'error');
-          if (first.type === 'error') assert.equal(first.code, 'CONCURRENCY_LIMIT_EXCEEDED');
-          return first.type === 'configured';
-        },
-        6000,
-        "a's silent socket to be replaced",
-        100,
-      );
-      assert.ok(replaced);
-      await a.closed;
-      // A socket that has spoken recently is not replaced: k2's `d` sends a control first.
-      d.send({ type: 'control', action: 'pause' });
-      await d.roundTrip(); // the service has handled it
-      const f = new WsProbe(server.wsUrl, { header: k2.key });
-      await f.opened;
-      f.send({ type: 'configure', config: {} });
-      const err2 = await f.waitType('error');
-      assert.equal(err2.code, 'CONCURRENCY_LIMIT_EXCEEDED');
-      d.close();
-      e?.close();
-    });
+    await withServer(
+      {
+        args: ['--concurrency-limit', '2'],
+        env: { DICTEE_STALE_SOCKET_MS: '1500', DICTEE_PING_INTERVAL_MS: '60000', DICTEE_PONG_TIMEOUT_MS: '60000' },
+      },
+      async (server) => {
+        const k1 = await server.createKey();
+        const k2 = await server.createKey();
+        const a = new WsProbe(server.wsUrl, { header: k1.key });
+        await a.configure();
+        const b = new WsProbe(server.wsUrl, { header: k2.key });
+        await b.configure();
+        // Connected but not configured sockets do not count; the third configure does.
+        const c = new WsProbe(server.wsUrl, { header: k2.key });
+        await c.opened;
+        c.send({ type: 'configure', config: {} });
+        const err = await c.waitType('error');
+        assert.equal(err.code, 'CONCURRENCY_LIMIT_EXCEEDED');
+        assert.equal((await c.closed).code, 4030);
+        // Free a slot: it is reusable at once.
+        b.send({ type: 'control', action: 'stop' });
+        await b.closed;
+        const d = new WsProbe(server.wsUrl, { header: k2.key });
+        await d.configure();
+        // At the limit again: a new session of k1 is refused while k1's socket `a` has spoken within 1500 ms,
+        // and replaces `a` once `a` has been silent that long. (`a` answers the one ping it gets, about 1 s in.)
+        let e: WsProbe | undefined;
+        const replaced = await waitFor(
+          async () => {
+            e = new WsProbe(server.wsUrl, { header: k1.key });
+            await e.opened;
+            e.send({ type: 'configure', config: {} });
+            const first = await e.waitFor((m) => m.type === 'configured' || m.type === 'error');
+            if (first.type === 'error') assert.equal(first.code, 'CONCURRENCY_LIMIT_EXCEEDED');
+            return first.type === 'configured';
+          },
+          6000,
+          "a's silent socket to be replaced",
+          100,
+        );
+        assert.ok(replaced);
+        await a.closed;
+        // A socket that has spoken recently is not replaced: k2's `d` sends a control first.
+        d.send({ type: 'control', action: 'pause' });
+        await d.roundTrip(); // the service has handled it
+        const f = new WsProbe(server.wsUrl, { header: k2.key });
+        await f.opened;
+        f.send({ type: 'configure', config: {} });
+        const err2 = await f.waitType('error');
+        assert.equal(err2.code, 'CONCURRENCY_LIMIT_EXCEEDED');
+        d.close();
+        e?.close();
+      },
+    );
   });
 });
 
@@ -311,13 +360,20 @@ describe('server process (built service)', function () {
       new Promise((resolve, reject) => {
         const env = { ...process.env };
         delete env.DICTEE_MASTER_KEY;
-        const child = spawnSync(process.execPath, ['-e', `
+        const child = spawnSync(
+          process.execPath,
+          [
+            '-e',
+            `
           const { spawn } = require('node:child_process');
           const c = spawn(process.execPath, [${JSON.stringify(SERVER_JS)}, '--port', '0', '--data-dir', ${JSON.stringify(dataDir)}], { stdio: ['ignore', 'pipe', 'pipe'] });
           let out = '';
           c.stdout.on('data', (d) => { out += d; if (/listening on/.test(out)) c.kill('SIGTERM'); });
           c.on('exit', (code) => { process.stdout.write(JSON.stringify({ out, code })); });
-        `], { encoding: 'utf8', env, timeout: 15000 });
+        `,
+          ],
+          { encoding: 'utf8', env, timeout: 15000 },
+        );
         if (child.status !== 0) reject(new Error(child.stderr));
         else resolve(child.stdout);
       });
@@ -344,19 +400,30 @@ describe('server process (built service)', function () {
       const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-busy-'));
       const env = { ...process.env };
       delete env.DICTEE_MASTER_KEY;
-      const r = spawnSync(process.execPath, [SERVER_JS, '--port', String(busy.port), '--data-dir', dataDir], { encoding: 'utf8', env, timeout: 15000 });
+      const r = spawnSync(process.execPath, [SERVER_JS, '--port', String(busy.port), '--data-dir', dataDir], {
+        encoding: 'utf8',
+        env,
+        timeout: 15000,
+      });
       assert.equal(r.status, 1, r.stderr);
       assert.equal(r.stdout, '', 'no master key, no listening line');
       assert.match(r.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${busy.port}: .*EADDRINUSE`));
       assert.deepEqual(readdirSync(dataDir), [], 'no store, no master key hash');
       // The same data dir on a free port: the master key is made now, and shown.
-      const ok = spawnSync(process.execPath, ['-e', `
+      const ok = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `
         const { spawn } = require('node:child_process');
         const c = spawn(process.execPath, [${JSON.stringify(SERVER_JS)}, '--port', '0', '--data-dir', ${JSON.stringify(dataDir)}], { stdio: ['ignore', 'pipe', 'inherit'] });
         let out = '';
         c.stdout.on('data', (d) => { out += d; if (/listening on/.test(out)) c.kill('SIGTERM'); });
         c.on('exit', () => process.stdout.write(out));
-      `], { encoding: 'utf8', env, timeout: 15000 });
+      `,
+        ],
+        { encoding: 'utf8', env, timeout: 15000 },
+      );
       assert.match(ok.stdout, /^master key \(shown once\): msk_\S+\nlistening on /);
     });
   });

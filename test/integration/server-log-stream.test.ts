@@ -37,7 +37,10 @@ describe('service with a broken log stream (built service)', function () {
         await sleep(100);
       }
       const perSecond = (cpuSeconds(child.pid!) - cpu0) / ((Date.now() - t0) / 1000);
-      assert.ok(perSecond < 0.2, `the service used ${perSecond.toFixed(2)} CPU s per second while idle (spinning on its broken log stream)`);
+      assert.ok(
+        perSecond < 0.2,
+        `the service used ${perSecond.toFixed(2)} CPU s per second while idle (spinning on its broken log stream)`,
+      );
       child.kill('SIGTERM');
       await waitFor(() => child.exitCode !== null || child.signalCode !== null, 10_000, 'the service to exit after SIGTERM');
       assert.equal(child.exitCode, 0, `exit code ${child.exitCode}, signal ${child.signalCode}`);

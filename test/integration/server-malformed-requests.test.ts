@@ -41,7 +41,9 @@ describe('service: malformed and stalled requests (built service, raw sockets)',
       await withServer({ env: { DICTEE_LOG_LEVEL: 'debug' } }, async (server) => {
         const { key } = await server.createKey();
         const s = await rawSocket(server.port);
-        s.write(`POST /api/v1/live/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":`);
+        s.write(
+          `POST /api/v1/live/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":`,
+        );
         await new Promise((r) => setTimeout(r, 200));
         s.destroy();
         await waitFor(() => /request body aborted/.test(server.logs()), 5000, 'the aborted body in the log');

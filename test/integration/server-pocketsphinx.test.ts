@@ -49,7 +49,14 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
     key = (await server.createKey({ name: 'pocketsphinx tests' })).key;
   });
   after(async () => {
-    if (process.env.DEBUG_LOGS) console.log(server.logs().split('\n').filter((l) => /error|warn/.test(l)).join('\n'));
+    if (process.env.DEBUG_LOGS)
+      console.log(
+        server
+          .logs()
+          .split('\n')
+          .filter((l) => /error|warn/.test(l))
+          .join('\n'),
+      );
   });
 
   it("each worker's proofreading thread runs at niceness 5, every other thread of the service at 0 (Linux)", async function () {
@@ -105,7 +112,10 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
     await stopped(p);
     const transcripts = p.ofType('transcript');
     const firstFinal = transcripts.findIndex((m) => m.status === 'final');
-    assert.ok(firstFinal > 0 && transcripts.slice(0, firstFinal).some((m) => m.status === 'streaming'), 'streaming text precedes the finals');
+    assert.ok(
+      firstFinal > 0 && transcripts.slice(0, firstFinal).some((m) => m.status === 'streaming'),
+      'streaming text precedes the finals',
+    );
     for (const id of new Set(transcripts.map((m) => m.id))) {
       const st = transcripts.filter((m) => m.id === id).map((m) => m.status);
       assert.equal(st.filter((s) => s === 'final').length, 1, `chunk ${String(id)} is final once: ${st.join(' ')}`);
@@ -147,7 +157,10 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
     // Every session got its text (how accurate the first pass is: benchmarks.md).
     const said = normalizeWords(long.reference).length;
     for (const p of probes) {
-      const finals = p.ofType('transcript').filter((m) => m.status === 'final').map((m) => String(m.text));
+      const finals = p
+        .ofType('transcript')
+        .filter((m) => m.status === 'final')
+        .map((m) => String(m.text));
       const got = normalizeWords(finals.join(' ')).length;
       assert.ok(got >= said / 2 && got <= said * 2, `${got} words for ${said} said: "${finals.join(' ')}"`);
     }
@@ -201,36 +214,46 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
   });
 
   it('a decoder worker that crashes ends its session with INTERNAL_ERROR (text so far final); the service goes on', async () => {
-    await withServer({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_TEST_DECODER_CRASH_AFTER_MS: '2500', DICTEE_STOPPED_TTL_MS: '1500' } }, async (server) => {
-      const key = (await server.createKey({ name: 'crash' })).key;
-      const p = new WsProbe(server.wsUrl, { header: key });
-      await p.configure(FAST);
-      const long = recs.find((r) => r.name.endsWith('0870'))!;
-      await paced(p, long.pcm.subarray(0, 16000 * 2 * 3), 50);
-      const err = await p.waitType('error', 20000);
-      assert.equal(err.code, 'INTERNAL_ERROR');
-      assert.match(String(err.message), /speech decoder failed; the session has ended/);
-      assert.equal((await p.closed).code, 1011);
-      const ts = p.ofType('transcript');
-      const shown = new Set(ts.map((m) => m.id));
-      const finals = new Set(ts.filter((m) => m.status === 'final').map((m) => m.id));
-      assert.ok(shown.size > 0, 'text was shown before the crash');
-      assert.deepEqual([...finals].sort(), [...shown].sort(), 'every chunk shown was made final');
-      assert.match(server.logs(), /decoder worker crashed/);
-      // The process lives on, and a new worker serves a new session.
-      const health = (await (await fetch(`${server.url}/healthz`)).json()) as Record<string, unknown>;
-      assert.equal(health.ok, true);
-      const q = new WsProbe(server.wsUrl, { header: key });
-      await q.configure(FAST);
-      await paced(q, Buffer.concat([recs.find((r) => r.name === 'goforward')!.pcm.subarray(0, 16000 * 2 * 2)]), 50);
-      q.send({ type: 'control', action: 'stop' });
-      await stopped(q);
-      q.close();
-      // The failed session, like the stopped one, is forgotten once its replay time is over (no session kept for ever).
-      const sessionsLeft = async (): Promise<number> =>
-        ((await (await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${server.masterKey}` } })).json()) as { sessions: number }).sessions;
-      await waitFor(async () => (await sessionsLeft()) === 0, 40_000, 'the failed and the stopped session to be swept', 250);
-    });
+    await withServer(
+      {
+        args: ['--engine', 'pocketsphinx', '--workers', '1'],
+        env: { DICTEE_TEST_DECODER_CRASH_AFTER_MS: '2500', DICTEE_STOPPED_TTL_MS: '1500' },
+      },
+      async (server) => {
+        const key = (await server.createKey({ name: 'crash' })).key;
+        const p = new WsProbe(server.wsUrl, { header: key });
+        await p.configure(FAST);
+        const long = recs.find((r) => r.name.endsWith('0870'))!;
+        await paced(p, long.pcm.subarray(0, 16000 * 2 * 3), 50);
+        const err = await p.waitType('error', 20000);
+        assert.equal(err.code, 'INTERNAL_ERROR');
+        assert.match(String(err.message), /speech decoder failed; the session has ended/);
+        assert.equal((await p.closed).code, 1011);
+        const ts = p.ofType('transcript');
+        const shown = new Set(ts.map((m) => m.id));
+        const finals = new Set(ts.filter((m) => m.status === 'final').map((m) => m.id));
+        assert.ok(shown.size > 0, 'text was shown before the crash');
+        assert.deepEqual([...finals].sort(), [...shown].sort(), 'every chunk shown was made final');
+        assert.match(server.logs(), /decoder worker crashed/);
+        // The process lives on, and a new worker serves a new session.
+        const health = (await (await fetch(`${server.url}/healthz`)).json()) as Record<string, unknown>;
+        assert.equal(health.ok, true);
+        const q = new WsProbe(server.wsUrl, { header: key });
+        await q.configure(FAST);
+        await paced(q, Buffer.concat([recs.find((r) => r.name === 'goforward')!.pcm.subarray(0, 16000 * 2 * 2)]), 50);
+        q.send({ type: 'control', action: 'stop' });
+        await stopped(q);
+        q.close();
+        // The failed session, like the stopped one, is forgotten once its replay time is over (no session kept for ever).
+        const sessionsLeft = async (): Promise<number> =>
+          (
+            (await (await fetch(`${server.url}/v1/status`, { headers: { authorization: `Bearer ${server.masterKey}` } })).json()) as {
+              sessions: number;
+            }
+          ).sessions;
+        await waitFor(async () => (await sessionsLeft()) === 0, 40_000, 'the failed and the stopped session to be swept', 250);
+      },
+    );
   });
 
   it('SIGTERM mid-sentence: the audio received is decoded, final and proofread before stopped; then a resume after the restart continues', async () => {
@@ -246,7 +269,10 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       server.process().kill('SIGTERM');
       assert.equal(await exited, 0);
       assert.equal((await p.closed).code, 1000);
-      assert.deepEqual(p.ofType('status').map((m) => m.state), ['stopping', 'stopped']);
+      assert.deepEqual(
+        p.ofType('status').map((m) => m.state),
+        ['stopping', 'stopped'],
+      );
       assert.equal(p.ofType('status')[1]!.resumable, true);
       assert.deepEqual(proofread(p), ['Go forward ten meters.'], 'the whole recording was decoded and proofread at the drain');
       // After the restart the session is resumable: its replay and a clean stop.
@@ -262,7 +288,21 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
   });
 
   it('a missing model fails the start with exit code 1 and a clear message', () => {
-    const r = spawnSync(process.execPath, [SERVER_JS, '--engine', 'pocketsphinx', '--model', '/nonexistent/model', '--port', '0', '--data-dir', mkdtempSync(path.join(os.tmpdir(), 'dictee-ps-'))], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        SERVER_JS,
+        '--engine',
+        'pocketsphinx',
+        '--model',
+        '/nonexistent/model',
+        '--port',
+        '0',
+        '--data-dir',
+        mkdtempSync(path.join(os.tmpdir(), 'dictee-ps-')),
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 1);
     assert.match(r.stderr, /the pocketsphinx engine cannot start: pocketsphinx model directory \/nonexistent\/model does not exist/);
     assert.doesNotMatch(r.stdout, /listening/);
@@ -271,35 +311,55 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
   it('sherpa-onnx: a model not installed, or whose file no longer matches its sha256, fails the start before any native call', () => {
     const data = mkdtempSync(path.join(os.tmpdir(), 'dictee-sh-'));
     const start = (model: string): ReturnType<typeof spawnSync> =>
-      spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', model, '--port', '0', '--data-dir', data], { encoding: 'utf8' });
+      spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', model, '--port', '0', '--data-dir', data], {
+        encoding: 'utf8',
+      });
     const recommended = CATALOGUE[0]!.name;
-    const byName = spawnSync(process.execPath, [SERVER_JS, '--engine', 'sherpa-onnx', '--model', recommended, '--port', '0', '--data-dir', data], {
-      encoding: 'utf8',
-      env: { ...process.env, DICTEE_MODELS_DIR: path.join(data, 'models') },
-    });
+    const byName = spawnSync(
+      process.execPath,
+      [SERVER_JS, '--engine', 'sherpa-onnx', '--model', recommended, '--port', '0', '--data-dir', data],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, DICTEE_MODELS_DIR: path.join(data, 'models') },
+      },
+    );
     assert.equal(byName.status, 1);
     assert.ok(
-      String(byName.stderr).includes(`the sherpa-onnx engine cannot start: model ${recommended} is not installed in ${path.join(data, 'models')}. Install it with: npm run models -- fetch ${recommended}`),
+      String(byName.stderr).includes(
+        `the sherpa-onnx engine cannot start: model ${recommended} is not installed in ${path.join(data, 'models')}. Install it with: npm run models -- fetch ${recommended}`,
+      ),
       String(byName.stderr),
     );
     const unknown = start('nemotron-x');
     assert.equal(unknown.status, 1);
-    assert.match(String(unknown.stderr), /"nemotron-x" is neither a model directory nor a model of the catalogue .*npm run models -- list shows them/);
+    assert.match(
+      String(unknown.stderr),
+      /"nemotron-x" is neither a model directory nor a model of the catalogue .*npm run models -- list shows them/,
+    );
     const empty = path.join(data, 'empty');
     mkdirSync(empty);
     let r = start(empty);
     assert.equal(r.status, 1);
-    assert.match(String(r.stderr), /has no dictee-model\.lock\.json, so its files cannot be checked before they are loaded; install it with npm run models -- import /);
+    assert.match(
+      String(r.stderr),
+      /has no dictee-model\.lock\.json, so its files cannot be checked before they are loaded; install it with npm run models -- import /,
+    );
     // A catalogue model whose lock is right but whose files are not (generated bytes).
     const entry = CATALOGUE.find((e) => e.name.includes('fr-kroko'))!;
     const bad = path.join(data, entry.name);
     mkdirSync(bad);
     for (const f of entry.files) writeFileSync(path.join(bad, f.path), 'not a model');
     const files = Object.fromEntries(entry.files.map((f) => [f.path, { size: f.size, sha256: f.sha256 }]));
-    writeFileSync(path.join(bad, LOCK_FILE), JSON.stringify({ format: 'dictee-model-lock/1', model: entry.name, repo: entry.hfRepo, revision: entry.revision, files }));
+    writeFileSync(
+      path.join(bad, LOCK_FILE),
+      JSON.stringify({ format: 'dictee-model-lock/1', model: entry.name, repo: entry.hfRepo, revision: entry.revision, files }),
+    );
     r = start(bad);
     assert.equal(r.status, 1, 'exit 1, not an abort of the native library (134)');
-    assert.match(String(r.stderr), /model file encoder\.onnx in .* has 11 bytes, its lock says 70092599; install it again with npm run models -- fetch /);
+    assert.match(
+      String(r.stderr),
+      /model file encoder\.onnx in .* has 11 bytes, its lock says 70092599; install it again with npm run models -- fetch /,
+    );
   });
 
   it('a spare decoder is loaded only while its worker hosts no session: loading one stalls the thread for most of a second', async function () {
@@ -320,8 +380,16 @@ describe('server with the pocketsphinx engine: backpressure and decoder crashes'
       await stopped(p, 90000);
       p.close();
       // The session is gone: its worker loads the next session's decoder now, and only now.
-      const after = await waitFor(() => (spares().length > 0 ? spares() : undefined), 30000, 'a spare decoder loaded after the session closed');
-      assert.deepEqual(after.map((s) => s.sessions_hosted), after.map(() => 0), `spare decoders loaded while sessions were hosted: ${JSON.stringify(after)}`);
+      const after = await waitFor(
+        () => (spares().length > 0 ? spares() : undefined),
+        30000,
+        'a spare decoder loaded after the session closed',
+      );
+      assert.deepEqual(
+        after.map((s) => s.sessions_hosted),
+        after.map(() => 0),
+        `spare decoders loaded while sessions were hosted: ${JSON.stringify(after)}`,
+      );
     });
   });
 });

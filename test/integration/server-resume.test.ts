@@ -88,7 +88,10 @@ describe('server resume (built service)', function () {
       applyAll(doc, p);
       reference = doc.words();
       assert.ok(reference.length >= 12, `reference has ${reference.length} words`);
-      assert.ok(reference.length < SCRIPT.split(' ').length, 'the audio does not exhaust the script, so a doubled stretch of audio would show');
+      assert.ok(
+        reference.length < SCRIPT.split(' ').length,
+        'the audio does not exhaust the script, so a doubled stretch of audio would show',
+      );
       if (process.env.DEBUG_RESUME) console.log(reference.join(' '));
       assert.ok(p.ofType('batch.replace').length >= 2, 'several sentences');
     });
@@ -98,15 +101,26 @@ describe('server resume (built service)', function () {
    * Streams the first `cutAt` bytes, breaks the connection with `interrupt`, resumes with the
    * client's last seq, re-sends audio from resume_audio_offset, finishes, stops. Returns the words.
    */
-  async function interrupted(server: TestServer, key: string, cutAt: number, interrupt: (p: WsProbe) => Promise<void>): Promise<{ words: string[]; configured: Record<string, unknown>; doc: Doc }> {
+  async function interrupted(
+    server: TestServer,
+    key: string,
+    cutAt: number,
+    interrupt: (p: WsProbe) => Promise<void>,
+  ): Promise<{ words: string[]; configured: Record<string, unknown>; doc: Doc }> {
     const doc = new Doc();
     const p = new WsProbe(server.wsUrl, { header: key });
     const c = await p.configure(CONFIG);
     for (const f of framesOf(audio.subarray(0, cutAt))) p.sendAudio(f);
     await p.roundTrip(); // every frame handled, its events arrived
     applyAll(doc, p);
-    assert.ok(p.ofType('transcript').some((m) => m.status === 'final'), 'some text is final before the cut');
-    assert.ok(p.ofType('transcript').some((m) => m.status !== 'final'), 'some text is provisional at the cut');
+    assert.ok(
+      p.ofType('transcript').some((m) => m.status === 'final'),
+      'some text is final before the cut',
+    );
+    assert.ok(
+      p.ofType('transcript').some((m) => m.status !== 'final'),
+      'some text is provisional at the cut',
+    );
     await interrupt(p);
     doc.dropProvisional();
     const clientLastSeq = doc.seq;
@@ -125,7 +139,10 @@ describe('server resume (built service)', function () {
     applyAll(doc, q);
     const seqs = q.messages.filter((m) => m.seq !== undefined).map((m) => Number(m.seq));
     assert.ok(seqs.length > 0);
-    assert.ok(seqs.every((s, i) => i === 0 || s > seqs[i - 1]!), 'seq rises through replay and new events');
+    assert.ok(
+      seqs.every((s, i) => i === 0 || s > seqs[i - 1]!),
+      'seq rises through replay and new events',
+    );
     assert.ok(seqs[0]! > clientLastSeq, `every event after the resume is newer than the client's last seq (${seqs[0]} > ${clientLastSeq})`);
     return { words: doc.words(), configured: rc, doc };
   }

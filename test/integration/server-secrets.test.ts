@@ -15,7 +15,14 @@ import { SERVER_JS, WsProbe, useServer, withServer } from '../helpers/server';
 import { framesOf, silence, tone } from '../helpers/speech';
 
 const SCRIPT = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
-const FAST = { language: 'en', silence_threshold: 1, engine_endpointing: 0.3, flush_timeout: 30, max_buffer_size: 2, enable_final_proofreading: false };
+const FAST = {
+  language: 'en',
+  silence_threshold: 1,
+  engine_endpointing: 0.3,
+  flush_timeout: 30,
+  max_buffer_size: 2,
+  enable_final_proofreading: false,
+};
 
 function scriptFile(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-hard-'));
@@ -76,13 +83,20 @@ describe('service: keys and stored data stay private (built service)', function 
       assert.ok(r2.status >= 400 && r2.status < 500, r2.text);
       const logs = server.logs();
       assert.ok(!logs.includes(secret), 'the key is not logged');
-      for (let i = 0; i + 12 <= secret.length; i++) assert.ok(!logs.includes(secret.slice(i, i + 12)), `no 12-character piece of the key (${i})`);
+      for (let i = 0; i + 12 <= secret.length; i++)
+        assert.ok(!logs.includes(secret.slice(i, i + 12)), `no 12-character piece of the key (${i})`);
       assert.ok(logs.includes('[redacted]'), 'the parameter is shown as redacted');
     });
   });
 
   describe('a weak master key is refused at start', () => {
-    const weak = ['a', 'x'.repeat(64), 'passwordpasswordpasswordpassword', 'abcdefghijklmnopqrstuvwxyz0123456789', '0123456789012345678901234567890123456789'];
+    const weak = [
+      'a',
+      'x'.repeat(64),
+      'passwordpasswordpasswordpassword',
+      'abcdefghijklmnopqrstuvwxyz0123456789',
+      '0123456789012345678901234567890123456789',
+    ];
     for (const k of weak) {
       it(`DICTEE_MASTER_KEY=${JSON.stringify(k.length > 12 ? `${k.slice(0, 12)}…` : k)} → exit 2, a message that says why, the key not echoed`, async () => {
         const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-weak-'));
@@ -97,7 +111,10 @@ describe('service: keys and stored data stay private (built service)', function 
     }
 
     it('a random key of 43 base64url characters is accepted (and so is 64 hex characters)', async () => {
-      for (const k of [`msk_${Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 97 + 13) % 256)).toString('base64url')}`, 'c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2']) {
+      for (const k of [
+        `msk_${Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 97 + 13) % 256)).toString('base64url')}`,
+        'c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2',
+      ]) {
         await withServer({ env: { DICTEE_MASTER_KEY: k } }, async (server) => {
           const created = await server.createKey();
           assert.match(created.key, /^svc_live_/);
@@ -122,7 +139,7 @@ describe('service: keys and stored data stay private (built service)', function 
   });
 
   describe("session reads are scoped to the key's project", () => {
-    it('an admin key of project A cannot read a session of project B (404); project B\'s admin key and the master key can', async () => {
+    it("an admin key of project A cannot read a session of project B (404); project B's admin key and the master key can", async () => {
       await withServer({}, async (server) => {
         const adminA = await server.createKey({ type: 'project', project_id: 'A', permissions: ['read', 'write', 'admin'] });
         const adminB = await server.createKey({ type: 'project', project_id: 'B', permissions: ['read', 'write', 'admin'] });
@@ -132,7 +149,11 @@ describe('service: keys and stored data stay private (built service)', function 
         const init = await fetch(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { 'x-svc-key': writerB.key } });
         const initId = String(((await init.json()) as { session_id: string }).session_id);
         for (const sid of [id, initId]) {
-          assert.equal((await get(`${server.url}/v1/sessions/${sid}`, adminA.key)).status, 404, 'live or recorded, another project\'s session is not found');
+          assert.equal(
+            (await get(`${server.url}/v1/sessions/${sid}`, adminA.key)).status,
+            404,
+            "live or recorded, another project's session is not found",
+          );
           assert.equal((await get(`${server.url}/v1/sessions/${sid}`, adminB.key)).status, 200);
           assert.equal((await get(`${server.url}/v1/sessions/${sid}`, server.masterKey)).status, 200);
         }

@@ -15,20 +15,23 @@ describe('service: limits on what a key or a connection holds (built service)', 
 
   describe('a session without audio is closed after the idle limit', () => {
     it('a configured session that never sends audio gets SESSION_IDLE and close 4008 after the idle limit, and its slot is free', async () => {
-      await withServer({ args: ['--concurrency-limit', '1'], env: { DICTEE_IDLE_TIMEOUT_MS: '1500', DICTEE_PING_INTERVAL_MS: '200' } }, async (server) => {
-        const { key } = await server.createKey();
-        const p = new WsProbe(server.wsUrl, { header: key });
-        const c = await p.configure();
-        const t0 = Date.now();
-        const err = await p.waitType('error', 6000);
-        assert.equal(err.code, 'SESSION_IDLE');
-        assert.equal(err.session_id, c.session_id);
-        assert.equal((await p.closed).code, 4008);
-        assert.ok(Date.now() - t0 >= 1000, 'not before the idle limit');
-        const q = new WsProbe(server.wsUrl, { header: key });
-        await q.configure();
-        q.close();
-      });
+      await withServer(
+        { args: ['--concurrency-limit', '1'], env: { DICTEE_IDLE_TIMEOUT_MS: '1500', DICTEE_PING_INTERVAL_MS: '200' } },
+        async (server) => {
+          const { key } = await server.createKey();
+          const p = new WsProbe(server.wsUrl, { header: key });
+          const c = await p.configure();
+          const t0 = Date.now();
+          const err = await p.waitType('error', 6000);
+          assert.equal(err.code, 'SESSION_IDLE');
+          assert.equal(err.session_id, c.session_id);
+          assert.equal((await p.closed).code, 4008);
+          assert.ok(Date.now() - t0 >= 1000, 'not before the idle limit');
+          const q = new WsProbe(server.wsUrl, { header: key });
+          await q.configure();
+          q.close();
+        },
+      );
     });
 
     it('a paused session is closed the same way, and can still be resumed with its text', async () => {
@@ -70,7 +73,7 @@ describe('service: limits on what a key or a connection holds (built service)', 
   });
 
   describe('one key holds at most --per-key-limit live sessions', () => {
-    it('--per-key-limit 2: a key\'s third live session gets CONCURRENCY_LIMIT_EXCEEDED naming the per-key limit; another key still gets a slot', async () => {
+    it("--per-key-limit 2: a key's third live session gets CONCURRENCY_LIMIT_EXCEEDED naming the per-key limit; another key still gets a slot", async () => {
       await withServer({ args: ['--per-key-limit', '2'] }, async (server) => {
         const a = await server.createKey();
         const b = await server.createKey();
@@ -97,7 +100,11 @@ describe('service: limits on what a key or a connection holds (built service)', 
       await withServer({ args: ['--rate-limit', '2'] }, async (server) => {
         const { key } = await server.createKey();
         const post = (body: string): Promise<Response> =>
-          fetch(`${server.url}/api/v1/live/sessions`, { method: 'POST', headers: { 'x-svc-key': key, 'content-type': 'application/json' }, body });
+          fetch(`${server.url}/api/v1/live/sessions`, {
+            method: 'POST',
+            headers: { 'x-svc-key': key, 'content-type': 'application/json' },
+            body,
+          });
         for (let i = 0; i < 3; i++) assert.equal((await post('{not json')).status, 400);
         assert.equal((await post('[1]')).status, 400);
         assert.equal((await post('{}')).status, 200);

@@ -13,7 +13,14 @@ import { WsProbe, withServer } from '../helpers/server';
 import { framesOf, silence, tone } from '../helpers/speech';
 
 const SCRIPT = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
-const FAST = { language: 'en', silence_threshold: 1, engine_endpointing: 0.3, flush_timeout: 30, max_buffer_size: 2, enable_final_proofreading: false };
+const FAST = {
+  language: 'en',
+  silence_threshold: 1,
+  engine_endpointing: 0.3,
+  flush_timeout: 30,
+  max_buffer_size: 2,
+  enable_final_proofreading: false,
+};
 
 function scriptFile(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-hard-'));
@@ -65,7 +72,9 @@ describe('service: session records, metrics and resume (built service)', functio
         assert.equal(metrics.final_chunks, finalsBefore + finalsAfter, JSON.stringify(metrics));
         assert.ok(metrics.total_chunks! >= framesOf(audio).length, 'frames before the crash are counted');
         assert.ok(metrics.audio_seconds! >= audio.length / 32000 - 0.1, `audio_seconds ${metrics.audio_seconds}`);
-        const rec = (await (await fetch(`${server.url}/v1/sessions/${String(c.session_id)}`, { headers: { authorization: `Bearer ${server.masterKey}` } })).json()) as {
+        const rec = (await (
+          await fetch(`${server.url}/v1/sessions/${String(c.session_id)}`, { headers: { authorization: `Bearer ${server.masterKey}` } })
+        ).json()) as {
           session: Record<string, unknown>;
         };
         assert.equal(rec.session.final_chunks, finalsBefore + finalsAfter, JSON.stringify(rec.session));
@@ -129,8 +138,16 @@ describe('service: session records, metrics and resume (built service)', functio
         const db = new Database(path.join(server.dataDir, DB_FILE));
         const old = new Date(Date.now() - 31 * 86_400_000).toISOString();
         db.prepare('UPDATE sessions SET created_at = ?, started_at = ?, ended_at = ? WHERE id = ?').run(old, old, old, ids[0]);
-        db.prepare('INSERT INTO session_events (session_id, seq, json) VALUES (?, 1, ?)').run(ids[0], '{"type":"transcript","text":"old words"}');
-        db.prepare('UPDATE session_checkpoints SET created_at = ?, stopped_at = ?, updated_at = ? WHERE session_id = ?').run(old, old, old, ids[0]);
+        db.prepare('INSERT INTO session_events (session_id, seq, json) VALUES (?, 1, ?)').run(
+          ids[0],
+          '{"type":"transcript","text":"old words"}',
+        );
+        db.prepare('UPDATE session_checkpoints SET created_at = ?, stopped_at = ?, updated_at = ? WHERE session_id = ?').run(
+          old,
+          old,
+          old,
+          ids[0],
+        );
         db.close();
         await server.restart();
         assert.equal((await get(`${server.url}/v1/sessions/${ids[0]}`, server.masterKey)).status, 404, 'the old record is gone');

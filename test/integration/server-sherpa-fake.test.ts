@@ -54,7 +54,7 @@ describe('server with the sherpa-onnx engine on a FAKE addon (plumbing only: no 
     await server?.stop();
   });
 
-  it('/healthz and configured: the model\'s languages; keyterms applied only with proofreading on', async () => {
+  it("/healthz and configured: the model's languages; keyterms applied only with proofreading on", async () => {
     const health = (await (await fetch(`${server.url}/healthz`)).json()) as Record<string, unknown>;
     assert.equal(health.engine, 'sherpa-onnx');
     assert.deepEqual(health.languages, ['fr', 'en', 'es', 'de']);
@@ -63,7 +63,10 @@ describe('server with the sherpa-onnx engine on a FAKE addon (plumbing only: no 
     assert.equal(ca.engine, 'sherpa-onnx');
     assert.equal(ca.keyterms_applied, true);
     const b = new WsProbe(server.wsUrl, { header: key });
-    assert.equal((await b.configure({ ...FAST, language: 'es', keyterms: ['Doliprane'], enable_final_proofreading: false })).keyterms_applied, false);
+    assert.equal(
+      (await b.configure({ ...FAST, language: 'es', keyterms: ['Doliprane'], enable_final_proofreading: false })).keyterms_applied,
+      false,
+    );
     const c = new WsProbe(server.wsUrl, { header: key });
     assert.equal((await c.configure({ ...FAST, language: 'es' })).keyterms_applied, false, 'no keyterms, none applied');
     for (const p of [a, b, c]) p.close();
@@ -78,8 +81,13 @@ describe('server with the sherpa-onnx engine on a FAKE addon (plumbing only: no 
     await Promise.all([dictate(es, speech), dictate(de, speech)]);
     const replaceOf = (p: WsProbe) => p.waitFor((m) => m.type === 'batch.replace', 15000, 'a batch.replace');
     const [res, rde] = await Promise.all([replaceOf(es), replaceOf(de)]);
-    const finalText = (p: WsProbe): string => p.ofType('transcript').filter((m) => m.status === 'final').map((m) => String(m.text)).join(' ');
-    assert.equal(finalText(es), 'hola doctor García', 'the model\'s punctuation and sentence capital taken off');
+    const finalText = (p: WsProbe): string =>
+      p
+        .ofType('transcript')
+        .filter((m) => m.status === 'final')
+        .map((m) => String(m.text))
+        .join(' ');
+    assert.equal(finalText(es), 'hola doctor García', "the model's punctuation and sentence capital taken off");
     assert.equal(finalText(de), 'Guten Tag, Frau Doktor.', 'kept as the model wrote it');
     assert.equal((res.data as { new_chunk: { text: string } }).new_chunk.text, 'Second pass Doliprane scanner thorax.');
     assert.equal((rde.data as { new_chunk: { text: string } }).new_chunk.text, 'Second, pass.');

@@ -27,7 +27,10 @@ describe('server shutdown drain (built service)', function () {
         assert.deepEqual(statuses, ['stopping', 'stopped']);
         const finals = p.ofType('transcript').filter((m) => m.status === 'final');
         assert.ok(finals.length > 0, 'pending text made final');
-        const lastStreaming = p.ofType('transcript').filter((m) => m.status !== 'final').pop()!;
+        const lastStreaming = p
+          .ofType('transcript')
+          .filter((m) => m.status !== 'final')
+          .pop()!;
         assert.equal(finals.map((f) => f.text).join(' '), lastStreaming.text);
         assert.equal(p.ofType('batch.replace').length, 1, 'proofread at the drain');
         assert.match(server.logs(), /shutdown complete/);

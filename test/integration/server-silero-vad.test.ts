@@ -61,7 +61,10 @@ describe('server with --vad silero (built service, real model, real recordings)'
       p.send({ type: 'configure', config: { ...FAST, sample_rate: 8000 } });
       const err = await p.waitType('error');
       assert.equal(err.code, 'INIT_ERROR');
-      assert.match(String(err.message), /sample_rate 8000 Hz is not supported with the Silero voice-activity detector \(--vad silero\); use 16000/);
+      assert.match(
+        String(err.message),
+        /sample_rate 8000 Hz is not supported with the Silero voice-activity detector \(--vad silero\); use 16000/,
+      );
     });
   });
 
@@ -99,13 +102,20 @@ describe('server with --vad silero (built service, real model, real recordings)'
       [truncated, 'simulated'],
       [altered, 'pocketsphinx'],
     ] as const) {
-      const r = spawnSync(process.execPath, [SERVER_JS, '--engine', engine, '--vad', 'silero', '--vad-model', file, '--port', '0', '--data-dir', dir], {
-        encoding: 'utf8',
-        timeout: 20000,
-      });
+      const r = spawnSync(
+        process.execPath,
+        [SERVER_JS, '--engine', engine, '--vad', 'silero', '--vad-model', file, '--port', '0', '--data-dir', dir],
+        {
+          encoding: 'utf8',
+          timeout: 20000,
+        },
+      );
       assert.equal(r.signal, null, `ended by ${r.signal}: ${r.stderr}`);
       assert.equal(r.status, 1, r.stderr);
-      assert.match(r.stderr, new RegExp(`error: the ${engine} engine cannot start: the Silero VAD model .*${path.basename(file)} is not the pinned file`));
+      assert.match(
+        r.stderr,
+        new RegExp(`error: the ${engine} engine cannot start: the Silero VAD model .*${path.basename(file)} is not the pinned file`),
+      );
       assert.doesNotMatch(r.stderr, /Ort::Exception|terminate called|Protobuf/);
       assert.doesNotMatch(r.stdout, /listening/);
     }

@@ -41,7 +41,9 @@ describe('service: refused upgrades and CONNECT (built service, raw sockets)', f
         const pid = server.process().pid!;
         execFileSync('prlimit', ['--pid', String(pid), '--nofile=256:256']);
         for (let batch = 0; batch < 3; batch++) {
-          await Promise.all(Array.from({ length: 100 }, () => rawRequest(server.port, `GET //[ HTTP/1.1\r\n${UPGRADE_HEADERS}\r\n`, { waitMs: 1500 })));
+          await Promise.all(
+            Array.from({ length: 100 }, () => rawRequest(server.port, `GET //[ HTTP/1.1\r\n${UPGRADE_HEADERS}\r\n`, { waitMs: 1500 })),
+          );
         }
         const h = await get(`${server.url}/healthz`);
         assert.equal(h.status, 200);
@@ -54,7 +56,9 @@ describe('service: refused upgrades and CONNECT (built service, raw sockets)', f
       await withServer({}, async (server) => {
         const pid = server.process().pid!;
         const before = openFds(pid);
-        const replies = await Promise.all(Array.from({ length: 50 }, () => rawRequest(server.port, 'CONNECT /healthz HTTP/1.1\r\nHost: x\r\n\r\n', { waitMs: 5000 })));
+        const replies = await Promise.all(
+          Array.from({ length: 50 }, () => rawRequest(server.port, 'CONNECT /healthz HTTP/1.1\r\nHost: x\r\n\r\n', { waitMs: 5000 })),
+        );
         for (const r of replies) {
           assert.equal(r.status, 405, r.text || 'no answer');
           assert.match(r.text, /"code":"METHOD_NOT_ALLOWED"/);
@@ -79,7 +83,11 @@ describe('service: refused upgrades and CONNECT (built service, raw sockets)', f
         // logged after whatever the frame caused.
         const marker = `/after-the-oversized-frame-${process.pid}`;
         assert.equal((await get(`${server.url}${marker}`)).status, 404);
-        await waitFor(() => logLines(server.logs()).some((l) => l.msg === 'http error' && l.path === marker), 5000, 'the marker request in the log');
+        await waitFor(
+          () => logLines(server.logs()).some((l) => l.msg === 'http error' && l.path === marker),
+          5000,
+          'the marker request in the log',
+        );
         assert.ok(!logLines(server.logs()).some((l) => l.level === 'error'), server.logs());
       });
     });

@@ -85,19 +85,34 @@ describe('server WebSocket (built service, real sockets)', function () {
       assert.equal(close.code, 1000);
       const transcripts = p.ofType('transcript');
       const finals = transcripts.filter((m) => m.status === 'final');
-      assert.deepEqual(finals.map((m) => m.text).join(' ').split(' '), SCRIPT_WORDS);
+      assert.deepEqual(
+        finals
+          .map((m) => m.text)
+          .join(' ')
+          .split(' '),
+        SCRIPT_WORDS,
+      );
       const br = p.ofType('batch.replace');
       assert.equal(br.length, 1);
       const data = br[0]!.data as { target_ids: string[]; new_chunk: { text: string; index: number; status: string; id: string } };
       assert.equal(data.new_chunk.text, SCRIPT);
       assert.equal(data.new_chunk.status, 'final');
-      assert.deepEqual(data.target_ids, finals.map((m) => m.id));
+      assert.deepEqual(
+        data.target_ids,
+        finals.map((m) => m.id),
+      );
       // seq: +1 on every transcript and batch.replace, from 1.
       const seqs = p.messages.filter((m) => m.type === 'transcript' || m.type === 'batch.replace').map((m) => m.seq);
-      assert.deepEqual(seqs, seqs.map((_, i) => i + 1));
+      assert.deepEqual(
+        seqs,
+        seqs.map((_, i) => i + 1),
+      );
       // status order: stopping then stopped, both with metrics.
       const statuses = p.ofType('status');
-      assert.deepEqual(statuses.map((s) => s.state), ['stopping', 'stopped']);
+      assert.deepEqual(
+        statuses.map((s) => s.state),
+        ['stopping', 'stopped'],
+      );
       const m = stopped.metrics as Record<string, number>;
       assert.equal(m.total_chunks, frames.length, 'total_chunks counts audio frames received');
       assert.ok(m.session_duration! > 0);
@@ -111,7 +126,10 @@ describe('server WebSocket (built service, real sockets)', function () {
       it(`transcribes ${rate} Hz audio when configured for it`, async () => {
         const p = new WsProbe(server.wsUrl, { header: key });
         await p.configure({ language: 'en', sample_rate: rate, encoding: 'pcm_s16le', ...FAST });
-        const pcm = Buffer.concat([await speechPcm('The patient is a fifty two year old man with chest pain.', { sampleRate: rate }), silence(1200, rate)]);
+        const pcm = Buffer.concat([
+          await speechPcm('The patient is a fifty two year old man with chest pain.', { sampleRate: rate }),
+          silence(1200, rate),
+        ]);
         for (const f of framesOf(pcm, rate / 5)) p.sendAudio(f); // 100 ms frames
         const br = await p.waitType('batch.replace');
         assert.equal((br.data as { new_chunk: { text: string } }).new_chunk.text, SCRIPT);
@@ -164,7 +182,13 @@ describe('server WebSocket (built service, real sockets)', function () {
       assert.ok(took >= 550, `flushed after ${took} ms`);
       assert.equal((br.data as { new_chunk: { text: string } }).new_chunk.text, SCRIPT);
       const finals = p.ofType('transcript').filter((m) => m.status === 'final');
-      assert.deepEqual(finals.map((m) => m.text).join(' ').split(' '), SCRIPT_WORDS);
+      assert.deepEqual(
+        finals
+          .map((m) => m.text)
+          .join(' ')
+          .split(' '),
+        SCRIPT_WORDS,
+      );
       p.close();
     });
 
@@ -195,7 +219,9 @@ describe('server WebSocket (built service, real sockets)', function () {
       for (const f of frames) p.sendAudio(f);
       p.send({ type: 'control', action: 'stop' });
       await p.closed;
-      const res = await fetch(`${server.url}/v1/sessions/${String(c.session_id)}`, { headers: { authorization: `Bearer ${server.masterKey}` } });
+      const res = await fetch(`${server.url}/v1/sessions/${String(c.session_id)}`, {
+        headers: { authorization: `Bearer ${server.masterKey}` },
+      });
       assert.equal(res.status, 200);
       const s = ((await res.json()) as { session: Record<string, unknown> }).session;
       assert.equal(s.session_id, c.session_id);
@@ -214,33 +240,144 @@ describe('server WebSocket (built service, real sockets)', function () {
       p.sendAudio(silence(100));
       const c = await p.closed;
       assert.equal(c.code, 1000);
-      assert.deepEqual(p.messages.map((m) => `${m.type}:${String(m.state ?? '')}`), ['configured:', 'status:stopping', 'status:stopped']);
+      assert.deepEqual(
+        p.messages.map((m) => `${m.type}:${String(m.state ?? '')}`),
+        ['configured:', 'status:stopping', 'status:stopped'],
+      );
     });
   });
 
   describe('errors: an error message, then the close code', () => {
     const cases: Array<{ name: string; steps: (p: WsProbe) => void; code: string; close: number; re: RegExp }> = [
-      { name: 'audio before configure', steps: (p) => p.sendAudio(silence(100)), code: 'PROTOCOL_ERROR', close: 4000, re: /before configure/ },
-      { name: 'control before configure', steps: (p) => p.send({ type: 'control', action: 'start' }), code: 'PROTOCOL_ERROR', close: 4000, re: /configure must be the first/ },
+      {
+        name: 'audio before configure',
+        steps: (p) => p.sendAudio(silence(100)),
+        code: 'PROTOCOL_ERROR',
+        close: 4000,
+        re: /before configure/,
+      },
+      {
+        name: 'control before configure',
+        steps: (p) => p.send({ type: 'control', action: 'start' }),
+        code: 'PROTOCOL_ERROR',
+        close: 4000,
+        re: /configure must be the first/,
+      },
       { name: 'malformed JSON', steps: (p) => p.send('{"type": "configure",'), code: 'PROTOCOL_ERROR', close: 4000, re: /malformed JSON/ },
       { name: 'not an object', steps: (p) => p.send('[1,2]'), code: 'PROTOCOL_ERROR', close: 4000, re: /JSON object/ },
-      { name: 'unknown type', steps: (p) => p.send({ type: 'hello' }), code: 'PROTOCOL_ERROR', close: 4000, re: /unknown message type "hello"/ },
+      {
+        name: 'unknown type',
+        steps: (p) => p.send({ type: 'hello' }),
+        code: 'PROTOCOL_ERROR',
+        close: 4000,
+        re: /unknown message type "hello"/,
+      },
       { name: 'missing type', steps: (p) => p.send({ config: {} }), code: 'PROTOCOL_ERROR', close: 4000, re: /"type"/ },
-      { name: 'unknown config field', steps: (p) => p.send({ type: 'configure', config: { langage: 'fr' } }), code: 'CONFIG_ERROR', close: 4002, re: /langage/ },
-      { name: 'language out of enum', steps: (p) => p.send({ type: 'configure', config: { language: 'it' } }), code: 'CONFIG_ERROR', close: 4002, re: /language/ },
-      { name: 'specialty out of enum', steps: (p) => p.send({ type: 'configure', config: { specialty: 'dental' } }), code: 'CONFIG_ERROR', close: 4002, re: /specialty/ },
-      { name: 'preset out of enum', steps: (p) => p.send({ type: 'configure', config: { preset: 'fast' } }), code: 'CONFIG_ERROR', close: 4002, re: /preset/ },
-      { name: 'silence_threshold out of bounds', steps: (p) => p.send({ type: 'configure', config: { silence_threshold: 99 } }), code: 'CONFIG_ERROR', close: 4002, re: /silence_threshold/ },
-      { name: 'max_buffer_size not an integer', steps: (p) => p.send({ type: 'configure', config: { max_buffer_size: 2.5 } }), code: 'CONFIG_ERROR', close: 4002, re: /max_buffer_size/ },
-      { name: 'flush_timeout wrong type', steps: (p) => p.send({ type: 'configure', config: { flush_timeout: '3' } }), code: 'CONFIG_ERROR', close: 4002, re: /flush_timeout/ },
-      { name: 'enable_final_proofreading wrong type', steps: (p) => p.send({ type: 'configure', config: { enable_final_proofreading: 'yes' } }), code: 'CONFIG_ERROR', close: 4002, re: /enable_final_proofreading/ },
-      { name: 'stop_delay negative', steps: (p) => p.send({ type: 'configure', config: { stop_delay: -1 } }), code: 'CONFIG_ERROR', close: 4002, re: /stop_delay/ },
-      { name: 'keyterms: 101 terms', steps: (p) => p.send({ type: 'configure', config: { keyterms: Array.from({ length: 101 }, (_, i) => `t${i}`) } }), code: 'CONFIG_ERROR', close: 4002, re: /keyterms holds at most 100 terms/ },
-      { name: 'keyterms: a term of 51 characters', steps: (p) => p.send({ type: 'configure', config: { keyterms: ['x'.repeat(51)] } }), code: 'CONFIG_ERROR', close: 4002, re: /keyterms: a term has at most 50 characters/ },
-      { name: 'config not an object', steps: (p) => p.send({ type: 'configure', config: 5 }), code: 'CONFIG_ERROR', close: 4002, re: /config/ },
-      { name: 'endpointing ≥ silence threshold', steps: (p) => p.send({ type: 'configure', config: { engine_endpointing: 2, silence_threshold: 1 } }), code: 'CONFIG_ERROR', close: 4002, re: /engine_endpointing/ },
-      { name: 'encoding not pcm_s16le', steps: (p) => p.send({ type: 'configure', config: { encoding: 'opus' } }), code: 'INIT_ERROR', close: 4003, re: /encoding "opus"/ },
-      { name: 'sample rate the engine cannot serve', steps: (p) => p.send({ type: 'configure', config: { sample_rate: 11025 } }), code: 'INIT_ERROR', close: 4003, re: /sample_rate 11025/ },
+      {
+        name: 'unknown config field',
+        steps: (p) => p.send({ type: 'configure', config: { langage: 'fr' } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /langage/,
+      },
+      {
+        name: 'language out of enum',
+        steps: (p) => p.send({ type: 'configure', config: { language: 'it' } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /language/,
+      },
+      {
+        name: 'specialty out of enum',
+        steps: (p) => p.send({ type: 'configure', config: { specialty: 'dental' } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /specialty/,
+      },
+      {
+        name: 'preset out of enum',
+        steps: (p) => p.send({ type: 'configure', config: { preset: 'fast' } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /preset/,
+      },
+      {
+        name: 'silence_threshold out of bounds',
+        steps: (p) => p.send({ type: 'configure', config: { silence_threshold: 99 } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /silence_threshold/,
+      },
+      {
+        name: 'max_buffer_size not an integer',
+        steps: (p) => p.send({ type: 'configure', config: { max_buffer_size: 2.5 } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /max_buffer_size/,
+      },
+      {
+        name: 'flush_timeout wrong type',
+        steps: (p) => p.send({ type: 'configure', config: { flush_timeout: '3' } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /flush_timeout/,
+      },
+      {
+        name: 'enable_final_proofreading wrong type',
+        steps: (p) => p.send({ type: 'configure', config: { enable_final_proofreading: 'yes' } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /enable_final_proofreading/,
+      },
+      {
+        name: 'stop_delay negative',
+        steps: (p) => p.send({ type: 'configure', config: { stop_delay: -1 } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /stop_delay/,
+      },
+      {
+        name: 'keyterms: 101 terms',
+        steps: (p) => p.send({ type: 'configure', config: { keyterms: Array.from({ length: 101 }, (_, i) => `t${i}`) } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /keyterms holds at most 100 terms/,
+      },
+      {
+        name: 'keyterms: a term of 51 characters',
+        steps: (p) => p.send({ type: 'configure', config: { keyterms: ['x'.repeat(51)] } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /keyterms: a term has at most 50 characters/,
+      },
+      {
+        name: 'config not an object',
+        steps: (p) => p.send({ type: 'configure', config: 5 }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /config/,
+      },
+      {
+        name: 'endpointing ≥ silence threshold',
+        steps: (p) => p.send({ type: 'configure', config: { engine_endpointing: 2, silence_threshold: 1 } }),
+        code: 'CONFIG_ERROR',
+        close: 4002,
+        re: /engine_endpointing/,
+      },
+      {
+        name: 'encoding not pcm_s16le',
+        steps: (p) => p.send({ type: 'configure', config: { encoding: 'opus' } }),
+        code: 'INIT_ERROR',
+        close: 4003,
+        re: /encoding "opus"/,
+      },
+      {
+        name: 'sample rate the engine cannot serve',
+        steps: (p) => p.send({ type: 'configure', config: { sample_rate: 11025 } }),
+        code: 'INIT_ERROR',
+        close: 4003,
+        re: /sample_rate 11025/,
+      },
     ];
     for (const c of cases) {
       it(`${c.name} → ${c.code}, close ${c.close}`, async () => {
@@ -281,7 +418,13 @@ describe('server WebSocket (built service, real sockets)', function () {
       p.sendAudio(Buffer.alloc(3));
       await expectError(p, 'PROTOCOL_ERROR', 4000);
       const finals = p.ofType('transcript').filter((m) => m.status === 'final');
-      assert.deepEqual(finals.map((m) => m.text).join(' ').split(' '), SCRIPT_WORDS);
+      assert.deepEqual(
+        finals
+          .map((m) => m.text)
+          .join(' ')
+          .split(' '),
+        SCRIPT_WORDS,
+      );
       assert.equal(p.ofType('batch.replace').length, 0, 'no proofreading on an error flush');
     });
 
@@ -330,7 +473,13 @@ describe('server WebSocket (built service, real sockets)', function () {
       assert.ok(Date.now() - t0 < 1000, `closed ${Date.now() - t0} ms after the revocation`);
       assert.equal(err.session_id, conf.session_id);
       const finals = p.ofType('transcript').filter((m) => m.status === 'final');
-      assert.deepEqual(finals.map((m) => m.text).join(' ').split(' '), SCRIPT_WORDS);
+      assert.deepEqual(
+        finals
+          .map((m) => m.text)
+          .join(' ')
+          .split(' '),
+        SCRIPT_WORDS,
+      );
       // And the key no longer opens anything.
       const again = new WsProbe(server.wsUrl, { header: k.key });
       await expectError(again, 'AUTH_ERROR', 4001, /revoked/);
@@ -359,7 +508,10 @@ describe('server WebSocket (built service, real sockets)', function () {
       assert.equal(c.code, 1006, 'terminated without a close frame');
       assert.ok(took >= 1500 && took < 6000, `dropped after ${took} ms (pong timeout ${PONG_TIMEOUT_MS} ms)`);
       assert.ok(p.pings.length >= 2, `the service pinged it (${p.pings.length} pings) before giving up`);
-      assert.match(server.logs().slice(mark), new RegExp(`"msg":"peer silent: connection dropped".*"session_id":"${String(conf.session_id)}"`));
+      assert.match(
+        server.logs().slice(mark),
+        new RegExp(`"msg":"peer silent: connection dropped".*"session_id":"${String(conf.session_id)}"`),
+      );
       // Its slot is free: the session is detached, resumable.
       await waitFor(async () => (await server.session(String(conf.session_id))).connected === false, 5000, 'the session to be detached');
     });
@@ -390,7 +542,8 @@ describe('server WebSocket (built service, real sockets)', function () {
       p.send({ type: 'control', action: 'stop' });
       await p.closed;
       const own = server.logs().slice(mark);
-      for (const expected of [/"token_in":"query"/, /"token_in":"header"/, /"msg":"session stopped"/, /"reason":"unknown"/]) assert.match(own, expected);
+      for (const expected of [/"token_in":"query"/, /"token_in":"header"/, /"msg":"session stopped"/, /"reason":"unknown"/])
+        assert.match(own, expected);
       assert.ok(!own.includes(`svc_live_${'Q'.repeat(43)}`), 'nor an unknown key');
       const logs = server.logs();
       assert.ok(!logs.includes(key), 'the key is not in the logs');

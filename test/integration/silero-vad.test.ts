@@ -50,12 +50,15 @@ describe('Silero VAD (sherpa-onnx-node, real model, real speech)', function () {
     flipped[flipped.length >> 1]! ^= 0xff;
     writeFileSync(corrupt, flipped);
     for (const f of [truncated, corrupt]) {
-      assert.throws(() => verifySileroModel(f), (e: unknown) => {
-        assert.ok(e instanceof EngineUnavailableError);
-        assert.match(e.message, /is not the pinned file \(\d+ bytes, sha256 [0-9a-f]{64}; expected 1289603 bytes, sha256 7ed98ddb/);
-        assert.match(e.message, /npm run vad:setup/);
-        return true;
-      });
+      assert.throws(
+        () => verifySileroModel(f),
+        (e: unknown) => {
+          assert.ok(e instanceof EngineUnavailableError);
+          assert.match(e.message, /is not the pinned file \(\d+ bytes, sha256 [0-9a-f]{64}; expected 1289603 bytes, sha256 7ed98ddb/);
+          assert.match(e.message, /npm run vad:setup/);
+          return true;
+        },
+      );
     }
     assert.throws(() => verifySileroModel(path.join(dir, 'none.onnx')), /cannot read the Silero VAD model .*none\.onnx/);
     assert.throws(() => verifySileroModel(undefined), /install it with npm run vad:setup .*or give its file with --vad-model FILE/);
@@ -79,13 +82,19 @@ describe('Silero VAD (sherpa-onnx-node, real model, real speech)', function () {
   it('silence is unvoiced, speech is voiced, and the pause after the speech is unvoiced within 500 ms of its end', () => {
     const d = decisions(new SileroVad(loadVadAddon(), model!), pcm);
     const ms = (i: number): number => i * VAD_WINDOW_MS;
-    assert.ok(d.slice(0, before / VAD_WINDOW_MS).every((v) => !v), 'the leading silence has no voiced window');
+    assert.ok(
+      d.slice(0, before / VAD_WINDOW_MS).every((v) => !v),
+      'the leading silence has no voiced window',
+    );
     const voiced = d.filter((v) => v).length * VAD_WINDOW_MS;
     assert.ok(voiced > 1500, `voiced ${voiced} ms of a ${rec.pcm.length / 32} ms recording`);
     const last = d.lastIndexOf(true);
     // Silero's probability decays over about 0.4 s after speech (measured: 13 blocks of 32 ms here, the
     // same in digital silence and in faint noise); the energy detector drops within a window.
-    assert.ok(ms(last + 1) > speechEndMs && ms(last + 1) <= speechEndMs + 500, `last voiced window ends at ${ms(last + 1)} ms, the speech at ${speechEndMs} ms`);
+    assert.ok(
+      ms(last + 1) > speechEndMs && ms(last + 1) <= speechEndMs + 500,
+      `last voiced window ends at ${ms(last + 1)} ms, the speech at ${speechEndMs} ms`,
+    );
     assert.ok(d.slice(last + 1).every((v) => !v));
   });
 

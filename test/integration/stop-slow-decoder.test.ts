@@ -31,14 +31,29 @@ describe('stop with a decoder behind real time (built service, pocketsphinx, exa
   it('the last sentence is committed: the client waits while the service decodes its backlog', async () => {
     const rec = recordings().find((r) => r.name.endsWith('0920'))!;
     const started = Date.now();
-    const r = await run(process.execPath, [CLI, '--language', 'en', '--server', server.url, '--verbose', path.join(LIBRIVOX, `${rec.name}.wav`)], {
-      env: { ...process.env, DICTEE_API_KEY: key },
-      timeout: 100_000,
-    }).catch((e: { stdout?: string; stderr?: string; code?: number }) => ({ stdout: e.stdout ?? '', stderr: `${e.stderr ?? ''} (exit ${e.code})` }));
+    const r = await run(
+      process.execPath,
+      [CLI, '--language', 'en', '--server', server.url, '--verbose', path.join(LIBRIVOX, `${rec.name}.wav`)],
+      {
+        env: { ...process.env, DICTEE_API_KEY: key },
+        timeout: 100_000,
+      },
+    ).catch((e: { stdout?: string; stderr?: string; code?: number }) => ({
+      stdout: e.stdout ?? '',
+      stderr: `${e.stderr ?? ''} (exit ${e.code})`,
+    }));
     const committed = /--- committed text ---\n([\s\S]*?)\n---/.exec(r.stdout)?.[1] ?? '';
     const tookS = ((Date.now() - started) / 1000).toFixed(1);
-    assert.doesNotMatch(r.stderr, /no "stopped"/, `the client gave up on its stop after ${tookS} s:\n${r.stderr.split('\n').slice(-8).join('\n')}`);
+    assert.doesNotMatch(
+      r.stderr,
+      /no "stopped"/,
+      `the client gave up on its stop after ${tookS} s:\n${r.stderr.split('\n').slice(-8).join('\n')}`,
+    );
     assert.match(committed.toLowerCase(), /married/, `committed text after ${tookS} s: ${JSON.stringify(committed)}`);
-    assert.match(r.stdout, /metrics: total_chunks \d+/, `the stop ended with the service's metrics: ${r.stdout.split('\n').slice(-3).join(' ')}`);
+    assert.match(
+      r.stdout,
+      /metrics: total_chunks \d+/,
+      `the stop ended with the service's metrics: ${r.stdout.split('\n').slice(-3).join(' ')}`,
+    );
   });
 });

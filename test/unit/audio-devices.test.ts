@@ -13,8 +13,20 @@ const PACTL_JSON = JSON.stringify([
     monitor_source: 'virtmic',
     properties: { 'device.description': 'Monitor of Null Output', 'device.class': 'monitor' },
   },
-  { index: 1, state: 'RUNNING', name: 'alsa_input.usb-Plantronics-00.mono-fallback', description: 'Blackwire 3220 Mono', properties: { 'device.class': 'sound' } },
-  { index: 2, state: 'SUSPENDED', name: 'alsa_input.pci-0000_00_1f.3.analog-stereo', description: 'Built-in Audio Analog Stereo', properties: { 'device.class': 'sound' } },
+  {
+    index: 1,
+    state: 'RUNNING',
+    name: 'alsa_input.usb-Plantronics-00.mono-fallback',
+    description: 'Blackwire 3220 Mono',
+    properties: { 'device.class': 'sound' },
+  },
+  {
+    index: 2,
+    state: 'SUSPENDED',
+    name: 'alsa_input.pci-0000_00_1f.3.analog-stereo',
+    description: 'Built-in Audio Analog Stereo',
+    properties: { 'device.class': 'sound' },
+  },
 ]);
 
 describe('input devices', () => {
@@ -32,7 +44,10 @@ describe('input devices', () => {
   });
 
   it('PulseAudio sources (short listing of an older pactl)', () => {
-    const d = parsePactlShort('0\tvirtmic.monitor\tmodule-null-sink.c\ts16le 2ch 44100Hz\tIDLE\n1\tmic\tmodule-remap-source.c\ts16le 1ch 16000Hz\tRUNNING\n', 'mic');
+    const d = parsePactlShort(
+      '0\tvirtmic.monitor\tmodule-null-sink.c\ts16le 2ch 44100Hz\tIDLE\n1\tmic\tmodule-remap-source.c\ts16le 1ch 16000Hz\tRUNNING\n',
+      'mic',
+    );
     assert.deepEqual(
       d.map((x) => [x.id, x.isDefault, x.isMonitor]),
       [
@@ -43,7 +58,9 @@ describe('input devices', () => {
   });
 
   it('ALSA capture devices (arecord -L)', () => {
-    const d = parseArecordList('null\n    Discard all samples (playback) or generate zero samples (capture)\ndefault\n    Default ALSA Output (currently PulseAudio Sound Server)\nhw:CARD=PCH,DEV=0\n    HDA Intel PCH, ALC3246 Analog\n    Direct hardware device without any conversions\n');
+    const d = parseArecordList(
+      'null\n    Discard all samples (playback) or generate zero samples (capture)\ndefault\n    Default ALSA Output (currently PulseAudio Sound Server)\nhw:CARD=PCH,DEV=0\n    HDA Intel PCH, ALC3246 Analog\n    Direct hardware device without any conversions\n',
+    );
     assert.deepEqual(
       d.map((x) => [x.id, x.label, x.isDefault]),
       [
@@ -76,6 +93,21 @@ describe('input devices', () => {
   });
 
   it('decodes an audio file to mono 16-bit little-endian PCM at the session rate', () => {
-    assert.deepEqual(soxDecodeArgs('/a b/report.mp3', 16000), ['-V1', '/a b/report.mp3', '-t', 'raw', '-r', '16000', '-e', 'signed-integer', '-b', '16', '-c', '1', '-L', '-']);
+    assert.deepEqual(soxDecodeArgs('/a b/report.mp3', 16000), [
+      '-V1',
+      '/a b/report.mp3',
+      '-t',
+      'raw',
+      '-r',
+      '16000',
+      '-e',
+      'signed-integer',
+      '-b',
+      '16',
+      '-c',
+      '1',
+      '-L',
+      '-',
+    ]);
   });
 });

@@ -37,7 +37,11 @@ describe('audio: which, device environment, process liveness', () => {
 
   it('recorder environment: asks PulseAudio for a 50 ms latency unless the user set one', () => {
     assert.deepEqual(recorderEnv('sox', '', {}, 'linux'), { PULSE_LATENCY_MSEC: '50' });
-    assert.deepEqual(recorderEnv('sox', 'virtmic.monitor', {}, 'linux'), { AUDIODRIVER: 'pulseaudio', AUDIODEV: 'virtmic.monitor', PULSE_LATENCY_MSEC: '50' });
+    assert.deepEqual(recorderEnv('sox', 'virtmic.monitor', {}, 'linux'), {
+      AUDIODRIVER: 'pulseaudio',
+      AUDIODEV: 'virtmic.monitor',
+      PULSE_LATENCY_MSEC: '50',
+    });
     assert.deepEqual(recorderEnv('rec', '', { PULSE_LATENCY_MSEC: '20' }, 'linux'), {});
     assert.deepEqual(recorderEnv('arecord', 'hw:1,0', {}, 'linux'), { PULSE_LATENCY_MSEC: '50' });
   });

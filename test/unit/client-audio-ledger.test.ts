@@ -26,10 +26,20 @@ describe('client: AudioLedger', () => {
   it('while disconnected, bounds the queue by dropping the oldest frames, and reports the overflow once per disconnection', () => {
     const l = new AudioLedger(FRAME, 3 * FRAME, 100);
     const results = [1, 2, 3, 4, 5].map((n) => l.queue(f(n), false));
-    assert.deepEqual(results.map((r) => r.dropped), [0, 0, 0, FRAME, FRAME]);
-    assert.deepEqual(results.map((r) => r.overflowBegan), [false, false, false, true, false]);
+    assert.deepEqual(
+      results.map((r) => r.dropped),
+      [0, 0, 0, FRAME, FRAME],
+    );
+    assert.deepEqual(
+      results.map((r) => r.overflowBegan),
+      [false, false, false, true, false],
+    );
     assert.equal(l.stats.droppedBytes, 2 * FRAME);
-    assert.deepEqual(l.takeQueue().map((b) => b[0]), [3, 4, 5], 'the newest frames, in order');
+    assert.deepEqual(
+      l.takeQueue().map((b) => b[0]),
+      [3, 4, 5],
+      'the newest frames, in order',
+    );
     // Sent: the next overflow is a new one.
     l.queue(f(6), false);
     l.queue(f(7), false);
@@ -59,7 +69,10 @@ describe('client: AudioLedger', () => {
     const r = l.resumeAt(0);
     assert.deepEqual([r.lost, r.firstRetained, r.resent], [2 * FRAME, 2 * FRAME, 2 * FRAME]);
     assert.equal(l.stats.unrecoverableBytes, 2 * FRAME);
-    assert.deepEqual(l.takeQueue().map((b) => b[0]), [3, 4, 5]);
+    assert.deepEqual(
+      l.takeQueue().map((b) => b[0]),
+      [3, 4, 5],
+    );
   });
 
   it('a resume at or past what was sent re-sends nothing', () => {
@@ -83,7 +96,10 @@ describe('client: AudioLedger', () => {
     const r = l.startNewSession();
     assert.deepEqual([r.offset, r.resent], [2 * FRAME, FRAME]);
     assert.equal(l.nextOffset, 0);
-    assert.deepEqual(l.takeQueue().map((b) => b[0]), [3, 4]);
+    assert.deepEqual(
+      l.takeQueue().map((b) => b[0]),
+      [3, 4],
+    );
     assert.equal(l.nextOffset, 2 * FRAME, 'the new session numbers from zero');
     // The window of the old session is gone: a resume of the new one cannot reach into it.
     assert.equal(l.resumeAt(0).lost, 0);

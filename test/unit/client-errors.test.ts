@@ -48,10 +48,20 @@ describe('client: errors', () => {
   });
 
   it('reads what an INIT_ERROR refused from the service message', () => {
-    assert.deepEqual(initErrorCause('language fr is not available in the pocketsphinx engine; it serves: en'), { kind: 'language', language: 'fr', served: ['en'] });
+    assert.deepEqual(initErrorCause('language fr is not available in the pocketsphinx engine; it serves: en'), {
+      kind: 'language',
+      language: 'fr',
+      served: ['en'],
+    });
     assert.deepEqual(initErrorCause('language de is not available in the simulated engine'), { kind: 'language', language: 'de' });
-    assert.deepEqual(initErrorCause('sample_rate 44100 Hz is not supported by the pocketsphinx engine; use 16000'), { kind: 'sample_rate', sampleRate: 44100 });
-    assert.deepEqual(initErrorCause('encoding "opus" is not supported; the only supported encoding is "pcm_s16le"'), { kind: 'encoding', encoding: 'opus' });
+    assert.deepEqual(initErrorCause('sample_rate 44100 Hz is not supported by the pocketsphinx engine; use 16000'), {
+      kind: 'sample_rate',
+      sampleRate: 44100,
+    });
+    assert.deepEqual(initErrorCause('encoding "opus" is not supported; the only supported encoding is "pcm_s16le"'), {
+      kind: 'encoding',
+      encoding: 'opus',
+    });
     assert.equal(initErrorCause('something else'), undefined);
   });
 
@@ -59,7 +69,10 @@ describe('client: errors', () => {
     const init = (message: string): DictationError => new DictationError({ code: 'INIT_ERROR', message, fatal: true });
     const language = init('language fr is not available in the pocketsphinx engine; it serves: en');
     assert.equal(adviceFor(language), 'The service does not serve the language fr; it serves en.');
-    assert.equal(adviceFor(language, { languageOption: '--language' }), 'The service does not serve the language fr; it serves en: run again with --language en.');
+    assert.equal(
+      adviceFor(language, { languageOption: '--language' }),
+      'The service does not serve the language fr; it serves en: run again with --language en.',
+    );
     assert.doesNotMatch(adviceFor(language), /Hz|pcm_s16le/);
     const unsaid = init('language de is not available in the simulated engine');
     assert.equal(adviceFor(unsaid, { served: ['fr', 'en'] }), 'The service does not serve the language de; it serves fr, en.');
@@ -67,7 +80,10 @@ describe('client: errors', () => {
     const rate = adviceFor(init('sample_rate 44100 Hz is not supported by the pocketsphinx engine; use 16000'));
     assert.match(rate, /does not take audio at 44100 Hz/);
     assert.doesNotMatch(rate, /language/);
-    assert.match(adviceFor(init('encoding "opus" is not supported; the only supported encoding is "pcm_s16le"')), /does not take "opus" audio/);
+    assert.match(
+      adviceFor(init('encoding "opus" is not supported; the only supported encoding is "pcm_s16le"')),
+      /does not take "opus" audio/,
+    );
     assert.equal(adviceFor(init('something else')), ERROR_ADVICE.INIT_ERROR.advice);
     const auth = new DictationError({ code: 'AUTH_ERROR', message: 'x', fatal: true });
     assert.equal(adviceFor(auth, { served: ['en'], languageOption: '--language' }), ERROR_ADVICE.AUTH_ERROR.advice);
@@ -125,7 +141,12 @@ describe('client: errors', () => {
     it('a request without an answer: TIMEOUT when its timeout aborted it, else NETWORK_ERROR with the system error', () => {
       const timeout = errorFromRequestFailure(new DOMException('timed out', 'TimeoutError'), 'http://h/x', KEY, 900);
       assert.deepEqual([timeout.code, timeout.message], ['TIMEOUT', 'no answer from http://h/x within 900 ms']);
-      const refused = errorFromRequestFailure(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }), `http://h/${KEY}`, KEY, 900);
+      const refused = errorFromRequestFailure(
+        new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }),
+        `http://h/${KEY}`,
+        KEY,
+        900,
+      );
       assert.equal(refused.code, 'NETWORK_ERROR');
       assert.match(refused.message, /cannot reach the service at http:\/\/h\/svc_live_…aaaa \(ECONNREFUSED\)/);
       assert.match(errorFromRequestFailure('odd', 'http://h', KEY, 1).message, /\(odd\)/);
@@ -138,12 +159,19 @@ describe('client: errors', () => {
     assert.match(auth.message, /HTTP 401 \(API key svc_live_…aaaa\)/);
     const busy = errorFromUpgradeRefusal(503, '1', KEY);
     assert.deepEqual([busy.code, busy.fatal, busy.retryAfterMs], ['INTERNAL_ERROR', false, 1000]);
-    assert.deepEqual([errorFromUpgradeRefusal(429, null, KEY).code, errorFromUpgradeRefusal(404, null, KEY).code], ['RATE_LIMITED', 'NETWORK_ERROR']);
+    assert.deepEqual(
+      [errorFromUpgradeRefusal(429, null, KEY).code, errorFromUpgradeRefusal(404, null, KEY).code],
+      ['RATE_LIMITED', 'NETWORK_ERROR'],
+    );
     assert.equal(retryAfterHeaderMs('soon'), 0);
   });
 
   it('a service `error` message: its code and fatality, the field of a CONFIG_ERROR, the session, the key scrubbed', () => {
-    const cfg = errorFromServiceMessage({ code: 'CONFIG_ERROR', message: `invalid configuration: silence_threshold must be between 0.2 and 10 (${KEY})` }, KEY, 'sess');
+    const cfg = errorFromServiceMessage(
+      { code: 'CONFIG_ERROR', message: `invalid configuration: silence_threshold must be between 0.2 and 10 (${KEY})` },
+      KEY,
+      'sess',
+    );
     assert.deepEqual([cfg.code, cfg.fatal, cfg.field, cfg.sessionId], ['CONFIG_ERROR', true, 'silence_threshold', 'sess']);
     assert.ok(!cfg.message.includes(KEY));
     assert.equal(errorFromServiceMessage({ code: 'CONFIG_ERROR', message: 'x', field: 'language' }, KEY, undefined).field, 'language');
@@ -155,7 +183,10 @@ describe('client: errors', () => {
 
   it('a close without an error message: fatal when its code stands for a fatal error, else a lost connection', () => {
     const revoked = errorFromClose(4001, 'AUTH_ERROR', 's');
-    assert.deepEqual([revoked.code, revoked.fatal, revoked.message], ['AUTH_ERROR', true, 'the service closed the connection with code 4001 (AUTH_ERROR)']);
+    assert.deepEqual(
+      [revoked.code, revoked.fatal, revoked.message],
+      ['AUTH_ERROR', true, 'the service closed the connection with code 4001 (AUTH_ERROR)'],
+    );
     const lost = errorFromClose(1006, '', 's');
     assert.deepEqual([lost.code, lost.fatal, lost.message], ['NETWORK_ERROR', false, 'connection lost (close code 1006)']);
     assert.deepEqual([errorFromClose(1011, 'boom', 's').code, errorFromClose(1011, 'boom', 's').fatal], ['INTERNAL_ERROR', false]);

@@ -25,11 +25,39 @@ function texts(vocabulary: string[], alone: string[] = []): fc.Arbitrary<string>
 }
 const PLAIN = ['the', 'lung', 'Clear.', 'no', ',', 'effusion', '(', ')', '\n', ' ', '', 'é', '3.5', '-', '“'];
 /** With the grammar: spoken punctuation, words that are held back, the commands said alone, a template. */
-const SPOKEN = ['the', 'lung', 'clear', 'period', 'comma', 'new', 'paragraph', 'line', 'scratch', 'that', 'next', 'field', 'accept', 'defaults', 'insert', 'template', 'chest', 'three', 'point', 'two', 'centimeters'];
+const SPOKEN = [
+  'the',
+  'lung',
+  'clear',
+  'period',
+  'comma',
+  'new',
+  'paragraph',
+  'line',
+  'scratch',
+  'that',
+  'next',
+  'field',
+  'accept',
+  'defaults',
+  'insert',
+  'template',
+  'chest',
+  'three',
+  'point',
+  'two',
+  'centimeters',
+];
 // Not "undo": the editor's undo takes back the last change, a person's as well (as they asked); and the
 // person types no `{{field}}`, which "accept defaults" would fill (as they asked).
 const COMMANDS = ['scratch that', 'next field', 'accept defaults', 'insert template chest'];
-const TEMPLATE = { name: 'chest', language: null, content: 'Lungs: {{clear}}\nHeart: {{normal|enlarged}}\n', source: 'user' as const, path: 'chest.md' };
+const TEMPLATE = {
+  name: 'chest',
+  language: null,
+  content: 'Lungs: {{clear}}\nHeart: {{normal|enlarged}}\n',
+  source: 'user' as const,
+  path: 'chest.md',
+};
 const seq = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constantFrom(Number.MAX_SAFE_INTEGER, 2 ** 31));
 
 function messages(vocabulary: string[], alone: string[]): fc.Arbitrary<TranscriptMessage | BatchReplaceMessage> {
@@ -46,7 +74,12 @@ function messages(vocabulary: string[], alone: string[]): fc.Arbitrary<Transcrip
     type: fc.constant('batch.replace' as const),
     data: fc.record({
       target_ids: fc.array(ids, { maxLength: 5 }),
-      new_chunk: fc.record({ id: ids, index: fc.integer({ min: -2, max: 12 }), text: words, status: fc.constantFrom('final', 'interim', 'weird') }),
+      new_chunk: fc.record({
+        id: ids,
+        index: fc.integer({ min: -2, max: 12 }),
+        text: words,
+        status: fc.constantFrom('final', 'interim', 'weird'),
+      }),
     }),
     seq,
   });
@@ -63,26 +96,29 @@ type Step =
   | { kind: 'generation' }
   | { kind: 'hold' };
 
-const steps = (vocabulary: string[], alone: string[] = []): fc.Arbitrary<Step> => fc.oneof(
-  {
-    weight: 6,
-    arbitrary: fc.tuple(messages(vocabulary, alone), fc.constantFrom(true, true, true, false)).map(([message, next]) => ({ kind: 'message' as const, message, next })),
-  },
-  { weight: 2, arbitrary: fc.nat({ max: 20 }).map((back) => ({ kind: 'replay' as const, back })) },
-  {
-    weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant('edit' as const),
-      at: fc.nat({ max: 200 }),
-      del: fc.oneof(fc.constant(0), fc.nat({ max: 6 })),
-      ins: fc.stringMatching(/^[XYZ \n.]{0,4}$/),
-      racing: fc.boolean(),
-    }),
-  },
-  { weight: 1, arbitrary: fc.constant({ kind: 'drop' as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'generation' as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'hold' as const }) },
-);
+const steps = (vocabulary: string[], alone: string[] = []): fc.Arbitrary<Step> =>
+  fc.oneof(
+    {
+      weight: 6,
+      arbitrary: fc
+        .tuple(messages(vocabulary, alone), fc.constantFrom(true, true, true, false))
+        .map(([message, next]) => ({ kind: 'message' as const, message, next })),
+    },
+    { weight: 2, arbitrary: fc.nat({ max: 20 }).map((back) => ({ kind: 'replay' as const, back })) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('edit' as const),
+        at: fc.nat({ max: 200 }),
+        del: fc.oneof(fc.constant(0), fc.nat({ max: 6 })),
+        ins: fc.stringMatching(/^[XYZ \n.]{0,4}$/),
+        racing: fc.boolean(),
+      }),
+    },
+    { weight: 1, arbitrary: fc.constant({ kind: 'drop' as const }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'generation' as const }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'hold' as const }) },
+  );
 const step = steps(PLAIN);
 const spokenStep = steps(SPOKEN, COMMANDS);
 
@@ -110,7 +146,12 @@ async function play(initial: string, anchor: number, steps: Step[], grammar = fa
     else if (s.kind === 'generation') write(run.model.beginGeneration());
     else if (s.kind === 'hold') await run.holdElapsed();
     else {
-      const m = s.kind === 'message' ? (s.next ? { ...s.message, seq: (run.model.lastHandledSeq ?? -1) + 1 } : s.message) : sent[sent.length - 1 - (s.back % Math.max(1, sent.length))];
+      const m =
+        s.kind === 'message'
+          ? s.next
+            ? { ...s.message, seq: (run.model.lastHandledSeq ?? -1) + 1 }
+            : s.message
+          : sent[sent.length - 1 - (s.back % Math.max(1, sent.length))];
       if (!m) continue;
       // What the session does: only messages that pass the wire schema reach the model.
       const parsed = parseServerMessage(JSON.stringify(m));
@@ -129,7 +170,8 @@ function userEdit(w: World, at: number, del: number, ins: string): void {
   const offset = at % (doc.value.length + 1);
   const deleted = Math.min(del, doc.value.length - offset);
   // Not inside a template field, which "accept defaults" fills whatever it holds (as the person asked).
-  const inside = (f: { start: number; end: number }): boolean => (deleted > 0 ? offset < f.end && offset + deleted > f.start : f.start < offset && offset < f.end);
+  const inside = (f: { start: number; end: number }): boolean =>
+    deleted > 0 ? offset < f.end && offset + deleted > f.start : f.start < offset && offset < f.end;
   if (parseFields(doc.value).some(inside)) return;
   const authors = doc.authors();
   const before = authors.slice(0, offset).filter((a) => a !== null).length;
@@ -161,35 +203,51 @@ const RUNS = Number(process.env.DICTEE_PROPERTY_RUNS ?? 400);
 describe('client fuzzing: transcript model + the real document writer on a document in memory (property tests)', function () {
   this.timeout(120_000);
 
-  it("no exception escapes, no edit of ours is invalid, and nothing the person typed changes", async () => {
+  it('no exception escapes, no edit of ours is invalid, and nothing the person typed changes', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.stringMatching(/^[A-Za-z :\n]{0,30}$/), fc.nat({ max: 40 }), fc.array(step, { maxLength: 60 }), async (initial, anchor, steps) => {
-        checkPerson(await play(initial, anchor, steps));
-      }),
+      fc.asyncProperty(
+        fc.stringMatching(/^[A-Za-z :\n]{0,30}$/),
+        fc.nat({ max: 40 }),
+        fc.array(step, { maxLength: 60 }),
+        async (initial, anchor, steps) => {
+          checkPerson(await play(initial, anchor, steps));
+        },
+      ),
       { numRuns: Math.ceil(RUNS / 4) },
     );
   });
 
   it('the same with the dictation grammar on (spoken punctuation, held words, commands said alone)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.stringMatching(/^[A-Za-z :\n]{0,30}$/), fc.nat({ max: 40 }), fc.array(spokenStep, { maxLength: 40 }), async (initial, anchor, steps) => {
-        checkPerson(await play(initial, anchor, steps, true));
-      }),
+      fc.asyncProperty(
+        fc.stringMatching(/^[A-Za-z :\n]{0,30}$/),
+        fc.nat({ max: 40 }),
+        fc.array(spokenStep, { maxLength: 40 }),
+        async (initial, anchor, steps) => {
+          checkPerson(await play(initial, anchor, steps, true));
+        },
+      ),
       { numRuns: Math.ceil(RUNS / 4) },
     );
   });
 
   it("without the person's edits, the document holds the model's committed text (the same characters in order), each chunk once", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step.filter((s) => s.kind !== 'edit'), { maxLength: 60 }), async (steps) => {
-        const w = await play('', 0, steps);
-        const committed = w.run.model.committedChunks().map((c) => c.id);
-        assert.equal(new Set(committed).size, committed.length, `each id committed once: ${committed.join(',')}`);
-        // The spacing may differ where a chunk was removed or rewritten next to one written before it (the
-        // writer spaces each chunk against the document and never rewrites its neighbours): compared without it.
-        assert.equal(unspaced(w.run.text), unspaced(w.run.model.committedText()));
-        checkPerson(w);
-      }),
+      fc.asyncProperty(
+        fc.array(
+          step.filter((s) => s.kind !== 'edit'),
+          { maxLength: 60 },
+        ),
+        async (steps) => {
+          const w = await play('', 0, steps);
+          const committed = w.run.model.committedChunks().map((c) => c.id);
+          assert.equal(new Set(committed).size, committed.length, `each id committed once: ${committed.join(',')}`);
+          // The spacing may differ where a chunk was removed or rewritten next to one written before it (the
+          // writer spaces each chunk against the document and never rewrites its neighbours): compared without it.
+          assert.equal(unspaced(w.run.text), unspaced(w.run.model.committedText()));
+          checkPerson(w);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

@@ -8,11 +8,21 @@ describe('client: Resumption (which service session a run is in)', () => {
     r.initialised('init-1');
     assert.equal(r.sessionId, 'init-1');
     assert.equal(r.nextResume(), undefined, 'nothing to resume before the first configured');
-    assert.deepEqual(r.configured({ session_id: 's1' }), { requestedResume: false, resumed: false, newGeneration: false, previousSessionId: undefined });
+    assert.deepEqual(r.configured({ session_id: 's1' }), {
+      requestedResume: false,
+      resumed: false,
+      newGeneration: false,
+      previousSessionId: undefined,
+    });
     r.received(3);
     r.received(2);
     assert.deepEqual(r.nextResume(), { session_id: 's1', last_seq: 3 });
-    assert.deepEqual(r.configured({ session_id: 's1', resumed: true }), { requestedResume: true, resumed: true, newGeneration: false, previousSessionId: 's1' });
+    assert.deepEqual(r.configured({ session_id: 's1', resumed: true }), {
+      requestedResume: true,
+      resumed: true,
+      newGeneration: false,
+      previousSessionId: 's1',
+    });
     assert.equal(r.generation, 0);
   });
 
@@ -47,7 +57,12 @@ describe('client: Resumption (which service session a run is in)', () => {
     const r = new Resumption();
     r.configured({ session_id: 's1' });
     const about = new DictationError({ code: 'CONFIG_ERROR', message: 'invalid configuration: unknown field resume', fatal: true });
-    const other = new DictationError({ code: 'CONFIG_ERROR', message: 'silence_threshold must be…', field: 'silence_threshold', fatal: true });
+    const other = new DictationError({
+      code: 'CONFIG_ERROR',
+      message: 'silence_threshold must be…',
+      field: 'silence_threshold',
+      fatal: true,
+    });
     assert.equal(r.refusesResume(about, false), false, 'no resume was asked for on this connection');
     r.nextResume();
     assert.equal(r.refusesResume(other, false), false);

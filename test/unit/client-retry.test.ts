@@ -2,12 +2,16 @@ import assert from 'node:assert/strict';
 import { DictationError } from '../../src/client/errors';
 import { Backoff, backoffDelay, gaveUpError } from '../../src/client/retry';
 
-const cause = (code: DictationError['code'], retryAfterMs = 0): DictationError => new DictationError({ code, message: `${code} happened`, retryAfterMs, fatal: false });
+const cause = (code: DictationError['code'], retryAfterMs = 0): DictationError =>
+  new DictationError({ code, message: `${code} happened`, retryAfterMs, fatal: false });
 
 describe('client: the retry policy', () => {
   it('exponential backoff with full jitter, capped', () => {
     const o = { maxAttempts: 8, baseMs: 250, maxMs: 10_000, random: () => 0.999999 };
-    assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 8].map((a) => backoffDelay(a, cause('NETWORK_ERROR'), o)), [249, 499, 999, 1999, 3999, 7999, 9999, 9999]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8].map((a) => backoffDelay(a, cause('NETWORK_ERROR'), o)),
+      [249, 499, 999, 1999, 3999, 7999, 9999, 9999],
+    );
     assert.equal(backoffDelay(3, cause('NETWORK_ERROR'), { ...o, random: () => 0 }), 0, 'full jitter reaches zero');
   });
 
@@ -19,7 +23,10 @@ describe('client: the retry policy', () => {
 
   it('counts attempts in a row, gives up after the last, and starts again after a reset', () => {
     const b = new Backoff({ maxAttempts: 3, baseMs: 10, maxMs: 100, random: () => 0 });
-    assert.deepEqual([b.next(cause('TIMEOUT')), b.next(cause('TIMEOUT')), b.next(cause('TIMEOUT'))].map((d) => d?.attempt), [1, 2, 3]);
+    assert.deepEqual(
+      [b.next(cause('TIMEOUT')), b.next(cause('TIMEOUT')), b.next(cause('TIMEOUT'))].map((d) => d?.attempt),
+      [1, 2, 3],
+    );
     assert.equal(b.next(cause('TIMEOUT')), undefined);
     b.reset();
     assert.equal(b.next(cause('TIMEOUT'))?.attempt, 1);

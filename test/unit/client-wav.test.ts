@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { parseArgs } from '../../src/client/cli';
 import { checkServiceFormat, parseWav, WavFormatError } from '../../src/client/wav';
 
-function wav(opts: { format?: number; channels?: number; rate?: number; bits?: number; data?: Buffer; extraChunk?: boolean; dataSize?: number } = {}): Buffer {
+function wav(
+  opts: { format?: number; channels?: number; rate?: number; bits?: number; data?: Buffer; extraChunk?: boolean; dataSize?: number } = {},
+): Buffer {
   const data = opts.data ?? Buffer.from([1, 0, 2, 0, 3, 0]);
   const fmt = Buffer.alloc(24);
   fmt.write('fmt ', 0, 'ascii');
@@ -13,7 +15,9 @@ function wav(opts: { format?: number; channels?: number; rate?: number; bits?: n
   fmt.writeUInt32LE((opts.rate ?? 16000) * 2, 16);
   fmt.writeUInt16LE(2, 20);
   fmt.writeUInt16LE(opts.bits ?? 16, 22);
-  const extra = opts.extraChunk ? Buffer.concat([Buffer.from('LIST', 'ascii'), Buffer.from([3, 0, 0, 0]), Buffer.from([9, 9, 9, 0])]) : Buffer.alloc(0);
+  const extra = opts.extraChunk
+    ? Buffer.concat([Buffer.from('LIST', 'ascii'), Buffer.from([3, 0, 0, 0]), Buffer.from([9, 9, 9, 0])])
+    : Buffer.alloc(0);
   const dh = Buffer.alloc(8);
   dh.write('data', 0, 'ascii');
   dh.writeUInt32LE(opts.dataSize ?? data.length, 4);
@@ -69,8 +73,18 @@ describe('client: WAV reader', () => {
 
 describe('client: example client arguments', () => {
   it('parses the documented options', () => {
-    const o = parseArgs(['f.wav', '--server', 'http://h:1', '--language', 'en', '--specialty', 'radiology', '--preset', 'low_latency', '--fast'], {});
-    assert.deepEqual(o, { file: 'f.wav', server: 'http://h:1', config: { language: 'en', specialty: 'radiology', preset: 'low_latency' }, realtime: false, verbose: false, help: false });
+    const o = parseArgs(
+      ['f.wav', '--server', 'http://h:1', '--language', 'en', '--specialty', 'radiology', '--preset', 'low_latency', '--fast'],
+      {},
+    );
+    assert.deepEqual(o, {
+      file: 'f.wav',
+      server: 'http://h:1',
+      config: { language: 'en', specialty: 'radiology', preset: 'low_latency' },
+      realtime: false,
+      verbose: false,
+      help: false,
+    });
     assert.equal(parseArgs(['f.wav'], { DICTEE_SERVER_URL: 'http://x:2' }).server, 'http://x:2');
     assert.equal(parseArgs(['f.wav'], {}).server, 'http://127.0.0.1:8787');
     assert.equal(parseArgs(['f.wav', '--fast', '--realtime'], {}).realtime, true);

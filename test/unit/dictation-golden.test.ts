@@ -19,7 +19,10 @@ describe('dictation: golden tables', () => {
     describe(`${language} (${rows.length} pairs)`, () => {
       it('has at least 150 pairs, medical and legal', () => {
         assert.ok(rows.length >= 150, `${rows.length} pairs`);
-        assert.ok(rows.some((r) => /jur|legal|recht/iu.test(r.section)), 'a legal section');
+        assert.ok(
+          rows.some((r) => /jur|legal|recht/iu.test(r.section)),
+          'a legal section',
+        );
       });
       for (const row of rows) {
         it(`${row.utterances.join(' | ')} (line ${row.line})`, () => {
@@ -37,7 +40,9 @@ describe('dictation: idempotence', () => {
   for (const language of LANGUAGES) {
     // A word written literally ("littéral virgule") is the one thing that reads differently a second time.
     const literal = TABLES[language].literal;
-    const single = goldenRows(language).filter((r) => r.utterances.length === 1 && !r.utterances[0]!.split(' ').some((w) => literal.includes(w.toLowerCase())));
+    const single = goldenRows(language).filter(
+      (r) => r.utterances.length === 1 && !r.utterances[0]!.split(' ').some((w) => literal.includes(w.toLowerCase())),
+    );
     it(`${language}: every written column formats to itself`, () => {
       for (const r of single) {
         const again = formatText(r.written, { language, specialty: r.specialty }, { before: '', after: '' });

@@ -72,7 +72,7 @@ describe('dictation: the document around the insertion point', () => {
     assert.equal(fmt('fr', 'foie normal', '(', ')'), 'Foie normal');
     assert.equal(fmt('fr', 'foie normal', 'le', 'et'), ' foie normal ');
     assert.equal(fmt('fr', 'foie normal', 'le ', '.'), 'foie normal');
-    assert.equal(fmt('fr', "homme", "l'"), 'homme');
+    assert.equal(fmt('fr', 'homme', "l'"), 'homme');
     assert.equal(fmt('fr', 'point', 'Le foie'), '.');
     assert.equal(fmt('fr', "point d'interrogation", 'Pourquoi'), '\u202F?');
     assert.equal(fmt('fr', "point d'interrogation", 'Pourquoi '), '?');
@@ -105,7 +105,7 @@ describe('dictation: the document around the insertion point', () => {
 });
 
 describe('dictation: engine punctuation next to spoken commands', () => {
-  it('a spoken mark wins over the engine\'s, and the capital the engine added is undone', () => {
+  it("a spoken mark wins over the engine's, and the capital the engine added is undone", () => {
     assert.equal(fmt('fr', 'Le foie. Virgule. Et la rate.'), 'Le foie, et la rate.');
     assert.equal(fmt('es', 'Abrir paréntesis. Hola. Cerrar paréntesis.'), '(Hola).');
     assert.equal(fmt('en', 'The liver is normal. Period.'), 'The liver is normal.');
@@ -118,25 +118,42 @@ describe('dictation: engine punctuation next to spoken commands', () => {
 describe('dictation: tokenizer', () => {
   it('splits hyphens and elisions, keeps numbers, abbreviations and digit groups whole', () => {
     const t = tokenize("point-virgule d'interrogation 3,2 z.B. 12\u202F500, L4-L5");
-    assert.deepEqual(t.map((x) => x.text), ['point', 'virgule', "d'", 'interrogation', '3,2', 'z.B.', '12\u202F500', ',', 'L4', 'L5']);
-    assert.deepEqual(t.map((x) => x.glue), [' ', '-', ' ', '', ' ', ' ', ' ', '', ' ', '-']);
+    assert.deepEqual(
+      t.map((x) => x.text),
+      ['point', 'virgule', "d'", 'interrogation', '3,2', 'z.B.', '12\u202F500', ',', 'L4', 'L5'],
+    );
+    assert.deepEqual(
+      t.map((x) => x.glue),
+      [' ', '-', ' ', '', ' ', ' ', ' ', '', ' ', '-'],
+    );
     assert.equal(detokenize(t), "point-virgule d'interrogation 3,2 z.B. 12\u202F500, L4-L5");
   });
   it('line breaks and Markdown markers at the start of a line', () => {
     const t = tokenize('# Titre\n\n- un\n* deux');
-    assert.deepEqual(t.map((x) => x.kind), ['heading', 'word', 'break', 'bullet', 'word', 'break', 'bullet', 'word']);
+    assert.deepEqual(
+      t.map((x) => x.kind),
+      ['heading', 'word', 'break', 'bullet', 'word', 'break', 'bullet', 'word'],
+    );
   });
 });
 
 describe('dictation: commands and "What Can I Say?"', () => {
   it('a command said alone gives an action and no text', () => {
-    assert.deepEqual(formatUtterance('Champ suivant.', { language: 'fr' }, { before: '', after: '' }), { text: '', actions: [{ kind: 'nextField' }] });
+    assert.deepEqual(formatUtterance('Champ suivant.', { language: 'fr' }, { before: '', after: '' }), {
+      text: '',
+      actions: [{ kind: 'nextField' }],
+    });
     assert.deepEqual(formatUtterance('What can I say?', { language: 'en' }, { before: '', after: '' }).actions, [{ kind: 'whatCanISay' }]);
-    assert.deepEqual(formatUtterance('Standardwerte übernehmen', { language: 'de' }, { before: '', after: '' }).actions, [{ kind: 'acceptDefaults' }]);
-    assert.deepEqual(formatUtterance('detener dictado', { language: 'es' }, { before: '', after: '' }).actions, [{ kind: 'stopDictation' }]);
+    assert.deepEqual(formatUtterance('Standardwerte übernehmen', { language: 'de' }, { before: '', after: '' }).actions, [
+      { kind: 'acceptDefaults' },
+    ]);
+    assert.deepEqual(formatUtterance('detener dictado', { language: 'es' }, { before: '', after: '' }).actions, [
+      { kind: 'stopDictation' },
+    ]);
   });
   it('proofreading commands said alone: choose a reading by its number, correct words, spell letters, in the four languages', () => {
-    const actions = (text: string, language: 'fr' | 'en' | 'es' | 'de'): unknown => formatUtterance(text, { language }, { before: '', after: '' }).actions;
+    const actions = (text: string, language: 'fr' | 'en' | 'es' | 'de'): unknown =>
+      formatUtterance(text, { language }, { before: '', after: '' }).actions;
     assert.deepEqual(actions('choisir deux', 'fr'), [{ kind: 'chooseAlternative', choice: 2 }]);
     assert.deepEqual(actions('Choose two.', 'en'), [{ kind: 'chooseAlternative', choice: 2 }]);
     assert.deepEqual(actions('elegir dos', 'es'), [{ kind: 'chooseAlternative', choice: 2 }]);
@@ -153,7 +170,8 @@ describe('dictation: commands and "What Can I Say?"', () => {
     for (const l of LANGUAGES) {
       const groups = spokenCommands(TABLES[l]);
       const said = groups.flatMap((g) => g.entries.flatMap((e) => e.say));
-      const slot = (k: string): string => ({ chooseAlternative: '‹number›', correctWords: '‹words›', spellThat: '‹letters›' })[k] ?? '‹name›';
+      const slot = (k: string): string =>
+        ({ chooseAlternative: '‹number›', correctWords: '‹words›', spellThat: '‹letters›' })[k] ?? '‹name›';
       for (const c of TABLES[l].commands) for (const s of c.say) assert.ok(said.includes(s.replace('{name}', slot(c.kind))), `${l}: ${s}`);
       for (const r of [...TABLES[l].structure, ...TABLES[l].punctuation]) for (const s of r.say) assert.ok(said.includes(s), `${l}: ${s}`);
     }

@@ -48,7 +48,12 @@ describe('dictation: numbers round-trip against n2words', () => {
       const sep = TABLES[language].groupSeparator;
       for (const n of [0, 1, 7, 9, 10, 11, 16, 17, 21, 71, 80, 91, 99, 100, 101, 999, 1232, 1984, 2024, 12_500, 1_000_000]) {
         const words = libs[language].toCardinal(n);
-        const want = n < 10 ? words.charAt(0).toUpperCase() + words.slice(1) : n < 10_000 ? String(n) : String(n).replace(/\B(?=(\d{3})+(?!\d))/gu, sep);
+        const want =
+          n < 10
+            ? words.charAt(0).toUpperCase() + words.slice(1)
+            : n < 10_000
+              ? String(n)
+              : String(n).replace(/\B(?=(\d{3})+(?!\d))/gu, sep);
         assert.equal(formatText(words, { language }, { before: '', after: '' }), want, `${n}: ${words}`);
       }
     });

@@ -45,7 +45,7 @@ describe('dictation: a run chunk by chunk', () => {
     assert.equal(f.commit('c2', 'scanner', after('Il faut un')).text, ' nouveau scanner');
   });
 
-  it('flush() writes the held words, for the chunk they came from (the caller\'s timer or the end of the run)', () => {
+  it("flush() writes the held words, for the chunk they came from (the caller's timer or the end of the run)", () => {
     assert.equal(HOLD_BACK_MS, 800);
     const f = new DictationFormatter({ language: 'en' });
     f.commit('c1', 'we need a new', start);
@@ -139,7 +139,10 @@ describe('dictation: a run chunk by chunk', () => {
     const f = new DictationFormatter({ language: 'fr' });
     f.commit('c1', 'le foie est normal nouveau', start);
     f.commit('c2', 'paragraphe la rate aussi', after('Le foie est normal'));
-    assert.equal(f.replace(['c1', 'c2'], 'r', 'Le foie est normal. Nouveau paragraphe. La rate aussi.', start)?.text, 'Le foie est normal\n\nLa rate aussi.');
+    assert.equal(
+      f.replace(['c1', 'c2'], 'r', 'Le foie est normal. Nouveau paragraphe. La rate aussi.', start)?.text,
+      'Le foie est normal\n\nLa rate aussi.',
+    );
   });
 
   it('batch.replace of a command chunk never runs the command again and leaves the document as it is', () => {
@@ -163,7 +166,13 @@ describe('dictation: a run chunk by chunk', () => {
   });
 
   it('"efface ça" after a template inserted by voice deletes the template', () => {
-    const template = { name: 'Radiologie', language: 'fr' as const, content: '# CR\n\n{{Bilan.}}\n', source: 'builtin' as const, path: 'fr/radiologie.md' };
+    const template = {
+      name: 'Radiologie',
+      language: 'fr' as const,
+      content: '# CR\n\n{{Bilan.}}\n',
+      source: 'builtin' as const,
+      path: 'fr/radiologie.md',
+    };
     const f = new DictationFormatter({ language: 'fr', templates: [template] });
     f.commit('c1', 'le foie est normal point', start);
     assert.equal(f.commit('c2', 'insérer modèle radiologie', after('Le foie est normal.')).actions[0]?.kind, 'insertTemplate');

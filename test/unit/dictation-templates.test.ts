@@ -4,7 +4,16 @@ import { matchCommand } from '../../src/dictation/commands';
 import { DictationDocument } from '../../src/dictation/document';
 import { formatText } from '../../src/dictation/format';
 import { TABLES } from '../../src/dictation/lang';
-import { acceptDefaults, fieldsLeft, findTemplate, loadTemplates, nextField, parseFields, previousField, templateInsertion } from '../../src/dictation/templates';
+import {
+  acceptDefaults,
+  fieldsLeft,
+  findTemplate,
+  loadTemplates,
+  nextField,
+  parseFields,
+  previousField,
+  templateInsertion,
+} from '../../src/dictation/templates';
 import { builtinTemplates } from '../helpers/dictation';
 
 const TEXT = 'Technique: {{sans|avec}} injection.\n\nRésultats: {{normal}}.\n\nConclusion: {{ }}';
@@ -33,7 +42,10 @@ describe('dictation: templates', () => {
   it('"accept defaults" replaces every remaining field with its default; edits come last first', () => {
     const r = acceptDefaults(TEXT);
     assert.equal(r.text, 'Technique: sans injection.\n\nRésultats: normal.\n\nConclusion: ');
-    assert.deepEqual(r.edits.map((e) => e.offset), [...parseFields(TEXT).map((f) => f.start)].reverse());
+    assert.deepEqual(
+      r.edits.map((e) => e.offset),
+      [...parseFields(TEXT).map((f) => f.start)].reverse(),
+    );
     assert.equal(fieldsLeft(TEXT), 3);
     assert.equal(fieldsLeft(r.text), 0);
   });
@@ -89,7 +101,10 @@ describe('dictation: templates', () => {
       const mine = b.filter((t) => t.language === lang);
       assert.equal(mine.length, 3, lang);
       const radiology = mine.find((t) => /^radiolog/iu.test(t.name))!;
-      assert.deepEqual([...radiology.content.matchAll(/^## (.+)$/gmu)].map((m) => m[1]), heads);
+      assert.deepEqual(
+        [...radiology.content.matchAll(/^## (.+)$/gmu)].map((m) => m[1]),
+        heads,
+      );
       for (const t of mine) assert.ok(fieldsLeft(t.content) > 0, `${t.path} has fields`);
     }
   });
@@ -106,7 +121,11 @@ describe('dictation: templates', () => {
       const a = matchCommand(said, TABLES[lang], b);
       assert.ok(a && a.kind === 'insertTemplate' && a.template?.language === lang, `${lang}: ${said}`);
     }
-    assert.deepEqual(matchCommand('insérer modèle inconnu', TABLES.fr, b), { kind: 'insertTemplate', spokenName: 'inconnu', template: null });
+    assert.deepEqual(matchCommand('insérer modèle inconnu', TABLES.fr, b), {
+      kind: 'insertTemplate',
+      spokenName: 'inconnu',
+      template: null,
+    });
   });
 
   it('auto-texts: "insérer <nom>" expands a snippet of that name; any other "insérer …" is dictation', () => {

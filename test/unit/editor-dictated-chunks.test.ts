@@ -100,7 +100,10 @@ describe('editor: dictated chunks (the real DocumentWriter and dictation grammar
     await r.final('c3', 2, 'next field');
     await r.final('c4', 3, 'CT without contrast period');
     await r.final('c5', 4, 'accept defaults');
-    assert.equal(r.text, '## Indication\n\nChest pain for three days.\n\n## Technique\n\nCT without contrast.\n\n## Conclusion\n\nNormal study.\n');
+    assert.equal(
+      r.text,
+      '## Indication\n\nChest pain for three days.\n\n## Technique\n\nCT without contrast.\n\n## Conclusion\n\nNormal study.\n',
+    );
     await r.final('c6', 5, 'accept defaults');
     assert.deepEqual(r.told, ['No template fields are left.']);
   });
@@ -131,7 +134,7 @@ describe('editor: dictated chunks (the real DocumentWriter and dictation grammar
     assert.equal(r.doc.applied.at(-1)!.undo.before, true);
   });
 
-  it('a person\'s edit inside the chunks wins over the proofreading (a conflict); the next words still follow them', async () => {
+  it("a person's edit inside the chunks wins over the proofreading (a conflict); the next words still follow them", async () => {
     const r = new WriterRun('', { grammar: FR });
     await r.final('c1', 0, 'le médiastin est normal les hiles aussi');
     r.doc.type(3, 12, 'cœur');
@@ -151,7 +154,7 @@ describe('editor: dictated chunks (the real DocumentWriter and dictation grammar
     assert.equal(r.text, `Pourquoi${NNBSP}? Il faut un nouveau`);
     assert.deepEqual(r.doc.invalid, []);
   });
-  it("a person's edit that reaches the editor before a rewrite or a \"scratch that\" of the same text: the edit of ours is refused, then not done", async () => {
+  it('a person\'s edit that reaches the editor before a rewrite or a "scratch that" of the same text: the edit of ours is refused, then not done', async () => {
     const r = new WriterRun('', { grammar: EN });
     await r.final('c1', 0, 'the lung is clear period');
     const rewriting = r.replace(['c1'], 'p1', 0, 'the lungs are clear period');

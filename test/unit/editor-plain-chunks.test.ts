@@ -52,7 +52,7 @@ describe('editor: plain chunks (the real DocumentWriter on a document in memory)
     assert.equal(r.text, 'Impression:\r\nnormal study\r\nsee above\r\n');
   });
 
-  it('a person\'s edit inside a chunk wins over the service\'s rewrite (a conflict, counted)', async () => {
+  it("a person's edit inside a chunk wins over the service's rewrite (a conflict, counted)", async () => {
     const r = new WriterRun('', {});
     await r.final('c1', 0, 'the lung is clear');
     r.doc.type(4, 8, 'LUNGS');

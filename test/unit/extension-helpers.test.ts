@@ -4,10 +4,24 @@ import path from 'node:path';
 import { ConfigSchema, DEFAULTS } from '../../src/protocol/config';
 import { ADVANCED_FIELDS, configFromSettings, normaliseSettings, settingForField } from '../../src/extension/settingsMap';
 import { normaliseGrammarSettings, resolveFolderSetting } from '../../src/extension/grammarSettings';
-import { doubtfulView, formatElapsed, languageRowNote, languageView, levelBar, serves, statusView } from '../../src/extension/ui/statusText';
+import {
+  doubtfulView,
+  formatElapsed,
+  languageRowNote,
+  languageView,
+  levelBar,
+  serves,
+  statusView,
+} from '../../src/extension/ui/statusText';
 import { presentError, warningSentence } from '../../src/extension/run/errorText';
 import { ENGLISH } from '../../src/extension/ui/l10nText';
-import { ASSUMED_LINE_WIDTH, displayProvisional, PROVISIONAL_MAX_CHARS, PROVISIONAL_MIN_CHARS, provisionalRoom } from '../../src/extension/editor/provisionalText';
+import {
+  ASSUMED_LINE_WIDTH,
+  displayProvisional,
+  PROVISIONAL_MAX_CHARS,
+  PROVISIONAL_MIN_CHARS,
+  provisionalRoom,
+} from '../../src/extension/editor/provisionalText';
 import { cleartextRemote, languageForUi } from '../../src/extension/settingsMap';
 import { displayKey, effectiveKey } from '../../src/extension/ui/keybindingText';
 import { ERROR_CODES } from '../../src/protocol/errors';
@@ -17,7 +31,12 @@ import { DictationError, ERROR_ADVICE, type DictationErrorInit } from '../../src
 
 const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
   contributes: {
-    configuration: { properties: Record<string, { default: unknown; enum?: unknown[]; enumDescriptions?: string[]; markdownDescription?: string; scope?: string }> };
+    configuration: {
+      properties: Record<
+        string,
+        { default: unknown; enum?: unknown[]; enumDescriptions?: string[]; markdownDescription?: string; scope?: string }
+      >;
+    };
     commands: Array<{ command: string; title: string; category: string; enablement?: string; icon?: string }>;
     keybindings: Array<{ command: string; key: string; mac?: string; when?: string }>;
     icons: Record<string, { default: { fontPath: string; fontCharacter: string } }>;
@@ -34,7 +53,15 @@ describe('extension pure helpers', () => {
       assert.equal(s.serverUrl, 'http://127.0.0.1:8787');
       assert.equal(s.languageAuto, true);
       const c = configFromSettings(s);
-      assert.deepEqual(c, { language: 'fr', specialty: 'general', preset: 'balanced', sample_rate: 16000, encoding: 'pcm_s16le', auto_punctuation: false, details: true });
+      assert.deepEqual(c, {
+        language: 'fr',
+        specialty: 'general',
+        preset: 'balanced',
+        sample_rate: 16000,
+        encoding: 'pcm_s16le',
+        auto_punctuation: false,
+        details: true,
+      });
       assert.ok(ConfigSchema.safeParse(c).success);
     });
 
@@ -59,14 +86,18 @@ describe('extension pure helpers', () => {
       assert.equal(settingForField('config.keyterms.3'), 'dictee.vocabulary');
     });
 
-    it('keyterms: what dictee.vocabulary writes in the session\'s language, once each, at most 100 of at most 50 characters', () => {
+    it("keyterms: what dictee.vocabulary writes in the session's language, once each, at most 100 of at most 50 characters", () => {
       const vocabulary = {
-        fr: { 'i r m': 'IRM', 'irm': 'IRM', 'doli prane': 'Doliprane', long: 'x'.repeat(51), virgule: ',' },
+        fr: { 'i r m': 'IRM', irm: 'IRM', 'doli prane': 'Doliprane', long: 'x'.repeat(51), virgule: ',' },
         en: { 'sea tea': 'CT' },
       };
       assert.deepEqual(configFromSettings(normaliseSettings({ language: 'fr', vocabulary })).keyterms, ['IRM', 'Doliprane']);
       assert.deepEqual(configFromSettings(normaliseSettings({ language: 'en', vocabulary })).keyterms, ['CT']);
-      assert.equal('keyterms' in configFromSettings(normaliseSettings({ language: 'es', vocabulary })), false, 'none: the field is not sent');
+      assert.equal(
+        'keyterms' in configFromSettings(normaliseSettings({ language: 'es', vocabulary })),
+        false,
+        'none: the field is not sent',
+      );
       const many = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`mot ${i}`, `Terme${i}`]));
       const c = configFromSettings(normaliseSettings({ language: 'fr', vocabulary: { fr: many } }));
       assert.equal(c.keyterms?.length, 100);
@@ -74,7 +105,12 @@ describe('extension pure helpers', () => {
     });
 
     it('advanced values the user set are sent under their configure names', () => {
-      const s = normaliseSettings({ 'advanced.silenceThreshold': 3, 'advanced.enableFinalProofreading': false, 'advanced.stopDelay': null, language: 'en' });
+      const s = normaliseSettings({
+        'advanced.silenceThreshold': 3,
+        'advanced.enableFinalProofreading': false,
+        'advanced.stopDelay': null,
+        language: 'en',
+      });
       const c = configFromSettings(s);
       assert.equal(c.silence_threshold, 3);
       assert.equal(c.enable_final_proofreading, false);
@@ -84,7 +120,13 @@ describe('extension pure helpers', () => {
     });
 
     it('an invalid enum falls back to its default; an out-of-range number is passed on for the service to name', () => {
-      const s = normaliseSettings({ language: 'xx', uiLanguage: 'de-ch', preset: 7, 'advanced.silenceThreshold': 99, 'audio.recorder': 'ffmpeg' });
+      const s = normaliseSettings({
+        language: 'xx',
+        uiLanguage: 'de-ch',
+        preset: 7,
+        'advanced.silenceThreshold': 99,
+        'audio.recorder': 'ffmpeg',
+      });
       assert.equal(s.language, 'de');
       assert.equal(s.languageAuto, true);
       assert.equal(s.preset, 'balanced');
@@ -122,15 +164,31 @@ describe('extension pure helpers', () => {
     });
 
     it('warns of a server address that sends the key and audio in clear to another machine', () => {
-      for (const u of ['http://dictation.example.org', 'ws://10.0.0.5:8787', 'http://192.168.1.2', 'http://[2001:db8::1]:80']) assert.equal(cleartextRemote(u), true, u);
-      for (const u of ['https://dictation.example.org', 'wss://x', 'http://127.0.0.1:8787', 'http://localhost:1', 'http://[::1]:8787', 'http://127.4.5.6', 'not a url']) assert.equal(cleartextRemote(u), false, u);
+      for (const u of ['http://dictation.example.org', 'ws://10.0.0.5:8787', 'http://192.168.1.2', 'http://[2001:db8::1]:80'])
+        assert.equal(cleartextRemote(u), true, u);
+      for (const u of [
+        'https://dictation.example.org',
+        'wss://x',
+        'http://127.0.0.1:8787',
+        'http://localhost:1',
+        'http://[::1]:8787',
+        'http://127.4.5.6',
+        'not a url',
+      ])
+        assert.equal(cleartextRemote(u), false, u);
     });
   });
 
   describe('settings of the dictation grammar', () => {
-    it('defaults: the grammar on, the language\'s decimal separator, no vocabulary, no templates folder, no problem', () => {
+    it("defaults: the grammar on, the language's decimal separator, no vocabulary, no templates folder, no problem", () => {
       const g = normaliseGrammarSettings({});
-      assert.deepEqual(g, { enabled: true, decimalSeparator: undefined, vocabulary: { fr: {}, en: {}, es: {}, de: {} }, templatesFolder: '', problems: [] });
+      assert.deepEqual(g, {
+        enabled: true,
+        decimalSeparator: undefined,
+        vocabulary: { fr: {}, en: {}, es: {}, de: {} },
+        templatesFolder: '',
+        problems: [],
+      });
       assert.deepEqual(normaliseSettings({}).grammar, g);
       const props = manifest.contributes.configuration.properties;
       assert.equal(props['dictee.grammar.enabled']?.default, true);
@@ -165,7 +223,10 @@ describe('extension pure helpers', () => {
       assert.deepEqual(resolveFolderSetting('/srv/templates', '/home/me'), { kind: 'path', value: '/srv/templates' });
       assert.deepEqual(resolveFolderSetting('C:\\Reports\\Templates', 'C:\\Users\\me'), { kind: 'path', value: 'C:\\Reports\\Templates' });
       assert.deepEqual(resolveFolderSetting('\\\\server\\share', 'x'), { kind: 'path', value: '\\\\server\\share' });
-      assert.deepEqual(resolveFolderSetting('vscode-remote://ssh-remote+h/srv/t', 'x'), { kind: 'uri', value: 'vscode-remote://ssh-remote+h/srv/t' });
+      assert.deepEqual(resolveFolderSetting('vscode-remote://ssh-remote+h/srv/t', 'x'), {
+        kind: 'uri',
+        value: 'vscode-remote://ssh-remote+h/srv/t',
+      });
       assert.deepEqual(resolveFolderSetting('templates/radiology', 'x'), { kind: 'relative', value: 'templates/radiology' });
     });
   });
@@ -195,8 +256,19 @@ describe('extension pure helpers', () => {
       assert.equal(props['dictee.audio.recorder']?.default, DEFAULT_RECORDER);
       assert.deepEqual(props['dictee.audio.recorder']?.enum, [...RECORDERS]);
       for (const f of ['specialty', 'preset'] as const) assert.equal(props[`dictee.${f}`]?.default, DEFAULTS[f], f);
-      assert.equal(props['dictee.serverUrl']?.scope, 'application', 'the server address: user settings only (the User tab), never a workspace');
-      assert.deepEqual(normaliseSettings({}), { ...normaliseSettings({}), serverUrl: DEFAULT_SERVER_URL, specialty: DEFAULTS.specialty, preset: DEFAULTS.preset, sampleRate: DEFAULTS.sample_rate, recorder: DEFAULT_RECORDER });
+      assert.equal(
+        props['dictee.serverUrl']?.scope,
+        'application',
+        'the server address: user settings only (the User tab), never a workspace',
+      );
+      assert.deepEqual(normaliseSettings({}), {
+        ...normaliseSettings({}),
+        serverUrl: DEFAULT_SERVER_URL,
+        specialty: DEFAULTS.specialty,
+        preset: DEFAULTS.preset,
+        sampleRate: DEFAULTS.sample_rate,
+        recorder: DEFAULT_RECORDER,
+      });
       // Advanced settings default to "the preset decides" (null), never to numbers the preset overrides.
       for (const key of [...Object.keys(ADVANCED_FIELDS), 'sampleRate']) {
         const p = props[`dictee.advanced.${key}`];
@@ -220,7 +292,26 @@ describe('extension pure helpers', () => {
 
     it('has its commands in category Dictée, no * activation, keybindings with when clauses, its own icons and the provisional colour', () => {
       const ids = manifest.contributes.commands.map((c) => c.command);
-      for (const id of ['dictee.start', 'dictee.pause', 'dictee.resume', 'dictee.stop', 'dictee.toggle', 'dictee.setApiKey', 'dictee.clearApiKey', 'dictee.showLog', 'dictee.selectMicrophone', 'dictee.testMicrophone', 'dictee.transcribeFile', 'dictee.readLastSentence', 'dictee.chooseLanguage', 'dictee.insertTemplate', 'dictee.nextField', 'dictee.previousField', 'dictee.acceptDefaults', 'dictee.whatCanISay']) {
+      for (const id of [
+        'dictee.start',
+        'dictee.pause',
+        'dictee.resume',
+        'dictee.stop',
+        'dictee.toggle',
+        'dictee.setApiKey',
+        'dictee.clearApiKey',
+        'dictee.showLog',
+        'dictee.selectMicrophone',
+        'dictee.testMicrophone',
+        'dictee.transcribeFile',
+        'dictee.readLastSentence',
+        'dictee.chooseLanguage',
+        'dictee.insertTemplate',
+        'dictee.nextField',
+        'dictee.previousField',
+        'dictee.acceptDefaults',
+        'dictee.whatCanISay',
+      ]) {
         assert.ok(ids.includes(id), id);
       }
       for (const c of manifest.contributes.commands) assert.equal(text(c.category), 'Dictée');
@@ -230,7 +321,10 @@ describe('extension pure helpers', () => {
       assert.equal(kb?.key, 'ctrl+alt+shift+d');
       assert.equal(kb?.mac, 'cmd+alt+shift+d');
       // Next and previous field: only in an editor one can type into, on keys VS Code leaves free (docs/extension.md).
-      for (const [command, key] of [['dictee.nextField', 'f'], ['dictee.previousField', 'p']] as const) {
+      for (const [command, key] of [
+        ['dictee.nextField', 'f'],
+        ['dictee.previousField', 'p'],
+      ] as const) {
         const k = manifest.contributes.keybindings.find((b) => b.command === command);
         assert.equal(k?.key, `ctrl+alt+shift+${key}`);
         assert.equal(k?.mac, `cmd+alt+shift+${key}`);
@@ -294,7 +388,10 @@ describe('extension pure helpers', () => {
       assert.equal(paused.command, 'dictee.resume', 'a click while paused resumes');
       assert.match(paused.tooltip, /command:dictee\.resume/);
       assert.match(paused.tooltip, /Click to resume dictating into \*\*report\\\.md\*\*/);
-      assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, reconnecting: true }).text, '$(loading~spin) Dictée 0:05 reconnecting');
+      assert.equal(
+        statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, reconnecting: true }).text,
+        '$(loading~spin) Dictée 0:05 reconnecting',
+      );
       assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, retryInS: 5 }).text, '$(watch) Dictée 0:05 retry in 5 s');
       assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, muted: true }).text, '$(warning) Dictée 0:05 no sound');
       const err = statusView(ENGLISH, { state: 'idle', elapsedMs: 0, error: 'the service refused the API key.' });
@@ -305,17 +402,37 @@ describe('extension pure helpers', () => {
     });
 
     it('a file sent to its end shows transcribing while the last words are written; stopping only when it is stopped', () => {
-      const finishing = statusView(ENGLISH, { state: 'stopping', elapsedMs: 7000, file: 'dictation.wav', finishing: true, target: 'report.md' });
+      const finishing = statusView(ENGLISH, {
+        state: 'stopping',
+        elapsedMs: 7000,
+        file: 'dictation.wav',
+        finishing: true,
+        target: 'report.md',
+      });
       assert.equal(finishing.text, '$(loading~spin) Dictée transcribing 0:07');
-      assert.match(finishing.tooltip, /transcribing \*\*dictation\\\.wav\*\*: the whole file was sent, the last words are being written into \*\*report\\\.md\*\*/);
+      assert.match(
+        finishing.tooltip,
+        /transcribing \*\*dictation\\\.wav\*\*: the whole file was sent, the last words are being written into \*\*report\\\.md\*\*/,
+      );
       assert.doesNotMatch(`${finishing.text} ${finishing.tooltip} ${finishing.accessibilityLabel}`, /stopping/);
       // Cancelled before its end, a file run does stop; so does a microphone run.
-      assert.equal(statusView(ENGLISH, { state: 'stopping', elapsedMs: 7000, file: 'dictation.wav' }).text, '$(loading~spin) Dictée stopping');
+      assert.equal(
+        statusView(ENGLISH, { state: 'stopping', elapsedMs: 7000, file: 'dictation.wav' }).text,
+        '$(loading~spin) Dictée stopping',
+      );
       assert.equal(statusView(ENGLISH, { state: 'stopping', elapsedMs: 7000, finishing: true }).text, '$(loading~spin) Dictée stopping');
     });
 
-    it('the tooltip gives the user\'s key, the language, the microphone, and says when the engine is simulated', () => {
-      const v = statusView(ENGLISH, { state: 'idle', elapsedMs: 0, keybinding: 'Ctrl+Shift+Alt+D', language: 'fr', specialty: 'radiology', device: 'virtmic.monitor', engine: 'simulated' });
+    it("the tooltip gives the user's key, the language, the microphone, and says when the engine is simulated", () => {
+      const v = statusView(ENGLISH, {
+        state: 'idle',
+        elapsedMs: 0,
+        keybinding: 'Ctrl+Shift+Alt+D',
+        language: 'fr',
+        specialty: 'radiology',
+        device: 'virtmic.monitor',
+        engine: 'simulated',
+      });
       assert.match(v.tooltip, /Ctrl\\\+Shift\\\+Alt\\\+D/);
       assert.match(v.tooltip, /Language: French, vocabulary: Radiology/);
       assert.match(v.tooltip, /Microphone: \*\*virtmic\\\.monitor\*\*/);
@@ -345,12 +462,15 @@ describe('extension pure helpers', () => {
   });
 
   describe('keys', () => {
-    it('the user\'s keybindings.json wins over the default; a removed default is no key', () => {
+    it("the user's keybindings.json wins over the default; a removed default is no key", () => {
       assert.equal(effectiveKey('dictee.toggle', 'ctrl+alt+shift+d', undefined), 'ctrl+alt+shift+d');
       const user = `// comments are allowed
         [ { "key": "f9", "command": "dictee.toggle" }, ]`;
       assert.equal(effectiveKey('dictee.toggle', 'ctrl+alt+shift+d', user), 'f9');
-      assert.equal(effectiveKey('dictee.toggle', 'ctrl+alt+shift+d', '[{ "key": "ctrl+alt+shift+d", "command": "-dictee.toggle" }]'), undefined);
+      assert.equal(
+        effectiveKey('dictee.toggle', 'ctrl+alt+shift+d', '[{ "key": "ctrl+alt+shift+d", "command": "-dictee.toggle" }]'),
+        undefined,
+      );
       assert.equal(effectiveKey('dictee.toggle', 'ctrl+alt+shift+d', 'not json at all'), 'ctrl+alt+shift+d');
     });
 
@@ -378,9 +498,12 @@ describe('extension pure helpers', () => {
     const err = (init: Omit<DictationErrorInit, 'fatal'>): DictationError => new DictationError({ ...init, fatal: true });
     const sent = { language: 'en', sampleRate: 16000 } as const;
 
-    it('tells every error in a plain sentence with an action, never a code, an offset or the service\'s words', () => {
+    it("tells every error in a plain sentence with an action, never a code, an offset or the service's words", () => {
       for (const code of [...ERROR_CODES, 'NETWORK_ERROR', 'TIMEOUT'] as const) {
-        const p = presentError(ENGLISH, err({ code, message: 'resume_audio_offset 123456 ECONNRESET' }), { ...sent, serverUrl: 'http://h:1' });
+        const p = presentError(ENGLISH, err({ code, message: 'resume_audio_offset 123456 ECONNRESET' }), {
+          ...sent,
+          serverUrl: 'http://h:1',
+        });
         assert.ok(p.text.startsWith('Dictée: '), `${code}: ${p.text}`);
         assert.ok(!p.text.includes(code), `${code} is not shown`);
         assert.doesNotMatch(p.text, /123456|ECONNRESET|resume_audio_offset/, code);
@@ -389,48 +512,86 @@ describe('extension pure helpers', () => {
     });
 
     it('AUTH_ERROR offers Set API Key; CONFIG_ERROR names the setting; unreachable names the address; a lost connection says so', () => {
-      assert.equal(presentError(ENGLISH, err({ code: 'AUTH_ERROR', message: 'revoked' }), { ...sent, serverUrl: 'x' }).actions[0], 'setApiKey');
-      const c = presentError(ENGLISH, err({ code: 'CONFIG_ERROR', message: 'silence_threshold must be between 0.2 and 10', field: 'silence_threshold' }), { ...sent, serverUrl: 'x' });
+      assert.equal(
+        presentError(ENGLISH, err({ code: 'AUTH_ERROR', message: 'revoked' }), { ...sent, serverUrl: 'x' }).actions[0],
+        'setApiKey',
+      );
+      const c = presentError(
+        ENGLISH,
+        err({ code: 'CONFIG_ERROR', message: 'silence_threshold must be between 0.2 and 10', field: 'silence_threshold' }),
+        { ...sent, serverUrl: 'x' },
+      );
       assert.match(c.text, /dictee\.advanced\.silenceThreshold/);
       assert.equal(c.setting, 'dictee.advanced.silenceThreshold');
       assert.equal(c.actions[0], 'openSettings');
       // A service older than details refuses the field: the threshold at 0 dictates without it.
-      const d = presentError(ENGLISH, err({ code: 'CONFIG_ERROR', message: 'unknown field details', field: 'details' }), { ...sent, serverUrl: 'x' });
+      const d = presentError(ENGLISH, err({ code: 'CONFIG_ERROR', message: 'unknown field details', field: 'details' }), {
+        ...sent,
+        serverUrl: 'x',
+      });
       assert.equal(d.setting, 'dictee.proofreading.threshold');
       assert.match(d.text, /does not give the confidence of the words.*Set dictee\.proofreading\.threshold to 0/);
       const n = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'ECONNREFUSED' }), { ...sent, serverUrl: 'http://h:1' });
       assert.equal(n.setting, 'dictee.serverUrl');
       assert.match(n.text, /the service at http:\/\/h:1 cannot be reached/);
       assert.deepEqual(n.actions, ['retry', 'openSettings', 'showLog']);
-      const lost = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'gave up' }), { ...sent, serverUrl: 'http://h:1', wasConnected: true });
+      const lost = presentError(ENGLISH, err({ code: 'NETWORK_ERROR', message: 'gave up' }), {
+        ...sent,
+        serverUrl: 'http://h:1',
+        wasConnected: true,
+      });
       assert.match(lost.text, /network connection to the service was lost/);
       assert.doesNotMatch(lost.text, /serverUrl|server address/);
-      assert.match(presentError(ENGLISH, err({ code: 'INTERNAL_ERROR', message: 'gave up', sessionId: 's-1' }), { ...sent, serverUrl: 'x' }).text, /What was written stays in the document/);
+      assert.match(
+        presentError(ENGLISH, err({ code: 'INTERNAL_ERROR', message: 'gave up', sessionId: 's-1' }), { ...sent, serverUrl: 'x' }).text,
+        /What was written stays in the document/,
+      );
     });
 
-    it('INIT_ERROR names the language and the sample rate the run sent (never the service\'s words), and the setting to change', () => {
+    it("INIT_ERROR names the language and the sample rate the run sent (never the service's words), and the setting to change", () => {
       const words = 'this engine (pocketsphinx) serves only: en';
       const fr = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: words }), { serverUrl: 'x', language: 'fr', sampleRate: 16000 });
       assert.equal(fr.text, 'Dictée: the service cannot take dictation in French at 16000 Hz. Choose another language.');
       assert.equal(fr.setting, 'dictee.language');
       assert.deepEqual(fr.actions, ['openSettings', 'showLog']);
-      const rate = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: words }), { serverUrl: 'x', language: 'de', sampleRate: 44100 });
-      assert.equal(rate.text, 'Dictée: the service cannot take dictation in German at 44100 Hz. Choose another language, or reset the sample rate to 16000 Hz.');
+      const rate = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: words }), {
+        serverUrl: 'x',
+        language: 'de',
+        sampleRate: 44100,
+      });
+      assert.equal(
+        rate.text,
+        'Dictée: the service cannot take dictation in German at 44100 Hz. Choose another language, or reset the sample rate to 16000 Hz.',
+      );
       assert.doesNotMatch(fr.text + rate.text, /pocketsphinx|serves only/);
       // In the user's language: the language's own translated name.
-      const french = { t: (m: string, ...a: (string | number | boolean)[]) => (m === 'French' ? 'français' : m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)]))) };
-      assert.match(presentError(french, err({ code: 'INIT_ERROR', message: words }), { serverUrl: 'x', language: 'fr', sampleRate: 16000 }).text, /in français at 16000 Hz/);
+      const french = {
+        t: (m: string, ...a: (string | number | boolean)[]) =>
+          m === 'French' ? 'français' : m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])),
+      };
+      assert.match(
+        presentError(french, err({ code: 'INIT_ERROR', message: words }), { serverUrl: 'x', language: 'fr', sampleRate: 16000 }).text,
+        /in français at 16000 Hz/,
+      );
     });
 
     it('INIT_ERROR names its actual cause: the language refused with those the service serves, or the sample rate', () => {
       const ctx = { serverUrl: 'x', language: 'fr' as const, sampleRate: 16000 };
-      const lang = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: 'language fr is not available in the pocketsphinx engine; it serves: en' }), ctx);
+      const lang = presentError(
+        ENGLISH,
+        err({ code: 'INIT_ERROR', message: 'language fr is not available in the pocketsphinx engine; it serves: en' }),
+        ctx,
+      );
       assert.equal(lang.text, 'Dictée: the service does not take dictation in French; it serves English. Choose one of those.');
       assert.equal(lang.setting, 'dictee.language');
       assert.doesNotMatch(lang.text, /Hz/, 'no unrelated hint about the sample rate');
       const none = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: 'language fr is not available in the simulated engine' }), ctx);
       assert.equal(none.text, 'Dictée: the service does not take dictation in French. Choose another language.');
-      const rate = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: 'sample_rate 44100 Hz is not supported by the pocketsphinx engine' }), { ...ctx, sampleRate: 44100 });
+      const rate = presentError(
+        ENGLISH,
+        err({ code: 'INIT_ERROR', message: 'sample_rate 44100 Hz is not supported by the pocketsphinx engine' }),
+        { ...ctx, sampleRate: 44100 },
+      );
       assert.equal(rate.text, 'Dictée: the service does not take audio at 44100 Hz. Reset the sample rate to 16000 Hz.');
       assert.doesNotMatch(rate.text, /language/);
     });
@@ -438,7 +599,10 @@ describe('extension pure helpers', () => {
     it("puts the client library's warnings (logged as they are) in plain sentences without byte counts", () => {
       const cases: [string, RegExp][] = [
         ['disconnected for more than 60 s: the oldest buffered audio is being dropped', /lost for more than a minute/],
-        ['the service needs audio from byte 96000 but only audio from byte 128000 is retained: 32000 bytes cannot be re-sent', /could not be sent again/],
+        [
+          'the service needs audio from byte 96000 but only audio from byte 128000 is retained: 32000 bytes cannot be re-sent',
+          /could not be sent again/,
+        ],
         ['the service does not support resume (SESSION_NOT_FOUND); the run continues on a new session', /goes on in a new one/],
         ['something new', /details in the log/],
       ];
@@ -481,7 +645,10 @@ describe('extension pure helpers', () => {
       assert.equal(provisionalRoom(125, { wordWrap: 'bounded', wordWrapColumn: 60 }), 55);
       assert.equal(provisionalRoom(130, { wordWrap: 'wordWrapColumn', wordWrapColumn: 120 }), PROVISIONAL_MAX_CHARS);
       assert.equal(provisionalRoom(118, { wordWrap: 'wordWrapColumn', wordWrapColumn: 120 }), PROVISIONAL_MIN_CHARS);
-      assert.equal(provisionalRoom(5, { wordWrap: 'wordWrapColumn', wordWrapColumn: 0 }), ASSUMED_LINE_WIDTH - 5 > PROVISIONAL_MAX_CHARS ? PROVISIONAL_MAX_CHARS : ASSUMED_LINE_WIDTH - 5);
+      assert.equal(
+        provisionalRoom(5, { wordWrap: 'wordWrapColumn', wordWrapColumn: 0 }),
+        ASSUMED_LINE_WIDTH - 5 > PROVISIONAL_MAX_CHARS ? PROVISIONAL_MAX_CHARS : ASSUMED_LINE_WIDTH - 5,
+      );
     });
   });
 });

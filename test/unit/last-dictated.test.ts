@@ -16,7 +16,16 @@ const URI = 'file:///report.md';
 
 describe('the last dictated text (Read Last Dictated Sentence)', () => {
   /** The run's tracker, the document and the window's range, fed the same changes as in the extension. */
-  function setup(text = ''): { doc: Doc; run: RangeTracker; last: LastChunk; range: LastDictatedRange; edit: (o: number, d: number, t: string) => void; own: (id: string, o: number, t: string) => void; sync: () => void; read: () => string } {
+  function setup(text = ''): {
+    doc: Doc;
+    run: RangeTracker;
+    last: LastChunk;
+    range: LastDictatedRange;
+    edit: (o: number, d: number, t: string) => void;
+    own: (id: string, o: number, t: string) => void;
+    sync: () => void;
+    read: () => string;
+  } {
     const doc = new Doc(text);
     const run = new RangeTracker(text.length);
     const last = new LastChunk();
@@ -35,7 +44,11 @@ describe('the last dictated text (Read Last Dictated Sentence)', () => {
       const r = last.range(run);
       if (r) range.set(URI, r.start, r.end);
     };
-    const read = (): string => lastReadingText(ENGLISH, range.read((uri, s, e) => (uri === URI ? doc.text.slice(s, e) : undefined)));
+    const read = (): string =>
+      lastReadingText(
+        ENGLISH,
+        range.read((uri, s, e) => (uri === URI ? doc.text.slice(s, e) : undefined)),
+      );
     return { doc, run, last, range, edit, own, sync, read };
   }
 
@@ -63,8 +76,16 @@ describe('the last dictated text (Read Last Dictated Sentence)', () => {
     t.own('c1', 0, 'the heart is normal');
     t.sync();
     const r = t.run.get('c1')!;
-    const change = { offset: r.start, deletedLength: r.end - r.start, insertedLength: 'The heart is normal.'.length, text: 'The heart is normal.' };
-    t.run.expect({ changes: [change], effect: { kind: 'replace', id: 'p1', removeIds: ['c1'], offset: r.start, length: change.insertedLength } });
+    const change = {
+      offset: r.start,
+      deletedLength: r.end - r.start,
+      insertedLength: 'The heart is normal.'.length,
+      text: 'The heart is normal.',
+    };
+    t.run.expect({
+      changes: [change],
+      effect: { kind: 'replace', id: 'p1', removeIds: ['c1'], offset: r.start, length: change.insertedLength },
+    });
     t.edit(r.start, r.end - r.start, 'The heart is normal.');
     t.last.replaced(['c1'], 'p1', t.run);
     t.sync();
@@ -81,7 +102,10 @@ describe('the last dictated text (Read Last Dictated Sentence)', () => {
     t.sync();
     assert.equal(t.read(), 'Normal study.');
     // Its held words written later make it the last one.
-    t.run.expect({ changes: [{ offset: 13, deletedLength: 0, insertedLength: 5, text: ' Done' }], effect: { kind: 'replace', id: 'c2', removeIds: ['c2'], offset: 13, length: 5 } });
+    t.run.expect({
+      changes: [{ offset: 13, deletedLength: 0, insertedLength: 5, text: ' Done' }],
+      effect: { kind: 'replace', id: 'c2', removeIds: ['c2'], offset: 13, length: 5 },
+    });
     t.edit(13, 0, ' Done');
     t.sync();
     assert.equal(t.read(), 'Done');

@@ -65,7 +65,12 @@ function pax(records: Record<string, string>): Buffer {
   );
 }
 
-const FILES = { 'encoder.onnx': Buffer.alloc(3000, 1), 'decoder.onnx': Buffer.alloc(700, 2), 'joiner.onnx': Buffer.alloc(600, 3), 'tokens.txt': Buffer.from('a 0\nb 1\n') };
+const FILES = {
+  'encoder.onnx': Buffer.alloc(3000, 1),
+  'decoder.onnx': Buffer.alloc(700, 2),
+  'joiner.onnx': Buffer.alloc(600, 3),
+  'tokens.txt': Buffer.from('a 0\nb 1\n'),
+};
 const ENTRY: CatalogueEntry = {
   name: 'm',
   kind: 'online',
@@ -78,9 +83,18 @@ const ENTRY: CatalogueEntry = {
   revision: 'main',
   archiveUrl: 'https://example.invalid/m.tar.bz2',
   archiveSize: null,
-  files: Object.entries(FILES).map(([p, b]) => ({ role: p.split('.')[0] === 'tokens' ? 'tokens' : (p.split('.')[0] as 'encoder'), path: p, size: b.length, sha256: null })),
+  files: Object.entries(FILES).map(([p, b]) => ({
+    role: p.split('.')[0] === 'tokens' ? 'tokens' : (p.split('.')[0] as 'encoder'),
+    path: p,
+    size: b.length,
+    sha256: null,
+  })),
 };
-const good = (): E[] => [{ name: 'm/', type: '5' }, ...Object.entries(FILES).map(([f, data]) => ({ name: `m/${f}`, data })), { name: 'm/test_wavs/fr.wav', data: Buffer.alloc(100) }];
+const good = (): E[] => [
+  { name: 'm/', type: '5' },
+  ...Object.entries(FILES).map(([f, data]) => ({ name: `m/${f}`, data })),
+  { name: 'm/test_wavs/fr.wav', data: Buffer.alloc(100) },
+];
 
 describe('models: archives are read entry by entry and hostile ones refused', () => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'dictee-archive-'));
@@ -99,7 +113,10 @@ describe('models: archives are read entry by entry and hostile ones refused', ()
   };
   const refused = async (archive: string, re: RegExp, limits = DEFAULT_LIMITS): Promise<void> => {
     const stage = target();
-    await assert.rejects(extractModel(archive, ENTRY, stage, limits), (e: Error) => (e instanceof ArchiveRefusedError || e.name === 'ModelInstallError') && re.test(e.message));
+    await assert.rejects(
+      extractModel(archive, ENTRY, stage, limits),
+      (e: Error) => (e instanceof ArchiveRefusedError || e.name === 'ModelInstallError') && re.test(e.message),
+    );
     assert.deepEqual(readdirSync(path.dirname(stage)), ['stage'], 'nothing written beside the target');
   };
 
@@ -116,13 +133,34 @@ describe('models: archives are read entry by entry and hostile ones refused', ()
     await refused(write(tar([...good(), { name: '../evil', data: Buffer.from('x') }])), /entry "\.\.\/evil" leaves the target directory/);
     await refused(write(tar([{ name: '/tmp/evil', data: Buffer.from('x') }, ...good()])), /entry "\/tmp\/evil" leaves the target/);
     await refused(write(tar([{ name: 'm/../../evil', data: Buffer.from('x') }, ...good()])), /leaves the target/);
-    await refused(write(tar([{ name: 'PaxHeader', type: 'x', data: pax({ path: '../../pax-evil' }) }, { name: 'benign', data: Buffer.from('x') }, ...good()])), /"\.\.\/\.\.\/pax-evil" leaves the target/);
-    await refused(write(tar([{ name: '././@LongLink', type: 'L', data: Buffer.from(`${'d/'.repeat(60)}../../../long-evil\0`) }, { name: 'benign', data: Buffer.from('x') }, ...good()])), /long-evil" leaves the target/);
+    await refused(
+      write(
+        tar([
+          { name: 'PaxHeader', type: 'x', data: pax({ path: '../../pax-evil' }) },
+          { name: 'benign', data: Buffer.from('x') },
+          ...good(),
+        ]),
+      ),
+      /"\.\.\/\.\.\/pax-evil" leaves the target/,
+    );
+    await refused(
+      write(
+        tar([
+          { name: '././@LongLink', type: 'L', data: Buffer.from(`${'d/'.repeat(60)}../../../long-evil\0`) },
+          { name: 'benign', data: Buffer.from('x') },
+          ...good(),
+        ]),
+      ),
+      /long-evil" leaves the target/,
+    );
     assert.equal(existsSync(path.join(work, 'evil')), false);
   });
 
   it('refuses symbolic and hard links, devices, fifos and unknown entry types', async () => {
-    await refused(write(tar([...good(), { name: 'm/link', type: '2', linkname: '/etc/passwd' }])), /"m\/link" is a symbolic link \(to "\/etc\/passwd"\); links are refused/);
+    await refused(
+      write(tar([...good(), { name: 'm/link', type: '2', linkname: '/etc/passwd' }])),
+      /"m\/link" is a symbolic link \(to "\/etc\/passwd"\); links are refused/,
+    );
     await refused(write(tar([{ name: 'm/joiner.onnx', type: '1', linkname: 'm/encoder.onnx' }, ...good()])), /is a hard link/);
     await refused(write(tar([...good(), { name: 'm/dev', type: '3' }])), /"m\/dev" is a device/);
     await refused(write(tar([...good(), { name: 'm/blk', type: '4' }])), /is a device/);

@@ -8,7 +8,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CATALOGUE, type CatalogueEntry, PROOFREADING_MODEL, RECOMMENDED_STREAMING_MODEL, catalogueEntry } from '../../src/server/engine/sherpa/catalogue';
+import {
+  CATALOGUE,
+  type CatalogueEntry,
+  PROOFREADING_MODEL,
+  RECOMMENDED_STREAMING_MODEL,
+  catalogueEntry,
+} from '../../src/server/engine/sherpa/catalogue';
 import {
   LOCK_FILE,
   ModelCorruptError,
@@ -105,7 +111,10 @@ describe('models: the catalogue and the addon configuration of each entry', () =
     const byName = (s: string): CatalogueEntry => CATALOGUE.find((e) => e.name.includes(s))!;
     const nemotron = byName('nemotron-3.5-asr-streaming-0.6b-560ms-int8');
     assert.deepEqual([nemotron.kind, nemotron.featureDim, nemotron.perStreamLanguage, nemotron.punctuates], ['online', 128, true, true]);
-    assert.deepEqual(['fr', 'en', 'es', 'de'].filter((l) => nemotron.languages.includes(l)), ['fr', 'en', 'es', 'de']);
+    assert.deepEqual(
+      ['fr', 'en', 'es', 'de'].filter((l) => nemotron.languages.includes(l)),
+      ['fr', 'en', 'es', 'de'],
+    );
     const parakeet = byName('parakeet-tdt-0.6b-v3-int8');
     assert.deepEqual([parakeet.kind, parakeet.modelType, parakeet.featureDim], ['offline', 'nemo_transducer', 80]);
     for (const l of ['fr', 'es', 'de']) {
@@ -145,11 +154,21 @@ describe('models: the catalogue and the addon configuration of each entry', () =
 
 describe('models: a missing or corrupt model is refused before anything native, saying what to run', () => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'dictee-resolve-'));
-  const files = { 'encoder.onnx': Buffer.from('enc'), 'decoder.onnx': Buffer.from('dec'), 'joiner.onnx': Buffer.from('joi'), 'tokens.txt': Buffer.from('a 0\n') };
+  const files = {
+    'encoder.onnx': Buffer.from('enc'),
+    'decoder.onnx': Buffer.from('dec'),
+    'joiner.onnx': Buffer.from('joi'),
+    'tokens.txt': Buffer.from('a 0\n'),
+  };
   const entry: CatalogueEntry = {
     ...CATALOGUE.find((e) => e.name.includes('fr-kroko'))!,
     name: 'kroko-test',
-    files: Object.entries(files).map(([p, b]) => ({ role: p.startsWith('tokens') ? 'tokens' : (p.split('.')[0] as 'encoder'), path: p, size: b.length, sha256: sha256(b) })),
+    files: Object.entries(files).map(([p, b]) => ({
+      role: p.startsWith('tokens') ? 'tokens' : (p.split('.')[0] as 'encoder'),
+      path: p,
+      size: b.length,
+      sha256: sha256(b),
+    })),
   };
   const catalogue = [entry];
   const install = (lock?: object): string => {
@@ -157,7 +176,13 @@ describe('models: a missing or corrupt model is refused before anything native, 
     const dir = path.join(models, 'kroko-test');
     mkdirSync(dir);
     for (const [f, b] of Object.entries(files)) writeFileSync(path.join(dir, f), b);
-    const l = lock ?? { format: 'dictee-model-lock/1', model: 'kroko-test', repo: entry.hfRepo, revision: entry.revision, files: Object.fromEntries(entry.files.map((f) => [f.path, { size: f.size, sha256: f.sha256 }])) };
+    const l = lock ?? {
+      format: 'dictee-model-lock/1',
+      model: 'kroko-test',
+      repo: entry.hfRepo,
+      revision: entry.revision,
+      files: Object.fromEntries(entry.files.map((f) => [f.path, { size: f.size, sha256: f.sha256 }])),
+    };
     writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify(l));
     return models;
   };
@@ -174,17 +199,33 @@ describe('models: a missing or corrupt model is refused before anything native, 
   });
 
   it('not installed, unknown, without a lock: each says a command that works', async () => {
-    await assert.rejects(resolveModel('kroko-test', path.join(work, 'empty'), { catalogue }), (e: Error) => e instanceof ModelNotInstalledError && /npm run models -- fetch kroko-test .*npm run models -- import <dir\|archive>/.test(e.message));
-    await assert.rejects(resolveModel('kroko', work, { catalogue }), /"kroko" is neither a model directory nor a model of the catalogue \(kroko-test\); npm run models -- list/);
+    await assert.rejects(
+      resolveModel('kroko-test', path.join(work, 'empty'), { catalogue }),
+      (e: Error) =>
+        e instanceof ModelNotInstalledError &&
+        /npm run models -- fetch kroko-test .*npm run models -- import <dir\|archive>/.test(e.message),
+    );
+    await assert.rejects(
+      resolveModel('kroko', work, { catalogue }),
+      /"kroko" is neither a model directory nor a model of the catalogue \(kroko-test\); npm run models -- list/,
+    );
     const bare = path.join(work, 'bare');
     mkdirSync(bare);
-    await assert.rejects(resolveModel(bare, work, { catalogue }), new RegExp(`has no ${LOCK_FILE.replace(/\./g, '\\.')}.*npm run models -- import ${bare}`));
+    await assert.rejects(
+      resolveModel(bare, work, { catalogue }),
+      new RegExp(`has no ${LOCK_FILE.replace(/\./g, '\\.')}.*npm run models -- import ${bare}`),
+    );
   });
 
   it('a changed, truncated, missing or linked file, and a lock that is not one, are refused', async () => {
     let models = install();
     writeFileSync(path.join(models, 'kroko-test', 'joiner.onnx'), 'jox');
-    await assert.rejects(resolveModel('kroko-test', models, { catalogue }), (e: Error) => e instanceof ModelCorruptError && /joiner\.onnx .* does not match its sha256 in the lock .*npm run models -- fetch kroko-test/.test(e.message));
+    await assert.rejects(
+      resolveModel('kroko-test', models, { catalogue }),
+      (e: Error) =>
+        e instanceof ModelCorruptError &&
+        /joiner\.onnx .* does not match its sha256 in the lock .*npm run models -- fetch kroko-test/.test(e.message),
+    );
     models = install();
     writeFileSync(path.join(models, 'kroko-test', 'encoder.onnx'), 'en');
     await assert.rejects(resolveModel('kroko-test', models, { catalogue }), /encoder\.onnx .* has 2 bytes, its lock says 3/);
@@ -198,9 +239,27 @@ describe('models: a missing or corrupt model is refused before anything native, 
     rmSync(path.join(models, 'kroko-test', 'decoder.onnx'));
     await assert.rejects(resolveModel('kroko-test', models, { catalogue }), /model file decoder\.onnx is missing from .*fetch kroko-test/);
     await assert.rejects(resolveModel('kroko-test', install({ format: 'x' }), { catalogue }), /is not a model lock: format is "x"/);
-    const escaping = { format: 'dictee-model-lock/1', model: 'kroko-test', repo: 'r', revision: 'v', files: { '../../etc/passwd': { size: 1, sha256: 'a'.repeat(64) } } };
-    await assert.rejects(resolveModel('kroko-test', install(escaping), { catalogue }), /"\.\.\/\.\.\/etc\/passwd" leaves the model directory/);
-    const other = { format: 'dictee-model-lock/1', model: 'kroko-test', repo: 'r', revision: 'v', files: { 'encoder.onnx': { size: 3, sha256: 'a'.repeat(64) } } };
-    await assert.rejects(resolveModel('kroko-test', install(other), { catalogue }), /does not fit the catalogue: it lists encoder\.onnx; kroko-test is/);
+    const escaping = {
+      format: 'dictee-model-lock/1',
+      model: 'kroko-test',
+      repo: 'r',
+      revision: 'v',
+      files: { '../../etc/passwd': { size: 1, sha256: 'a'.repeat(64) } },
+    };
+    await assert.rejects(
+      resolveModel('kroko-test', install(escaping), { catalogue }),
+      /"\.\.\/\.\.\/etc\/passwd" leaves the model directory/,
+    );
+    const other = {
+      format: 'dictee-model-lock/1',
+      model: 'kroko-test',
+      repo: 'r',
+      revision: 'v',
+      files: { 'encoder.onnx': { size: 3, sha256: 'a'.repeat(64) } },
+    };
+    await assert.rejects(
+      resolveModel('kroko-test', install(other), { catalogue }),
+      /does not fit the catalogue: it lists encoder\.onnx; kroko-test is/,
+    );
   });
 });

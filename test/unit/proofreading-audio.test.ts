@@ -11,7 +11,7 @@ function pcm(from: number, ms: number): Buffer {
 }
 const samples = (b: Buffer | undefined): number[] => (b ? Array.from({ length: b.length / 2 }, (_, i) => b.readInt16LE(i * 2)) : []);
 
-describe('proofreading: a run\'s audio for Play Back', () => {
+describe("proofreading: a run's audio for Play Back", () => {
   it('gives the audio of a span of the session, across the parts it was sent in', () => {
     const a = new RunAudio(1000);
     a.append(pcm(0, 100));
@@ -45,10 +45,13 @@ describe('proofreading: a run\'s audio for Play Back', () => {
     const info = parseWav(wavOf(pcm(0, 10), 16000));
     assert.equal(info.sampleRate, 16000);
     assert.equal(info.channels, 1);
-    assert.deepEqual(timedWords([{ text: 'le', start_ms: 1000, end_ms: 1200 }, { text: 'foie' }, { text: 'est', start_ms: 1300, end_ms: 1500 }], 1000), [
-      { text: 'le', startMs: 0, endMs: 200 },
-      { text: 'est', startMs: 300, endMs: 500 },
-    ]);
+    assert.deepEqual(
+      timedWords([{ text: 'le', start_ms: 1000, end_ms: 1200 }, { text: 'foie' }, { text: 'est', start_ms: 1300, end_ms: 1500 }], 1000),
+      [
+        { text: 'le', startMs: 0, endMs: 200 },
+        { text: 'est', startMs: 300, endMs: 500 },
+      ],
+    );
   });
 });
 

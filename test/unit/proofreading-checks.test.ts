@@ -20,7 +20,10 @@ describe('proofreading: Check Report', () => {
     assert.equal(problems[0]!.default, 'Bilan');
     assert.equal(problems[1]!.markId, 'c1#1');
     assert.equal(problems[1]!.message, 'Doubtful word, not reviewed: the engine was 42% sure of “foie”.');
-    assert.match(reportSummary(ENGLISH, problems), /^Dictée: 4 left to check in the report \(unfilled fields: 1, doubtful words: 1, placeholders: 2\)/);
+    assert.match(
+      reportSummary(ENGLISH, problems),
+      /^Dictée: 4 left to check in the report \(unfilled fields: 1, doubtful words: 1, placeholders: 2\)/,
+    );
   });
 
   it('a report with nothing left says so', () => {
@@ -39,7 +42,8 @@ describe('proofreading: Check Report', () => {
 });
 
 describe('proofreading: wrong language', () => {
-  const utterance = (c: number, n = 4): Array<{ text: string; confidence: number }> => Array.from({ length: n }, (_, i) => ({ text: `w${i}`, confidence: c }));
+  const utterance = (c: number, n = 4): Array<{ text: string; confidence: number }> =>
+    Array.from({ length: n }, (_, i) => ({ text: `w${i}`, confidence: c }));
 
   it('says so once, after three utterances in a row with a very low mean confidence', () => {
     const d = new LanguageDoubt();

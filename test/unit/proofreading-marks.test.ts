@@ -5,15 +5,25 @@ import { ServerMessageSchema, type BatchReplaceMessage, type TranscriptMessage }
 import { finalDetails } from '../../src/extension/proofreading/runProofreading';
 
 const w = (text: string, confidence = 0.9): WordInfo => ({ text, confidence });
-const spanText = (written: string, words: readonly WordInfo[]): string[] => placeWords(written, words).map((s) => written.slice(s.start, s.end));
+const spanText = (written: string, words: readonly WordInfo[]): string[] =>
+  placeWords(written, words).map((s) => written.slice(s.start, s.end));
 
 describe('proofreading: words placed in the written text', () => {
   it('matches the words in order, case and accents aside, and skips punctuation the grammar wrote', () => {
     const written = 'Épanchement pleural, à droite.';
     const spans = placeWords(written, [w('epanchement'), w('pleural', 0.3), w('virgule'), w('a'), w('droite'), w('point')]);
-    assert.deepEqual(spans.map((s) => written.slice(s.start, s.end)), ['Épanchement', 'pleural', 'à', 'droite']);
-    assert.deepEqual(spans.map((s) => s.words), [[0], [1], [3], [4]]);
-    assert.deepEqual(doubtfulSpans(spans, 0.6).map((s) => written.slice(s.start, s.end)), ['pleural']);
+    assert.deepEqual(
+      spans.map((s) => written.slice(s.start, s.end)),
+      ['Épanchement', 'pleural', 'à', 'droite'],
+    );
+    assert.deepEqual(
+      spans.map((s) => s.words),
+      [[0], [1], [3], [4]],
+    );
+    assert.deepEqual(
+      doubtfulSpans(spans, 0.6).map((s) => written.slice(s.start, s.end)),
+      ['pleural'],
+    );
     assert.deepEqual(doubtfulSpans(spans, 0), [], 'threshold 0: nothing is marked');
   });
 
@@ -26,7 +36,10 @@ describe('proofreading: words placed in the written text', () => {
     assert.deepEqual(number.words, [2, 3, 4, 5]);
     assert.equal(number.confidence, 0.4);
     assert.equal(number.exact, false);
-    assert.deepEqual(doubtfulSpans(spans, 0.6).map((s) => written.slice(s.start, s.end)), ['3,2 cm']);
+    assert.deepEqual(
+      doubtfulSpans(spans, 0.6).map((s) => written.slice(s.start, s.end)),
+      ['3,2 cm'],
+    );
   });
 
   it('at the end or the start of the chunk too; a word that is nowhere is skipped without moving the others', () => {
@@ -44,24 +57,36 @@ describe('proofreading: words placed in the written text', () => {
 
   it('a missing or odd confidence counts as sure; a long span of skipped words is not marked', () => {
     const spans = placeWords('a b', [{ text: 'a', confidence: Number.NaN }, w('b', -1)]);
-    assert.deepEqual(spans.map((s) => s.confidence), [1, 0]);
+    assert.deepEqual(
+      spans.map((s) => s.confidence),
+      [1, 0],
+    );
     const long = 'x'.repeat(50);
     assert.deepEqual(placeWords(long, [w('y', 0.1)]), []);
   });
 });
 
 describe('proofreading: the marks of a document', () => {
-  const details = (words: WordInfo[], alternatives: string[] = []): { words: WordInfo[]; alternatives: string[] } => ({ words, alternatives });
+  const details = (words: WordInfo[], alternatives: string[] = []): { words: WordInfo[]; alternatives: string[] } => ({
+    words,
+    alternatives,
+  });
 
   it('marks the doubtful words of a chunk where it was written, and moves them with edits around them', () => {
     const doc = 'Intro. Le foie est normal.';
     const m = new ProofMarks(0.6);
     assert.ok(m.place('c1', 7, doc.length, doc.slice(7), details([w('le'), w('foie', 0.2), w('est'), w('normal', 0.5)])));
-    assert.deepEqual(m.list().map((x) => doc.slice(x.start, x.end)), ['foie', 'normal']);
+    assert.deepEqual(
+      m.list().map((x) => doc.slice(x.start, x.end)),
+      ['foie', 'normal'],
+    );
     // Text typed before the chunk moves the marks.
     m.changed([{ offset: 0, deletedLength: 0, insertedLength: 3, text: 'ab ' }]);
     const doc2 = 'ab ' + doc;
-    assert.deepEqual(m.list().map((x) => doc2.slice(x.start, x.end)), ['foie', 'normal']);
+    assert.deepEqual(
+      m.list().map((x) => doc2.slice(x.start, x.end)),
+      ['foie', 'normal'],
+    );
     // Typing right after a marked word leaves the mark as it is.
     const foie = m.list()[0]!;
     assert.equal(m.changed([{ offset: foie.end, deletedLength: 0, insertedLength: 1, text: ',' }]), false);
@@ -91,21 +116,31 @@ describe('proofreading: the marks of a document', () => {
     assert.equal(m.at(trois!.end)?.id, trois!.id);
     assert.ok(m.accept(trois!.id));
     assert.equal(m.accept(trois!.id), false);
-    assert.deepEqual(m.list().map((x) => text.slice(x.start, x.end)), ['un', 'quatre']);
+    assert.deepEqual(
+      m.list().map((x) => text.slice(x.start, x.end)),
+      ['un', 'quatre'],
+    );
     m.place('c', 0, text.length, text, details([w('un', 0.1), w('deux'), w('trois', 0.1), w('quatre', 0.1)]));
     assert.equal(m.count, 2, 'an accepted word is not marked again');
   });
 
-  it('a command chunk (its range is the previous chunk\'s) is not placed; a chunk that grew is placed again', () => {
+  it("a command chunk (its range is the previous chunk's) is not placed; a chunk that grew is placed again", () => {
     const m = new ProofMarks(0.6);
     assert.ok(m.place('c1', 0, 7, 'le foie', details([w('le'), w('foie', 0.1)], ['le froid'])));
     assert.equal(m.place('c2', 0, 7, 'le foie', details([w('efface'), w('ça')])), false);
     assert.equal(m.lastChunk()?.id, 'c1');
     // Held-back words written later: the chunk now ends further.
     m.changed([{ offset: 7, deletedLength: 0, insertedLength: 4, text: ' est' }]);
-    assert.equal(m.grew(0, 11, () => 'le foie est'), true);
+    assert.equal(
+      m.grew(0, 11, () => 'le foie est'),
+      true,
+    );
     assert.equal(m.chunk('c1')?.end, 11);
-    assert.equal(m.grew(0, 11, () => 'le foie est'), false, 'same range: nothing to do');
+    assert.equal(
+      m.grew(0, 11, () => 'le foie est'),
+      false,
+      'same range: nothing to do',
+    );
     assert.deepEqual(m.chunkAt(4)?.alternatives, ['le froid']);
     m.forget(['c1']);
     assert.equal(m.count, 0);
@@ -122,19 +157,74 @@ describe('proofreading: the marks of a document', () => {
 
 describe('proofreading: details on the wire', () => {
   it('transcripts and new_chunk parse with or without start_ms, end_ms, words and alternatives', () => {
-    const words = [{ text: 'le', start_ms: 0, end_ms: 200, confidence: 0.9 }, { text: 'foie', start_ms: 200, end_ms: 500, confidence: 0.3 }];
-    const withDetails = ServerMessageSchema.parse({ type: 'transcript', status: 'final', text: 'le foie', id: 'c1', index: 0, seq: 1, start_ms: 0, end_ms: 500, words, alternatives: ['le froid'] }) as TranscriptMessage;
+    const words = [
+      { text: 'le', start_ms: 0, end_ms: 200, confidence: 0.9 },
+      { text: 'foie', start_ms: 200, end_ms: 500, confidence: 0.3 },
+    ];
+    const withDetails = ServerMessageSchema.parse({
+      type: 'transcript',
+      status: 'final',
+      text: 'le foie',
+      id: 'c1',
+      index: 0,
+      seq: 1,
+      start_ms: 0,
+      end_ms: 500,
+      words,
+      alternatives: ['le froid'],
+    }) as TranscriptMessage;
     assert.deepEqual(finalDetails(withDetails), { id: 'c1', words, alternatives: ['le froid'], span: { startMs: 0, endMs: 500 } });
     // Without the chunk's times, those of its words.
-    const wordsOnly = ServerMessageSchema.parse({ type: 'transcript', status: 'final', text: 'le foie', id: 'c1', index: 0, seq: 1, words }) as TranscriptMessage;
+    const wordsOnly = ServerMessageSchema.parse({
+      type: 'transcript',
+      status: 'final',
+      text: 'le foie',
+      id: 'c1',
+      index: 0,
+      seq: 1,
+      words,
+    }) as TranscriptMessage;
     assert.deepEqual(finalDetails(wordsOnly)?.span, { startMs: 0, endMs: 500 });
-    const plain = ServerMessageSchema.parse({ type: 'transcript', status: 'final', text: 'le foie', id: 'c1', index: 0, seq: 1 }) as TranscriptMessage;
+    const plain = ServerMessageSchema.parse({
+      type: 'transcript',
+      status: 'final',
+      text: 'le foie',
+      id: 'c1',
+      index: 0,
+      seq: 1,
+    }) as TranscriptMessage;
     assert.deepEqual(finalDetails(plain), { id: 'c1', words: [], alternatives: [] });
-    const interim = ServerMessageSchema.parse({ type: 'transcript', status: 'interim', text: 'le', id: 'c1', index: 0, seq: 1, words: words.slice(0, 1) }) as TranscriptMessage;
+    const interim = ServerMessageSchema.parse({
+      type: 'transcript',
+      status: 'interim',
+      text: 'le',
+      id: 'c1',
+      index: 0,
+      seq: 1,
+      words: words.slice(0, 1),
+    }) as TranscriptMessage;
     assert.equal(finalDetails(interim), undefined);
-    const batch = ServerMessageSchema.parse({ type: 'batch.replace', seq: 3, data: { target_ids: ['c1'], new_chunk: { id: 'p1', index: 0, text: 'Le foie.', status: 'final', words, alternatives: ['Le froid.'] } } }) as BatchReplaceMessage;
+    const batch = ServerMessageSchema.parse({
+      type: 'batch.replace',
+      seq: 3,
+      data: {
+        target_ids: ['c1'],
+        new_chunk: { id: 'p1', index: 0, text: 'Le foie.', status: 'final', words, alternatives: ['Le froid.'] },
+      },
+    }) as BatchReplaceMessage;
     assert.deepEqual(finalDetails(batch)?.alternatives, ['Le froid.']);
     // Out of the protocol's bounds: not a valid message.
-    assert.equal(ServerMessageSchema.safeParse({ type: 'transcript', status: 'final', text: 'x', id: 'c', index: 0, seq: 1, words: [{ text: 'x', start_ms: 0, end_ms: 1, confidence: 1.5 }] }).success, false);
+    assert.equal(
+      ServerMessageSchema.safeParse({
+        type: 'transcript',
+        status: 'final',
+        text: 'x',
+        id: 'c',
+        index: 0,
+        seq: 1,
+        words: [{ text: 'x', start_ms: 0, end_ms: 1, confidence: 1.5 }],
+      }).success,
+      false,
+    );
   });
 });

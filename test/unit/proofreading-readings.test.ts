@@ -5,13 +5,21 @@ import { correctionCommand } from '../../src/extension/proofreading/runProofread
 import { formatReading } from '../../src/extension/proofreading/readingText';
 
 const words = (text: string): WordInfo[] => text.split(' ').map((t) => ({ text: t, confidence: 0.5 }));
-const apply = (written: string, e: { start: number; end: number; text: string }): string => written.slice(0, e.start) + e.text + written.slice(e.end);
+const apply = (written: string, e: { start: number; end: number; text: string }): string =>
+  written.slice(0, e.start) + e.text + written.slice(e.end);
 
 describe('proofreading: Correct That readings', () => {
   const best = 'le foie est normal'.split(' ');
 
-  it('reduces each alternative to the words it changes, once each, in the engine\'s order', () => {
-    const r = readings(best, ['le froid est normal', 'Le foie est normal.', 'le foie est anormal', 'le FROID est normal', 'le foie normal', 'le foie est très normal']);
+  it("reduces each alternative to the words it changes, once each, in the engine's order", () => {
+    const r = readings(best, [
+      'le froid est normal',
+      'Le foie est normal.',
+      'le foie est anormal',
+      'le FROID est normal',
+      'le foie normal',
+      'le foie est très normal',
+    ]);
     assert.deepEqual(
       r.map((x) => [x.from, x.to, x.replacement]),
       [
@@ -26,14 +34,22 @@ describe('proofreading: Correct That readings', () => {
 
   it('on a selection, only the readings that change a selected word', () => {
     const r = readings(best, ['le froid est normal', 'le foie est anormal'], { from: 3, to: 4 });
-    assert.deepEqual(r.map((x) => x.replacement), ['anormal']);
+    assert.deepEqual(
+      r.map((x) => x.replacement),
+      ['anormal'],
+    );
     assert.equal(readings(best, ['le foie est normal'], undefined).length, 0, 'the same reading is not offered');
   });
 
   it('places a reading over the words it changes in the written text (capitals and punctuation of the grammar kept around)', () => {
     const written = 'Le foie est normal.';
     const w = words('le foie est normal');
-    const [froid, anormal, gone, added] = readings(best, ['le froid est normal', 'le foie est anormal', 'le foie normal', 'le foie est très normal']);
+    const [froid, anormal, gone, added] = readings(best, [
+      'le froid est normal',
+      'le foie est anormal',
+      'le foie normal',
+      'le foie est très normal',
+    ]);
     assert.equal(apply(written, readingEdit(written, w, froid!)), 'Le froid est normal.');
     assert.equal(apply(written, readingEdit(written, w, anormal!)), 'Le foie est anormal.');
     assert.equal(apply(written, readingEdit(written, w, gone!)), 'Le foie normal.');
@@ -45,7 +61,10 @@ describe('proofreading: Correct That readings', () => {
   it('a change in words the grammar rewrote ("3,2 cm") replaces the whole chunk with the whole alternative', () => {
     const written = 'Nodule de 3,2 cm.';
     const w = words('nodule de trois virgule deux centimètres');
-    const r = readings(w.map((x) => x.text), ['nodule de trois virgule trois centimètres'])[0]!;
+    const r = readings(
+      w.map((x) => x.text),
+      ['nodule de trois virgule trois centimètres'],
+    )[0]!;
     const e = readingEdit(written, w, r);
     assert.equal(e.whole, true);
     assert.equal(apply(written, e), 'nodule de trois virgule trois centimètres');
@@ -96,10 +115,16 @@ describe('proofreading: a reading written as dictated text', () => {
   const w = words('nodule de trois virgule deux centimètres point');
 
   it('through the grammar, against the text around it: numbers, units, the capital of a sentence', () => {
-    const r = readings(w.map((x) => x.text), ['nodule de trois virgule trois centimètres point'])[0]!;
+    const r = readings(
+      w.map((x) => x.text),
+      ['nodule de trois virgule trois centimètres point'],
+    )[0]!;
     const e = formatReading(doc, chunkStart, readingEdit(written, w, r), { language: 'fr' });
     assert.equal(doc.slice(0, chunkStart + e.start) + e.text + doc.slice(chunkStart + e.end), 'Indication : bilan. Nodule de 3,3\u00a0cm.');
-    const word = readings(w.map((x) => x.text), ['module de trois virgule deux centimètres point'])[0]!;
+    const word = readings(
+      w.map((x) => x.text),
+      ['module de trois virgule deux centimètres point'],
+    )[0]!;
     const we = formatReading(doc, chunkStart, readingEdit(written, w, word), { language: 'fr' });
     assert.equal(we.text, 'Module', 'a sentence begins with a capital');
   });

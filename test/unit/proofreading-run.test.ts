@@ -23,18 +23,42 @@ class FakeRun {
   constructor() {
     const doc = { uri: { toString: () => 'untitled:report' }, getText: () => this.text };
     const words = { render: () => undefined } as unknown as DoubtfulWords;
-    this.proof = new RunProofreading(1, () => doc as never, this.marks, words, { language: 'fr', run: (a) => this.said.push(a) }, () => this.wrongLanguage++, this.audio);
+    this.proof = new RunProofreading(
+      1,
+      () => doc as never,
+      this.marks,
+      words,
+      { language: 'fr', run: (a) => this.said.push(a) },
+      () => this.wrongLanguage++,
+      this.audio,
+    );
   }
 
   /** The writer writes `written` at the end of the document (or nothing), then reports its last chunk's range. */
   async final(id: string, spoken: string, written: string | null, confidences: number[], alternatives: string[] = []): Promise<void> {
-    const words = spoken.split(' ').map((text, i) => ({ text, start_ms: i * 100, end_ms: i * 100 + 90, confidence: confidences[i] ?? 0.9 }));
-    const m = { type: 'transcript', status: 'final', text: spoken, id, index: this.seq, seq: ++this.seq, words, alternatives } as TranscriptMessage;
+    const words = spoken
+      .split(' ')
+      .map((text, i) => ({ text, start_ms: i * 100, end_ms: i * 100 + 90, confidence: confidences[i] ?? 0.9 }));
+    const m = {
+      type: 'transcript',
+      status: 'final',
+      text: spoken,
+      id,
+      index: this.seq,
+      seq: ++this.seq,
+      words,
+      alternatives,
+    } as TranscriptMessage;
     const ops: TranscriptOp[] = [{ kind: 'insert', id, text: spoken, prevId: null, nextId: null }];
     await this.write(m, ops, written);
   }
 
-  async write(m: TranscriptMessage | BatchReplaceMessage, ops: TranscriptOp[], written: string | null, at?: { start: number; end: number }): Promise<void> {
+  async write(
+    m: TranscriptMessage | BatchReplaceMessage,
+    ops: TranscriptOp[],
+    written: string | null,
+    at?: { start: number; end: number },
+  ): Promise<void> {
     let done!: () => void;
     const p = new Promise<void>((r) => (done = r));
     this.proof.message(m, ops, p);
@@ -55,7 +79,7 @@ class FakeRun {
   }
 }
 
-describe('proofreading: a run\'s chunks placed where the writer wrote them', () => {
+describe("proofreading: a run's chunks placed where the writer wrote them", () => {
   it('marks the doubtful words of each chunk, grammar-transformed text included', async () => {
     const run = new FakeRun();
     await run.final('c1', 'le foie est normal point', 'Le foie est normal.', [0.9, 0.3, 0.9, 0.9, 0.9]);
@@ -89,8 +113,17 @@ describe('proofreading: a run\'s chunks placed where the writer wrote them', () 
       { text: 'est', start_ms: 200, end_ms: 290, confidence: 0.4 },
       { text: 'normal.', start_ms: 300, end_ms: 390, confidence: 0.9 },
     ];
-    const m = { type: 'batch.replace', seq: 9, data: { target_ids: ['c1', 'c2'], new_chunk: { id: 'p1', index: 0, text: 'Le foie est normal.', status: 'final', words } } } as BatchReplaceMessage;
-    await run.write(m, [{ kind: 'replace', targetIds: ['c1', 'c2'], id: 'p1', text: 'Le foie est normal.', prevId: null, nextId: null }], 'Le foie est normal.', { start: 0, end: run.text.length });
+    const m = {
+      type: 'batch.replace',
+      seq: 9,
+      data: { target_ids: ['c1', 'c2'], new_chunk: { id: 'p1', index: 0, text: 'Le foie est normal.', status: 'final', words } },
+    } as BatchReplaceMessage;
+    await run.write(
+      m,
+      [{ kind: 'replace', targetIds: ['c1', 'c2'], id: 'p1', text: 'Le foie est normal.', prevId: null, nextId: null }],
+      'Le foie est normal.',
+      { start: 0, end: run.text.length },
+    );
     assert.equal(run.text, 'Le foie est normal.');
     assert.deepEqual(run.marked(), ['est']);
     assert.equal(run.marks.chunk('1:c1'), undefined);

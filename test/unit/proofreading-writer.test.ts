@@ -24,7 +24,10 @@ class ProofRun {
     const doc = { uri: { toString: () => 'memory:report' }, getText: () => this.run.text };
     this.run.doc.onDidChange((changes) => this.marks.changed(changes));
     this.run.writer.onDidWriteLast(({ start, end }) => this.proof.lastWritten(start, end));
-    this.proof = new RunProofreading(1, () => doc as never, this.marks, { render: () => undefined } as unknown as DoubtfulWords, { language: 'fr', run: (a) => this.said.push(a) });
+    this.proof = new RunProofreading(1, () => doc as never, this.marks, { render: () => undefined } as unknown as DoubtfulWords, {
+      language: 'fr',
+      run: (a) => this.said.push(a),
+    });
   }
 
   async send(m: TranscriptMessage | BatchReplaceMessage): Promise<void> {
@@ -56,7 +59,7 @@ describe('proofreading: doubtful words through the real writer and grammar', () 
     assert.deepEqual(p.marked(), ['foie', '3,2\u00a0cm']);
   });
 
-  it('the marks follow their words through a person\'s edits, and a changed word loses its mark', async () => {
+  it("the marks follow their words through a person's edits, and a changed word loses its mark", async () => {
     const p = new ProofRun('Indication : ');
     await p.final('c1', 'le foie est normal point', { foie: 0.3, normal: 0.4 });
     await p.run.idle();
@@ -75,8 +78,17 @@ describe('proofreading: doubtful words through the real writer and grammar', () 
     const p = new ProofRun();
     await p.final('c1', 'le foie', { foie: 0.3 });
     await p.final('c2', 'la rate', { rate: 0.3 });
-    const words = ['le', 'foie', 'point'].map((w, i) => ({ text: w, start_ms: i * 300, end_ms: i * 300 + 250, confidence: w === 'le' ? 0.3 : 0.9 }));
-    await p.send({ type: 'batch.replace', seq: 10, data: { target_ids: ['c1'], new_chunk: { id: 'p1', index: 0, text: 'le foie point', status: 'final', words } } });
+    const words = ['le', 'foie', 'point'].map((w, i) => ({
+      text: w,
+      start_ms: i * 300,
+      end_ms: i * 300 + 250,
+      confidence: w === 'le' ? 0.3 : 0.9,
+    }));
+    await p.send({
+      type: 'batch.replace',
+      seq: 10,
+      data: { target_ids: ['c1'], new_chunk: { id: 'p1', index: 0, text: 'le foie point', status: 'final', words } },
+    });
     await p.run.finish();
     assert.equal(p.run.text, 'Le foie. la rate');
     assert.deepEqual(p.marked(), ['Le', 'rate']);
@@ -106,12 +118,21 @@ describe('proofreading: doubtful words through the real writer and grammar', () 
     assert.deepEqual(p.marks.lastChunk()?.alternatives, ['le froid est normal point']);
   });
 
-  it('the service\'s proofreading rewrites the sentence: its marks are those of the new text', async () => {
+  it("the service's proofreading rewrites the sentence: its marks are those of the new text", async () => {
     const p = new ProofRun();
     await p.final('c1', 'le foie', { foie: 0.3 });
     await p.final('c2', 'est normal point');
-    const words = ['le', 'foie', 'est', 'normal', 'point'].map((w, i) => ({ text: w, start_ms: i * 300, end_ms: i * 300 + 250, confidence: w === 'est' ? 0.3 : 0.9 }));
-    await p.send({ type: 'batch.replace', seq: 10, data: { target_ids: ['c1', 'c2'], new_chunk: { id: 'p1', index: 0, text: 'le foie est normal point', status: 'final', words } } });
+    const words = ['le', 'foie', 'est', 'normal', 'point'].map((w, i) => ({
+      text: w,
+      start_ms: i * 300,
+      end_ms: i * 300 + 250,
+      confidence: w === 'est' ? 0.3 : 0.9,
+    }));
+    await p.send({
+      type: 'batch.replace',
+      seq: 10,
+      data: { target_ids: ['c1', 'c2'], new_chunk: { id: 'p1', index: 0, text: 'le foie est normal point', status: 'final', words } },
+    });
     await p.run.finish();
     assert.equal(p.run.text, 'Le foie est normal.');
     assert.deepEqual(p.marked(), ['est']);

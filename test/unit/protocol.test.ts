@@ -1,6 +1,19 @@
 import assert from 'node:assert/strict';
 import * as dictation from '../../src/dictation';
-import { parseClientMessage, resolveConfig, redactUrl, redactKey, looksLikeApiKey, closeCodeFor, errorCodeForClose, ERROR_CODES, LANGUAGES, SPECIALTIES, RETRY, isRetried } from '../../src/protocol';
+import {
+  parseClientMessage,
+  resolveConfig,
+  redactUrl,
+  redactKey,
+  looksLikeApiKey,
+  closeCodeFor,
+  errorCodeForClose,
+  ERROR_CODES,
+  LANGUAGES,
+  SPECIALTIES,
+  RETRY,
+  isRetried,
+} from '../../src/protocol';
 
 describe('protocol: client messages', () => {
   const bad: Array<[string, string, RegExp]> = [
@@ -18,7 +31,11 @@ describe('protocol: client messages', () => {
     ['{"type":"configure","config":{"enable_final_proofreading":"yes"}}', 'CONFIG_ERROR', /enable_final_proofreading must be a boolean/],
     ['{"type":"configure","config":{"resume":{"session_id":"x"}}}', 'CONFIG_ERROR', /resume\.last_seq/],
     ['{"type":"configure","config":[]}', 'CONFIG_ERROR', /config must be an object/],
-    [JSON.stringify({ type: 'configure', config: { keyterms: Array.from({ length: 101 }, (_, i) => `term ${i}`) } }), 'CONFIG_ERROR', /keyterms holds at most 100 terms/],
+    [
+      JSON.stringify({ type: 'configure', config: { keyterms: Array.from({ length: 101 }, (_, i) => `term ${i}`) } }),
+      'CONFIG_ERROR',
+      /keyterms holds at most 100 terms/,
+    ],
     [JSON.stringify({ type: 'configure', config: { keyterms: ['x'.repeat(51)] } }), 'CONFIG_ERROR', /a term has at most 50 characters/],
     ['{"type":"configure","config":{"keyterms":["ok","  "]}}', 'CONFIG_ERROR', /must not hold an empty term/],
     ['{"type":"configure","config":{"keyterms":"Doliprane"}}', 'CONFIG_ERROR', /keyterms must be an array of strings/],
@@ -66,7 +83,17 @@ describe('protocol: configuration', () => {
   it('uses the spec defaults', () => {
     const c = resolveConfig({});
     assert.deepEqual(
-      [c.language, c.specialty, c.audio_duration_threshold, c.silence_threshold, c.max_buffer_size, c.flush_timeout, c.engine_endpointing, c.enable_final_proofreading, c.stop_delay],
+      [
+        c.language,
+        c.specialty,
+        c.audio_duration_threshold,
+        c.silence_threshold,
+        c.max_buffer_size,
+        c.flush_timeout,
+        c.engine_endpointing,
+        c.enable_final_proofreading,
+        c.stop_delay,
+      ],
       ['fr', 'general', 15, 2, 5, 3, 0.5, true, 2],
     );
     assert.equal(c.keyterms, undefined, 'no keyterms unless sent');
@@ -113,7 +140,8 @@ describe('protocol: secrets and codes', () => {
     assert.equal(redactUrl(`/v1/api-keys/${k}?x=%zz`), '/v1/api-keys/svc_live_…wxyz?x=%zz');
     assert.equal(redactUrl('/v1/sessions/%E0%A4%A'), '/v1/sessions/%E0%A4%A');
     assert.equal(redactUrl('/v1/sessions/msk_abcdefgh1234'), '/v1/sessions/msk_…');
-    for (const u of [`/x?token=${k}`, `/x/${enc(k)}`, `/x?q=${encodeURIComponent(k)}`]) assert.ok(!redactUrl(u).includes(k.slice(9, 30)), u);
+    for (const u of [`/x?token=${k}`, `/x/${enc(k)}`, `/x?q=${encodeURIComponent(k)}`])
+      assert.ok(!redactUrl(u).includes(k.slice(9, 30)), u);
   });
   it('redacts keys to prefix and last four', () => {
     const k = 'svc_live_' + 'a'.repeat(36) + 'wxyz';
@@ -127,10 +155,18 @@ describe('protocol: secrets and codes', () => {
     for (const c of ERROR_CODES) assert.equal(errorCodeForClose(closeCodeFor(c)), c);
   });
   it('has one retry table: every code, at the session init and on a connection', () => {
-    const retried = (stage: 'init' | 'connection'): string[] => (Object.keys(RETRY) as Array<keyof typeof RETRY>).filter((c) => isRetried(c, stage)).sort();
+    const retried = (stage: 'init' | 'connection'): string[] =>
+      (Object.keys(RETRY) as Array<keyof typeof RETRY>).filter((c) => isRetried(c, stage)).sort();
     assert.deepEqual(Object.keys(RETRY).sort(), [...ERROR_CODES, 'NETWORK_ERROR', 'TIMEOUT'].sort(), 'one row per code, no other');
     // A connection that ends with any other code ends the run: the user must act (CONCURRENCY_LIMIT_EXCEEDED included).
-    assert.deepEqual(retried('connection'), ['INTERNAL_ERROR', 'NETWORK_ERROR', 'PROTOCOL_ERROR', 'RATE_LIMITED', 'SESSION_IDLE', 'TIMEOUT']);
+    assert.deepEqual(retried('connection'), [
+      'INTERNAL_ERROR',
+      'NETWORK_ERROR',
+      'PROTOCOL_ERROR',
+      'RATE_LIMITED',
+      'SESSION_IDLE',
+      'TIMEOUT',
+    ]);
     // At the session init only what the service gets over by itself.
     assert.deepEqual(retried('init'), ['INTERNAL_ERROR', 'RATE_LIMITED', 'TIMEOUT']);
   });

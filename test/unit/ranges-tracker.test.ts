@@ -42,17 +42,116 @@ interface Case {
 // Start: "Hello world", anchor at 5 (after "Hello"); A = " alpha" at 5, B = " beta" after A.
 // => "Hello alpha beta world": A = [5, 11), B = [11, 16).
 const cases: Case[] = [
-  { name: 'no edit', edits: [], doc: 'Hello alpha beta world', a: ' alpha', b: ' beta', editedA: false, editedB: false, anchorAt: 'Hello| alpha' },
-  { name: 'typing before everything shifts both', edits: [[0, 0, '>> ']], doc: '>> Hello alpha beta world', a: ' alpha', b: ' beta', editedA: false, editedB: false, anchorAt: 'Hello| alpha' },
-  { name: 'typing after everything changes nothing', edits: [[22, 0, '!']], doc: 'Hello alpha beta world!', a: ' alpha', b: ' beta', editedA: false, editedB: false, anchorAt: 'Hello| alpha' },
-  { name: 'typing exactly at the end of B stays outside B', edits: [[16, 0, 'X']], doc: 'Hello alpha betaX world', a: ' alpha', b: ' beta', editedA: false, editedB: false, anchorAt: 'Hello| alpha' },
-  { name: 'typing between A and B is in neither', edits: [[11, 0, ' and']], doc: 'Hello alpha and beta world', a: ' alpha', b: ' beta', editedA: false, editedB: false, anchorAt: 'Hello| alpha' },
-  { name: 'typing inside A marks A edited and grows it', edits: [[8, 0, 'PH']], doc: 'Hello alPHpha beta world', a: ' alPHpha', b: ' beta', editedA: true, editedB: false, anchorAt: 'Hello| alPHp' },
-  { name: 'deleting inside B marks B edited', edits: [[13, 2, '']], doc: 'Hello alpha ba world', a: ' alpha', b: ' ba', editedA: false, editedB: true, anchorAt: 'Hello| alpha' },
-  { name: 'deleting across A and B marks both', edits: [[9, 5, '']], doc: 'Hello alpta world', a: ' alp', b: 'ta', editedA: true, editedB: true, anchorAt: 'Hello| alpt' },
-  { name: 'replacing all of B leaves B empty-but-placed, edited', edits: [[11, 5, '']], doc: 'Hello alpha world', a: ' alpha', b: '', editedA: false, editedB: true, anchorAt: 'Hello| alpha' },
-  { name: 'deleting the text before the anchor moves the anchor', edits: [[0, 5, '']], doc: ' alpha beta world', a: ' alpha', b: ' beta', editedA: false, editedB: false, anchorAt: '| alpha' },
-  { name: 'typing at the anchor goes before the dictation', edits: [[5, 0, ',']], doc: 'Hello, alpha beta world', a: ' alpha', b: ' beta', editedA: false, editedB: false, anchorAt: 'Hello,| alpha' },
+  {
+    name: 'no edit',
+    edits: [],
+    doc: 'Hello alpha beta world',
+    a: ' alpha',
+    b: ' beta',
+    editedA: false,
+    editedB: false,
+    anchorAt: 'Hello| alpha',
+  },
+  {
+    name: 'typing before everything shifts both',
+    edits: [[0, 0, '>> ']],
+    doc: '>> Hello alpha beta world',
+    a: ' alpha',
+    b: ' beta',
+    editedA: false,
+    editedB: false,
+    anchorAt: 'Hello| alpha',
+  },
+  {
+    name: 'typing after everything changes nothing',
+    edits: [[22, 0, '!']],
+    doc: 'Hello alpha beta world!',
+    a: ' alpha',
+    b: ' beta',
+    editedA: false,
+    editedB: false,
+    anchorAt: 'Hello| alpha',
+  },
+  {
+    name: 'typing exactly at the end of B stays outside B',
+    edits: [[16, 0, 'X']],
+    doc: 'Hello alpha betaX world',
+    a: ' alpha',
+    b: ' beta',
+    editedA: false,
+    editedB: false,
+    anchorAt: 'Hello| alpha',
+  },
+  {
+    name: 'typing between A and B is in neither',
+    edits: [[11, 0, ' and']],
+    doc: 'Hello alpha and beta world',
+    a: ' alpha',
+    b: ' beta',
+    editedA: false,
+    editedB: false,
+    anchorAt: 'Hello| alpha',
+  },
+  {
+    name: 'typing inside A marks A edited and grows it',
+    edits: [[8, 0, 'PH']],
+    doc: 'Hello alPHpha beta world',
+    a: ' alPHpha',
+    b: ' beta',
+    editedA: true,
+    editedB: false,
+    anchorAt: 'Hello| alPHp',
+  },
+  {
+    name: 'deleting inside B marks B edited',
+    edits: [[13, 2, '']],
+    doc: 'Hello alpha ba world',
+    a: ' alpha',
+    b: ' ba',
+    editedA: false,
+    editedB: true,
+    anchorAt: 'Hello| alpha',
+  },
+  {
+    name: 'deleting across A and B marks both',
+    edits: [[9, 5, '']],
+    doc: 'Hello alpta world',
+    a: ' alp',
+    b: 'ta',
+    editedA: true,
+    editedB: true,
+    anchorAt: 'Hello| alpt',
+  },
+  {
+    name: 'replacing all of B leaves B empty-but-placed, edited',
+    edits: [[11, 5, '']],
+    doc: 'Hello alpha world',
+    a: ' alpha',
+    b: '',
+    editedA: false,
+    editedB: true,
+    anchorAt: 'Hello| alpha',
+  },
+  {
+    name: 'deleting the text before the anchor moves the anchor',
+    edits: [[0, 5, '']],
+    doc: ' alpha beta world',
+    a: ' alpha',
+    b: ' beta',
+    editedA: false,
+    editedB: false,
+    anchorAt: '| alpha',
+  },
+  {
+    name: 'typing at the anchor goes before the dictation',
+    edits: [[5, 0, ',']],
+    doc: 'Hello, alpha beta world',
+    a: ' alpha',
+    b: ' beta',
+    editedA: false,
+    editedB: false,
+    anchorAt: 'Hello,| alpha',
+  },
   {
     name: 'several edits in one event, applied in order (descending offsets, as VS Code reports them)',
     edits: [
@@ -79,8 +178,26 @@ const cases: Case[] = [
     editedB: true,
     anchorAt: 'AAAAHello| alpha',
   },
-  { name: 'a multi-line paste before the chunks', edits: [[0, 0, 'line 1\nline 2\n']], doc: 'line 1\nline 2\nHello alpha beta world', a: ' alpha', b: ' beta', editedA: false, editedB: false, anchorAt: 'Hello| alpha' },
-  { name: 'replacing a range that swallows A entirely', edits: [[3, 10, 'XY']], doc: 'HelXYeta world', a: 'XY', b: 'eta', editedA: true, editedB: true, anchorAt: 'HelXY|eta wo' },
+  {
+    name: 'a multi-line paste before the chunks',
+    edits: [[0, 0, 'line 1\nline 2\n']],
+    doc: 'line 1\nline 2\nHello alpha beta world',
+    a: ' alpha',
+    b: ' beta',
+    editedA: false,
+    editedB: false,
+    anchorAt: 'Hello| alpha',
+  },
+  {
+    name: 'replacing a range that swallows A entirely',
+    edits: [[3, 10, 'XY']],
+    doc: 'HelXYeta world',
+    a: 'XY',
+    b: 'eta',
+    editedA: true,
+    editedB: true,
+    anchorAt: 'HelXY|eta wo',
+  },
 ];
 
 describe('RangeTracker (src/client/ranges.ts)', () => {
@@ -136,7 +253,10 @@ describe('RangeTracker (src/client/ranges.ts)', () => {
   it('a user change that only looks like ours in shape but has other text is the user’s', () => {
     const doc = new Doc('abc');
     const t = new RangeTracker(3);
-    const edit = { changes: [{ offset: 3, deletedLength: 0, insertedLength: 4, text: ' one' }], effect: { kind: 'insert' as const, id: 'A', offset: 3, length: 4 } };
+    const edit = {
+      changes: [{ offset: 3, deletedLength: 0, insertedLength: 4, text: ' one' }],
+      effect: { kind: 'insert' as const, id: 'A', offset: 3, length: 4 },
+    };
     t.expect(edit);
     assert.equal(t.applyChanges([doc.edit(3, 0, 'WXYZ')]), 'user');
     assert.equal(t.has('A'), false);

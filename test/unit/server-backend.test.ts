@@ -22,7 +22,11 @@ describe('server backends: URLs, errors, reconnection', () => {
       ['postgres:///d', /no host/],
     ];
     for (const [url, re] of cases) {
-      assert.throws(() => checkUrl('--database', url, ['postgres:', 'postgresql:'], 'ex'), (e: unknown) => e instanceof BackendStartError && re.test(e.message) && !e.message.includes(':pw@'), url);
+      assert.throws(
+        () => checkUrl('--database', url, ['postgres:', 'postgresql:'], 'ex'),
+        (e: unknown) => e instanceof BackendStartError && re.test(e.message) && !e.message.includes(':pw@'),
+        url,
+      );
     }
   });
 
@@ -46,7 +50,11 @@ describe('server backends: URLs, errors, reconnection', () => {
     ]) {
       assert.ok(isConnectionError(e), e.message);
     }
-    for (const e of [Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }), Object.assign(new Error('duplicate key'), { code: '23505' }), new Error('something else')]) {
+    for (const e of [
+      Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }),
+      Object.assign(new Error('duplicate key'), { code: '23505' }),
+      new Error('something else'),
+    ]) {
       assert.ok(!isConnectionError(e), e.message);
     }
     assert.ok(isRetryableError({ code: '40001' }) && isRetryableError({ code: '40P01' }) && !isRetryableError({ code: '23505' }));
@@ -64,10 +72,14 @@ describe('server backends: URLs, errors, reconnection', () => {
     const log = createLogger({ write: (l) => lines.push(l), level: 'info' });
     let answers = false;
     let probes = 0;
-    const a = new Availability('PostgreSQL', async () => {
-      probes++;
-      if (!answers) throw new Error('ECONNREFUSED');
-    }, log);
+    const a = new Availability(
+      'PostgreSQL',
+      async () => {
+        probes++;
+        if (!answers) throw new Error('ECONNREFUSED');
+      },
+      log,
+    );
     assert.equal(a.up, true);
     await a.whenUp();
     a.lost(new Error('connect ECONNREFUSED'));

@@ -37,8 +37,14 @@ describe('the service checks its options where it is constructed (as ws does)', 
   const base = { backends: {} as never, engine: {} as never, log: {} as never, timing: DEFAULT_TIMING, retentionDays: 30 };
 
   it('refuses a timing, a per-key limit or a retention that is not a whole number in range, naming the option', () => {
-    assert.throws(() => new Service({ ...base, timing: { ...DEFAULT_TIMING, pingIntervalMs: 0 } }), /^RangeError: option timing\.pingIntervalMs must be between 1 and \d+, got 0$/);
-    assert.throws(() => new Service({ ...base, timing: { ...DEFAULT_TIMING, idleTimeoutMs: 1.5 } }), /^TypeError: option timing\.idleTimeoutMs must be a whole number, got 1\.5$/);
+    assert.throws(
+      () => new Service({ ...base, timing: { ...DEFAULT_TIMING, pingIntervalMs: 0 } }),
+      /^RangeError: option timing\.pingIntervalMs must be between 1 and \d+, got 0$/,
+    );
+    assert.throws(
+      () => new Service({ ...base, timing: { ...DEFAULT_TIMING, idleTimeoutMs: 1.5 } }),
+      /^TypeError: option timing\.idleTimeoutMs must be a whole number, got 1\.5$/,
+    );
     assert.throws(() => new Service({ ...base, perKeyLimit: 0 }), /option perKeyLimit must be between 1/);
     assert.throws(() => new Service({ ...base, retentionDays: 4000 }), /option retentionDays must be between 1 and 3650, got 4000/);
   });

@@ -43,8 +43,14 @@ describe('server command line', () => {
     const none = parseArgs([], { DICTEE_DATABASE_URL: '', DICTEE_REDIS_URL: '' });
     assert.equal(none.database, undefined, 'an empty variable is no database');
     assert.equal(none.redis, undefined);
-    assert.throws(() => parseArgs(['--instance-id', 'a b']), (e: unknown) => e instanceof UsageError && /--instance-id takes 1 to 64 letters/.test(e.message));
-    assert.throws(() => parseArgs(['--database']), (e: unknown) => e instanceof UsageError && /--database needs a value/.test(e.message));
+    assert.throws(
+      () => parseArgs(['--instance-id', 'a b']),
+      (e: unknown) => e instanceof UsageError && /--instance-id takes 1 to 64 letters/.test(e.message),
+    );
+    assert.throws(
+      () => parseArgs(['--database']),
+      (e: unknown) => e instanceof UsageError && /--database needs a value/.test(e.message),
+    );
   });
 
   it('DICTEE_SLOT_LEASE_MS: 3000 by default, at least 300', () => {
@@ -55,7 +61,22 @@ describe('server command line', () => {
   });
 
   it('reads every flag, in both --flag v and --flag=v forms', () => {
-    const o = parseArgs(['--host', '0.0.0.0', '--port=0', '--data-dir', '/tmp/x', '--engine', 'simulated', '--script', 's.txt', '--concurrency-limit', '3', '--rate-limit=5', '--rate-window', '2']);
+    const o = parseArgs([
+      '--host',
+      '0.0.0.0',
+      '--port=0',
+      '--data-dir',
+      '/tmp/x',
+      '--engine',
+      'simulated',
+      '--script',
+      's.txt',
+      '--concurrency-limit',
+      '3',
+      '--rate-limit=5',
+      '--rate-window',
+      '2',
+    ]);
     assert.equal(o.host, '0.0.0.0');
     assert.equal(o.port, 0);
     assert.equal(o.dataDir, '/tmp/x');
@@ -98,7 +119,12 @@ describe('server command line', () => {
       [['--verbose'], /unknown option "--verbose"/],
       [['--port', '--host'], /--port needs a value/],
     ];
-    for (const [argv, re] of bad) assert.throws(() => parseArgs(argv), (e: unknown) => e instanceof UsageError && re.test(e.message), argv.join(' '));
+    for (const [argv, re] of bad)
+      assert.throws(
+        () => parseArgs(argv),
+        (e: unknown) => e instanceof UsageError && re.test(e.message),
+        argv.join(' '),
+      );
   });
 
   it('reads timing overrides from the environment', () => {

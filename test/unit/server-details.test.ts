@@ -19,7 +19,8 @@ function feed(seg: Segmenter, ...parts: Buffer[]): SegmentEvent[] {
   return out;
 }
 
-const chunks = (ev: SegmentEvent[], status: string): ChunkEvent[] => ev.filter((e): e is ChunkEvent & SegmentEvent => e.type === 'transcript' && e.status === status);
+const chunks = (ev: SegmentEvent[], status: string): ChunkEvent[] =>
+  ev.filter((e): e is ChunkEvent & SegmentEvent => e.type === 'transcript' && e.status === status);
 const replace = (ev: SegmentEvent[]): ReplaceEvent => ev.find((e): e is ReplaceEvent & SegmentEvent => e.type === 'batch.replace')!;
 
 /** Two chunks (a pause of 400 ms between them), then the end of the sentence. */
@@ -39,11 +40,29 @@ describe('details (configure.config.details)', () => {
 
   it('protocol: a client reads transcripts and new chunks with details; a confidence beyond 1 is refused', () => {
     const word = { text: 'alpha', start_ms: 500, end_ms: 800, confidence: 0.9 };
-    const t = { type: 'transcript', status: 'final', text: 'alpha', id: 'a', index: 0, seq: 1, start_ms: 500, end_ms: 800, words: [word], alternatives: ['alfa'] };
+    const t = {
+      type: 'transcript',
+      status: 'final',
+      text: 'alpha',
+      id: 'a',
+      index: 0,
+      seq: 1,
+      start_ms: 500,
+      end_ms: 800,
+      words: [word],
+      alternatives: ['alfa'],
+    };
     const parsed = parseServerMessage(JSON.stringify(t));
     assert.ok(parsed.ok);
     assert.deepEqual(parsed.value, t);
-    const r = { type: 'batch.replace', seq: 2, data: { target_ids: ['a'], new_chunk: { id: 'b', index: 0, text: 'Alpha.', status: 'final', start_ms: 500, end_ms: 800, words: [word] } } };
+    const r = {
+      type: 'batch.replace',
+      seq: 2,
+      data: {
+        target_ids: ['a'],
+        new_chunk: { id: 'b', index: 0, text: 'Alpha.', status: 'final', start_ms: 500, end_ms: 800, words: [word] },
+      },
+    };
     assert.ok(parseServerMessage(JSON.stringify(r)).ok);
     assert.ok(!parseServerMessage(JSON.stringify({ ...t, words: [{ ...word, confidence: 1.5 }] })).ok);
   });
@@ -105,15 +124,27 @@ describe('details (configure.config.details)', () => {
     }
     // The restored segmenter's clock starts at the checkpoint's offset (2300 ms): its first word ends 300 ms later.
     assert.equal(cp.audioOffset, 2300 * 32);
-    assert.deepEqual(finals[1]!.words!.map((w) => [w.text, w.start_ms, w.end_ms, w.confidence]), [
-      ['delta', 2300, 2600, SURE_CONFIDENCE],
-      ['epsilon', 2600, 2900, DOUBTFUL_CONFIDENCE],
-    ]);
+    assert.deepEqual(
+      finals[1]!.words!.map((w) => [w.text, w.start_ms, w.end_ms, w.confidence]),
+      [
+        ['delta', 2300, 2600, SURE_CONFIDENCE],
+        ['epsilon', 2600, 2900, DOUBTFUL_CONFIDENCE],
+      ],
+    );
   });
 
   it('chunkDetails: clamps times, needs every word timed and scored, keeps alternatives distinct and other than the text', () => {
     const w = (raw: string, s: number, e: number, c = 0.5) => ({ raw, proofread: raw, start_ms: s, end_ms: e, confidence: c });
-    const d = chunkDetails([w('a', 100, 200), w('b', 90, 150, 1.7), w('c', 300, 250, -1)], 'raw', ['a b c', 'a b', ' a b ', 'x', 'y', 'z', 'v', 'u']);
+    const d = chunkDetails([w('a', 100, 200), w('b', 90, 150, 1.7), w('c', 300, 250, -1)], 'raw', [
+      'a b c',
+      'a b',
+      ' a b ',
+      'x',
+      'y',
+      'z',
+      'v',
+      'u',
+    ]);
     assert.deepEqual(d.words, [
       { text: 'a', start_ms: 100, end_ms: 200, confidence: 0.5 },
       { text: 'b', start_ms: 100, end_ms: 200, confidence: 1 },

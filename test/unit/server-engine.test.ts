@@ -44,7 +44,10 @@ describe('server simulated engine', () => {
     for (let i = 0; i < 15 * 10; i++) out.push(...step(r));
     assert.deepEqual(out, ['a', 'b', 'c']);
     assert.equal(MS_PER_WORD, 300);
-    assert.deepEqual(r.endUtterance().map((w) => w.raw), ['a', 'b', 'c']);
+    assert.deepEqual(
+      r.endUtterance().map((w) => w.raw),
+      ['a', 'b', 'c'],
+    );
     assert.deepEqual(r.endUtterance(), [], 'a new utterance starts empty');
   });
 
@@ -154,7 +157,8 @@ describe('server simulated engine', () => {
       const cfg = resolveConfig({ engine_endpointing: 0.3, silence_threshold: 0.8 });
       const seg = new Segmenter(cfg, new SimulatedEngine(SCRIPT).create(cfg));
       const events: SegmentEvent[] = [];
-      for (const part of [silence(500), tone(700), silence(1200), tone(500), silence(1200), tone(1900), silence(1200)]) for (const f of framesOf(part)) events.push(...seg.push(f));
+      for (const part of [silence(500), tone(700), silence(1200), tone(500), silence(1200), tone(1900), silence(1200)])
+        for (const f of framesOf(part)) events.push(...seg.push(f));
       const finals = events.flatMap((e) => (e.type === 'transcript' && e.status === 'final' ? [e.text] : []));
       assert.deepEqual(finals, ['insérer modèle radiologie', 'champ suivant', 'le foie est normal la rate aussi point']);
       const proofread = events.flatMap((e) => (e.type === 'batch.replace' ? [e.data.new_chunk.text] : []));

@@ -41,7 +41,7 @@ describe('server API keys', () => {
     const proj = await keys.create({ name: 'p', type: 'project', project_id: 'radiology-team' });
     assert.ok(proj.key.startsWith('svc_proj_'));
     assert.equal(proj.project_id, 'radiology-team');
-    assert.deepEqual([created.org_id, proj.org_id], [store.orgId, store.orgId], 'keys belong to the service\'s organisation');
+    assert.deepEqual([created.org_id, proj.org_id], [store.orgId, store.orgId], "keys belong to the service's organisation");
 
     const auth = await keys.authenticate(created.key);
     assert.ok(auth.ok && auth.key.id === created.id);

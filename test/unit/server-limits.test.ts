@@ -91,16 +91,37 @@ describe('server HTTP-initialised session ids', () => {
     inits.add('k', 'first');
     now = 10;
     inits.add('k', 'second');
-    assert.equal(inits.adopt('other', () => false), undefined, 'ids are per key');
-    assert.equal(inits.adopt('k', (id) => id === 'second'), 'first', 'an id already taken by a session is skipped');
-    assert.equal(inits.adopt('k', () => false), 'second');
-    assert.equal(inits.adopt('k', () => false), undefined, 'each id is adopted once');
+    assert.equal(
+      inits.adopt('other', () => false),
+      undefined,
+      'ids are per key',
+    );
+    assert.equal(
+      inits.adopt('k', (id) => id === 'second'),
+      'first',
+      'an id already taken by a session is skipped',
+    );
+    assert.equal(
+      inits.adopt('k', () => false),
+      'second',
+    );
+    assert.equal(
+      inits.adopt('k', () => false),
+      undefined,
+      'each id is adopted once',
+    );
     inits.giveBack('k', 'second');
     now = 1009;
-    assert.equal(inits.adopt('k', () => false), 'second');
+    assert.equal(
+      inits.adopt('k', () => false),
+      'second',
+    );
     inits.giveBack('k', 'second');
     now = 1010;
-    assert.equal(inits.adopt('k', () => false), undefined, 'expired after the adoption time');
+    assert.equal(
+      inits.adopt('k', () => false),
+      undefined,
+      'expired after the adoption time',
+    );
   });
 });
-

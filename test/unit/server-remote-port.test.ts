@@ -54,7 +54,8 @@ function setup(link: ScriptedLink, connect: () => Promise<UpstreamLink> = () => 
   return { port, events, failures };
 }
 
-const texts = (events: SegmentEvent[], status: string): string[] => events.flatMap((e) => (e.type === 'transcript' && e.status === status ? [e.text] : []));
+const texts = (events: SegmentEvent[], status: string): string[] =>
+  events.flatMap((e) => (e.type === 'transcript' && e.status === status ? [e.text] : []));
 
 describe('remote engines: the port holds the segmenter at each pause until the upstream has answered', () => {
   it('no interim before the upstream settles; the interim carries its final words', () => {
@@ -92,7 +93,7 @@ describe('remote engines: the port holds the segmenter at each pause until the u
     assert.equal(replace?.type === 'batch.replace' && replace.data.new_chunk.text, 'Hello world.');
   });
 
-  it('a lost link is made again and sent the audio since the upstream\'s last final; no word twice', async () => {
+  it("a lost link is made again and sent the audio since the upstream's last final; no word twice", async () => {
     const first = new ScriptedLink();
     const second = new ScriptedLink();
     const { port, events, failures } = setup(first, () => Promise.resolve(second));

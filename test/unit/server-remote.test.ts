@@ -8,10 +8,27 @@ const raw = (ws: Array<{ raw: string }> | undefined): string | undefined => ws?.
 
 describe('remote engines: options', () => {
   it('--engine realtime|vosk needs --engine-url; the remote flags belong to the remote engines', () => {
-    assert.throws(() => parseArgs(['--engine', 'realtime']), (e: unknown) => e instanceof UsageError && /needs --engine-url/.test(e.message));
+    assert.throws(
+      () => parseArgs(['--engine', 'realtime']),
+      (e: unknown) => e instanceof UsageError && /needs --engine-url/.test(e.message),
+    );
     assert.throws(() => parseArgs(['--engine-url', 'ws://h/x']), /are for the realtime and vosk engines/);
-    assert.throws(() => parseArgs(['--engine', 'vosk', '--engine-url', 'ws://h:2700', '--engine-model', 'm']), /--engine-model is for the realtime engine/);
-    const o = parseArgs(['--engine', 'realtime', '--engine-url', 'wss://gpu/v1/realtime', '--engine-model', 'voxtral', '--engine-ca', '/ca.pem', '--proofread-url', 'https://gpu/v1/audio/transcriptions']);
+    assert.throws(
+      () => parseArgs(['--engine', 'vosk', '--engine-url', 'ws://h:2700', '--engine-model', 'm']),
+      /--engine-model is for the realtime engine/,
+    );
+    const o = parseArgs([
+      '--engine',
+      'realtime',
+      '--engine-url',
+      'wss://gpu/v1/realtime',
+      '--engine-model',
+      'voxtral',
+      '--engine-ca',
+      '/ca.pem',
+      '--proofread-url',
+      'https://gpu/v1/audio/transcriptions',
+    ]);
     assert.equal(o.engine, 'realtime');
     assert.equal(o.engineModel, 'voxtral');
     assert.equal(o.engineCa, '/ca.pem');
@@ -26,14 +43,23 @@ describe('remote engines: options', () => {
   });
 
   it('the fault bounds can be shortened through the environment, and only with whole milliseconds', () => {
-    assert.deepEqual(remoteBoundsFromEnv({ DICTEE_ENGINE_RECONNECT_MS: '1500', DICTEE_ENGINE_MAX_LAG_MS: '900' }), { reconnectMs: 1500, maxLagMs: 900 });
+    assert.deepEqual(remoteBoundsFromEnv({ DICTEE_ENGINE_RECONNECT_MS: '1500', DICTEE_ENGINE_MAX_LAG_MS: '900' }), {
+      reconnectMs: 1500,
+      maxLagMs: 900,
+    });
     assert.throws(() => remoteBoundsFromEnv({ DICTEE_ENGINE_STALL_MS: '1.5' }), /positive whole number/);
   });
 
   it('session updates: the dialects, the language, keyterms as the OpenAI prompt, server VAD off', () => {
     assert.deepEqual(sessionUpdate('vllm', 'voxtral', 'fr', ['Dupont']), { type: 'session.update', model: 'voxtral', language: 'fr' });
-    const ga = sessionUpdate('openai', 'gpt-4o-transcribe', 'fr', ['Dupont', 'IRM']) as { session: { audio: { input: Record<string, unknown> } } };
-    assert.deepEqual(ga.session.audio.input, { format: { type: 'audio/pcm', rate: 24000 }, transcription: { model: 'gpt-4o-transcribe', language: 'fr', prompt: 'Dupont, IRM' }, turn_detection: null });
+    const ga = sessionUpdate('openai', 'gpt-4o-transcribe', 'fr', ['Dupont', 'IRM']) as {
+      session: { audio: { input: Record<string, unknown> } };
+    };
+    assert.deepEqual(ga.session.audio.input, {
+      format: { type: 'audio/pcm', rate: 24000 },
+      transcription: { model: 'gpt-4o-transcribe', language: 'fr', prompt: 'Dupont, IRM' },
+      turn_detection: null,
+    });
     const beta = sessionUpdate('openai-beta', undefined, 'any') as { type: string; session: Record<string, unknown> };
     assert.equal(beta.type, 'transcription_session.update');
     assert.deepEqual(beta.session, { input_audio_format: 'pcm16', input_audio_transcription: {}, turn_detection: null });

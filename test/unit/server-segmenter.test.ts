@@ -33,7 +33,13 @@ function short(events: SegmentEvent[], ids = new Map<string, number>()): string[
 describe('server segmenter', () => {
   it('streams one event per word, turns interim after engine_endpointing, final + proofread after silence_threshold', () => {
     const seg = make();
-    assert.deepEqual(short(feed(seg, tone(1500))), ['s:0:alpha', 's:0:alpha beta', 's:0:alpha beta gamma', 's:0:alpha beta gamma delta', 's:0:alpha beta gamma delta epsilon']);
+    assert.deepEqual(short(feed(seg, tone(1500))), [
+      's:0:alpha',
+      's:0:alpha beta',
+      's:0:alpha beta gamma',
+      's:0:alpha beta gamma delta',
+      's:0:alpha beta gamma delta epsilon',
+    ]);
     assert.deepEqual(short(feed(seg, silence(280))), [], 'no interim before 300 ms of pause');
     const ids = new Map<string, number>();
     const e2 = feed(seg, silence(20));
@@ -41,25 +47,42 @@ describe('server segmenter', () => {
     assert.deepEqual(short(feed(seg, silence(680)), ids), [], 'nothing before 1 s of pause');
     const e3 = feed(seg, silence(20));
     assert.deepEqual(short(e3, ids), ['f:0:alpha beta gamma delta epsilon', 'R:0:[0]:Alpha, beta. Gamma delta epsilon']);
-    assert.ok(e3.every((e) => e.checkpoint), 'durable events carry a checkpoint');
+    assert.ok(
+      e3.every((e) => e.checkpoint),
+      'durable events carry a checkpoint',
+    );
     assert.deepEqual(feed(seg, silence(3000)), [], 'a sentence ends once');
   });
 
   it('a pause shorter than engine_endpointing keeps the chunk; a longer one starts a new chunk', () => {
     const seg = make();
     const ev = short(feed(seg, tone(600), silence(200), tone(600), silence(400), tone(600)));
-    assert.deepEqual(ev, ['s:0:alpha', 's:0:alpha beta', 's:0:alpha beta gamma', 's:0:alpha beta gamma delta', 'i:0:alpha beta gamma delta', 's:1:epsilon', 's:1:epsilon zeta']);
+    assert.deepEqual(ev, [
+      's:0:alpha',
+      's:0:alpha beta',
+      's:0:alpha beta gamma',
+      's:0:alpha beta gamma delta',
+      'i:0:alpha beta gamma delta',
+      's:1:epsilon',
+      's:1:epsilon zeta',
+    ]);
   });
 
   it('uses the chunk indices in order and UUID ids', () => {
     const seg = make({ max_buffer_size: 10 });
     const ev = feed(seg, tone(600), silence(400), tone(600), silence(400), tone(600), silence(1200));
     const finals = ev.filter((e) => e.type === 'transcript' && e.status === 'final') as Array<SegmentEvent & { type: 'transcript' }>;
-    assert.deepEqual(finals.map((e) => e.index), [0, 1, 2]);
+    assert.deepEqual(
+      finals.map((e) => e.index),
+      [0, 1, 2],
+    );
     for (const e of finals) assert.match(e.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const r = ev.find((e) => e.type === 'batch.replace')!;
     assert.ok(r.type === 'batch.replace');
-    assert.deepEqual(r.data.target_ids, finals.map((e) => e.id));
+    assert.deepEqual(
+      r.data.target_ids,
+      finals.map((e) => e.id),
+    );
     assert.equal(r.data.new_chunk.index, 0);
     assert.equal(r.data.new_chunk.status, 'final');
     assert.equal(r.data.new_chunk.text, 'Alpha, beta. Gamma delta epsilon zeta');
@@ -71,9 +94,18 @@ describe('server segmenter', () => {
     // Words at 300, 600, …, 3000 ms; chunk 0 opens at 300 ms and is cut after 1000 ms of its own
     // audio (1300 ms), chunk 1 opens with the next word (1500 ms) and is cut at 2500 ms.
     assert.deepEqual(ev, [
-      's:0:alpha', 's:0:alpha beta', 's:0:alpha beta gamma', 's:0:alpha beta gamma delta', 'i:0:alpha beta gamma delta',
-      's:1:epsilon', 's:1:epsilon zeta', 's:1:epsilon zeta eta', 's:1:epsilon zeta eta theta', 'i:1:epsilon zeta eta theta',
-      's:2:iota', 's:2:iota kappa',
+      's:0:alpha',
+      's:0:alpha beta',
+      's:0:alpha beta gamma',
+      's:0:alpha beta gamma delta',
+      'i:0:alpha beta gamma delta',
+      's:1:epsilon',
+      's:1:epsilon zeta',
+      's:1:epsilon zeta eta',
+      's:1:epsilon zeta eta theta',
+      'i:1:epsilon zeta eta theta',
+      's:2:iota',
+      's:2:iota kappa',
     ]);
   });
 
@@ -81,10 +113,15 @@ describe('server segmenter', () => {
     const seg = make({ max_buffer_size: 2 });
     const ev = short(feed(seg, tone(300), silence(400), tone(300), silence(400), tone(300), silence(400), tone(300)));
     assert.deepEqual(ev, [
-      's:0:alpha', 'i:0:alpha',
-      's:1:beta', 'i:1:beta',
-      'f:0:alpha', 's:2:gamma', 'i:2:gamma',
-      'f:1:beta', 's:3:delta',
+      's:0:alpha',
+      'i:0:alpha',
+      's:1:beta',
+      'i:1:beta',
+      'f:0:alpha',
+      's:2:gamma',
+      'i:2:gamma',
+      'f:1:beta',
+      's:3:delta',
     ]);
     assert.equal(seg.pendingChunks().length, 2);
   });
@@ -129,7 +166,14 @@ describe('server segmenter', () => {
   it('releases nothing after the last word of the script', () => {
     const seg = make({}, 'Only three words.');
     const ev = short(feed(seg, tone(3000), silence(1000), tone(3000), silence(1000)));
-    assert.deepEqual(ev, ['s:0:only', 's:0:only three', 's:0:only three words', 'i:0:only three words', 'f:0:only three words', 'R:0:[0]:Only three words.']);
+    assert.deepEqual(ev, [
+      's:0:only',
+      's:0:only three',
+      's:0:only three words',
+      'i:0:only three words',
+      'f:0:only three words',
+      'R:0:[0]:Only three words.',
+    ]);
   });
 
   it('chunk text never has leading or trailing spaces', () => {
@@ -203,10 +247,34 @@ describe('server segmenter', () => {
   });
 
   it('config edge cases: bounds are inclusive, conflicts name the field that was set', () => {
-    assert.doesNotThrow(() => resolveConfig({ engine_endpointing: 0.05, silence_threshold: 0.2, audio_duration_threshold: 1, flush_timeout: 0.5, max_buffer_size: 1, stop_delay: 0 }));
-    assert.doesNotThrow(() => resolveConfig({ silence_threshold: 10, audio_duration_threshold: 60, flush_timeout: 60, max_buffer_size: 100, stop_delay: 30, engine_endpointing: 5 }));
-    assert.throws(() => resolveConfig({ preset: 'high_quality', silence_threshold: 0.5 }), (e: Error & { field?: string }) => e.field === 'silence_threshold');
-    assert.throws(() => resolveConfig({ engine_endpointing: 2.5 }), (e: Error & { field?: string }) => e.field === 'engine_endpointing');
+    assert.doesNotThrow(() =>
+      resolveConfig({
+        engine_endpointing: 0.05,
+        silence_threshold: 0.2,
+        audio_duration_threshold: 1,
+        flush_timeout: 0.5,
+        max_buffer_size: 1,
+        stop_delay: 0,
+      }),
+    );
+    assert.doesNotThrow(() =>
+      resolveConfig({
+        silence_threshold: 10,
+        audio_duration_threshold: 60,
+        flush_timeout: 60,
+        max_buffer_size: 100,
+        stop_delay: 30,
+        engine_endpointing: 5,
+      }),
+    );
+    assert.throws(
+      () => resolveConfig({ preset: 'high_quality', silence_threshold: 0.5 }),
+      (e: Error & { field?: string }) => e.field === 'silence_threshold',
+    );
+    assert.throws(
+      () => resolveConfig({ engine_endpointing: 2.5 }),
+      (e: Error & { field?: string }) => e.field === 'engine_endpointing',
+    );
     const seg = make({ engine_endpointing: 0.05, silence_threshold: 0.2, max_buffer_size: 1 });
     assert.deepEqual(short(feed(seg, tone(300), silence(200))), ['s:0:alpha', 'i:0:alpha', 'f:0:alpha', 'R:0:[0]:Alpha,']);
   });
@@ -214,19 +282,26 @@ describe('server segmenter', () => {
   it('with espeak speech: words come in order, the sentence ends after the pause, nothing else', async function () {
     this.timeout(20000);
     const speech = await speechPcm('The quick brown fox jumps over the lazy dog.');
-    const seg = make({}, 'One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty.');
+    const seg = make(
+      {},
+      'One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty.',
+    );
     const ev = feed(seg, speech, silence(1200));
     const words = Math.floor(seg.voicedMs / 300);
     assert.ok(words >= 3 && words < 20, `voiced ${seg.voicedMs} ms`);
     const last = ev[ev.length - 1]!;
     assert.ok(last.type === 'batch.replace');
-    const expected = 'One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty.'
-      .split(' ')
-      .slice(0, words)
-      .join(' ');
+    const expected =
+      'One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty.'
+        .split(' ')
+        .slice(0, words)
+        .join(' ');
     assert.equal(last.data.new_chunk.text, expected);
     // Determinism: the same PCM gives the same texts.
-    const seg2 = make({}, 'One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty.');
+    const seg2 = make(
+      {},
+      'One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty.',
+    );
     assert.deepEqual(short(feed(seg2, speech, silence(1200))), short(ev));
   });
 
@@ -247,7 +322,10 @@ describe('server segmenter', () => {
     const withAudio = feed(new Segmenter(cfg, spy, { newId }), pcm);
     const wb = 640;
     assert.equal(seen.length, Math.floor(pcm.length / wb), 'one window per 20 ms');
-    assert.ok(seen.every((w, i) => w.equals(pcm.subarray(i * wb, (i + 1) * wb))), 'each window is its own 20 ms of the audio, in order');
+    assert.ok(
+      seen.every((w, i) => w.equals(pcm.subarray(i * wb, (i + 1) * wb))),
+      'each window is its own 20 ms of the audio, in order',
+    );
 
     const empty: number[] = [];
     const ignoring = new SimulatedEngine(SCRIPT).create(cfg);

@@ -26,7 +26,12 @@ describe('sherpa-onnx: --model NAME|DIR and --proofread-model before any native 
     fakeInstalled(path.join(models, 'placeholder'));
     await assert.rejects(loadModel(NEMOTRON, 'model', env), (e: Error) => {
       assert.ok(e instanceof ModelNotInstalledError);
-      assert.match(e.message, new RegExp(`model ${NEMOTRON.replace(/\./g, '\\.')} is not installed in ${models}\\. Install it with: npm run models -- fetch ${NEMOTRON.replace(/\./g, '\\.')}`));
+      assert.match(
+        e.message,
+        new RegExp(
+          `model ${NEMOTRON.replace(/\./g, '\\.')} is not installed in ${models}\\. Install it with: npm run models -- fetch ${NEMOTRON.replace(/\./g, '\\.')}`,
+        ),
+      );
       assert.match(e.message, /npm run models -- import/);
       assert.doesNotMatch(e.message, /--engine sherpa-onnx/, 'no advice that leads back to the same start');
       return true;
@@ -46,12 +51,20 @@ describe('sherpa-onnx: --model NAME|DIR and --proofread-model before any native 
   it('a corrupt file of a NAME: the hash error, and how to install it again by name', async () => {
     const dir = fakeInstalled(path.join(models, 'corrupt-x'));
     writeFileSync(path.join(dir, 'joiner.int8.onnx'), 'not a model: joiner.int8.onnY');
-    await assert.rejects(loadModel('corrupt-x', 'model', env), (e: Error) => e instanceof ModelCorruptError && /does not match its sha256.*npm run models -- fetch corrupt-x \(it replaces a damaged copy\)/.test(e.message));
+    await assert.rejects(
+      loadModel('corrupt-x', 'model', env),
+      (e: Error) =>
+        e instanceof ModelCorruptError &&
+        /does not match its sha256.*npm run models -- fetch corrupt-x \(it replaces a damaged copy\)/.test(e.message),
+    );
   });
 
   it('an offline model is refused as --model, a streaming one as --proofread-model, each saying which flag takes it', async () => {
     fakeInstalled(path.join(models, 'parakeet-x'), { modelType: 'nemo_transducer' });
-    await assert.rejects(loadModel('parakeet-x', 'model', env), /is an offline model: it serves the proofreading pass \(--proofread-model parakeet-x\)/);
+    await assert.rejects(
+      loadModel('parakeet-x', 'model', env),
+      /is an offline model: it serves the proofreading pass \(--proofread-model parakeet-x\)/,
+    );
     assert.equal((await loadModel('parakeet-x', 'proofread', env)).kind, 'offline');
     await assert.rejects(loadModel('streaming-x', 'proofread', env), /is a streaming model: --proofread-model takes an offline model/);
   });
@@ -90,15 +103,27 @@ describe('sherpa-onnx: --model NAME|DIR and --proofread-model before any native 
     it('a decoder thread whose model the addon refuses fails with the model named (the service does not start)', () => {
       assert.throws(
         () => sherpaFactory({ engine: 'sherpa-onnx', model: { ...missing, kind: 'online', tailPaddingMs: 560 } }, __filename, loadSherpa()),
-        (e: Error) => e instanceof EngineUnavailableError && /sherpa-onnx refused the model in \/nonexistent\/m: Please check your config!/.test(e.message),
+        (e: Error) =>
+          e instanceof EngineUnavailableError &&
+          /sherpa-onnx refused the model in \/nonexistent\/m: Please check your config!/.test(e.message),
       );
     });
 
     it('the proofreading model refused by the addon: each sentence fails with the reason (the first pass stays), no thread restarted', () => {
       const dir = fakeInstalled(path.join(models, 'broken-parakeet'), { modelType: 'nemo_transducer' });
       const model = { ...missing, kind: 'offline' as const, dir, tokens: path.join(dir, 'tokens.txt'), modelType: 'nemo_transducer' };
-      assert.throws(() => new SherpaSentenceDecoder(loadSherpa(), model, mkdtempSync(path.join(os.tmpdir(), 'dictee-bpe-'))), /refused the proofreading model in .*Please check your config!/);
-      const decode = sherpaProofreader({ engine: 'sherpa-onnx', model: { ...missing, kind: 'online', tailPaddingMs: 560 }, proofreadModel: { ...model, tailPaddingMs: 560 } }, loadSherpa());
+      assert.throws(
+        () => new SherpaSentenceDecoder(loadSherpa(), model, mkdtempSync(path.join(os.tmpdir(), 'dictee-bpe-'))),
+        /refused the proofreading model in .*Please check your config!/,
+      );
+      const decode = sherpaProofreader(
+        {
+          engine: 'sherpa-onnx',
+          model: { ...missing, kind: 'online', tailPaddingMs: 560 },
+          proofreadModel: { ...model, tailPaddingMs: 560 },
+        },
+        loadSherpa(),
+      );
       assert.throws(() => decode(new Int16Array(16000), 'Doliprane'), /Please check your config!/);
     });
   });

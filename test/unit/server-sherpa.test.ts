@@ -35,7 +35,14 @@ function manualBatcher(recognizer: FakeOnlineRecognizer): { batcher: OnlineBatch
   return { batcher, turn: () => queued.splice(0).forEach((run) => run()) };
 }
 
-function setup(o: { config?: ClientConfig; languages?: string[]; offline?: (samples: number, hotwords: string | undefined) => string; proofread?: boolean } = {}) {
+function setup(
+  o: {
+    config?: ClientConfig;
+    languages?: string[];
+    offline?: (samples: number, hotwords: string | undefined) => string;
+    proofread?: boolean;
+  } = {},
+) {
   const addon = fakeSherpaAddon({ scripts: { fr: FR, en: EN, auto: ['¿auto?'] }, ...(o.offline ? { offline: o.offline } : {}) });
   const online = new addon.OnlineRecognizer({}) as unknown as FakeOnlineRecognizer;
   const { batcher, turn } = manualBatcher(online);
@@ -89,18 +96,24 @@ describe('sherpa-onnx engine logic (fake addon: no recognition is measured here)
       assert.equal(a.push(tone(20), true, 20), undefined);
       assert.equal(b.push(tone(20), true, 20), undefined);
     }
-    assert.equal(online.calls.length, 0, 'nothing is decoded inside a session\'s call');
+    assert.equal(online.calls.length, 0, "nothing is decoded inside a session's call");
     turn();
     assert.deepEqual(online.calls, [{ method: 'decodeStreams', streams: 2 }]);
     // The words decoded at the end of the last turn come out at the session's next result.
     for (let i = 0; i < 4; i++) a.push(tone(20), true, 20);
-    assert.deepEqual(a.push(tone(20), true, 20)?.map((w) => w.raw), ['Bonjour,']);
+    assert.deepEqual(
+      a.push(tone(20), true, 20)?.map((w) => w.raw),
+      ['Bonjour,'],
+    );
     // The end of an utterance decodes at once (with the tail padding), every ready stream together.
-    assert.deepEqual(a.endUtterance().map((w) => w.raw), ['Bonjour,', 'docteur']);
+    assert.deepEqual(
+      a.endUtterance().map((w) => w.raw),
+      ['Bonjour,', 'docteur'],
+    );
     assert.ok(online.calls.slice(1).every((c) => c.method === 'decodeStreams' || c.streams === 1));
   });
 
-  it('a multilingual model: each stream is pinned to its session\'s language, again after every reset; a one-language model is not', () => {
+  it("a multilingual model: each stream is pinned to its session's language, again after every reset; a one-language model is not", () => {
     const { online, make } = setup();
     make({ language: 'en' }).endUtterance();
     const en = online.streams[0]!;
@@ -108,7 +121,10 @@ describe('sherpa-onnx engine logic (fake addon: no recognition is measured here)
     r.push(tone(20), true, 20);
     r.endUtterance();
     assert.deepEqual(en.optionCalls, [['language', 'en']]);
-    assert.deepEqual(online.streams[1]!.optionCalls, [['language', 'fr'], ['language', 'fr']]);
+    assert.deepEqual(online.streams[1]!.optionCalls, [
+      ['language', 'fr'],
+      ['language', 'fr'],
+    ]);
     const single = setup({ languages: ['fr'] });
     single.make({ language: 'fr' });
     assert.deepEqual(single.online.streams[0]!.optionCalls, []);
@@ -131,13 +147,20 @@ describe('sherpa-onnx engine logic (fake addon: no recognition is measured here)
     assert.equal(batcher.size, 1);
   });
 
-  it('auto_punctuation false: the model\'s punctuation and sentence capitals are taken off; inner punctuation, names and acronyms stay', () => {
+  it("auto_punctuation false: the model's punctuation and sentence capitals are taken off; inner punctuation, names and acronyms stay", () => {
     assert.deepEqual(
-      modelWords('Bonjour, docteur Martin. Le scanner CT montre 3,5 cm « l\'épanchement » peut-être ? Oui 50 %', false).map((w) => w.raw),
+      modelWords("Bonjour, docteur Martin. Le scanner CT montre 3,5 cm « l'épanchement » peut-être ? Oui 50 %", false).map((w) => w.raw),
       ['bonjour', 'docteur', 'Martin', 'le', 'scanner', 'CT', 'montre', '3,5', 'cm', "l'épanchement", 'peut-être', 'oui', '50', '%'],
     );
-    assert.deepEqual(modelWords('Bonjour, docteur.', true).map((w) => w.raw), ['Bonjour,', 'docteur.']);
-    assert.deepEqual(modelWords('Fin. Doliprane 1 g. Scanner', false, keptWords(['Doliprane', 'Scanner/thorax'])).map((w) => w.raw), ['fin', 'Doliprane', '1', 'g', 'Scanner'], 'a keyterm keeps its capital');
+    assert.deepEqual(
+      modelWords('Bonjour, docteur.', true).map((w) => w.raw),
+      ['Bonjour,', 'docteur.'],
+    );
+    assert.deepEqual(
+      modelWords('Fin. Doliprane 1 g. Scanner', false, keptWords(['Doliprane', 'Scanner/thorax'])).map((w) => w.raw),
+      ['fin', 'Doliprane', '1', 'g', 'Scanner'],
+      'a keyterm keeps its capital',
+    );
     assert.equal(proofreadText('bonjour, docteur Martin. le patient', false), 'Bonjour docteur Martin le patient.');
     assert.equal(proofreadText('Bonjour, docteur Martin ! Le patient', true), 'Bonjour, docteur Martin ! Le patient.');
   });
@@ -151,14 +174,22 @@ describe('sherpa-onnx engine logic (fake addon: no recognition is measured here)
     it(`segmenter + recognizer + proofreading pass (auto_punctuation ${auto}): finals from the first pass, batch.replace from the offline model with the keyterms as hotwords`, async () => {
       const hotwordsSeen: Array<string | undefined> = [];
       const { addon, online, turn, make } = setup({
-        config: { language: 'fr', engine_endpointing: 0.3, silence_threshold: 1, keyterms: ['Doliprane', 'scanner/thorax'], auto_punctuation: auto },
+        config: {
+          language: 'fr',
+          engine_endpointing: 0.3,
+          silence_threshold: 1,
+          keyterms: ['Doliprane', 'scanner/thorax'],
+          auto_punctuation: auto,
+        },
         offline: (samples, hotwords) => {
           hotwordsSeen.push(hotwords);
           return samples > 16000 ? 'Bonjour, docteur Martin. Le patient va bien, Doliprane.' : '';
         },
       });
       const late: SegmentEvent[] = [];
-      const seg = new Segmenter(resolveConfig({ engine_endpointing: 0.3, silence_threshold: 1 }), make(), { onLateEvents: (e) => late.push(...e) });
+      const seg = new Segmenter(resolveConfig({ engine_endpointing: 0.3, silence_threshold: 1 }), make(), {
+        onLateEvents: (e) => late.push(...e),
+      });
       const events = await dictate(seg, turn, Buffer.concat([silence(300), tone(1000), silence(1500)]), late);
       const finals = events.filter((e) => e.type === 'transcript' && e.status === 'final');
       assert.equal(finals.length, 1);
@@ -167,10 +198,16 @@ describe('sherpa-onnx engine logic (fake addon: no recognition is measured here)
       assert.ok(events.some((e) => e.type === 'transcript' && e.status === 'streaming'));
       const replace = events.filter((e) => e.type === 'batch.replace');
       assert.equal(replace.length, 1);
-      assert.equal(text(replace[0]!), auto ? 'Bonjour, docteur Martin. Le patient va bien, Doliprane.' : 'Bonjour docteur Martin le patient va bien Doliprane.');
+      assert.equal(
+        text(replace[0]!),
+        auto ? 'Bonjour, docteur Martin. Le patient va bien, Doliprane.' : 'Bonjour docteur Martin le patient va bien Doliprane.',
+      );
       assert.deepEqual(hotwordsSeen, ['Doliprane/scanner thorax']);
       const sentence = addon.offline[0]!.decoded[0]!;
-      assert.ok(sentence.samples >= 16000 && sentence.samples <= 16000 * 2.6, `the sentence's audio, not the session's: ${sentence.samples}`);
+      assert.ok(
+        sentence.samples >= 16000 && sentence.samples <= 16000 * 2.6,
+        `the sentence's audio, not the session's: ${sentence.samples}`,
+      );
       assert.ok(online.streams[0]!.optionCalls.every(([k, v]) => k === 'language' && v === 'fr'));
       assert.equal(addon.offline[0]!.config.decodingMethod, 'modified_beam_search');
     });
@@ -181,7 +218,9 @@ describe('sherpa-onnx engine logic (fake addon: no recognition is measured here)
       const { turn, make } = setup({ config: { auto_punctuation: false }, proofread: variant !== 'no model', offline: () => '' });
       const r = make();
       const late: SegmentEvent[] = [];
-      const seg = new Segmenter(resolveConfig({ engine_endpointing: 0.3, silence_threshold: 1 }), r, { onLateEvents: (e) => late.push(...e) });
+      const seg = new Segmenter(resolveConfig({ engine_endpointing: 0.3, silence_threshold: 1 }), r, {
+        onLateEvents: (e) => late.push(...e),
+      });
       if (variant === 'restored') r.restore(r.checkpoint());
       const events = await dictate(seg, turn, Buffer.concat([tone(500), silence(1500)]), late);
       const replace = events.find((e) => e.type === 'batch.replace');

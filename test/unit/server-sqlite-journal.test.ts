@@ -48,7 +48,10 @@ describe('server storage: the SQLite journal, by group commit', () => {
     const before = store.journal.stats.transactions;
     for (let i = 0; i < 50; i++) store.persistEvent(`s${i}`, 1, final(1), cp(`s${i}`, 2));
     const waits = Array.from({ length: 50 }, (_, i) => store.pendingWrites(`s${i}`));
-    assert.ok(waits.every((w) => w !== undefined), 'every session has a write to wait for');
+    assert.ok(
+      waits.every((w) => w !== undefined),
+      'every session has a write to wait for',
+    );
     assert.equal(store.pendingWrites('other'), undefined, 'a session with nothing queued waits for nothing');
     assert.deepEqual(await Promise.all(waits), Array(50).fill('durable'));
     assert.equal(store.journal.stats.transactions - before, 1, 'one transaction for the 50 finals');
@@ -155,7 +158,15 @@ describe('server storage: a live session learns when its queued writes failed', 
       persistedSeq: 0,
       counters: () => ({ nextSeq: 1, totalFrames: 0, discardedFrames: 0, finalChunks: 0 }),
     });
-    journal.saveCheckpoint({ audioOffset: 0, engine: {}, vad: { noiseFloorDb: -70 }, silenceMs: 0, sentenceEnded: false, nextIndex: 0, sentence: [] } as unknown as SegmenterCheckpoint);
+    journal.saveCheckpoint({
+      audioOffset: 0,
+      engine: {},
+      vad: { noiseFloorDb: -70 },
+      silenceMs: 0,
+      sentenceEnded: false,
+      nextIndex: 0,
+      sentence: [],
+    } as unknown as SegmenterCheckpoint);
     assert.equal(await store.pendingWrites('s'), 'failed');
     await waitFor(() => lines.some((l) => l.includes('could not save the session checkpoint')), 2000, 'the failure in the log');
     assert.match(lines.join('\n'), /refused for the test/);

@@ -38,8 +38,20 @@ describe('server storage: retention, migrations, data dir', () => {
     const store = new SqliteStore(dir, { checkpointEveryMs: 600_000 });
     const text = 'x'.repeat(2000);
     const cp = (i: number): Parameters<SqliteStore['saveCheckpoint']>[0] => ({
-      session_id: `s${i % 50}`, key_id: 'k', org_id: 'o', next_seq: i + 1, next_index: i, audio_offset: 0, engine: text, config: '{}',
-      total_frames: 0, discarded_frames: 0, final_chunks: 0, created_at: 'c', stopped_at: null, updated_at: 'u',
+      session_id: `s${i % 50}`,
+      key_id: 'k',
+      org_id: 'o',
+      next_seq: i + 1,
+      next_index: i,
+      audio_offset: 0,
+      engine: text,
+      config: '{}',
+      total_frames: 0,
+      discarded_frames: 0,
+      final_chunks: 0,
+      created_at: 'c',
+      stopped_at: null,
+      updated_at: 'u',
     });
     // Far more than SQLite's automatic checkpoint (1000 pages): a commit on the event loop would have
     // copied the log back (and waited for the disk) and restarted it.
@@ -67,12 +79,22 @@ describe('server storage: retention, migrations, data dir', () => {
   });
 
   it('masterKeyWeakness: length, repetition and runs; never quotes the key', () => {
-    for (const weak of ['k3y!', 'a'.repeat(40), 'passwordpasswordpasswordpassword', 'abcdefghijklmnopqrstuvwxyz0123456789', 'zyxwvutsrqponmlkjihgfedcbazyxwvut']) {
+    for (const weak of [
+      'k3y!',
+      'a'.repeat(40),
+      'passwordpasswordpasswordpassword',
+      'abcdefghijklmnopqrstuvwxyz0123456789',
+      'zyxwvutsrqponmlkjihgfedcbazyxwvut',
+    ]) {
       const why = masterKeyWeakness(weak);
       assert.ok(why, weak);
       assert.ok(!why.includes(weak), 'the key is not in the message');
     }
-    for (const ok of ['c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2', 'Zq3+9vKx/Lm2Pw8RtYe5Ud1Hn7Gb4Jc6Af0Ss=', 'correct horse battery staple, then a tangerine']) {
+    for (const ok of [
+      'c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2',
+      'Zq3+9vKx/Lm2Pw8RtYe5Ud1Hn7Gb4Jc6Af0Ss=',
+      'correct horse battery staple, then a tangerine',
+    ]) {
       assert.equal(masterKeyWeakness(ok), undefined, ok);
     }
   });

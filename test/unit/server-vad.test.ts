@@ -37,7 +37,7 @@ describe('server VAD (energy, adaptive noise floor)', () => {
   it('reads samples the same from aligned and unaligned buffers', () => {
     const t = noise(20, 12000, 7);
     const unaligned = Buffer.concat([Buffer.alloc(1), t]).subarray(1);
-    assert.equal((unaligned.byteOffset % 2), 1);
+    assert.equal(unaligned.byteOffset % 2, 1);
     assert.equal(levelDb(unaligned), levelDb(t));
     assert.equal(levelDb(t, 2, 300), levelDb(Buffer.from(t.subarray(2, 302))));
   });
@@ -75,7 +75,8 @@ describe('server VAD (energy, adaptive noise floor)', () => {
     const v = Int16Array.from({ length: 1000 }, () => Math.round(rand()));
     v.fill(-32768, 0, 9); // the extremes, where a sum of squares is largest
     v.fill(32767, 500, 507);
-    for (const start of [0, 1, 2, 3, 5]) for (let n = 1; n <= 13; n++) assert.equal(samplesLevelDb(v, start, n), plainDb(v, start, n), `start ${start}, ${n} samples`);
+    for (const start of [0, 1, 2, 3, 5])
+      for (let n = 1; n <= 13; n++) assert.equal(samplesLevelDb(v, start, n), plainDb(v, start, n), `start ${start}, ${n} samples`);
     for (const n of [320, 321, 322, 323, 960, 995]) assert.equal(samplesLevelDb(v, 3, n), plainDb(v, 3, n), `${n} samples`);
   });
 
@@ -89,10 +90,16 @@ describe('server VAD (energy, adaptive noise floor)', () => {
   it('adapts to steady background noise, then still hears speech above it', () => {
     const vad = new Vad();
     const first = classify(vad, noise(5000, 1500)); // ≈ -31 dBFS hiss
-    assert.ok(first.slice(-50).every((v) => !v), 'after 4 s the steady noise is no longer speech');
+    assert.ok(
+      first.slice(-50).every((v) => !v),
+      'after 4 s the steady noise is no longer speech',
+    );
     assert.ok(vad.noiseFloorDb > -40, `noise floor followed the noise (${vad.noiseFloorDb})`);
     const speech = classify(vad, tone(400, 16000, 220, 16000)); // ≈ -9 dBFS
-    assert.ok(speech.every((v) => v), 'a tone 20 dB above the noise is voiced');
+    assert.ok(
+      speech.every((v) => v),
+      'a tone 20 dB above the noise is voiced',
+    );
   });
 
   it('quiet sounds under the absolute floor are not speech', () => {

@@ -25,23 +25,33 @@ describe('What Can I Say? rows (a quick pick shows no Markdown)', () => {
     });
   }
 
-  it('a command said alone is described in the user\'s language, in English as in the grammar\'s tables', () => {
+  it("a command said alone is described in the user's language, in English as in the grammar's tables", () => {
     for (const lang of ['en', 'fr', 'es', 'de'] as const) {
       const rows = spokenRows(ENGLISH, spokenCommands(TABLES[lang]));
       for (const c of TABLES[lang].commands) {
         const slot = { chooseAlternative: '‹number›', correctWords: '‹words›', spellThat: '‹letters›' }[c.kind as string] ?? '‹name›';
-        assert.ok(rows.some((r) => r.label === spokenLabel(c.say[0]!.replace('{name}', slot)) && r.detail === c.doc), `${lang}: ${c.kind}`);
+        assert.ok(
+          rows.some((r) => r.label === spokenLabel(c.say[0]!.replace('{name}', slot)) && r.detail === c.doc),
+          `${lang}: ${c.kind}`,
+        );
       }
     }
     const french = { t: (m: string) => (m === 'select the next template field' ? 'sélectionner le champ de modèle suivant' : m) };
-    assert.ok(spokenRows(french, spokenCommands(TABLES.fr)).some((r) => r.label === '“Champ suivant”' && r.detail === 'sélectionner le champ de modèle suivant'));
+    assert.ok(
+      spokenRows(french, spokenCommands(TABLES.fr)).some(
+        (r) => r.label === '“Champ suivant”' && r.detail === 'sélectionner le champ de modèle suivant',
+      ),
+    );
   });
 
   it('English: "What can I say", the colon only with the General or Legal vocabulary, and when "period" stays a word', () => {
     const rows = spokenRows(ENGLISH, spokenCommands(TABLES.en));
     assert.ok(rows.some((r) => r.label === '“What can I say”'));
     const colon = rows.find((r) => r.label === '“Colon”');
-    assert.equal(colon?.detail, ': — in medical dictation "colon" is the organ and stays a word (only when the vocabulary is General or Legal)');
+    assert.equal(
+      colon?.detail,
+      ': — in medical dictation "colon" is the organ and stays a word (only when the vocabulary is General or Legal)',
+    );
     const period = rows.find((r) => r.label === '“Period”');
     assert.match(period?.detail ?? '', /^\., but the word "period" stays a word after "the", "a", "this"… or before "of"/);
   });
@@ -59,7 +69,10 @@ describe('What Can I Say? rows (a quick pick shows no Markdown)', () => {
 
   /** What `vscode.l10n` gives with the bundle of `ui` (l10n/bundle.l10n.<ui>.json). */
   function bundle(ui: string): L10n {
-    const messages = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'l10n', `bundle.l10n.${ui}.json`), 'utf8')) as Record<string, string>;
+    const messages = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'l10n', `bundle.l10n.${ui}.json`), 'utf8')) as Record<
+      string,
+      string
+    >;
     return { t: (m, ...args) => ENGLISH.t(messages[m] ?? m, ...args) };
   }
 
@@ -72,7 +85,8 @@ describe('What Can I Say? rows (a quick pick shows no Markdown)', () => {
         assert.equal(shown.length, english.length);
         shown.forEach((r, k) => {
           const en = english[k]!;
-          if (!r.separator && /\p{L}/u.test(en.detail ?? '')) assert.notEqual(r.detail, en.detail, `${ui} UI, ${lang} dictation: ${en.label}`);
+          if (!r.separator && /\p{L}/u.test(en.detail ?? ''))
+            assert.notEqual(r.detail, en.detail, `${ui} UI, ${lang} dictation: ${en.label}`);
           // The spoken forms stay as said; only the placeholder of a name or word is translated.
           if (!r.separator) assert.equal(r.label.replace(/‹[^›]*›/gu, '‹›'), en.label.replace(/‹[^›]*›/gu, '‹›'));
         });

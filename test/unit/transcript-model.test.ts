@@ -84,7 +84,9 @@ function run(f: Fixture): { ops: TranscriptOp[]; model: TranscriptModel; doc: Si
 }
 
 describe('transcript model: recorded and hand-written sequences', () => {
-  const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   it('has recorded and hand-written fixtures', () => {
     const sources = files.map((f) => (JSON.parse(readFileSync(path.join(DIR, f), 'utf8')) as Fixture).source);
     assert.ok(sources.filter((s) => s === 'hand-written').length >= 10, 'hand-written fixtures');
@@ -124,10 +126,20 @@ describe('transcript model: properties', () => {
           ops = model.apply({
             type: 'batch.replace',
             seq: rnd(80),
-            data: { target_ids: targets, new_chunk: { id: `c${rnd(12)}`, index: rnd(12), text: rnd(4) ? `w${rnd(99)}` : '', status: statuses[rnd(5)]! } },
+            data: {
+              target_ids: targets,
+              new_chunk: { id: `c${rnd(12)}`, index: rnd(12), text: rnd(4) ? `w${rnd(99)}` : '', status: statuses[rnd(5)]! },
+            },
           } as BatchReplaceMessage);
         } else {
-          ops = model.apply({ type: 'transcript', status: statuses[rnd(5)], id: `c${rnd(12)}`, index: rnd(12), seq: rnd(80), text: rnd(5) ? `w${rnd(99)}` : '' } as TranscriptMessage);
+          ops = model.apply({
+            type: 'transcript',
+            status: statuses[rnd(5)],
+            id: `c${rnd(12)}`,
+            index: rnd(12),
+            seq: rnd(80),
+            text: rnd(5) ? `w${rnd(99)}` : '',
+          } as TranscriptMessage);
         }
         for (const op of ops) doc.apply(op);
         assert.equal(doc.text(), model.committedText(), `round ${round} step ${i}`);
@@ -159,7 +171,11 @@ describe('transcript model: properties', () => {
     m.apply({ type: 'transcript', status: 'final', id: 'a', index: 1, seq: 1, text: 'one' });
     m.apply({ type: 'transcript', status: 'streaming', id: 'b', index: 0, seq: 2, text: 'zero' });
     m.apply({ type: 'transcript', status: 'final', id: 'c', index: 2, seq: 3, text: 'two' });
-    const ops = m.apply({ type: 'batch.replace', seq: 4, data: { target_ids: ['b', 'c'], new_chunk: { id: 'd', index: 0, text: 'Two.', status: 'final' } } });
+    const ops = m.apply({
+      type: 'batch.replace',
+      seq: 4,
+      data: { target_ids: ['b', 'c'], new_chunk: { id: 'd', index: 0, text: 'Two.', status: 'final' } },
+    });
     assert.deepEqual(ops[0], { kind: 'replace', targetIds: ['c'], id: 'd', text: 'Two.', prevId: 'a', nextId: null });
     assert.equal(m.committedText(), 'one Two.');
   });

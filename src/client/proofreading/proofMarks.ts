@@ -73,7 +73,11 @@ export class ProofMarks {
     }
     this.removeMarksOf(id);
     this.chunks.track(id, start, end - start);
-    this.chunkInfo.set(id, { words: details.words, alternatives: details.alternatives, ...(details.audio ? { audio: details.audio } : {}) });
+    this.chunkInfo.set(id, {
+      words: details.words,
+      alternatives: details.alternatives,
+      ...(details.audio ? { audio: details.audio } : {}),
+    });
     this.lastId = id;
     for (const span of doubtfulSpans(placeWords(written, details.words), this.threshold)) {
       const markId = `${id}#${span.words.join(',')}`;
@@ -165,7 +169,17 @@ export class ProofMarks {
   chunk(id: string): PlacedChunk | undefined {
     const r = this.chunks.get(id);
     const d = this.chunkInfo.get(id);
-    return r && d ? { words: d.words, alternatives: d.alternatives, ...(d.audio ? { audio: d.audio } : {}), id, start: r.start, end: r.end, edited: r.edited } : undefined;
+    return r && d
+      ? {
+          words: d.words,
+          alternatives: d.alternatives,
+          ...(d.audio ? { audio: d.audio } : {}),
+          id,
+          start: r.start,
+          end: r.end,
+          edited: r.edited,
+        }
+      : undefined;
   }
 
   /** The chunks that `[start, end)` touches, in document order. */

@@ -71,7 +71,9 @@ export function readings(best: readonly string[], alternatives: readonly string[
 
 /** The indices of the chunk's {@link letteredWords} that `[start, end)` of its written text touches (a cursor inside a word counts). */
 export function wordsIn(written: string, words: readonly WordInfo[], start: number, end: number): { from: number; to: number } | undefined {
-  const touched = placeWords(written, words).filter((s) => (s.start < end && s.end > start) || (start === end && s.start <= start && s.end >= start));
+  const touched = placeWords(written, words).filter(
+    (s) => (s.start < end && s.end > start) || (start === end && s.start <= start && s.end >= start),
+  );
   if (touched.length === 0) return undefined;
   const idx = touched.flatMap((s) => s.words);
   return { from: Math.min(...idx), to: Math.max(...idx) + 1 };
@@ -110,12 +112,23 @@ export function readingEdit(written: string, words: readonly WordInfo[], reading
  * The last place in `text` where the words `said` (folded, as in "correct <words>") stand one after the
  * other, within one of `ranges` (what was dictated); undefined when nowhere.
  */
-export function lastOccurrence(text: string, said: string, ranges: ReadonlyArray<{ start: number; end: number }>): { start: number; end: number } | undefined {
-  const want = said.split(/\s+/u).map(key).filter((w) => w !== '');
+export function lastOccurrence(
+  text: string,
+  said: string,
+  ranges: ReadonlyArray<{ start: number; end: number }>,
+): { start: number; end: number } | undefined {
+  const want = said
+    .split(/\s+/u)
+    .map(key)
+    .filter((w) => w !== '');
   if (want.length === 0) return undefined;
   let best: { start: number; end: number } | undefined;
   for (const r of ranges) {
-    const toks = [...text.slice(r.start, r.end).matchAll(/[\p{L}\p{M}\p{N}]+/gu)].map((m) => ({ k: key(m[0]), start: r.start + m.index, end: r.start + m.index + m[0].length }));
+    const toks = [...text.slice(r.start, r.end).matchAll(/[\p{L}\p{M}\p{N}]+/gu)].map((m) => ({
+      k: key(m[0]),
+      start: r.start + m.index,
+      end: r.start + m.index + m[0].length,
+    }));
     for (let i = 0; i + want.length <= toks.length; i++) {
       if (!want.every((w, j) => toks[i + j]!.k === w)) continue;
       const found = { start: toks[i]!.start, end: toks[i + want.length - 1]!.end };

@@ -14,6 +14,11 @@ export const br = (count: 1 | 2): Item => ({ k: 'br', n: count, spoken: true });
 export const head = (level: number): Item => ({ k: 'head', level });
 export const bullet: Item = { k: 'bullet' };
 
-export function rule(doc: string, say: string[], out: Item[], guards: Partial<Pick<PhraseRule, 'notAfter' | 'notBefore' | 'specialties' | 'notAfterAdjective'>> = {}): PhraseRule {
+export function rule(
+  doc: string,
+  say: string[],
+  out: Item[],
+  guards: Partial<Pick<PhraseRule, 'notAfter' | 'notBefore' | 'specialties' | 'notAfterAdjective'>> = {},
+): PhraseRule {
   return { doc, say, out, ...guards };
 }

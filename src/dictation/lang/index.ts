@@ -7,4 +7,3 @@ import { fr } from './fr';
 import type { LanguageTable } from './table';
 
 export const TABLES: Readonly<Record<Language, LanguageTable>> = { fr, en, es, de };
-;

@@ -9,13 +9,29 @@
  * commands said alone are run by dictationActions.ts.
  */
 import type { OwnEffect } from '../../client/ranges';
-import { DictationFormatter, HOLD_BACK_MS, type ChunkResult, type DictationAction, type DocContext, type FormatOptions, type Template } from '../../dictation';
+import {
+  DictationFormatter,
+  HOLD_BACK_MS,
+  type ChunkResult,
+  type DictationAction,
+  type DocContext,
+  type FormatOptions,
+  type Template,
+} from '../../dictation';
 import type { Logger } from '../../shared/logger';
 import type { L10n } from '../ui/l10nText';
 import { DictationActions, type DictationUi } from './dictationActions';
 import type { Disposable, OffsetRange, UndoStops } from './documentPort';
 import type { TrackedDocument } from './trackedDocument';
-import { CURSOR_ID, type ChunkWriter, type CursorKind, type DictationCursor, type InsertOp, type ReplaceOp, type WriterStats } from './writerTypes';
+import {
+  CURSOR_ID,
+  type ChunkWriter,
+  type CursorKind,
+  type DictationCursor,
+  type InsertOp,
+  type ReplaceOp,
+  type WriterStats,
+} from './writerTypes';
 
 /** Characters of context the grammar reads on each side of the insertion point. */
 const BEFORE_CHARS = 80;
@@ -112,7 +128,8 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     let replaceable = 0;
     for (const r of this.target.tracker.all()) {
       // Not the ranges of the run's own (the insertion point, a template on its way): `\u0000…`.
-      if (!r.id.startsWith('\u0000') && r.end === start && r.end > r.start && !r.edited) replaceable = Math.max(replaceable, r.end - r.start);
+      if (!r.id.startsWith('\u0000') && r.end === start && r.end > r.start && !r.edited)
+        replaceable = Math.max(replaceable, r.end - r.start);
     }
     return { before: lf(this.target.text(start - BEFORE_CHARS, start)), after: lf(this.target.text(end, end + AFTER_CHARS)), replaceable };
   }
@@ -153,11 +170,15 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     const edited = known.filter((t) => t.edited);
     if (edited.length > 0) {
       this.stats.conflicts++;
-      this.log.warn(`conflict: batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id} not applied: the text of ${edited.map((t) => t.id).join(', ')} was edited in the document; the edited text is kept`);
+      this.log.warn(
+        `conflict: batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id} not applied: the text of ${edited.map((t) => t.id).join(', ')} was edited in the document; the edited text is kept`,
+      );
       return;
     }
     if (known.some((t, i) => i > 0 && known[i - 1]!.end !== t.start)) {
-      this.log.info(`batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id} not applied: its chunks are apart in the document (a field between them); their text is kept`);
+      this.log.info(
+        `batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id} not applied: its chunks are apart in the document (a field between them); their text is kept`,
+      );
       return;
     }
     const first = known[0];
@@ -165,7 +186,9 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     const range = first && last ? { start: first.start, end: last.end } : this.place();
     const r = this.formatter.replace(op.targetIds, op.id, op.text, this.context(range.start, range.end));
     if (!r) {
-      this.log.info(`batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id}: a command said alone is among them; the document is left as it is`);
+      this.log.info(
+        `batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id}: a command said alone is among them; the document is left as it is`,
+      );
       return;
     }
     const ids = known.map((t) => t.id);
@@ -200,13 +223,17 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
       }
       if (conflict) {
         this.stats.conflicts++;
-        this.log.warn(`conflict: batch.replace of ${ids.join(', ')} by chunk ${op.id} not applied: the text was edited in the document meanwhile; the edited text is kept`);
+        this.log.warn(
+          `conflict: batch.replace of ${ids.join(', ')} by chunk ${op.id} not applied: the text was edited in the document meanwhile; the edited text is kept`,
+        );
         await this.afterResult(r);
         return;
       }
       this.opened(op.id);
       this.stats.replaces++;
-      this.log.info(`replaced chunks ${ids.join(', ')} by chunk ${op.id} (${text.length} characters at offset ${range.start - (r.deleteBefore ?? 0)})`);
+      this.log.info(
+        `replaced chunks ${ids.join(', ')} by chunk ${op.id} (${text.length} characters at offset ${range.start - (r.deleteBefore ?? 0)})`,
+      );
     }
     await this.afterResult(r);
   }
@@ -219,7 +246,10 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   renderProvisional(): void {
     if (!this.target.usable) return;
     const c = this.cursor();
-    const shown = this.rawProvisional === '' && !this.formatter.held ? '' : this.formatter.provisional(this.rawProvisional, this.context(c.start, c.end));
+    const shown =
+      this.rawProvisional === '' && !this.formatter.held
+        ? ''
+        : this.formatter.provisional(this.rawProvisional, this.context(c.start, c.end));
     if (shown.trim() === '') this.target.port.clearProvisional();
     else this.target.port.showProvisional(c.start, shown);
   }

@@ -124,7 +124,9 @@ export class DictationActions {
     const text = this.chunks.target.port.text();
     const f = direction === 'next' ? nextField(text, from.end) : previousField(text, from.start);
     if (!f) {
-      this.ui.tell(direction === 'next' ? this.l10n.t('No template field after the cursor.') : this.l10n.t('No template field before the cursor.'));
+      this.ui.tell(
+        direction === 'next' ? this.l10n.t('No template field after the cursor.') : this.l10n.t('No template field before the cursor.'),
+      );
       return false;
     }
     this.chunks.setCursor(f.start, f.end, 'field');
@@ -143,7 +145,10 @@ export class DictationActions {
         const edits = acceptDefaults(target.port.text()).edits;
         count = edits.length;
         if (edits.length === 0) return null;
-        return { changes: edits.map((e) => ({ offset: e.offset, deletedLength: e.length, text: e.text })), effect: { kind: 'edit', id: `${id} (defaults)` } };
+        return {
+          changes: edits.map((e) => ({ offset: e.offset, deletedLength: e.length, text: e.text })),
+          effect: { kind: 'edit', id: `${id} (defaults)` },
+        };
       },
       this.chunks.stops(id),
       'accept defaults',
@@ -171,7 +176,12 @@ export class DictationActions {
    * Inserts a template or an auto-text at `at` (replacing it), owned by chunk `id` when it was said (so
    * that "delete that" deletes it); its first field is then selected, or the insertion point follows it.
    */
-  private async insert(kind: 'insertTemplate' | 'insertAutoText', template: Template, id: string | null, from: { start: number; end: number }): Promise<void> {
+  private async insert(
+    kind: 'insertTemplate' | 'insertAutoText',
+    template: Template,
+    id: string | null,
+    from: { start: number; end: number },
+  ): Promise<void> {
     const target = this.chunks.target;
     const tracker = target.tracker;
     const placed: { value: { start: number; select: { start: number; end: number }; length: number } | null } = { value: null };
@@ -196,7 +206,16 @@ export class DictationActions {
           const changes = [{ offset: at.start, deletedLength: at.end - at.start, text }];
           if (id === null) return { changes, effect: { kind: 'edit', id: `template ${template.path}` } };
           const start = extend && own ? own.start : at.start;
-          return { changes, effect: { kind: 'replace', id, removeIds: extend ? [id, CURSOR_ID] : [CURSOR_ID], offset: start, length: at.start - start + text.length } };
+          return {
+            changes,
+            effect: {
+              kind: 'replace',
+              id,
+              removeIds: extend ? [id, CURSOR_ID] : [CURSOR_ID],
+              offset: start,
+              length: at.start - start + text.length,
+            },
+          };
         },
         id ? this.chunks.stops(id) : { before: true, after: false },
         `insert of ${kind === 'insertTemplate' ? 'template' : 'auto-text'} ${template.path}`,
@@ -210,7 +229,9 @@ export class DictationActions {
       return;
     }
     if (id) this.chunks.opened(id);
-    this.log.info(`inserted ${template.source} ${kind === 'insertTemplate' ? 'template' : 'auto-text'} ${template.path} (${p.length} characters at offset ${p.start})`);
+    this.log.info(
+      `inserted ${template.source} ${kind === 'insertTemplate' ? 'template' : 'auto-text'} ${template.path} (${p.length} characters at offset ${p.start})`,
+    );
     const isField = p.select.end > p.select.start;
     this.chunks.setCursor(p.start + p.select.start, p.start + p.select.end, isField ? 'field' : 'point');
     this.ui.templateInserted();

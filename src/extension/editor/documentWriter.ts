@@ -8,8 +8,6 @@ import { PlainChunks } from './plainChunks';
 import { TrackedDocument } from './trackedDocument';
 import type { ChunkWriter, WriterStats } from './writerTypes';
 
-;
-
 /**
  * Applies the transcript model's operations to the run's target document: committed chunks as real
  * edits, `batch.replace` as a rewrite of exactly the tracked text, provisional text as a decoration.

@@ -76,7 +76,9 @@ export class PlainChunks implements ChunkWriter {
         }
         [written, at, replacing] = [s, offset, deleted > 0];
         const effect: OwnEffect =
-          deleted > 0 ? { kind: 'replace', id, removeIds: [SELECTION_ID], offset, length: s.length } : { kind: 'insert', id, offset, length: s.length };
+          deleted > 0
+            ? { kind: 'replace', id, removeIds: [SELECTION_ID], offset, length: s.length }
+            : { kind: 'insert', id, offset, length: s.length };
         return { changes: [{ offset, deletedLength: deleted, text: s }], effect };
       },
       OWN_STEP,

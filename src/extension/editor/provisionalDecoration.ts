@@ -32,10 +32,13 @@ export class ProvisionalDecoration implements vscode.Disposable {
     if (wait <= 0 && !this.timer) {
       this.render();
     } else if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.render();
-      }, Math.max(0, wait));
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          this.render();
+        },
+        Math.max(0, wait),
+      );
     }
   }
 
@@ -67,11 +70,16 @@ export class ProvisionalDecoration implements vscode.Disposable {
       }
       const pos = p.doc.positionAt(p.offset);
       const editorSettings = vscode.workspace.getConfiguration('editor', p.doc);
-      const layout = { wordWrap: editorSettings.get<string>('wordWrap', 'off'), wordWrapColumn: editorSettings.get<number>('wordWrapColumn', 80) };
+      const layout = {
+        wordWrap: editorSettings.get<string>('wordWrap', 'off'),
+        wordWrapColumn: editorSettings.get<number>('wordWrapColumn', 80),
+      };
       // The room left on the screen row: a long provisional text at the end of a long line shows its last words.
       const shown = displayProvisional(p.text, provisionalRoom(pos.character, layout));
       const hover = shown === p.text ? undefined : new vscode.MarkdownString().appendText(p.text);
-      editor.setDecorations(this.type, [{ range: new vscode.Range(pos, pos), hoverMessage: hover, renderOptions: { after: { contentText: shown } } }]);
+      editor.setDecorations(this.type, [
+        { range: new vscode.Range(pos, pos), hoverMessage: hover, renderOptions: { after: { contentText: shown } } },
+      ]);
       // Keep the insertion point in view while the user has not moved away from it (the cursor is on its line).
       if (editor === vscode.window.activeTextEditor && Math.abs(editor.selection.active.line - pos.line) <= 1) {
         const visible = editor.visibleRanges.some((r) => r.contains(pos));

@@ -110,7 +110,12 @@ export class TrackedDocument implements Disposable {
    */
   async apply(planned: PlannedEdit, stops: UndoStops): Promise<boolean> {
     const own: OwnEdit = {
-      changes: planned.changes.map((c) => ({ offset: c.offset, deletedLength: c.deletedLength, insertedLength: c.text.length, text: c.text })),
+      changes: planned.changes.map((c) => ({
+        offset: c.offset,
+        deletedLength: c.deletedLength,
+        insertedLength: c.text.length,
+        text: c.text,
+      })),
       effect: planned.effect,
     };
     this.tracker.expect(own);

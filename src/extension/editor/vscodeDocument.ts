@@ -17,7 +17,12 @@ export const REOPEN_GRACE_MS = 300;
 
 /** The content changes of an editor event as the RangeTracker reads them, in the editor's order. */
 export function textChanges(e: vscode.TextDocumentChangeEvent): TextChange[] {
-  return e.contentChanges.map((c) => ({ offset: c.rangeOffset, deletedLength: c.rangeLength, insertedLength: c.text.length, text: c.text }));
+  return e.contentChanges.map((c) => ({
+    offset: c.rangeOffset,
+    deletedLength: c.rangeLength,
+    insertedLength: c.text.length,
+    text: c.text,
+  }));
 }
 
 export class VscodeDocument implements DocumentPort, vscode.Disposable {
@@ -91,10 +96,13 @@ export class VscodeDocument implements DocumentPort, vscode.Disposable {
     try {
       const editor = this.editor();
       if (editor) {
-        return await editor.edit((b) => edits.forEach((e, i) => (e.end === e.start ? b.insert(ranges[i]!.start, e.text) : b.replace(ranges[i]!, e.text))), {
-          undoStopBefore: undo.before,
-          undoStopAfter: undo.after,
-        });
+        return await editor.edit(
+          (b) => edits.forEach((e, i) => (e.end === e.start ? b.insert(ranges[i]!.start, e.text) : b.replace(ranges[i]!, e.text))),
+          {
+            undoStopBefore: undo.before,
+            undoStopAfter: undo.after,
+          },
+        );
       }
       const we = new vscode.WorkspaceEdit();
       edits.forEach((e, i) => we.replace(d.uri, ranges[i]!, e.text));

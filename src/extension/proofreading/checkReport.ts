@@ -14,7 +14,11 @@ const SOURCE = 'Dictée';
 const RECHECK_MS = 400;
 
 function diagnosticOf(range: vscode.Range, problem: ReportProblem): vscode.Diagnostic {
-  const d = new vscode.Diagnostic(range, problem.message, problem.kind === 'doubtful' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Warning);
+  const d = new vscode.Diagnostic(
+    range,
+    problem.message,
+    problem.kind === 'doubtful' ? vscode.DiagnosticSeverity.Information : vscode.DiagnosticSeverity.Warning,
+  );
   d.source = SOURCE;
   d.code = CODES[problem.kind];
   return d;

@@ -58,7 +58,11 @@ export class CorrectThat implements vscode.Disposable {
     pick.placeholder = vscode.l10n.t('Pick the right reading, or say “choose two”');
     pick.items = list.map((r, i) => {
       const edit = this.formatted(d, chunk.start, readingEdit(written, w, r));
-      return { label: `${i + 1}. ${edit.text.trim() || vscode.l10n.t('(delete these words)')}`, description: edit.whole ? undefined : r.full, edit };
+      return {
+        label: `${i + 1}. ${edit.text.trim() || vscode.l10n.t('(delete these words)')}`,
+        description: edit.whole ? undefined : r.full,
+        edit,
+      };
     });
     this.open = { pick, target };
     pick.onDidAccept(() => {
@@ -87,7 +91,9 @@ export class CorrectThat implements vscode.Disposable {
     const item = open?.pick.items[n - 1];
     if (!open || !item) {
       void vscode.window.showInformationMessage(
-        open ? vscode.l10n.t('Dictée: the list has no reading {0}.', n) : vscode.l10n.t('Dictée: no list of readings is open; say “correct that” first.'),
+        open
+          ? vscode.l10n.t('Dictée: the list has no reading {0}.', n)
+          : vscode.l10n.t('Dictée: no list of readings is open; say “correct that” first.'),
       );
       return;
     }
@@ -160,7 +166,9 @@ export class CorrectThat implements vscode.Disposable {
     const chunk = marks && (sel.isEmpty ? marks.lastChunk() : marks.chunkAt(d.offsetAt(sel.start), d.offsetAt(sel.end)));
     if (!chunk) {
       void vscode.window.showInformationMessage(
-        sel.isEmpty ? vscode.l10n.t('Dictée: nothing dictated here has other readings.') : vscode.l10n.t('Dictée: select words of one dictated sentence.'),
+        sel.isEmpty
+          ? vscode.l10n.t('Dictée: nothing dictated here has other readings.')
+          : vscode.l10n.t('Dictée: select words of one dictated sentence.'),
       );
       return undefined;
     }

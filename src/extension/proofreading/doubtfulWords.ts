@@ -106,7 +106,9 @@ export class DoubtfulWords implements vscode.Disposable {
     const marks = editor && this.docs.get(editor.document.uri.toString());
     if (!editor || !marks) return;
     const sel = editor.selection;
-    const mark = id ? marks.list().find((m) => m.id === id) : marks.at(editor.document.offsetAt(sel.start), editor.document.offsetAt(sel.end));
+    const mark = id
+      ? marks.list().find((m) => m.id === id)
+      : marks.at(editor.document.offsetAt(sel.start), editor.document.offsetAt(sel.end));
     if (!mark) {
       void vscode.window.showInformationMessage(vscode.l10n.t('Dictée: the cursor is not on a doubtful word.'));
       return;

@@ -64,7 +64,9 @@ export class PlayBack implements vscode.Disposable {
     const sel = editor.selection;
     const from = d.offsetAt(sel.start);
     const to = d.offsetAt(sel.end);
-    const chunks = (marks ? (sel.isEmpty ? [marks.chunkAt(from)].filter((c): c is PlacedChunk => c !== undefined) : marks.chunksIn(from, to)) : []).filter((c) => c.audio);
+    const chunks = (
+      marks ? (sel.isEmpty ? [marks.chunkAt(from)].filter((c): c is PlacedChunk => c !== undefined) : marks.chunksIn(from, to)) : []
+    ).filter((c) => c.audio);
     const first = chunks[0]?.audio;
     // One run's service session at a time (times of another session are not comparable).
     const same = chunks.filter((c) => c.audio!.run === first?.run && c.audio!.generation === first?.generation);
@@ -86,10 +88,16 @@ export class PlayBack implements vscode.Disposable {
 
   private show(wav: Buffer, words: TimedWord[]): void {
     if (!this.panel) {
-      this.panel = vscode.window.createWebviewPanel('dictee.playBack', vscode.l10n.t('Dictée: Play Back'), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, localResourceRoots: [] });
+      this.panel = vscode.window.createWebviewPanel(
+        'dictee.playBack',
+        vscode.l10n.t('Dictée: Play Back'),
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+        { enableScripts: true, localResourceRoots: [] },
+      );
       this.panel.onDidDispose(() => (this.panel = undefined));
       this.panel.webview.onDidReceiveMessage((m: { type?: unknown }) => {
-        if (m?.type === 'playing') this.log.info(`play back: first sound ${Math.round(performance.now() - this.askedAt)} ms after the command`);
+        if (m?.type === 'playing')
+          this.log.info(`play back: first sound ${Math.round(performance.now() - this.askedAt)} ms after the command`);
       });
       const nonce = randomBytes(16).toString('base64');
       this.panel.webview.html = playerHtml(this.panel.webview.cspSource, nonce, {

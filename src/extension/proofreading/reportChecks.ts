@@ -60,7 +60,13 @@ function codeSpans(text: string): Array<readonly [number, number]> {
 export function reportProblems(l10n: L10n, text: string, marks: readonly DoubtfulMark[]): ReportProblem[] {
   const problems: ReportProblem[] = [];
   for (const f of parseFields(text)) {
-    problems.push({ kind: 'field', start: f.start, end: f.end, default: f.default, message: l10n.t('Template field not filled (its default: “{0}”).', f.default) });
+    problems.push({
+      kind: 'field',
+      start: f.start,
+      end: f.end,
+      default: f.default,
+      message: l10n.t('Template field not filled (its default: “{0}”).', f.default),
+    });
   }
   for (const m of marks) {
     problems.push({
@@ -68,10 +74,15 @@ export function reportProblems(l10n: L10n, text: string, marks: readonly Doubtfu
       start: m.start,
       end: m.end,
       markId: m.id,
-      message: l10n.t('Doubtful word, not reviewed: the engine was {0}% sure of “{1}”.', Math.round(m.confidence * 100), text.slice(m.start, m.end)),
+      message: l10n.t(
+        'Doubtful word, not reviewed: the engine was {0}% sure of “{1}”.',
+        Math.round(m.confidence * 100),
+        text.slice(m.start, m.end),
+      ),
     });
   }
-  for (const p of placeholders(text)) problems.push({ kind: 'placeholder', ...p, message: l10n.t('Placeholder left in the report: “{0}”.', text.slice(p.start, p.end)) });
+  for (const p of placeholders(text))
+    problems.push({ kind: 'placeholder', ...p, message: l10n.t('Placeholder left in the report: “{0}”.', text.slice(p.start, p.end)) });
   return problems.sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
@@ -79,5 +90,11 @@ export function reportProblems(l10n: L10n, text: string, marks: readonly Doubtfu
 export function reportSummary(l10n: L10n, problems: readonly ReportProblem[]): string {
   if (problems.length === 0) return l10n.t('Dictée: the report has no unfilled field, doubtful word or placeholder left.');
   const n = (k: ProblemKind): number => problems.filter((p) => p.kind === k).length;
-  return l10n.t('Dictée: {0} left to check in the report (unfilled fields: {1}, doubtful words: {2}, placeholders: {3}); see the Problems panel.', problems.length, n('field'), n('doubtful'), n('placeholder'));
+  return l10n.t(
+    'Dictée: {0} left to check in the report (unfilled fields: {1}, doubtful words: {2}, placeholders: {3}); see the Problems panel.',
+    problems.length,
+    n('field'),
+    n('doubtful'),
+    n('placeholder'),
+  );
 }

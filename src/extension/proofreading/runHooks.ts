@@ -46,7 +46,9 @@ export function proofreadingFor(host: ProofreadingHost, run: ProofreadRun): { pr
     host.doubtfulWords,
     run.grammar ? { language: settings.language, run: (a) => void host.correctThat.spoken(run.doc(), a) } : undefined,
     () => {
-      run.log.warn(`run ${id}: several utterances in a row came back with very low confidence (another language than ${settings.language}?)`);
+      run.log.warn(
+        `run ${id}: several utterances in a row came back with very low confidence (another language than ${settings.language}?)`,
+      );
       tellWrongLanguage(settings.language);
     },
     audio,

@@ -22,7 +22,9 @@ export function correctionCommand(text: string, language: Language): DictationAc
 }
 
 /** The final chunk a message carries, with what it says beyond the text; undefined for anything else. */
-export function finalDetails(m: TranscriptMessage | BatchReplaceMessage): { id: string; words: WordDetail[]; alternatives: string[]; span?: { startMs: number; endMs: number } } | undefined {
+export function finalDetails(
+  m: TranscriptMessage | BatchReplaceMessage,
+): { id: string; words: WordDetail[]; alternatives: string[]; span?: { startMs: number; endMs: number } } | undefined {
   const c = m.type === 'transcript' ? m : m.data.new_chunk;
   if (c.status !== 'final') return undefined;
   const words = Array.isArray(c.words) ? c.words : [];
@@ -87,7 +89,11 @@ export class RunProofreading {
       const r = op?.kind === 'replace' ? rewritten : this.last;
       if (details && op && r && r.end > r.start) {
         const audio = generation !== undefined && details.span ? { run: this.runId, generation, ...details.span } : undefined;
-        this.marks.place(this.key(details.id), r.start, r.end, this.text(r.start, r.end), { words: details.words, alternatives: details.alternatives, ...(audio ? { audio } : {}) });
+        this.marks.place(this.key(details.id), r.start, r.end, this.text(r.start, r.end), {
+          words: details.words,
+          alternatives: details.alternatives,
+          ...(audio ? { audio } : {}),
+        });
       }
       this.words.render(this.doc().uri);
     });

@@ -147,7 +147,11 @@ export class DictationController implements vscode.Disposable, RunHost {
     } catch (e) {
       const err = toDictationError(e);
       this.log.error(`dictation cannot start: ${err.code}: ${err.message}`);
-      this.notifications.runFailed(err, { serverUrl: settings.serverUrl, language: settings.language, sampleRate: settings.sampleRate }, key);
+      this.notifications.runFailed(
+        err,
+        { serverUrl: settings.serverUrl, language: settings.language, sampleRate: settings.sampleRate },
+        key,
+      );
       return undefined;
     }
     this.run = run;

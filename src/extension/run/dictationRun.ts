@@ -43,7 +43,9 @@ const FILE_AHEAD_S = 2;
 /** Replaces every spelling of a document's address and name in a log line by `<document>`. */
 function documentNames(uri: vscode.Uri): (line: string) => string {
   const name = uri.path.slice(uri.path.lastIndexOf('/') + 1);
-  const forms = [uri.toString(), uri.toString(true), uri.fsPath, uri.path, name].filter((f) => f.length >= 3).sort((a, b) => b.length - a.length);
+  const forms = [uri.toString(), uri.toString(true), uri.fsPath, uri.path, name]
+    .filter((f) => f.length >= 3)
+    .sort((a, b) => b.length - a.length);
   return (line) => forms.reduce((l, f) => l.split(f).join('<document>'), line);
 }
 
@@ -144,7 +146,12 @@ export class DictationRun {
     this.capture =
       source.kind === 'file'
         ? new AudioFileSource(source.path, settings.sampleRate, () => this.canTakeFileAudio())
-        : new MicrophoneCapture({ recorder: settings.recorder, device: settings.device, sampleRate: settings.sampleRate, logger: this.log });
+        : new MicrophoneCapture({
+            recorder: settings.recorder,
+            device: settings.device,
+            sampleRate: settings.sampleRate,
+            logger: this.log,
+          });
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
     this.disposables.push(this.writer, this.target, ...this.wireSession(), ...this.wireCapture());
@@ -256,14 +263,20 @@ export class DictationRun {
     clearTimeout(timer);
     if (result.reason === 'timeout') {
       const lost = this.session.audioStats.queuedBytes;
-      this.log.warn(`run ${this.id}: the service did not finish within ${stopLimitMs / 1000} s${lost ? `; ${lost} bytes of audio were never transcribed` : ''}`);
+      this.log.warn(
+        `run ${this.id}: the service did not finish within ${stopLimitMs / 1000} s${lost ? `; ${lost} bytes of audio were never transcribed` : ''}`,
+      );
     }
-    this.log.info(`run ${this.id}: session ended (${result.reason})${result.metrics ? `, ${result.metrics.total_chunks} chunks, ${result.metrics.session_duration} s` : ''}`);
+    this.log.info(
+      `run ${this.id}: session ended (${result.reason})${result.metrics ? `, ${result.metrics.total_chunks} chunks, ${result.metrics.session_duration} s` : ''}`,
+    );
     // The words the grammar still holds back are written after everything queued.
     await this.writer.finish();
     this.writer.clearProvisional();
     const stats = this.writer.stats;
-    this.log.info(`run ${this.id}: ${stats.commits} chunks committed, ${stats.replaces} rewritten, ${stats.conflicts} conflicts kept, ${stats.failed} failed`);
+    this.log.info(
+      `run ${this.id}: ${stats.commits} chunks committed, ${stats.replaces} rewritten, ${stats.conflicts} conflicts kept, ${stats.failed} failed`,
+    );
     const leftover = this.model.provisionalText();
     if (this.targetClosed || stats.failed > 0) await this.rescue(leftover, this.targetClosed ? 'closed' : 'failed');
     // The service never finished the last words: what it showed as provisional is not dropped silently.
@@ -277,9 +290,14 @@ export class DictationRun {
   /** Everything dictated in the run, and the words left provisional, into a new document: nothing is lost. */
   private async rescue(leftover: string, reason: RescueReason): Promise<void> {
     const text = [this.model.committedText(), leftover].filter((t) => t.trim() !== '').join(' ');
-    await rescueText(text, reason, { languageId: this.target.doc.languageId, dir: this.host.rescueDir, notifications: this.host.notifications, log: this.log, runId: this.id });
+    await rescueText(text, reason, {
+      languageId: this.target.doc.languageId,
+      dir: this.host.rescueDir,
+      notifications: this.host.notifications,
+      log: this.log,
+      runId: this.id,
+    });
   }
-
 
   private startCapture(): boolean {
     try {
@@ -328,8 +346,7 @@ export class DictationRun {
         if (s === 'recording') {
           this.wasConnected = true;
           host.status.update({ reconnecting: false, retryInS: undefined });
-        }
-        else if (s === 'reconnecting') host.status.update({ reconnecting: true });
+        } else if (s === 'reconnecting') host.status.update({ reconnecting: true });
         host.sessionState(this, s);
         if (s === 'stopped' || s === 'failed') void this.end(s === 'failed' ? 'the session failed' : 'the session stopped');
       }),

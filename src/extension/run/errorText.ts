@@ -54,7 +54,9 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
     case 'AUTH_ERROR':
       return {
         severity: 'error',
-        text: l10n.t('Dictée: the service refused the API key (it is unknown, revoked, or not allowed to dictate). Set a valid key, then dictate again.'),
+        text: l10n.t(
+          'Dictée: the service refused the API key (it is unknown, revoked, or not allowed to dictate). Set a valid key, then dictate again.',
+        ),
         actions: ['setApiKey', 'showLog'],
       };
     case 'CONFIG_ERROR': {
@@ -63,7 +65,10 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
         // A service older than `details`: it does not know the field at all.
         return {
           severity: 'error',
-          text: l10n.t('Dictée: the service does not give the confidence of the words it hears (an older version). Set {0} to 0 to dictate without marking doubtful words.', setting),
+          text: l10n.t(
+            'Dictée: the service does not give the confidence of the words it hears (an older version). Set {0} to 0 to dictate without marking doubtful words.',
+            setting,
+          ),
           actions: ['openSettings', 'showLog'],
           setting,
         };
@@ -82,7 +87,9 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
       const cause = initErrorCause(e.message);
       const language = languageName(l10n, ctx.language);
       if (cause?.kind === 'language') {
-        const served = (cause.served ?? []).filter((l) => l !== cause.language && l !== 'any').map((l) => ((LANGUAGES as readonly string[]).includes(l) ? languageName(l10n, l as Language) : l));
+        const served = (cause.served ?? [])
+          .filter((l) => l !== cause.language && l !== 'any')
+          .map((l) => ((LANGUAGES as readonly string[]).includes(l) ? languageName(l10n, l as Language) : l));
         return {
           severity: 'error',
           text: served.length
@@ -95,7 +102,11 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
       if (cause?.kind === 'sample_rate' || cause?.kind === 'encoding') {
         return {
           severity: 'error',
-          text: l10n.t('Dictée: the service does not take audio at {0} Hz. Reset the sample rate to {1} Hz.', ctx.sampleRate, DEFAULT_SAMPLE_RATE),
+          text: l10n.t(
+            'Dictée: the service does not take audio at {0} Hz. Reset the sample rate to {1} Hz.',
+            ctx.sampleRate,
+            DEFAULT_SAMPLE_RATE,
+          ),
           actions: ['openSettings', 'showLog'],
           setting: ALL_SETTINGS,
         };
@@ -110,7 +121,12 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
       }
       return {
         severity: 'error',
-        text: l10n.t('Dictée: the service cannot take dictation in {0} at {1} Hz. Choose another language, or reset the sample rate to {2} Hz.', language, ctx.sampleRate, DEFAULT_SAMPLE_RATE),
+        text: l10n.t(
+          'Dictée: the service cannot take dictation in {0} at {1} Hz. Choose another language, or reset the sample rate to {2} Hz.',
+          language,
+          ctx.sampleRate,
+          DEFAULT_SAMPLE_RATE,
+        ),
         actions: ['openSettings', 'showLog'],
         setting: ALL_SETTINGS,
       };
@@ -118,7 +134,9 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
     case 'CONCURRENCY_LIMIT_EXCEEDED':
       return {
         severity: 'error',
-        text: l10n.t('Dictée: too many dictations are open for your organisation. Stop dictating in another window or on another device, then retry.'),
+        text: l10n.t(
+          'Dictée: too many dictations are open for your organisation. Stop dictating in another window or on another device, then retry.',
+        ),
         actions: ['retry', 'showLog'],
       };
     case 'RATE_LIMITED':
@@ -145,13 +163,18 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
       if (ctx.wasConnected) {
         return {
           severity: 'error',
-          text: l10n.t('Dictée: the network connection to the service was lost and could not be restored, so dictation stopped. What was dictated until then is in the document.'),
+          text: l10n.t(
+            'Dictée: the network connection to the service was lost and could not be restored, so dictation stopped. What was dictated until then is in the document.',
+          ),
           actions: ['retry', 'showLog'],
         };
       }
       return {
         severity: 'error',
-        text: l10n.t('Dictée: the service at {0} cannot be reached. Check that it is running and that the server address is right.', ctx.serverUrl),
+        text: l10n.t(
+          'Dictée: the service at {0} cannot be reached. Check that it is running and that the server address is right.',
+          ctx.serverUrl,
+        ),
         actions: ['retry', 'openSettings', 'showLog'],
         setting: 'dictee.serverUrl',
       };
@@ -164,10 +187,14 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
  */
 export function warningSentence(l10n: L10n, text: string): string {
   if (/oldest buffered audio is being dropped/.test(text)) {
-    return l10n.t('Dictée: the connection has been lost for more than a minute; the oldest of what you say now is being lost. Dictation goes on.');
+    return l10n.t(
+      'Dictée: the connection has been lost for more than a minute; the oldest of what you say now is being lost. Dictation goes on.',
+    );
   }
   if (/cannot be re-sent/.test(text)) {
-    return l10n.t('Dictée: after the connection came back, a few seconds of audio could not be sent again: some words may be missing just before the break.');
+    return l10n.t(
+      'Dictée: after the connection came back, a few seconds of audio could not be sent again: some words may be missing just before the break.',
+    );
   }
   if (/does not support resume/.test(text)) {
     return l10n.t('Dictée: the service could not continue the session; dictation goes on in a new one.');

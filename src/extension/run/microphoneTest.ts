@@ -40,7 +40,11 @@ export async function testMicrophone(settings: Settings, log: Log, notifications
   }
   const device = s.device || vscode.l10n.t('the system default microphone');
   await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Dictée: microphone test ({0}), speak now', device), cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: vscode.l10n.t('Dictée: microphone test ({0}), speak now', device),
+      cancellable: true,
+    },
     (progress, token) =>
       new Promise<void>((resolve) => {
         const started = Date.now();
@@ -68,8 +72,13 @@ export async function testMicrophone(settings: Settings, log: Log, notifications
   } else {
     const choice = await vscode.window.showWarningMessage(
       Number.isFinite(peak) && peak > FLOOR_DBFS - 30
-        ? vscode.l10n.t('Dictée: the microphone is very quiet (loudest level {0} dB). Speak closer, raise its volume, or choose another microphone.', Math.round(peak))
-        : vscode.l10n.t('Dictée: the microphone sent only silence. It may be muted, access to it may not be permitted, or another microphone may be the right one.'),
+        ? vscode.l10n.t(
+            'Dictée: the microphone is very quiet (loudest level {0} dB). Speak closer, raise its volume, or choose another microphone.',
+            Math.round(peak),
+          )
+        : vscode.l10n.t(
+            'Dictée: the microphone sent only silence. It may be muted, access to it may not be permitted, or another microphone may be the right one.',
+          ),
       vscode.l10n.t('Select Microphone'),
     );
     if (choice) void vscode.commands.executeCommand('dictee.selectMicrophone');

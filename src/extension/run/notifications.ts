@@ -19,8 +19,19 @@ export class Notifications {
   constructor(private readonly showLog: () => void) {}
 
   /** Shows `text` with the buttons of `actions`, and runs the one chosen. */
-  private async withActions(severity: 'error' | 'warning' | 'info', text: string, actions: ErrorAction[], setting?: string, retry?: () => void): Promise<void> {
-    const show = severity === 'error' ? vscode.window.showErrorMessage : severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  private async withActions(
+    severity: 'error' | 'warning' | 'info',
+    text: string,
+    actions: ErrorAction[],
+    setting?: string,
+    retry?: () => void,
+  ): Promise<void> {
+    const show =
+      severity === 'error'
+        ? vscode.window.showErrorMessage
+        : severity === 'warning'
+          ? vscode.window.showWarningMessage
+          : vscode.window.showInformationMessage;
     const offered = actions.filter((a) => a !== 'retry' || retry);
     const labels = offered.map((a) => actionLabel(vscode.l10n, a));
     const choice = await show(text, ...labels);
@@ -62,7 +73,11 @@ export class Notifications {
       void this.withActions(
         'error',
         how
-          ? vscode.l10n.t('Dictée: the audio recorder "{0}" is not installed or not on PATH. To install it: {1}. Or choose another recorder in the settings.', recorder, how)
+          ? vscode.l10n.t(
+              'Dictée: the audio recorder "{0}" is not installed or not on PATH. To install it: {1}. Or choose another recorder in the settings.',
+              recorder,
+              how,
+            )
           : vscode.l10n.t('Dictée: the audio recorder "{0}" does not exist on this system: choose SoX in the settings.', recorder),
         ['openSettings', 'showLog'],
         'dictee.audio',
@@ -79,7 +94,9 @@ export class Notifications {
   microphoneMuted(): void {
     void this.withActions(
       'warning',
-      vscode.l10n.t('Dictée: the microphone sends only silence. It may be muted, or access to it may not be permitted (check the system microphone permission), or another microphone may be the right one.'),
+      vscode.l10n.t(
+        'Dictée: the microphone sends only silence. It may be muted, or access to it may not be permitted (check the system microphone permission), or another microphone may be the right one.',
+      ),
       ['selectMicrophone'],
     );
   }
@@ -96,7 +113,9 @@ export class Notifications {
 
   /** A setting cannot be used as it is (it names the setting). */
   settingsProblem(problem: string): void {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Dictée: {0}', problem), vscode.l10n.t('Open Settings')).then((c) => c && vscode.commands.executeCommand(OPEN_SETTINGS, problem.split(/[.:]/u).slice(0, 2).join('.')));
+    void vscode.window
+      .showWarningMessage(vscode.l10n.t('Dictée: {0}', problem), vscode.l10n.t('Open Settings'))
+      .then((c) => c && vscode.commands.executeCommand(OPEN_SETTINGS, problem.split(/[.:]/u).slice(0, 2).join('.')));
   }
 
   needsKey(): void {
@@ -108,13 +127,18 @@ export class Notifications {
     if (this.simulatedShown.has(serverUrl)) return;
     this.simulatedShown.add(serverUrl);
     // Short enough to show whole in a notification (a long address once cut it off).
-    void vscode.window.showWarningMessage(vscode.l10n.t('Dictée: the simulated engine writes a prepared script; it does not recognise your speech.'));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('Dictée: the simulated engine writes a prepared script; it does not recognise your speech.'),
+    );
   }
 
   /** A progress note in the status bar while the run waits out a rate limit; ends early at `onChange`. */
   rateLimited(delayMs: number, onChange: (done: () => void) => Disposable): void {
     void vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Dictée: the service asked to wait; next try in {0} s', Math.ceil(delayMs / 1000)) },
+      {
+        location: vscode.ProgressLocation.Window,
+        title: vscode.l10n.t('Dictée: the service asked to wait; next try in {0} s', Math.ceil(delayMs / 1000)),
+      },
       () =>
         new Promise<void>((resolve) => {
           const t = setTimeout(resolve, delayMs);
@@ -135,7 +159,14 @@ export class Notifications {
   /** The run's text could not go to a new document: it is in a file of the extension's own storage, and on the clipboard. */
   rescueSaved(why: string, file: vscode.Uri): void {
     void vscode.window
-      .showErrorMessage(vscode.l10n.t('Dictée: {0}, and no new document could be opened. Everything dictated in this run was saved to {1} and copied to the clipboard.', why, file.fsPath), vscode.l10n.t('Open'))
+      .showErrorMessage(
+        vscode.l10n.t(
+          'Dictée: {0}, and no new document could be opened. Everything dictated in this run was saved to {1} and copied to the clipboard.',
+          why,
+          file.fsPath,
+        ),
+        vscode.l10n.t('Open'),
+      )
       .then((c) => c && vscode.commands.executeCommand('vscode.open', file));
   }
 }

@@ -25,7 +25,8 @@ export class Announcer implements vscode.Disposable {
   }
 
   stateChanged(before: DictationState, after: DictationState, file: boolean): void {
-    if (after === 'recording' && before !== 'paused') this.say(file ? vscode.l10n.t('Dictée: transcribing the audio file.') : vscode.l10n.t('Dictée: recording. Speak now.'));
+    if (after === 'recording' && before !== 'paused')
+      this.say(file ? vscode.l10n.t('Dictée: transcribing the audio file.') : vscode.l10n.t('Dictée: recording. Speak now.'));
     else if (after === 'recording') this.say(vscode.l10n.t('Dictée: recording again.'));
     else if (after === 'paused') this.say(vscode.l10n.t('Dictée: paused. The microphone is off.'));
     else if (after === 'idle' && before !== 'idle') this.say(vscode.l10n.t('Dictée: stopped.'));

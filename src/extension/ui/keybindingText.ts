@@ -41,7 +41,23 @@ function normaliseKey(key: string): string {
 
 const MAC_SYMBOLS: Record<string, string> = { ctrl: '⌃', alt: '⌥', shift: '⇧', cmd: '⌘', meta: '⌘' };
 const MAC_ORDER = ['ctrl', 'shift', 'alt', 'cmd', 'meta'];
-const NAMES: Record<string, string> = { escape: 'Escape', space: 'Space', enter: 'Enter', tab: 'Tab', backspace: 'Backspace', delete: 'Delete', insert: 'Insert', home: 'Home', end: 'End', pageup: 'PageUp', pagedown: 'PageDown', up: 'UpArrow', down: 'DownArrow', left: 'LeftArrow', right: 'RightArrow' };
+const NAMES: Record<string, string> = {
+  escape: 'Escape',
+  space: 'Space',
+  enter: 'Enter',
+  tab: 'Tab',
+  backspace: 'Backspace',
+  delete: 'Delete',
+  insert: 'Insert',
+  home: 'Home',
+  end: 'End',
+  pageup: 'PageUp',
+  pagedown: 'PageDown',
+  up: 'UpArrow',
+  down: 'DownArrow',
+  left: 'LeftArrow',
+  right: 'RightArrow',
+};
 
 /** A key as VS Code shows it (its order of modifiers): `ctrl+alt+shift+d` → `Ctrl+Shift+Alt+D`; on macOS `cmd+alt+shift+d` → `⇧⌥⌘D`. */
 export function displayKey(key: string, platform: NodeJS.Platform): string {
@@ -56,7 +72,11 @@ export function displayKey(key: string, platform: NodeJS.Platform): string {
         return `${mods.join('')}${mainName}`;
       }
       const order = ['ctrl', 'shift', 'alt', 'meta', 'win', 'cmd'];
-      const mods = order.filter((m) => parts.includes(m)).map((m) => (m === 'meta' || m === 'win' || m === 'cmd' ? (platform === 'win32' ? 'Win' : 'Super') : m[0]!.toUpperCase() + m.slice(1)));
+      const mods = order
+        .filter((m) => parts.includes(m))
+        .map((m) =>
+          m === 'meta' || m === 'win' || m === 'cmd' ? (platform === 'win32' ? 'Win' : 'Super') : m[0]!.toUpperCase() + m.slice(1),
+        );
       return [...mods, mainName].join('+');
     })
     .join(' ');

@@ -17,7 +17,9 @@ export class ToggleKey implements vscode.Disposable {
     private readonly defaultKey: string | undefined,
   ) {
     this.file = vscode.Uri.joinPath(globalStorage, '..', '..', 'keybindings.json');
-    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.joinPath(this.file, '..'), 'keybindings.json'));
+    this.watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.joinPath(this.file, '..'), 'keybindings.json'),
+    );
     const refresh = (): void => void this.read().then((k) => this.emitter.fire(k));
     this.watcher.onDidChange(refresh);
     this.watcher.onDidCreate(refresh);

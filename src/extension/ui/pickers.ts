@@ -41,11 +41,27 @@ export async function selectMicrophone(settings: Settings, log: Logger): Promise
   const mics = listing.devices.filter((d) => !d.isMonitor);
   const monitors = listing.devices.filter((d) => d.isMonitor);
   if (mics.length) items.push({ label: vscode.l10n.t('Microphones'), kind: vscode.QuickPickItemKind.Separator });
-  for (const d of mics) items.push({ label: `${check(current === d.id)}${d.label}`, description: d.isDefault ? vscode.l10n.t('default') : undefined, detail: d.id, device: d.id });
+  for (const d of mics)
+    items.push({
+      label: `${check(current === d.id)}${d.label}`,
+      description: d.isDefault ? vscode.l10n.t('default') : undefined,
+      detail: d.id,
+      device: d.id,
+    });
   if (monitors.length) items.push({ label: vscode.l10n.t('What this machine plays (monitors)'), kind: vscode.QuickPickItemKind.Separator });
-  for (const d of monitors) items.push({ label: `${check(current === d.id)}${d.label}`, description: d.isDefault ? vscode.l10n.t('default') : undefined, detail: d.id, device: d.id });
+  for (const d of monitors)
+    items.push({
+      label: `${check(current === d.id)}${d.label}`,
+      description: d.isDefault ? vscode.l10n.t('default') : undefined,
+      detail: d.id,
+      device: d.id,
+    });
   items.push({ label: '', kind: vscode.QuickPickItemKind.Separator });
-  items.push({ label: `$(edit) ${vscode.l10n.t('Type a device name…')}`, detail: listing.problem && problemText(listing.problem), typeIn: true });
+  items.push({
+    label: `$(edit) ${vscode.l10n.t('Type a device name…')}`,
+    detail: listing.problem && problemText(listing.problem),
+    typeIn: true,
+  });
   qp.items = items;
   qp.activeItems = items.filter((i) => i.device === current).slice(0, 1);
   qp.busy = false;
@@ -91,12 +107,18 @@ export async function chooseLanguage(settings: Settings): Promise<void> {
         description: languageRowNote(vscode.l10n, auto, languageName(vscode.l10n, auto), served),
         language: 'auto',
       },
-      ...LANGUAGES.map((l) => ({ label: `${check(!s.languageAuto && s.language === l)}${languageName(vscode.l10n, l)}`, description: languageRowNote(vscode.l10n, l, l, served), language: l })),
+      ...LANGUAGES.map((l) => ({
+        label: `${check(!s.languageAuto && s.language === l)}${languageName(vscode.l10n, l)}`,
+        description: languageRowNote(vscode.l10n, l, l, served),
+        language: l,
+      })),
       { label: vscode.l10n.t('Vocabulary'), kind: vscode.QuickPickItemKind.Separator },
       ...SPECIALTIES.map((sp) => ({ label: `${check(s.specialty === sp)}${specialtyName(vscode.l10n, sp)}`, specialty: sp })),
     ];
   });
-  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Dictée: language and vocabulary of the next dictation') });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: vscode.l10n.t('Dictée: language and vocabulary of the next dictation'),
+  });
   if (!picked) return;
   if (picked.language) await c.update('language', picked.language, vscode.ConfigurationTarget.Global);
   if (picked.specialty) await c.update('specialty', picked.specialty, vscode.ConfigurationTarget.Global);

@@ -36,11 +36,15 @@ export function ruleDescription(l10n: L10n, english: string): string | undefined
     case ': — in medical dictation "colon" is the organ and stays a word':
       return l10n.t(': — in medical dictation "colon" is the organ and stays a word');
     case '., but the word "period" stays a word after "the", "a", "this"… or before "of", "during", "was" ("the postoperative period", "a period of time")':
-      return l10n.t('., but the word "period" stays a word after "the", "a", "this"… or before "of", "during", "was" ("the postoperative period", "a period of time")');
+      return l10n.t(
+        '., but the word "period" stays a word after "the", "a", "this"… or before "of", "during", "was" ("the postoperative period", "a period of time")',
+      );
     case ':, but "deux points" stays words after "les", "des", "ces"… or before "de" ("les deux points de suture")':
       return l10n.t(':, but "deux points" stays words after "les", "des", "ces"… or before "de" ("les deux points de suture")');
     case '., but the word "point" stays a word after "le", "du", "un"… or before "de" ("du point de vue", "un point de suture")':
-      return l10n.t('., but the word "point" stays a word after "le", "du", "un"… or before "de" ("du point de vue", "un point de suture")');
+      return l10n.t(
+        '., but the word "point" stays a word after "le", "du", "un"… or before "de" ("du point de vue", "un point de suture")',
+      );
     case '« (with a no-break space)':
       return l10n.t('« (with a no-break space)');
     case '» (with a no-break space)':
@@ -54,7 +58,9 @@ export function ruleDescription(l10n: L10n, english: string): string | undefined
     case ':, but "dos puntos" stays words after "los", "unos", "estos"… or before "de" ("los dos puntos de sutura")':
       return l10n.t(':, but "dos puntos" stays words after "los", "unos", "estos"… or before "de" ("los dos puntos de sutura")');
     case '., but the word "punto" stays a word after "el", "un", "en"… or before "de" ("punto de vista", "a punto de", "en punto")':
-      return l10n.t('., but the word "punto" stays a word after "el", "un", "en"… or before "de" ("punto de vista", "a punto de", "en punto")');
+      return l10n.t(
+        '., but the word "punto" stays a word after "el", "un", "en"… or before "de" ("punto de vista", "a punto de", "en punto")',
+      );
     case ',, but the word "coma" (the medical state) stays a word after "en", "de", "un", "el"… ("paciente en coma")':
       return l10n.t(',, but the word "coma" (the medical state) stays a word after "en", "de", "un", "el"… ("paciente en coma")');
     case '., but the word "Punkt" stays a word after an article or "auf", "für" ("der Punkt", "auf den Punkt")':

@@ -114,10 +114,19 @@ export function specialtyName(l10n: L10n, specialty: Specialty): string {
 }
 
 /** The commands the tooltips link to (the MarkdownString trusts exactly these). */
-export const TOOLTIP_COMMANDS = ['dictee.start', 'dictee.pause', 'dictee.resume', 'dictee.stop', 'dictee.showLog', 'dictee.selectMicrophone', 'dictee.chooseLanguage'];
+export const TOOLTIP_COMMANDS = [
+  'dictee.start',
+  'dictee.pause',
+  'dictee.resume',
+  'dictee.stop',
+  'dictee.showLog',
+  'dictee.selectMicrophone',
+  'dictee.chooseLanguage',
+];
 
 function links(l10n: L10n): Record<'start' | 'pause' | 'resume' | 'stop' | 'log' | 'mic' | 'language', string> {
-  const link = (icon: string, label: string, command: string): string => `[$(${icon}) ${md(label)}](command:${command} "${label.replace(/"/g, "'")}")`;
+  const link = (icon: string, label: string, command: string): string =>
+    `[$(${icon}) ${md(label)}](command:${command} "${label.replace(/"/g, "'")}")`;
   return {
     start: link('mic', l10n.t('Start'), 'dictee.start'),
     pause: link('dictee-pause', l10n.t('Pause'), 'dictee.pause'),
@@ -134,12 +143,18 @@ function details(l10n: L10n, info: StatusInfo): string {
   const lines: string[] = [];
   if (info.language) {
     const lang = languageName(l10n, info.language);
-    lines.push(info.specialty ? l10n.t('Language: {0}, vocabulary: {1}.', lang, specialtyName(l10n, info.specialty)) : l10n.t('Language: {0}.', lang));
+    lines.push(
+      info.specialty
+        ? l10n.t('Language: {0}, vocabulary: {1}.', lang, specialtyName(l10n, info.specialty))
+        : l10n.t('Language: {0}.', lang),
+    );
   }
   if (info.file) lines.push(l10n.t('Transcribing the audio file {0}.', `**${md(info.file)}**`));
   else lines.push(info.device ? l10n.t('Microphone: {0}.', `**${md(info.device)}**`) : l10n.t('Microphone: the system default.'));
   if (info.engine === 'simulated') {
-    lines.push(l10n.t('$(warning) The service runs the **simulated** engine: it writes a prepared script, it does not recognise your speech.'));
+    lines.push(
+      l10n.t('$(warning) The service runs the **simulated** engine: it writes a prepared script, it does not recognise your speech.'),
+    );
   }
   return lines.map((l) => `${l}\n\n`).join('');
 }
@@ -206,7 +221,9 @@ export function statusView(l10n: L10n, info: StatusInfo): StatusView {
         colour = 'warning';
         label = l10n.t('Dictée: recording, {0}, but the microphone sends only silence. Click to stop.', elapsed);
       }
-      const head = info.file ? l10n.t('**Dictée** is transcribing {0} ({1}).', into, elapsed) : l10n.t('**Dictée** is recording {0} ({1}).', into, elapsed);
+      const head = info.file
+        ? l10n.t('**Dictée** is transcribing {0} ({1}).', into, elapsed)
+        : l10n.t('**Dictée** is recording {0} ({1}).', into, elapsed);
       return {
         text,
         tooltip: `${head}${note ? `\n\n${note}` : ''}\n\n${l10n.t('Click to stop{0}.', kb)}\n\n${more}${info.file ? L.stop : `${L.pause} · ${L.stop}`} · ${L.log}`,
@@ -244,7 +261,12 @@ export function statusView(l10n: L10n, info: StatusInfo): StatusView {
 }
 
 /** The language item beside the main one: the language (and vocabulary) the next run uses; a click changes them. */
-export function languageView(l10n: L10n, language: Language, specialty: Specialty, auto: boolean): { text: string; tooltip: string; accessibilityLabel: string } {
+export function languageView(
+  l10n: L10n,
+  language: Language,
+  specialty: Specialty,
+  auto: boolean,
+): { text: string; tooltip: string; accessibilityLabel: string } {
   const lang = languageName(l10n, language);
   const voc = specialtyName(l10n, specialty);
   const code = language.toUpperCase();
@@ -263,7 +285,10 @@ export function doubtfulView(l10n: L10n, count: number): { text: string; tooltip
   const words = count === 1 ? l10n.t('1 doubtful word') : l10n.t('{0} doubtful words', count);
   return {
     text: `$(eye) ${count}`,
-    tooltip: l10n.t('Dictée: {0} in this document, where the engine was unsure of what it heard. Click to go to the next one; change it, or accept it as it is.', words),
+    tooltip: l10n.t(
+      'Dictée: {0} in this document, where the engine was unsure of what it heard. Click to go to the next one; change it, or accept it as it is.',
+      words,
+    ),
     accessibilityLabel: l10n.t('Dictée: {0}. Click to go to the next one.', words),
   };
 }

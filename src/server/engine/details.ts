@@ -39,7 +39,12 @@ export function keptWords(words: readonly RecognizedWord[], details: boolean, ba
  * The proofread sentence's text and, with `details`, its details. Without words of its own from the
  * engine, its words are the first pass's (`firstPass`, session clock) in their proofread form.
  */
-export function proofreadChunk(p: Proofread, firstPass: readonly RecognizedWord[], details: boolean, baseMs: number): { text: string; details: ChunkDetails } {
+export function proofreadChunk(
+  p: Proofread,
+  firstPass: readonly RecognizedWord[],
+  details: boolean,
+  baseMs: number,
+): { text: string; details: ChunkDetails } {
   const text = (typeof p === 'string' ? p : p.text).trim();
   if (!details) return { text, details: {} };
   if (typeof p === 'string') return { text, details: chunkDetails(firstPass, 'proofread', undefined, text) };
@@ -53,7 +58,12 @@ const clamp01 = (n: number): number => (Number.isFinite(n) ? Math.min(1, Math.ma
  * word lacks a time or a confidence. Times are whole ms, never going back, each word within the chunk;
  * alternatives are distinct, differ from the chunk's text, at most {@link MAX_ALTERNATIVES}.
  */
-export function chunkDetails(words: readonly RecognizedWord[], form: 'raw' | 'proofread', alternatives?: readonly string[], text?: string): ChunkDetails {
+export function chunkDetails(
+  words: readonly RecognizedWord[],
+  form: 'raw' | 'proofread',
+  alternatives?: readonly string[],
+  text?: string,
+): ChunkDetails {
   if (words.length === 0 || words.some((w) => w.start_ms === undefined || w.end_ms === undefined || w.confidence === undefined)) return {};
   const out: WordDetails[] = [];
   let lastStart = 0;

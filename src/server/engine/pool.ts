@@ -173,7 +173,12 @@ export class DecoderPool {
     if (!host) throw new Error('the decoder pool is closed');
     const port = new RemotePort(init, host, this.opts.engineSnapshot);
     host.ports.set(init.sessionId, port);
-    host.worker.postMessage({ t: 'open', id: init.sessionId, config: init.config, ...(init.restore ? { restore: init.restore } : {}) } satisfies ToWorker);
+    host.worker.postMessage({
+      t: 'open',
+      id: init.sessionId,
+      config: init.config,
+      ...(init.restore ? { restore: init.restore } : {}),
+    } satisfies ToWorker);
     return port;
   }
 
@@ -208,8 +213,7 @@ export class DecoderPool {
         if (m.t === 'ready') {
           host.wasReady = true;
           resolve();
-        }
-        else if (m.t === 'fatal') reject(new Error(m.message));
+        } else if (m.t === 'fatal') reject(new Error(m.message));
         else if (m.t === 'closed') host.ports.delete(m.id);
         else if (m.t === 'spare') this.opts.log.debug('decoder worker loaded a spare decoder', { ms: m.ms, sessions_hosted: m.hosted });
         else host.ports.get(m.id)?.receive(m);

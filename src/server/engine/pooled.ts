@@ -7,7 +7,13 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { EffectiveConfig } from '../../protocol';
 import type { ServerLogger } from '../log';
-import { DEFAULT_POCKETSPHINX_MODEL, POCKETSPHINX_LANGUAGES, POCKETSPHINX_SAMPLE_RATE, loadPocketsphinx, pocketsphinxModel } from './pocketsphinx/ffi';
+import {
+  DEFAULT_POCKETSPHINX_MODEL,
+  POCKETSPHINX_LANGUAGES,
+  POCKETSPHINX_SAMPLE_RATE,
+  loadPocketsphinx,
+  pocketsphinxModel,
+} from './pocketsphinx/ffi';
 import { POCKETSPHINX_ENGINE_NAME } from './pocketsphinx/recognizer';
 import { DecoderPool } from './pool';
 import { type Engine, type EngineBusy, EngineUnavailableError, type WorkerRecognizer, languageRefusal } from './engine';
@@ -93,7 +99,10 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   if (o.engine === 'simulated' && !silero) return new SimulatedEngine(o.script);
   if (o.engine === 'realtime' || o.engine === 'vosk') {
     if (!o.remote) throw new EngineUnavailableError(`--engine ${o.engine} needs --engine-url`);
-    if (silero) throw new EngineUnavailableError(`--vad silero runs in the decoder threads; the ${o.engine} engine decodes elsewhere: use --vad energy`);
+    if (silero)
+      throw new EngineUnavailableError(
+        `--vad silero runs in the decoder threads; the ${o.engine} engine decodes elsewhere: use --vad energy`,
+      );
     return openRemoteEngine({ ...o.remote, engine: o.engine, log: o.log });
   }
   // Hashed before anything native runs (a corrupt ONNX file aborts the process); the workers check again.

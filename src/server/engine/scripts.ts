@@ -55,7 +55,8 @@ export function builtInScript(language: string, specialty: string): string | und
 export function allBuiltInScripts(): Array<{ language: Language; specialty: Specialty; text: string }> {
   const out: Array<{ language: Language; specialty: Specialty; text: string }> = [];
   for (const [language, bySpecialty] of Object.entries(SCRIPTS)) {
-    for (const [specialty, text] of Object.entries(bySpecialty)) out.push({ language: language as Language, specialty: specialty as Specialty, text });
+    for (const [specialty, text] of Object.entries(bySpecialty))
+      out.push({ language: language as Language, specialty: specialty as Specialty, text });
   }
   return out;
 }

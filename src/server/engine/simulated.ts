@@ -41,7 +41,11 @@ function simulatedAlternatives(words: readonly RecognizedWord[], form: 'raw' | '
   const out: string[] = [];
   words.forEach((w, i) => {
     if (w.confidence !== DOUBTFUL_CONFIDENCE) return;
-    const text = words.filter((_, j) => j !== i).map((x) => x[form]).join(' ').trim();
+    const text = words
+      .filter((_, j) => j !== i)
+      .map((x) => x[form])
+      .join(' ')
+      .trim();
     if (text !== '' && !out.includes(text)) out.push(text);
   });
   return out.slice(0, 5);

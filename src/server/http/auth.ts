@@ -44,7 +44,15 @@ export async function authorize(keys: KeyStore, limits: Limits, token: string | 
 export async function takeRate(limits: Limits, key: ApiKey): Promise<Authorization> {
   const decision = await limits.takeRate(key.id);
   if (decision.allowed) return { ok: true, key };
-  return { ok: false, status: 429, code: 'RATE_LIMITED', message: rateMessage(limits), retryAfterMs: decision.retryAfterMs, why: 'rate', keyHint: key.hint };
+  return {
+    ok: false,
+    status: 429,
+    code: 'RATE_LIMITED',
+    message: rateMessage(limits),
+    retryAfterMs: decision.retryAfterMs,
+    why: 'rate',
+    keyHint: key.hint,
+  };
 }
 
 function authMessage(reason: AuthFailure): string {

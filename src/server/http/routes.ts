@@ -16,7 +16,8 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
   const allow = (...allowed: string[]): void => {
     if (!allowed.includes(method)) throw HttpError.methodNotAllowed(method, allowed);
   };
-  const under = (prefix: string): string | undefined => (p.startsWith(`${prefix}/`) ? decodePathSegment(p.slice(prefix.length + 1)) : undefined);
+  const under = (prefix: string): string | undefined =>
+    p.startsWith(`${prefix}/`) ? decodePathSegment(p.slice(prefix.length + 1)) : undefined;
   if (p === PATHS.health) {
     allow('GET', 'HEAD');
     sendJson(res, 200, {
@@ -78,7 +79,12 @@ export function httpFailure(ctx: ApiContext, req: IncomingMessage, res: ServerRe
   let err: HttpError;
   if (e instanceof HttpError) err = e;
   else if (e instanceof BackendUnavailableError) {
-    ctx.log.warn('request refused: backend unreachable', { backend: e.backend, retry_after_ms: e.retryAfterMs, method: req.method, path: safeUrl(req.url ?? '') });
+    ctx.log.warn('request refused: backend unreachable', {
+      backend: e.backend,
+      retry_after_ms: e.retryAfterMs,
+      method: req.method,
+      path: safeUrl(req.url ?? ''),
+    });
     err = HttpError.unavailable(e.retryAfterMs);
   } else {
     ctx.log.error('internal error on an HTTP request', { error: e, method: req.method, path: safeUrl(req.url ?? '') });
@@ -88,6 +94,7 @@ export function httpFailure(ctx: ApiContext, req: IncomingMessage, res: ServerRe
     res.destroy();
     return;
   }
-  if (err.status >= 400 && err.status !== 500) ctx.log.info('http error', { status: err.status, code: err.code, path: safeUrl(req.url ?? '') });
+  if (err.status >= 400 && err.status !== 500)
+    ctx.log.info('http error', { status: err.status, code: err.code, path: safeUrl(req.url ?? '') });
   sendError(res, err);
 }

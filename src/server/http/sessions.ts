@@ -48,7 +48,9 @@ export async function readSession(ctx: ApiContext, req: IncomingMessage, id: str
   // Anything else is "not found", so that a key learns nothing of sessions it may not read.
   const visible =
     (found !== undefined || live !== undefined) &&
-    (!reader || ((found?.org_id ?? live?.orgId) === reader.orgId && (reader.type !== 'project' || (found !== undefined && found.project_id === reader.projectId))));
+    (!reader ||
+      ((found?.org_id ?? live?.orgId) === reader.orgId &&
+        (reader.type !== 'project' || (found !== undefined && found.project_id === reader.projectId))));
   if (!visible) throw new HttpError(404, 'NOT_FOUND', 'no such session');
   const { project_id: _project, ...record } = found ?? ({} as Partial<SessionRecord>);
   sendJson(res, 200, {

@@ -38,7 +38,9 @@ export class HttpError extends Error {
   }
 
   static methodNotAllowed(method: string, allowed: readonly string[]): HttpError {
-    return new HttpError(405, 'METHOD_NOT_ALLOWED', `method ${method} not allowed here; use ${allowed.join(' or ')}`, 0, { allow: allowed.join(', ') });
+    return new HttpError(405, 'METHOD_NOT_ALLOWED', `method ${method} not allowed here; use ${allowed.join(' or ')}`, 0, {
+      allow: allowed.join(', '),
+    });
   }
 }
 
@@ -72,7 +74,12 @@ export function refuseUpgrade(socket: Duplex, err: HttpError): void {
     return;
   }
   const text = JSON.stringify(errorBody(err));
-  const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close', ...err.headers };
+  const headers = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    connection: 'close',
+    ...err.headers,
+  };
   const head = [`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
   socket.on('error', () => socket.destroy());
   const cut = setTimeout(() => socket.destroy(), 2000);
@@ -109,7 +116,11 @@ export class ClientGoneError extends Error {}
  * time, 431 when they are too large, 400 otherwise; then the socket is destroyed. Logged at debug: a
  * client's mistake, not the service's.
  */
-export function answerClientError(log: { debug(message: string, ...args: unknown[]): void }, e: NodeJS.ErrnoException, socket: Duplex): void {
+export function answerClientError(
+  log: { debug(message: string, ...args: unknown[]): void },
+  e: NodeJS.ErrnoException,
+  socket: Duplex,
+): void {
   const code = e.code ?? '';
   const status = code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADERS_TIMEOUT' ? 408 : code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   log.debug('malformed or incomplete HTTP request refused', { status, reason: code || e.message });
@@ -117,9 +128,13 @@ export function answerClientError(log: { debug(message: string, ...args: unknown
     socket.destroy();
     return;
   }
-  const message = status === 408 ? 'request headers not received in time' : status === 431 ? 'request headers too large' : 'malformed HTTP request';
+  const message =
+    status === 408 ? 'request headers not received in time' : status === 431 ? 'request headers too large' : 'malformed HTTP request';
   const text = JSON.stringify({ success: false, error: { code: 'PROTOCOL_ERROR', message, retry_after_ms: 0 } });
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`, () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    () => socket.destroy(),
+  );
   setTimeout(() => socket.destroy(), 2000).unref();
 }
 
@@ -149,7 +164,12 @@ export function readBody(req: IncomingMessage): Promise<string> {
       if (!failed) resolve(Buffer.concat(parts).toString('utf8'));
     });
     req.on('error', (e) => {
-      if (!failed) reject(req.destroyed || (e as NodeJS.ErrnoException).code === 'ECONNRESET' ? new ClientGoneError(`request body aborted: ${e.message}`) : e);
+      if (!failed)
+        reject(
+          req.destroyed || (e as NodeJS.ErrnoException).code === 'ECONNRESET'
+            ? new ClientGoneError(`request body aborted: ${e.message}`)
+            : e,
+        );
     });
     req.on('aborted', () => {
       if (failed) return;

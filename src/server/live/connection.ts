@@ -27,7 +27,9 @@ import { type ApiKey, BackendUnavailableError, type JournalOutcome, unavailableM
 /** The journal writes a message must wait for (those of its session queued so far), or undefined when none. */
 type Barrier = () => Promise<JournalOutcome> | undefined;
 
-type Outgoing = { message: OutgoingMessage | string; wait: Promise<JournalOutcome> | undefined } | { close: { code: number; reason: string }; wait: undefined };
+type Outgoing =
+  | { message: OutgoingMessage | string; wait: Promise<JournalOutcome> | undefined }
+  | { close: { code: number; reason: string }; wait: undefined };
 
 export interface ConnectionHost {
   /** Creates or resumes the connection's session (it may wait for storage and limits). */
@@ -119,7 +121,10 @@ export class Connection implements SessionPeer {
     this.overflowed = true;
     const bound = this.host.maxUnsentBytes ?? MAX_UNSENT_BYTES;
     this.log.warn('client is not reading: connection dropped', { unsent_bytes: this.ws.bufferedAmount, bound });
-    this.fail('PROTOCOL_ERROR', `client is not reading: more than ${bound} bytes of messages wait to be sent; resume the session to get them`);
+    this.fail(
+      'PROTOCOL_ERROR',
+      `client is not reading: more than ${bound} bytes of messages wait to be sent; resume the session to get them`,
+    );
   }
 
   private async sendWaiting(): Promise<void> {

@@ -151,7 +151,9 @@ export class SessionRegistry implements ConnectionHost {
   /** Revocation through this instance: the key's sessions end here, and the other instances are told to end theirs. */
   async revokeKey(keyId: string): Promise<void> {
     await this.endKeySessions(keyId);
-    await this.o.revocations.announce(keyId).catch((e: unknown) => this.log.error('could not announce a revocation', { key_id: keyId, error: e }));
+    await this.o.revocations
+      .announce(keyId)
+      .catch((e: unknown) => this.log.error('could not announce a revocation', { key_id: keyId, error: e }));
   }
 
   /** The keys of the live sessions here. */
@@ -187,7 +189,9 @@ export class SessionRegistry implements ConnectionHost {
     const t = this.o.timing;
     this.o.limits.sweep();
     for (const s of [...this.sessions.values()]) {
-      const expired = s.isLive ? !s.peer && s.detachedAt !== undefined && now - s.detachedAt >= t.resumeTtlMs : now - (s.stoppedAt ?? now) >= t.stoppedTtlMs;
+      const expired = s.isLive
+        ? !s.peer && s.detachedAt !== undefined && now - s.detachedAt >= t.resumeTtlMs
+        : now - (s.stoppedAt ?? now) >= t.stoppedTtlMs;
       if (!expired || s.peer) continue;
       if (s.isLive) {
         void s.flush({ proofread: true });
@@ -197,7 +201,9 @@ export class SessionRegistry implements ConnectionHost {
       this.forget(s);
     }
     try {
-      const gone = (await this.o.store.expireResumeData(new Date(wall - t.stoppedTtlMs).toISOString(), new Date(wall - t.resumeTtlMs).toISOString())).filter((id) => !this.sessions.has(id));
+      const gone = (
+        await this.o.store.expireResumeData(new Date(wall - t.stoppedTtlMs).toISOString(), new Date(wall - t.resumeTtlMs).toISOString())
+      ).filter((id) => !this.sessions.has(id));
       if (gone.length) this.log.debug('resume data expired', { sessions: gone.length });
     } catch (e) {
       this.log.error('could not expire resume data', { error: e });
@@ -214,7 +220,12 @@ export class SessionRegistry implements ConnectionHost {
     try {
       const before = new Date(Date.now() - this.o.retentionDays * 86_400_000).toISOString();
       const r = await this.o.store.pruneBefore(before);
-      if (r.sessions || r.events) this.log.info('retention: old session records deleted', { sessions: r.sessions, events: r.events, retention_days: this.o.retentionDays });
+      if (r.sessions || r.events)
+        this.log.info('retention: old session records deleted', {
+          sessions: r.sessions,
+          events: r.events,
+          retention_days: this.o.retentionDays,
+        });
     } catch (e) {
       this.log.error('could not prune old session records', { error: e });
     }
@@ -300,7 +311,10 @@ export class SessionRegistry implements ConnectionHost {
       const session = this.create(id, key, claimed.config, claimed.restore);
       this.sessions.set(id, session);
       const { row } = claimed.restore;
-      session.log.info('session restored from storage', { audio_offset: row.audio_offset, previous_owner: (row as { previous_owner?: string }).previous_owner });
+      session.log.info('session restored from storage', {
+        audio_offset: row.audio_offset,
+        previous_owner: (row as { previous_owner?: string }).previous_owner,
+      });
       return session;
     } catch (e) {
       this.o.limits.releaseSlot(key.orgId, id);
@@ -319,14 +333,19 @@ export class SessionRegistry implements ConnectionHost {
       const held = [...this.sessions.values()].filter((s) => s.keyId === keyId && s.id !== sessionId && s.isLive && s.peer).length;
       if (held >= perKey) {
         this.log.info('per-key limit reached', { key: conn.key.hint, limit: perKey });
-        conn.fail('CONCURRENCY_LIMIT_EXCEEDED', `concurrency limit reached: at most ${perKey} live sessions per key; stop a session of this key or try again later`);
+        conn.fail(
+          'CONCURRENCY_LIMIT_EXCEEDED',
+          `concurrency limit reached: at most ${perKey} live sessions per key; stop a session of this key or try again later`,
+        );
         return false;
       }
     }
     if (await limits.acquireSlot(orgId, sessionId)) return true;
     // At the limit: a session of the same key whose socket has gone silent gives its slot up.
     const now = monotonicMs();
-    const stale = [...this.sessions.values()].find((s) => s.keyId === keyId && s.isLive && s.peer instanceof Connection && now - s.peer.lastSeen >= this.o.timing.staleSocketMs);
+    const stale = [...this.sessions.values()].find(
+      (s) => s.keyId === keyId && s.isLive && s.peer instanceof Connection && now - s.peer.lastSeen >= this.o.timing.staleSocketMs,
+    );
     if (stale && stale.peer instanceof Connection) {
       const old = stale.peer;
       stale.log.info('silent socket cleaned up to free a slot', { silent_ms: Math.round(now - old.lastSeen) });
@@ -336,7 +355,10 @@ export class SessionRegistry implements ConnectionHost {
       if (await limits.acquireSlot(orgId, sessionId)) return true;
     }
     this.log.info('concurrency limit reached', { org_id: orgId, limit: limits.concurrencyLimit });
-    conn.fail('CONCURRENCY_LIMIT_EXCEEDED', `concurrency limit reached: ${limits.concurrencyLimit} live sessions for this organisation; stop a session or try again later`);
+    conn.fail(
+      'CONCURRENCY_LIMIT_EXCEEDED',
+      `concurrency limit reached: ${limits.concurrencyLimit} live sessions for this organisation; stop a session or try again later`,
+    );
     return false;
   }
 

@@ -111,7 +111,11 @@ export class Resumer {
       // Resumed on another instance meanwhile: what this one holds is stale; take it back from storage.
       if (session.isLive && !(await this.d.store.stillOwned(session.id))) return { kind: 'stale' };
       if (lastSeq > session.lastSeq) return { kind: 'invalid', message: lastSeqTooHigh(lastSeq, session.lastSeq) };
-      if (!session.isLive) return { kind: 'replay', replay: { sessionId: session.id, lastSeq, issued: session.lastSeq, offset: session.audioOffset, metrics: session.metrics() } };
+      if (!session.isLive)
+        return {
+          kind: 'replay',
+          replay: { sessionId: session.id, lastSeq, issued: session.lastSeq, offset: session.audioOffset, metrics: session.metrics() },
+        };
       return { kind: 'takeOver', session };
     }
     const row = await this.d.store.getCheckpoint(sessionId);

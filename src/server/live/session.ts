@@ -94,7 +94,9 @@ export class LiveSession {
       onFailure: (message) => this.failed(message),
     });
     const open = (restore?: SegmenterCheckpoint): SegmenterPort =>
-      isWorkerRecognizer(init.recognizer) ? init.recognizer.open(portInit(restore)) : new LocalSegmenterPort(portInit(restore), init.recognizer);
+      isWorkerRecognizer(init.recognizer)
+        ? init.recognizer.open(portInit(restore))
+        : new LocalSegmenterPort(portInit(restore), init.recognizer);
     if (init.restore) {
       const { row, lastSeq, storedSeq } = init.restore;
       const cp = JSON.parse(row.engine) as SegmenterCheckpoint;
@@ -122,7 +124,12 @@ export class LiveSession {
       store: init.store,
       log: init.log,
       persistedSeq: init.restore?.storedSeq ?? 0,
-      counters: () => ({ nextSeq: this.nextSeq, totalFrames: this.totalFrames, discardedFrames: this.discardedFrames, finalChunks: this.finalChunks }),
+      counters: () => ({
+        nextSeq: this.nextSeq,
+        totalFrames: this.totalFrames,
+        discardedFrames: this.discardedFrames,
+        finalChunks: this.finalChunks,
+      }),
     });
     if (!init.restore) this.journal.saveCheckpoint(this.segmenter.checkpoint());
   }
@@ -301,7 +308,10 @@ export class LiveSession {
     this.segmenter.close();
     this.onStop?.(this);
     const lost = queued > 0 ? `; the last ${queued} ms of audio were not transcribed` : '';
-    this.peer?.fail?.('INTERNAL_ERROR', `speech decoder failed; the session has ended (its text so far is final)${lost}; start a new session`);
+    this.peer?.fail?.(
+      'INTERNAL_ERROR',
+      `speech decoder failed; the session has ended (its text so far is final)${lost}; start a new session`,
+    );
   }
 
   /**

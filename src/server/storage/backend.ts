@@ -42,7 +42,9 @@ export function checkUrl(flag: string, url: string, protocols: string[], example
     throw new BackendStartError(`${flag} is not a URL; expected ${example}`);
   }
   if (!protocols.includes(u.protocol)) {
-    throw new BackendStartError(`${flag} ${redactedUrl(url)}: the scheme must be ${protocols.map((p) => `${p}//`).join(' or ')}; expected ${example}`);
+    throw new BackendStartError(
+      `${flag} ${redactedUrl(url)}: the scheme must be ${protocols.map((p) => `${p}//`).join(' or ')}; expected ${example}`,
+    );
   }
   if (!u.hostname) throw new BackendStartError(`${flag} ${redactedUrl(url)}: no host; expected ${example}`);
   return u;
@@ -85,7 +87,10 @@ export class Availability {
     if (!this.upFlag || this.closed) return;
     this.upFlag = false;
     this.attempt = 0;
-    this.log.error(`${this.name} connection lost: new sessions are refused (INTERNAL_ERROR with retry_after_ms) until it is back; reconnecting with backoff`, { error: errorMessage(e) });
+    this.log.error(
+      `${this.name} connection lost: new sessions are refused (INTERNAL_ERROR with retry_after_ms) until it is back; reconnecting with backoff`,
+      { error: errorMessage(e) },
+    );
     this.schedule();
   }
 

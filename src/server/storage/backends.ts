@@ -71,7 +71,10 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
     } else {
       let sqlite: SqliteStore;
       try {
-        sqlite = new SqliteStore(o.dataDir, { onCheckpointError: (message) => o.log.warn('could not checkpoint the database log; retried every second, nothing is lost', { error: message }) });
+        sqlite = new SqliteStore(o.dataDir, {
+          onCheckpointError: (message) =>
+            o.log.warn('could not checkpoint the database log; retried every second, nothing is lost', { error: message }),
+        });
         keys = new SqliteKeyStore(sqlite, o.dataDir, o.masterKey, o.announceMasterKey);
       } catch (e) {
         throw new BackendStartError(`cannot open the data dir ${o.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
@@ -86,7 +89,15 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       opened.push(async () => void link.redis.disconnect());
       // Unique per process, so that a restarted instance never renews the leases of its previous life.
       const holder = `${o.instanceId}/${randomBytes(4).toString('hex')}`;
-      const redisLimits = new RedisLimits({ link, rateLimit: o.rateLimit, rateWindowMs: o.rateWindowMs, concurrencyLimit: o.concurrencyLimit, leaseMs: o.slotLeaseMs, holder, log: o.log });
+      const redisLimits = new RedisLimits({
+        link,
+        rateLimit: o.rateLimit,
+        rateWindowMs: o.rateWindowMs,
+        concurrencyLimit: o.concurrencyLimit,
+        leaseMs: o.slotLeaseMs,
+        holder,
+        log: o.log,
+      });
       opened.push(() => redisLimits.close());
       const feed = new RedisRevocations(link, connectRedis(o.redisUrl, o.log, 'revocations'), o.log);
       opened.push(() => feed.close());

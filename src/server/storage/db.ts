@@ -12,7 +12,15 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { type CheckpointRow, type JournalOutcome, MAX_EVENTS_PER_SESSION, type SessionEnd, type SessionRecord, type SessionStore, type StoredEvent } from './stores';
+import {
+  type CheckpointRow,
+  type JournalOutcome,
+  MAX_EVENTS_PER_SESSION,
+  type SessionEnd,
+  type SessionRecord,
+  type SessionStore,
+  type StoredEvent,
+} from './stores';
 import { SqliteJournal } from './sqliteJournal';
 import { WalCheckpointer } from './walCheckpointer';
 
@@ -152,7 +160,9 @@ export class SqliteStore implements SessionStore {
            discarded_frames = excluded.discarded_frames, final_chunks = excluded.final_chunks,
            stopped_at = excluded.stopped_at, updated_at = excluded.updated_at`,
       ),
-      setStopped: this.db.prepare('UPDATE session_checkpoints SET stopped_at = ?, next_seq = MAX(next_seq, ?), updated_at = ? WHERE session_id = ?'),
+      setStopped: this.db.prepare(
+        'UPDATE session_checkpoints SET stopped_at = ?, next_seq = MAX(next_seq, ?), updated_at = ? WHERE session_id = ?',
+      ),
       getCheckpoint: this.db.prepare<[string], CheckpointRow>('SELECT * FROM session_checkpoints WHERE session_id = ?'),
       insertEvent: this.db.prepare('INSERT OR REPLACE INTO session_events (session_id, seq, json) VALUES (?, ?, ?)'),
       trimEvents: this.db.prepare(

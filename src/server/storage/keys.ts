@@ -7,14 +7,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  type CreateKeyRequest,
-  type CreateKeyResponse,
-  type KeyListing,
-  type Permission,
-  KEY_PATTERN,
-  redactKey,
-} from '../../protocol';
+import { type CreateKeyRequest, type CreateKeyResponse, type KeyListing, type Permission, KEY_PATTERN, redactKey } from '../../protocol';
 import type { KeyRow, SqliteStore } from './db';
 
 export type { KeyRow };
@@ -64,7 +57,8 @@ export function masterKeyWeakness(key: string): string | undefined {
   let perChar = 0;
   for (const n of counts.values()) perChar -= (n / chars.length) * Math.log2(n / chars.length);
   const bits = perChar * chars.length;
-  if (bits < MIN_MASTER_KEY_BITS) return `DICTEE_MASTER_KEY is too predictable (about ${Math.floor(bits)} bits; repeated characters); it must be ${need}`;
+  if (bits < MIN_MASTER_KEY_BITS)
+    return `DICTEE_MASTER_KEY is too predictable (about ${Math.floor(bits)} bits; repeated characters); it must be ${need}`;
   let sequential = 0;
   for (let i = 1; i < chars.length; i++) {
     const d = chars[i]!.codePointAt(0)! - chars[i - 1]!.codePointAt(0)!;

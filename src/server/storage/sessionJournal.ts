@@ -61,7 +61,8 @@ export class SessionJournal {
     }
     const pending = store.pendingWrites(id);
     if (!pending) this.worked();
-    else void pending.then((o) => (o === 'failed' ? this.failed(store.lastWriteError?.(), seq) : o === 'durable' ? this.worked() : undefined));
+    else
+      void pending.then((o) => (o === 'failed' ? this.failed(store.lastWriteError?.(), seq) : o === 'durable' ? this.worked() : undefined));
   }
 
   saveCheckpoint(cp: SegmenterCheckpoint): void {
@@ -82,7 +83,9 @@ export class SessionJournal {
 
   /** The session's record gets its end (also of one never stopped). Does not wait; a failure is logged. */
   sessionEnded(end: SessionEnd): void {
-    this.o.store.sessionEnded(this.o.id, end).catch((e: unknown) => this.o.log.error('could not record the end of the session', { error: e }));
+    this.o.store
+      .sessionEnded(this.o.id, end)
+      .catch((e: unknown) => this.o.log.error('could not record the end of the session', { error: e }));
   }
 
   /** A store that queues its writes tells later how they ended: a failure is logged with `message`. */

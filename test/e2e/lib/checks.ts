@@ -18,6 +18,10 @@ export function assertScriptPrefix(text: string, script: string, minWords: numbe
   const got = firstPassWords(text);
   const want = firstPassWords(script);
   assert.ok(got.length >= minWords, `${what}: expected at least ${minWords} words, got ${got.length}: "${text}"`);
-  assert.deepEqual(got, want.slice(0, got.length), `${what} is not the script's words in order, each once:\n got: ${got.join(' ')}\nwant: ${want.slice(0, got.length).join(' ')}…`);
+  assert.deepEqual(
+    got,
+    want.slice(0, got.length),
+    `${what} is not the script's words in order, each once:\n got: ${got.join(' ')}\nwant: ${want.slice(0, got.length).join(' ')}…`,
+  );
   return got;
 }

@@ -67,7 +67,13 @@ export const QUIET_SETTINGS: Record<string, unknown> = {
 };
 
 /** Installs the .vsix into `extensionsDir` with code-server's own CLI. */
-export function installExtension(vsix: string, userDataDir: string, extensionsDir: string, env: NodeJS.ProcessEnv, idPrefix = 'dictee.dictee-'): void {
+export function installExtension(
+  vsix: string,
+  userDataDir: string,
+  extensionsDir: string,
+  env: NodeJS.ProcessEnv,
+  idPrefix = 'dictee.dictee-',
+): void {
   const r = spawnSync(
     process.execPath,
     [CODE_SERVER_ENTRY, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'],
@@ -92,12 +98,21 @@ function installLocalePack(locale: string, base: string, userDataDir: string, ex
   const dir = path.join(base, 'locale-pack');
   cpSync(LOCALE_PACK, dir, { recursive: true });
   const manifestFile = path.join(dir, 'package.json');
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { publisher: string; name: string; version: string; contributes: { localizations: { languageId: string }[] } };
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as {
+    publisher: string;
+    name: string;
+    version: string;
+    contributes: { localizations: { languageId: string }[] };
+  };
   manifest.contributes.localizations[0]!.languageId = locale;
   writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
   const vsix = path.join(base, 'locale-pack.vsix');
   const vsce = path.join(ROOT, 'node_modules', '.bin', 'vsce');
-  const r = spawnSync(vsce, ['package', '--allow-missing-repository', '--skip-license', '-o', vsix], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(vsce, ['package', '--allow-missing-repository', '--skip-license', '-o', vsix], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   if (r.status !== 0) throw new Error(`packaging the test language pack failed:\n${r.stdout}\n${r.stderr}`);
   installExtension(vsix, userDataDir, extensionsDir, env, `${manifest.publisher}.${manifest.name}-`);
   const id = `${manifest.publisher}.${manifest.name}`;

@@ -17,7 +17,8 @@ export const BEFORE = '# Chest X-ray report\n\nPatient: Jane Doe, 52.\n\nFinding
 export const AFTER = '\n\nSigned: Dr. Martin\n';
 export const FINDINGS_LINE = 5;
 export const FIRST_SENTENCE = 'Chest radiograph shows clear lungs.';
-export const SECOND_SCRIPT = 'Alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango.';
+export const SECOND_SCRIPT =
+  'Alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango.';
 
 /** The files of the extension's log ("Dictée" output channel) in code-server's log folder. */
 function extensionLogFiles(userDataDir: string): string[] {
@@ -28,7 +29,8 @@ function extensionLogFiles(userDataDir: string): string[] {
 
 /** Copies the extension's log to the test output. */
 export function copyExtensionLogs(w: World, prefix: string): void {
-  for (const f of extensionLogFiles(w.codeServer.userDataDir)) writeFileSync(path.join(OUTPUT_DIR, `${prefix}extension-${path.basename(f)}`), readFileSync(f));
+  for (const f of extensionLogFiles(w.codeServer.userDataDir))
+    writeFileSync(path.join(OUTPUT_DIR, `${prefix}extension-${path.basename(f)}`), readFileSync(f));
 }
 
 /**
@@ -58,19 +60,39 @@ export function extensionLog(w: World): string {
 }
 
 export async function statusText(wb: Workbench): Promise<string> {
-  return (await wb.statusItem().first().innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+  return (
+    await wb
+      .statusItem()
+      .first()
+      .innerText()
+      .catch(() => '')
+  )
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 async function statusLabel(wb: Workbench): Promise<string> {
-  return (await wb.statusItem().first().locator('a, [aria-label]').first().getAttribute('aria-label').catch(() => '')) ?? '';
+  return (
+    (await wb
+      .statusItem()
+      .first()
+      .locator('a, [aria-label]')
+      .first()
+      .getAttribute('aria-label')
+      .catch(() => '')) ?? ''
+  );
 }
 
 /** Waits until the status item's accessible label (which names the state) matches. */
 export async function waitForState(wb: Workbench, re: RegExp, timeoutMs = 20_000): Promise<string> {
-  return waitFor(async () => {
-    const l = `${await statusLabel(wb)} ${await statusText(wb)}`;
-    return re.test(l) ? l : '';
-  }, timeoutMs, `the Dictée status item to match ${re}`);
+  return waitFor(
+    async () => {
+      const l = `${await statusLabel(wb)} ${await statusText(wb)}`;
+      return re.test(l) ? l : '';
+    },
+    timeoutMs,
+    `the Dictée status item to match ${re}`,
+  );
 }
 
 /** Opens report.md, written with `content` first, with the cursor at the end of line `line`. */

@@ -58,7 +58,8 @@ export async function startTap(target: string): Promise<Tap> {
           if (!isBinary) {
             try {
               const m = JSON.parse(data.toString()) as { type?: string; status?: string; id?: string; text?: string };
-              if (m.type === 'transcript' && m.status === 'final') finals.push({ conn: label, id: m.id ?? '', text: m.text ?? '', t: now() });
+              if (m.type === 'transcript' && m.status === 'final')
+                finals.push({ conn: label, id: m.id ?? '', text: m.text ?? '', t: now() });
             } catch {
               /* not JSON: forwarded as is */
             }
@@ -66,7 +67,12 @@ export async function startTap(target: string): Promise<Tap> {
           client.send(data, { binary: isBinary });
         });
         client.on('message', (data, isBinary) => upstream.readyState === WebSocket.OPEN && upstream.send(data, { binary: isBinary }));
-        upstream.on('close', (code, reason) => client.readyState === WebSocket.OPEN && client.close(code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 ? code : 1011, reason));
+        upstream.on(
+          'close',
+          (code, reason) =>
+            client.readyState === WebSocket.OPEN &&
+            client.close(code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 ? code : 1011, reason),
+        );
         client.on('close', () => upstream.close());
         client.on('error', () => upstream.terminate());
         upstream.on('error', () => client.terminate());

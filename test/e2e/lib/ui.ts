@@ -22,9 +22,11 @@ export const UI = {
   insertTemplateTitle: 'insérer un modèle',
   nextFieldButton: 'Champ suivant',
   /** The warning after saving `file` with `n` (> 1) template fields left. */
-  fieldsLeftOnSave: (file: string, n: number) => new RegExp(`${file.replace('.', '\\.')} a été enregistré alors qu'il reste ${n} champs de modèle`),
+  fieldsLeftOnSave: (file: string, n: number) =>
+    new RegExp(`${file.replace('.', '\\.')} a été enregistré alors qu'il reste ${n} champs de modèle`),
   /** The warning after stopping with one template field left in `file`. */
-  oneFieldLeftOnStop: (file: string) => new RegExp(`la dictée s'est arrêtée alors qu'il reste 1 champ de modèle à remplir dans ${file.replace('.', '\\.')}`),
+  oneFieldLeftOnStop: (file: string) =>
+    new RegExp(`la dictée s'est arrêtée alors qu'il reste 1 champ de modèle à remplir dans ${file.replace('.', '\\.')}`),
   anyFieldWarning: /champs? de modèle/,
   /** The English original of a command, shown under its French title in the palette. */
   startCommandOriginal: 'Dictee: Start Dictation',

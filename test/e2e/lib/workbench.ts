@@ -15,7 +15,15 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -104,7 +112,14 @@ export class Workbench {
     }
     // The first row must be the one we want: the palette runs the focused row.
     await waitFor(
-      async () => ((await this.quickInput.locator('.monaco-list-row.focused').first().innerText().catch(() => '')) ?? '').includes(label.split(': ').pop()!),
+      async () =>
+        (
+          (await this.quickInput
+            .locator('.monaco-list-row.focused')
+            .first()
+            .innerText()
+            .catch(() => '')) ?? ''
+        ).includes(label.split(': ').pop()!),
       10_000,
       `"${label}" to be the focused row of the command palette`,
     );
@@ -139,14 +154,22 @@ export class Workbench {
     const input = this.quickInput.locator('input.input').first();
     return {
       placeholder: (await input.getAttribute('placeholder')) ?? '',
-      message: await this.quickInput.locator('.quick-input-message').innerText().catch(() => ''),
+      message: await this.quickInput
+        .locator('.quick-input-message')
+        .innerText()
+        .catch(() => ''),
       password: (await input.getAttribute('type')) === 'password',
     };
   }
 
   /** The title of the quick input on screen ('' when none). */
   async quickInputTitle(): Promise<string> {
-    return (await this.quickInput.locator('.quick-input-title').innerText().catch(() => '')).trim();
+    return (
+      await this.quickInput
+        .locator('.quick-input-title')
+        .innerText()
+        .catch(() => '')
+    ).trim();
   }
 
   /** The rows of the quick pick on screen (label, description, detail, as rendered), separators included. */
@@ -182,7 +205,13 @@ export class Workbench {
   }
 
   async activeTabName(): Promise<string> {
-    return (await this.page.locator('.editor-group-container.active .tab.active .label-name').first().innerText().catch(() => '')).trim();
+    return (
+      await this.page
+        .locator('.editor-group-container.active .tab.active .label-name')
+        .first()
+        .innerText()
+        .catch(() => '')
+    ).trim();
   }
 
   private get editor(): Locator {
@@ -218,7 +247,11 @@ export class Workbench {
 
   async save(): Promise<void> {
     await this.page.keyboard.press('Control+S');
-    await waitFor(async () => !(await this.page.locator('.editor-group-container.active .tab.active.dirty').count()), 10_000, 'the editor to be saved');
+    await waitFor(
+      async () => !(await this.page.locator('.editor-group-container.active .tab.active.dirty').count()),
+      10_000,
+      'the editor to be saved',
+    );
   }
 
   /**
@@ -311,7 +344,11 @@ export class Workbench {
 
   async statusItems(): Promise<{ id: string; text: string; label: string }[]> {
     return this.page.$$eval('.part.statusbar .statusbar-item[id*="dictee" i]', (nodes) =>
-      (nodes as unknown as El[]).map((e) => ({ id: e.id, text: e.innerText.trim(), label: e.querySelector('[aria-label]')?.getAttribute('aria-label') ?? e.getAttribute('aria-label') ?? '' })),
+      (nodes as unknown as El[]).map((e) => ({
+        id: e.id,
+        text: e.innerText.trim(),
+        label: e.querySelector('[aria-label]')?.getAttribute('aria-label') ?? e.getAttribute('aria-label') ?? '',
+      })),
     );
   }
 
@@ -354,7 +391,12 @@ export class Workbench {
   }
 
   async waitForNotification(re: RegExp, timeoutMs = 20_000): Promise<Notification> {
-    return waitFor(async () => (await this.notifications()).find((n) => re.test(n.message)), timeoutMs, `a notification matching ${re}`, 200);
+    return waitFor(
+      async () => (await this.notifications()).find((n) => re.test(n.message)),
+      timeoutMs,
+      `a notification matching ${re}`,
+      200,
+    );
   }
 
   async clickNotificationButton(messageRe: RegExp, button: string): Promise<void> {

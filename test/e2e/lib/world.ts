@@ -66,7 +66,8 @@ export interface World {
 export function missingPrerequisites(): string[] {
   const missing: string[] = [];
   const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
-  for (const cmd of ['sox', 'pulseaudio', 'pactl', 'paplay', 'espeak-ng']) if (!has(cmd)) missing.push(`${cmd} (Debian package ${cmd === 'pactl' || cmd === 'paplay' ? 'pulseaudio-utils' : cmd})`);
+  for (const cmd of ['sox', 'pulseaudio', 'pactl', 'paplay', 'espeak-ng'])
+    if (!has(cmd)) missing.push(`${cmd} (Debian package ${cmd === 'pactl' || cmd === 'paplay' ? 'pulseaudio-utils' : cmd})`);
   if (!existsSync(CHROMIUM)) missing.push(`${CHROMIUM} (Debian package chromium)`);
   if (!existsSync(CODE_SERVER_ENTRY)) missing.push(`code-server in ${path.relative(ROOT, CODE_SERVER_ENTRY)}`);
   try {
@@ -139,7 +140,13 @@ async function createWorld(): Promise<World> {
   const resetReport = (content = REPORT_INITIAL) => writeFileSync(reportPath, content);
   resetReport();
   writeFileSync(path.join(workspace, 'notes.md'), '# Notes\n');
-  const codeServer = await startCodeServer({ vsix, folder: workspace, settings: dicteeSettings(service.url), env: mic.env, locale: LOCALE });
+  const codeServer = await startCodeServer({
+    vsix,
+    folder: workspace,
+    settings: dicteeSettings(service.url),
+    env: mic.env,
+    locale: LOCALE,
+  });
   cleanups.push(() => codeServer.stop());
   const browser = await launchBrowser();
   cleanups.push(() => browser.close());
@@ -149,7 +156,9 @@ async function createWorld(): Promise<World> {
   await wb.statusItem().first().waitFor({ state: 'visible', timeout: 60_000 });
   const shown = await wb.sincePageLoadMs();
   const startup = { workbenchReadyMs: ready, statusItemMs: shown };
-  console.log(`      startup: workbench ready ${ready} ms after the page load, the Dictée status-bar item ${shown} ms (${shown - ready} ms after the workbench)`);
+  console.log(
+    `      startup: workbench ready ${ready} ms after the page load, the Dictée status-bar item ${shown} ms (${shown - ready} ms after the workbench)`,
+  );
   return { tmp, workspace, vsix, service, mic, codeServer, browser, wb, apiKey: created.key, resetReport, reportPath, startup };
 }
 

@@ -32,7 +32,12 @@ export interface PocketsphinxModel {
 /** Checks a model directory; throws {@link EngineUnavailableError} naming what is missing. */
 export function pocketsphinxModel(dir: string): PocketsphinxModel {
   const abs = path.resolve(dir);
-  const m: PocketsphinxModel = { dir: abs, hmm: path.join(abs, 'en-us'), lm: path.join(abs, 'en-us.lm.bin'), dict: path.join(abs, 'cmudict-en-us.dict') };
+  const m: PocketsphinxModel = {
+    dir: abs,
+    hmm: path.join(abs, 'en-us'),
+    lm: path.join(abs, 'en-us.lm.bin'),
+    dict: path.join(abs, 'cmudict-en-us.dict'),
+  };
   if (!existsSync(abs) || !statSync(abs).isDirectory()) {
     throw new EngineUnavailableError(
       `pocketsphinx model directory ${abs} does not exist; install the Debian package pocketsphinx-en-us or pass --model DIR (a directory with en-us/, en-us.lm.bin and cmudict-en-us.dict)`,
@@ -117,7 +122,9 @@ export function loadPocketsphinx(): PocketsphinxApi {
     sb = koffi.load(SPHINXBASE_LIBRARY);
     ps = koffi.load(POCKETSPHINX_LIBRARY);
   } catch (e) {
-    throw new EngineUnavailableError(`the pocketsphinx library cannot be loaded (${errorMessage(e)}); install the Debian packages ${DEBIAN_PACKAGES}`);
+    throw new EngineUnavailableError(
+      `the pocketsphinx library cannot be loaded (${errorMessage(e)}); install the Debian packages ${DEBIAN_PACKAGES}`,
+    );
   }
   const f = (lib: LibraryHandle, decl: string): NativeFn => lib.func(decl) as NativeFn;
   const psArgs = f(ps, 'void *ps_args(void)');
@@ -205,19 +212,27 @@ export function loadPocketsphinx(): PocketsphinxApi {
     init(model, opts) {
       const s = (v: string): [string, string] => ['str', v];
       const args = [
-        ...s('-hmm'), ...s(model.hmm),
-        ...s('-lm'), ...s(model.lm),
-        ...s('-dict'), ...s(model.dict),
-        ...s('-samprate'), ...s(String(POCKETSPHINX_SAMPLE_RATE)),
+        ...s('-hmm'),
+        ...s(model.hmm),
+        ...s('-lm'),
+        ...s(model.lm),
+        ...s('-dict'),
+        ...s(model.dict),
+        ...s('-samprate'),
+        ...s(String(POCKETSPHINX_SAMPLE_RATE)),
         // One search pass: ending an utterance costs milliseconds instead of a second pass over it
         // (0.2–1 s for a sentence); the whole-sentence re-decode is the second look.
-        ...s('-fwdflat'), ...s('no'),
-        ...s('-bestpath'), ...s('no'),
+        ...s('-fwdflat'),
+        ...s('no'),
+        ...s('-bestpath'),
+        ...s('no'),
         // Every frame is decoded, silence too: word times (10 ms frames) are then times in the audio.
         // (Its voice-activity filter drops silent frames, and the times with them.)
-        ...s('-remove_silence'), ...s(opts?.dropSilence ? 'yes' : 'no'),
+        ...s('-remove_silence'),
+        ...s(opts?.dropSilence ? 'yes' : 'no'),
         // Its own log goes nowhere: dictated text must never reach a log.
-        ...s('-logfn'), ...s('/dev/null'),
+        ...s('-logfn'),
+        ...s('/dev/null'),
       ];
       const config = cmdLnInit(null, psArgs(), 1, ...args, 'void *', null) as unknown;
       if (!config) throw new EngineUnavailableError(`pocketsphinx refused the model configuration in ${model.dir}`);

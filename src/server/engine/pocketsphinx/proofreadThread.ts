@@ -42,7 +42,12 @@ export class ThreadProofreader implements SentenceDecoder {
     return this.ask(samples, onProgress, undefined, true);
   }
 
-  private ask(samples: Int16Array, onProgress: (() => void) | undefined, hotwords: string | undefined, details: boolean): Promise<DetailedHypothesis> {
+  private ask(
+    samples: Int16Array,
+    onProgress: (() => void) | undefined,
+    hotwords: string | undefined,
+    details: boolean,
+  ): Promise<DetailedHypothesis> {
     const w = this.thread();
     const job = this.nextJob++;
     const pcm = new ArrayBuffer(samples.byteLength);

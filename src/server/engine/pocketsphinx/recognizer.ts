@@ -216,12 +216,10 @@ export class PocketsphinxRecognizer implements Recognizer {
         return d ? proofreadSentence(hyp, d, startMs) : sentenceCase(words(hyp).map((w) => w.raw));
       });
     }
-    return decoder
-      .decode(samplesOf(Buffer.concat(audio)), this.onProgress)
-      .then((hyp) => {
-        const again = words(hyp).map((w) => w.raw);
-        return again.length ? sentenceCase(again) : fallback;
-      });
+    return decoder.decode(samplesOf(Buffer.concat(audio)), this.onProgress).then((hyp) => {
+      const again = words(hyp).map((w) => w.raw);
+      return again.length ? sentenceCase(again) : fallback;
+    });
   }
 
   checkpoint(): PocketsphinxSnapshot {

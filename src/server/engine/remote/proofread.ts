@@ -41,10 +41,17 @@ function wavOf(pcm: Buffer, rate: number): Buffer {
 /** The sentence's text from the endpoint; rejects on any failure (the first pass then stands). */
 export function transcribeSentence(s: ProofreadSettings, pcm: Buffer, rate: number, language: string): Promise<string> {
   const boundary = `dictee-${randomBytes(12).toString('hex')}`;
-  const field = (name: string, value: string): string => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-  const fields = [field('response_format', 'json'), ...(language !== 'any' ? [field('language', language)] : []), ...(s.model ? [field('model', s.model)] : [])].join('');
+  const field = (name: string, value: string): string =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  const fields = [
+    field('response_format', 'json'),
+    ...(language !== 'any' ? [field('language', language)] : []),
+    ...(s.model ? [field('model', s.model)] : []),
+  ].join('');
   const body = Buffer.concat([
-    Buffer.from(`${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="sentence.wav"\r\nContent-Type: audio/wav\r\n\r\n`),
+    Buffer.from(
+      `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="sentence.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+    ),
     wavOf(pcm, rate),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -72,7 +79,8 @@ export function transcribeSentence(s: ProofreadSettings, pcm: Buffer, rate: numb
           else parts.push(d);
         });
         res.on('end', () => {
-          if (res.statusCode !== 200) return reject(new Error(`the proofreading endpoint ${shownUrl(s.url)} answered HTTP ${res.statusCode}`));
+          if (res.statusCode !== 200)
+            return reject(new Error(`the proofreading endpoint ${shownUrl(s.url)} answered HTTP ${res.statusCode}`));
           try {
             const v = JSON.parse(Buffer.concat(parts).toString('utf8')) as { text?: unknown };
             if (typeof v.text !== 'string') throw new Error('no text');

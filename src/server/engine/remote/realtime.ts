@@ -80,9 +80,18 @@ export function sessionUpdate(dialect: RealtimeDialect, model: string | undefine
   if (dialect === 'vllm') return { type: 'session.update', ...(model ? { model } : {}), ...(lang ? { language: lang } : {}) };
   const transcription = { ...(model ? { model } : {}), ...(lang ? { language: lang } : {}), ...(prompt ? { prompt } : {}) };
   if (dialect === 'openai-beta') {
-    return { type: 'transcription_session.update', session: { input_audio_format: 'pcm16', input_audio_transcription: transcription, turn_detection: null } };
+    return {
+      type: 'transcription_session.update',
+      session: { input_audio_format: 'pcm16', input_audio_transcription: transcription, turn_detection: null },
+    };
   }
-  return { type: 'session.update', session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 24000 }, transcription, turn_detection: null } } } };
+  return {
+    type: 'session.update',
+    session: {
+      type: 'transcription',
+      audio: { input: { format: { type: 'audio/pcm', rate: 24000 }, transcription, turn_detection: null } },
+    },
+  };
 }
 
 class RealtimeLink implements UpstreamLink {
@@ -238,7 +247,11 @@ export class RealtimeProtocol implements UpstreamProtocol {
   }
 
   /** Connects, reads the dialect from the first event, configures the session. */
-  private async handshake(language: string, keyterms: readonly string[] | undefined, probe = false): Promise<{ inbox: Inbox; dialect: RealtimeDialect }> {
+  private async handshake(
+    language: string,
+    keyterms: readonly string[] | undefined,
+    probe = false,
+  ): Promise<{ inbox: Inbox; dialect: RealtimeDialect }> {
     const inbox = await openSocket(this.s);
     const ws = inbox.ws;
     try {

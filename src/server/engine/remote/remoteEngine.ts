@@ -6,12 +6,27 @@
  */
 import { type EffectiveConfig, keytermsOf } from '../../../protocol';
 import type { ServerLogger } from '../../log';
-import { type Engine, type EngineBusy, type EngineConnectRefusal, type EngineLink, EngineUnavailableError, type WorkerRecognizer } from '../engine';
+import {
+  type Engine,
+  type EngineBusy,
+  type EngineConnectRefusal,
+  type EngineLink,
+  EngineUnavailableError,
+  type WorkerRecognizer,
+} from '../engine';
 import { SIMULATED_SAMPLE_RATES } from '../simulated';
 import { type ProofreadSettings, transcribeSentence } from './proofread';
 import { RealtimeProtocol } from './realtime';
 import { RemoteSegmenterPort } from './remotePort';
-import { type UpstreamLink, type UpstreamProtocol, UpstreamRefusedError, type UpstreamSettings, UpstreamUnreachableError, shownUrl, urlProblem } from './upstream';
+import {
+  type UpstreamLink,
+  type UpstreamProtocol,
+  UpstreamRefusedError,
+  type UpstreamSettings,
+  UpstreamUnreachableError,
+  shownUrl,
+  urlProblem,
+} from './upstream';
 import { VoskProtocol } from './vosk';
 
 const REMOTE_ENGINE_NAMES = ['realtime', 'vosk'] as const;
@@ -74,7 +89,8 @@ class RemoteEngine implements Engine {
   }
 
   unsupported(config: EffectiveConfig): string | undefined {
-    if (config.encoding !== 'pcm_s16le') return `encoding ${JSON.stringify(config.encoding)} is not supported; the only supported encoding is "pcm_s16le"`;
+    if (config.encoding !== 'pcm_s16le')
+      return `encoding ${JSON.stringify(config.encoding)} is not supported; the only supported encoding is "pcm_s16le"`;
     const rates = SIMULATED_SAMPLE_RATES.filter((r) => this.upstreamRate === undefined || r <= this.upstreamRate);
     if (!(rates as readonly number[]).includes(config.sample_rate)) {
       return `sample_rate ${config.sample_rate} Hz is not supported by the ${this.name} engine; use one of ${rates.join(', ')}`;
@@ -145,7 +161,10 @@ class RemoteEngine implements Engine {
     try {
       return await Promise.race([opening, late]);
     } catch (e) {
-      void opening.then((l) => l.close(), () => undefined);
+      void opening.then(
+        (l) => l.close(),
+        () => undefined,
+      );
       throw e;
     } finally {
       clearTimeout(timer);
@@ -170,7 +189,8 @@ class RemoteEngine implements Engine {
  * is logged and the service starts (its sessions get INIT_ERROR until it is back).
  */
 export async function openRemoteEngine(o: RemoteEngineOptions): Promise<RemoteEngine> {
-  const bad = urlProblem(o.url, '--engine-url') ?? (o.proofreadUrl ? urlProblem(o.proofreadUrl, '--proofread-url', ['http:', 'https:']) : undefined);
+  const bad =
+    urlProblem(o.url, '--engine-url') ?? (o.proofreadUrl ? urlProblem(o.proofreadUrl, '--proofread-url', ['http:', 'https:']) : undefined);
   if (bad) throw new EngineUnavailableError(bad);
   const bounds = { ...DEFAULT_REMOTE_BOUNDS, ...o.bounds };
   const settings: UpstreamSettings = {
@@ -188,12 +208,21 @@ export async function openRemoteEngine(o: RemoteEngineOptions): Promise<RemoteEn
     const probe = await protocol.probe();
     rate = probe.rate;
     dialect = probe.dialect;
-    o.log.info('speech recogniser reached', { engine: o.engine, dialect: probe.dialect, url: shownUrl(o.url), upstream_sample_rate: probe.rate });
+    o.log.info('speech recogniser reached', {
+      engine: o.engine,
+      dialect: probe.dialect,
+      url: shownUrl(o.url),
+      upstream_sample_rate: probe.rate,
+    });
   } catch (e) {
     if (e instanceof UpstreamRefusedError) throw new EngineUnavailableError(e.message);
     // TLS failures are configuration, not an outage: the service does not start with them either.
-    if (e instanceof Error && /CERT|certificate|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/i.test(e.message)) throw new EngineUnavailableError(`${e.message} (a private CA: --engine-ca FILE)`);
-    o.log.warn('speech recogniser unreachable at start: sessions are refused (INIT_ERROR) until it is back', { url: shownUrl(o.url), reason: e instanceof Error ? e.message : String(e) });
+    if (e instanceof Error && /CERT|certificate|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/i.test(e.message))
+      throw new EngineUnavailableError(`${e.message} (a private CA: --engine-ca FILE)`);
+    o.log.warn('speech recogniser unreachable at start: sessions are refused (INIT_ERROR) until it is back', {
+      url: shownUrl(o.url),
+      reason: e instanceof Error ? e.message : String(e),
+    });
   }
   return new RemoteEngine(o.engine, protocol, rate, o, dialect);
 }

@@ -321,7 +321,10 @@ export class RemoteSegmenterPort implements SegmenterPort {
     this.settling = false;
     this.recognizer.upstreamRestart();
     if (first && reason !== 'no connection yet') {
-      this.log.warn('recogniser connection lost: reconnecting', { reason, resend_ms: Math.round(((this.received - this.sinceFinalAt) / 2 / this.o.init.config.sample_rate) * 1000) });
+      this.log.warn('recogniser connection lost: reconnecting', {
+        reason,
+        resend_ms: Math.round(((this.received - this.sinceFinalAt) / 2 / this.o.init.config.sample_rate) * 1000),
+      });
     }
     this.reconnectLater(first && reason === 'no connection yet' ? 0 : undefined);
   }
@@ -355,7 +358,10 @@ export class RemoteSegmenterPort implements SegmenterPort {
     this.lostAt = undefined;
     this.attempts = 0;
     this.use(link, true);
-    this.log.info('recogniser connection restored', { down_ms: downMs, resent_ms: Math.round(((this.received - this.sinceFinalAt) / 2 / this.o.init.config.sample_rate) * 1000) });
+    this.log.info('recogniser connection restored', {
+      down_ms: downMs,
+      resent_ms: Math.round(((this.received - this.sinceFinalAt) / 2 / this.o.init.config.sample_rate) * 1000),
+    });
   }
 
   private fail(message: string): void {

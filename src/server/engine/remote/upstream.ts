@@ -149,11 +149,14 @@ export function openSocket(s: UpstreamSettings, url = s.url, headers: Record<str
     ws.once('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
       res.resume();
-      if (status === 401 || status === 403) settle(new UpstreamRefusedError(`the recogniser at ${shown} refused the credential (HTTP ${status}); check DICTEE_ENGINE_API_KEY`));
+      if (status === 401 || status === 403)
+        settle(new UpstreamRefusedError(`the recogniser at ${shown} refused the credential (HTTP ${status}); check DICTEE_ENGINE_API_KEY`));
       else if (status === 404) settle(new UpstreamRefusedError(`the recogniser has no endpoint at ${shown} (HTTP 404)`));
       else settle(new UpstreamUnreachableError(`the recogniser at ${shown} answered HTTP ${status}`));
     });
-    ws.once('error', (e: Error & { code?: string }) => settle(new UpstreamUnreachableError(`cannot reach the recogniser at ${shown}: ${e.code ?? e.message}`)));
+    ws.once('error', (e: Error & { code?: string }) =>
+      settle(new UpstreamUnreachableError(`cannot reach the recogniser at ${shown}: ${e.code ?? e.message}`)),
+    );
   });
 }
 
@@ -169,7 +172,8 @@ export function firstMessage<T>(inbox: Inbox, ms: number, what: string, pick: (m
       const v = pick(m);
       if (v !== undefined) finish(undefined, v);
     };
-    const onClose = (code: number): void => finish(new UpstreamUnreachableError(`the recogniser closed the connection (code ${code}) before its ${what}`));
+    const onClose = (code: number): void =>
+      finish(new UpstreamUnreachableError(`the recogniser closed the connection (code ${code}) before its ${what}`));
     const finish = (e?: Error, v?: T): void => {
       clearTimeout(timer);
       inbox.set(undefined);

@@ -47,7 +47,8 @@ export interface CatalogueEntry {
 }
 
 const RELEASES = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/asr-models';
-const KROKO_LICENCE = 'UNCLEAR: the model card says free for non-commercial use only; Kroko elsewhere says CC-BY-SA. Check with the authors before any commercial use';
+const KROKO_LICENCE =
+  'UNCLEAR: the model card says free for non-commercial use only; Kroko elsewhere says CC-BY-SA. Check with the authors before any commercial use';
 
 function files(f: Record<CatalogueFile['role'], [string, number, string | null]>): CatalogueFile[] {
   return (Object.keys(f) as Array<CatalogueFile['role']>).map((role) => ({ role, path: f[role][0], size: f[role][1], sha256: f[role][2] }));
@@ -81,7 +82,33 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   {
     name: 'sherpa-onnx-nemo-parakeet-tdt-0.6b-v3-int8',
     kind: 'offline',
-    languages: ['bg', 'hr', 'cs', 'da', 'nl', 'en', 'et', 'fi', 'fr', 'de', 'el', 'hu', 'it', 'lv', 'lt', 'mt', 'pl', 'pt', 'ro', 'sk', 'sl', 'es', 'sv', 'ru', 'uk'],
+    languages: [
+      'bg',
+      'hr',
+      'cs',
+      'da',
+      'nl',
+      'en',
+      'et',
+      'fi',
+      'fr',
+      'de',
+      'el',
+      'hu',
+      'it',
+      'lv',
+      'lt',
+      'mt',
+      'pl',
+      'pt',
+      'ro',
+      'sk',
+      'sl',
+      'es',
+      'sv',
+      'ru',
+      'uk',
+    ],
     perStreamLanguage: false,
     punctuates: true,
     featureDim: 80,
@@ -112,9 +139,21 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     archiveUrl: `${RELEASES}/sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2`,
     archiveSize: null, // it carries every variant of the export, of which four files are used
     files: files({
-      encoder: ['encoder-epoch-99-avg-1-chunk-16-left-128.int8.onnx', 71_083_163, '563fde436d16cf7607cf408cd6b30909819d03162652ef389c2450ced3f45ac1'],
-      decoder: ['decoder-epoch-99-avg-1-chunk-16-left-128.onnx', 2_092_621, '7bf787f90b194b307e5a4ad6a34fadb4e748304c35f78a8d66358a05b13ee6ef'],
-      joiner: ['joiner-epoch-99-avg-1-chunk-16-left-128.int8.onnx', 259_335, 'd944208d660d67c8d72cd2acaeac971fa5ceb8c80e76c1968148846fedd6e297'],
+      encoder: [
+        'encoder-epoch-99-avg-1-chunk-16-left-128.int8.onnx',
+        71_083_163,
+        '563fde436d16cf7607cf408cd6b30909819d03162652ef389c2450ced3f45ac1',
+      ],
+      decoder: [
+        'decoder-epoch-99-avg-1-chunk-16-left-128.onnx',
+        2_092_621,
+        '7bf787f90b194b307e5a4ad6a34fadb4e748304c35f78a8d66358a05b13ee6ef',
+      ],
+      joiner: [
+        'joiner-epoch-99-avg-1-chunk-16-left-128.int8.onnx',
+        259_335,
+        'd944208d660d67c8d72cd2acaeac971fa5ceb8c80e76c1968148846fedd6e297',
+      ],
       tokens: ['tokens.txt', 5_048, '49e3c2646595fd907228b3c6787069658f67b17377c60aeb8619c4551b2316fb'],
     }),
     note: 'light English model, no punctuation or casing',

@@ -13,7 +13,14 @@ import path from 'node:path';
 import { errorMessage } from '../../../shared/errors';
 import { EngineUnavailableError } from '../engine';
 import { CATALOGUE, type CatalogueEntry } from './catalogue';
-import { ModelCorruptError, type SherpaModel, defaultModelsDir, offlineRecognizerConfig, onlineRecognizerConfig, resolveModel } from './model';
+import {
+  ModelCorruptError,
+  type SherpaModel,
+  defaultModelsDir,
+  offlineRecognizerConfig,
+  onlineRecognizerConfig,
+  resolveModel,
+} from './model';
 
 /** `online`: a streaming transducer (the first pass); `offline`: a whole-utterance one (the proofreading pass). */
 type ModelKind = SherpaModel['kind'];
@@ -41,8 +48,16 @@ function serviceCatalogue(env: NodeJS.ProcessEnv = process.env): readonly Catalo
     throw new EngineUnavailableError(`DICTEE_MODEL_CATALOGUE ${file} cannot be read as JSON (${errorMessage(e)})`);
   }
   const entries = Array.isArray(extra) ? (extra as CatalogueEntry[]) : [];
-  const bad = entries.find((e) => !e || typeof e.name !== 'string' || (e.kind !== 'online' && e.kind !== 'offline') || !Array.isArray(e.files) || !Array.isArray(e.languages));
-  if (!Array.isArray(extra) || bad) throw new EngineUnavailableError(`DICTEE_MODEL_CATALOGUE ${file} is not a list of catalogue entries (name, kind, languages, files)`);
+  const bad = entries.find(
+    (e) =>
+      !e ||
+      typeof e.name !== 'string' ||
+      (e.kind !== 'online' && e.kind !== 'offline') ||
+      !Array.isArray(e.files) ||
+      !Array.isArray(e.languages),
+  );
+  if (!Array.isArray(extra) || bad)
+    throw new EngineUnavailableError(`DICTEE_MODEL_CATALOGUE ${file} is not a list of catalogue entries (name, kind, languages, files)`);
   return [...CATALOGUE, ...entries];
 }
 
@@ -51,7 +66,11 @@ function serviceCatalogue(env: NodeJS.ProcessEnv = process.env): readonly Catalo
  * 'proofread'`, an offline one): a NAME in the models directory, or a DIR; every file hashed against its
  * lock before any native call. A missing or damaged model's error says what to run.
  */
-export async function loadModel(nameOrDir: string, role: 'model' | 'proofread', env: NodeJS.ProcessEnv = process.env): Promise<LoadedModel> {
+export async function loadModel(
+  nameOrDir: string,
+  role: 'model' | 'proofread',
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LoadedModel> {
   const model = await resolveModel(nameOrDir, defaultModelsDir(env), { catalogue: serviceCatalogue(env) });
   const want: ModelKind = role === 'model' ? 'online' : 'offline';
   if (model.kind !== want) {

@@ -88,7 +88,8 @@ function parseLock(text: string, source: string): ModelLock {
   if (typeof l.files !== 'object' || l.files === null || !Object.keys(l.files).length) bad('no files');
   for (const [rel, f] of Object.entries(l.files!)) {
     if (!safeRelative(rel)) bad(`file name ${JSON.stringify(rel)} leaves the model directory`);
-    if (!f || !Number.isSafeInteger(f.size) || f.size < 0 || typeof f.sha256 !== 'string' || !HEX64.test(f.sha256)) bad(`${rel} has no size and sha256`);
+    if (!f || !Number.isSafeInteger(f.size) || f.size < 0 || typeof f.sha256 !== 'string' || !HEX64.test(f.sha256))
+      bad(`${rel} has no size and sha256`);
   }
   return l as ModelLock;
 }
@@ -134,9 +135,11 @@ async function verifyFiles(dir: string, lock: ModelLock, advice: string): Promis
       throw new ModelCorruptError(`model file ${rel} is missing from ${dir}; ${advice}`);
     }
     if (!st.isFile()) throw new ModelCorruptError(`model file ${rel} in ${dir} is not a regular file (a link or a device); ${advice}`);
-    if (st.size !== want.size) throw new ModelCorruptError(`model file ${rel} in ${dir} has ${st.size} bytes, its lock says ${want.size}; ${advice}`);
+    if (st.size !== want.size)
+      throw new ModelCorruptError(`model file ${rel} in ${dir} has ${st.size} bytes, its lock says ${want.size}; ${advice}`);
     const sha = await sha256File(file);
-    if (sha !== want.sha256) throw new ModelCorruptError(`model file ${rel} in ${dir} does not match its sha256 in the lock (damaged or changed); ${advice}`);
+    if (sha !== want.sha256)
+      throw new ModelCorruptError(`model file ${rel} in ${dir} does not match its sha256 in the lock (damaged or changed); ${advice}`);
   }
 }
 
@@ -155,7 +158,11 @@ function looksLikePath(s: string): boolean {
  * with every file checked against its lock (and `o.lock`) before anything native runs. Throws
  * {@link ModelNotInstalledError} or {@link ModelCorruptError} whose message says what to run.
  */
-export async function resolveModel(nameOrDir: string, modelsDir: string = defaultModelsDir(), o: ResolveOptions = {}): Promise<SherpaModel> {
+export async function resolveModel(
+  nameOrDir: string,
+  modelsDir: string = defaultModelsDir(),
+  o: ResolveOptions = {},
+): Promise<SherpaModel> {
   const catalogue = o.catalogue ?? CATALOGUE;
   const named = looksLikePath(nameOrDir) ? undefined : catalogueEntry(nameOrDir, catalogue);
   let dir: string;
@@ -184,13 +191,23 @@ export async function resolveModel(nameOrDir: string, modelsDir: string = defaul
   const lock = readLockFile(lockFile);
   const entry = catalogueEntry(lock.model, catalogue);
   const again = `install it again with npm run models -- fetch ${lock.model} (it replaces a damaged copy) or import`;
-  if (!entry) throw new ModelCorruptError(`${lockFile} is the lock of ${lock.model}, which this version's catalogue does not know (npm run models -- list)`);
+  if (!entry)
+    throw new ModelCorruptError(
+      `${lockFile} is the lock of ${lock.model}, which this version's catalogue does not know (npm run models -- list)`,
+    );
   if (named && named.name !== entry.name) throw new ModelCorruptError(`${dir} holds ${entry.name}, not ${named.name}; ${again}`);
   const why = lockMismatch(lock, entry);
   if (why) throw new ModelCorruptError(`${lockFile} does not fit the catalogue: ${why}; ${again}`);
   if (o.lock) {
-    const shared = lockMismatch(o.lock, entry) ?? (o.lock.revision !== lock.revision || !sameFiles(o.lock, lock) ? `the model in ${dir} is revision ${lock.revision}, the shared lock pins ${o.lock.revision} with other files` : null);
-    if (shared) throw new ModelCorruptError(`the shared lock does not match: ${shared}; run npm run models -- fetch ${entry.name} --lock <that lock file>`);
+    const shared =
+      lockMismatch(o.lock, entry) ??
+      (o.lock.revision !== lock.revision || !sameFiles(o.lock, lock)
+        ? `the model in ${dir} is revision ${lock.revision}, the shared lock pins ${o.lock.revision} with other files`
+        : null);
+    if (shared)
+      throw new ModelCorruptError(
+        `the shared lock does not match: ${shared}; run npm run models -- fetch ${entry.name} --lock <that lock file>`,
+      );
   }
   await verifyFiles(dir, lock, again);
   const file = (role: string): string => path.join(dir, entry.files.find((f) => f.role === role)!.path);
@@ -214,14 +231,20 @@ export async function resolveModel(nameOrDir: string, modelsDir: string = defaul
 
 function sameFiles(a: ModelLock, b: ModelLock): boolean {
   const ka = Object.keys(a.files).sort();
-  return ka.join('\n') === Object.keys(b.files).sort().join('\n') && ka.every((k) => a.files[k]!.sha256 === b.files[k]!.sha256 && a.files[k]!.size === b.files[k]!.size);
+  return (
+    ka.join('\n') === Object.keys(b.files).sort().join('\n') &&
+    ka.every((k) => a.files[k]!.sha256 === b.files[k]!.sha256 && a.files[k]!.size === b.files[k]!.size)
+  );
 }
 
 /**
  * The catalogue models that have a directory and a lock in `modelsDir`, in catalogue order (the
  * recommended first): cheap, nothing hashed; {@link resolveModel} verifies the one chosen.
  */
-export function installedModels(modelsDir: string = defaultModelsDir(), catalogue: readonly CatalogueEntry[] = CATALOGUE): CatalogueEntry[] {
+export function installedModels(
+  modelsDir: string = defaultModelsDir(),
+  catalogue: readonly CatalogueEntry[] = CATALOGUE,
+): CatalogueEntry[] {
   return catalogue.filter((e) => existsSync(path.join(modelsDir, e.name, LOCK_FILE)));
 }
 
@@ -257,9 +280,11 @@ function modelConfig(m: SherpaModel, o: RecognizerOptions): Record<string, unkno
 
 /** `new OnlineRecognizer(config)`'s config for a streaming model (sherpa-onnx-node's OnlineRecognizerConfig). */
 export function onlineRecognizerConfig(m: SherpaModel, o: RecognizerOptions = {}): Record<string, unknown> {
-  if (m.kind !== 'online') throw new ModelCorruptError(`${m.name} is an offline model (a proofreading pass); the first pass needs a streaming model`);
+  if (m.kind !== 'online')
+    throw new ModelCorruptError(`${m.name} is an offline model (a proofreading pass); the first pass needs a streaming model`);
   const decodingMethod = o.decodingMethod ?? (o.hotwordsFile ? 'modified_beam_search' : 'greedy_search');
-  if (o.hotwordsFile && decodingMethod !== 'modified_beam_search') throw new ModelCorruptError('hotwords need decodingMethod modified_beam_search');
+  if (o.hotwordsFile && decodingMethod !== 'modified_beam_search')
+    throw new ModelCorruptError('hotwords need decodingMethod modified_beam_search');
   return {
     featConfig: { sampleRate: SAMPLE_RATE, featureDim: m.featureDim },
     modelConfig: modelConfig(m, o),
@@ -271,7 +296,13 @@ export function onlineRecognizerConfig(m: SherpaModel, o: RecognizerOptions = {}
 }
 
 /** `new OfflineRecognizer(config)` / `createAsync(config)`'s config for an offline model (e.g. Parakeet for proofreading). */
-export function offlineRecognizerConfig(m: SherpaModel, o: Pick<RecognizerOptions, 'numThreads' | 'provider'> = {}): Record<string, unknown> {
-  if (m.kind !== 'offline') throw new ModelCorruptError(`${m.name} is a streaming model; the proofreading pass needs an offline one (e.g. sherpa-onnx-nemo-parakeet-tdt-0.6b-v3-int8)`);
+export function offlineRecognizerConfig(
+  m: SherpaModel,
+  o: Pick<RecognizerOptions, 'numThreads' | 'provider'> = {},
+): Record<string, unknown> {
+  if (m.kind !== 'offline')
+    throw new ModelCorruptError(
+      `${m.name} is a streaming model; the proofreading pass needs an offline one (e.g. sherpa-onnx-nemo-parakeet-tdt-0.6b-v3-int8)`,
+    );
   return { featConfig: { sampleRate: SAMPLE_RATE, featureDim: m.featureDim }, modelConfig: modelConfig(m, o) };
 }

@@ -15,7 +15,8 @@ export class SherpaSentenceDecoder implements SentenceDecoder {
   private readonly recognizer: SherpaOffline;
 
   constructor(addon: SherpaAddon, model: SherpaModel, cacheDir?: string) {
-    if (!addon.OfflineRecognizer) throw new EngineUnavailableError('this sherpa-onnx-node has no OfflineRecognizer: the proofreading model cannot run');
+    if (!addon.OfflineRecognizer)
+      throw new EngineUnavailableError('this sherpa-onnx-node has no OfflineRecognizer: the proofreading model cannot run');
     let bpeVocab: string;
     try {
       bpeVocab = bpeVocabFor(model.tokens, cacheDir);

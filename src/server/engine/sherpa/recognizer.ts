@@ -19,7 +19,7 @@ import { type SherpaOnlineStream, floatSamples } from './addon';
 import type { OnlineBatcher } from './batcher';
 import { hotwordsOf, keptWords, modelWords, proofreadText } from './text';
 
-export {  loadSherpa } from './addon';
+export { loadSherpa } from './addon';
 
 export const SHERPA_ENGINE_NAME = 'sherpa-onnx';
 /** The partial result is read every 5 windows (100 ms). */

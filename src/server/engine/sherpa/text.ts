@@ -57,7 +57,14 @@ export function proofreadText(text: string, autoPunctuation: boolean, keep?: Rea
  * score, so `/` and `:` inside a term become spaces). Undefined when there are none.
  */
 export function hotwordsOf(keyterms: readonly string[]): string | undefined {
-  const phrases = keyterms.map((t) => t.replace(/[/:\r\n\t]/gu, ' ').replace(/\s+/gu, ' ').trim()).filter((t) => t !== '');
+  const phrases = keyterms
+    .map((t) =>
+      t
+        .replace(/[/:\r\n\t]/gu, ' ')
+        .replace(/\s+/gu, ' ')
+        .trim(),
+    )
+    .filter((t) => t !== '');
   const unique = [...new Set(phrases)];
   return unique.length ? unique.join('/') : undefined;
 }

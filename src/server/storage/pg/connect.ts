@@ -13,7 +13,9 @@ const DATABASE_URL_EXAMPLE = 'postgres://user:password@host:5432/database';
 const INT8_OID = 20;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === INT8_OID && format !== 'binary'
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /** Opens a pool on `url` and checks that the server answers; throws a BackendStartError naming what failed (never the password). */
@@ -63,7 +65,9 @@ export function isConnectionError(e: unknown): boolean {
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return CONNECTION_SQLSTATES.test(code);
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true; // ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT…
   const m = errorMessage(e);
-  return /Connection terminated|connection timeout|timeout exceeded|Query read timeout|not queryable|Connection ended|ended by the other party/i.test(m);
+  return /Connection terminated|connection timeout|timeout exceeded|Query read timeout|not queryable|Connection ended|ended by the other party/i.test(
+    m,
+  );
 }
 
 /** A statement worth running again at once: a serialization failure or a deadlock. */

@@ -145,7 +145,10 @@ export class Journal {
     for (const [id, j] of this.sessions) {
       if (j.queue.length) {
         abandoned += j.queue.length;
-        this.log.error('journal writes abandoned at shutdown: the database did not take them; the client re-sends the audio when it resumes', { session_id: id, writes: j.queue.length });
+        this.log.error(
+          'journal writes abandoned at shutdown: the database did not take them; the client re-sends the audio when it resumes',
+          { session_id: id, writes: j.queue.length },
+        );
       }
       for (const q of j.queue) q.settle('abandoned');
       j.queue = [];
@@ -158,7 +161,11 @@ export class Journal {
     try {
       while (j.queue.length && !j.lost) {
         const batch = takeBatch(j.queue);
-        const outcome = await this.writeWithRetries(sessionId, j, batch.map((q) => q.op));
+        const outcome = await this.writeWithRetries(
+          sessionId,
+          j,
+          batch.map((q) => q.op),
+        );
         if (outcome === 'lost') {
           j.lost = true;
           for (const q of [...batch, ...j.queue]) q.settle('abandoned');
@@ -190,7 +197,8 @@ export class Journal {
           continue;
         }
         if (++failures <= 3) {
-          if (!isRetryableError(e)) this.log.warn('journal write failed; trying again', { session_id: sessionId, attempt: failures, error: e });
+          if (!isRetryableError(e))
+            this.log.warn('journal write failed; trying again', { session_id: sessionId, attempt: failures, error: e });
           await new Promise((r) => setTimeout(r, 50 * 2 ** failures));
           continue;
         }
@@ -206,14 +214,20 @@ export class Journal {
     const events = ops.flatMap((o) => (o.kind === 'event' ? [o] : []));
     if (cp && ops.every((o) => o.kind === 'event' || o.kind === 'checkpoint')) {
       // The common case (finals and their checkpoint): one statement, one round trip.
-      const r = await this.pool.query<{ ok: boolean }>(WRITE_EVENTS, [...checkpointParams(cp, this.instance, epoch), events.map((e) => e.seq), events.map((e) => e.json)]);
+      const r = await this.pool.query<{ ok: boolean }>(WRITE_EVENTS, [
+        ...checkpointParams(cp, this.instance, epoch),
+        events.map((e) => e.seq),
+        events.map((e) => e.json),
+      ]);
       return r.rows[0]?.ok === true;
     }
     const client = await this.pool.connect();
     let broken: unknown;
     try {
       await client.query('BEGIN');
-      const cur = await client.query<{ epoch: number }>('SELECT epoch FROM session_checkpoints WHERE session_id = $1 FOR UPDATE', [sessionId]);
+      const cur = await client.query<{ epoch: number }>('SELECT epoch FROM session_checkpoints WHERE session_id = $1 FOR UPDATE', [
+        sessionId,
+      ]);
       if (cur.rows[0] && Number(cur.rows[0].epoch) !== epoch) {
         await client.query('ROLLBACK');
         return false;
@@ -235,10 +249,16 @@ export class Journal {
       }
       for (const o of ops) {
         if (o.kind === 'stopped') {
-          await client.query('UPDATE session_checkpoints SET stopped_at = $2, next_seq = GREATEST(next_seq, $3), updated_at = $2 WHERE session_id = $1', [sessionId, o.at, o.nextSeq]);
+          await client.query(
+            'UPDATE session_checkpoints SET stopped_at = $2, next_seq = GREATEST(next_seq, $3), updated_at = $2 WHERE session_id = $1',
+            [sessionId, o.at, o.nextSeq],
+          );
         } else if (o.kind === 'end') {
           const e = o.end;
-          await client.query('UPDATE sessions SET ended_at = $2, duration = $3, total_frames = $4, final_chunks = $5, end_reason = $6 WHERE id = $1', [sessionId, e.at, e.duration, e.totalFrames, e.finals, e.reason]);
+          await client.query(
+            'UPDATE sessions SET ended_at = $2, duration = $3, total_frames = $4, final_chunks = $5, end_reason = $6 WHERE id = $1',
+            [sessionId, e.at, e.duration, e.totalFrames, e.finals, e.reason],
+          );
         }
       }
       await client.query('COMMIT');

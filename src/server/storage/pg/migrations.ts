@@ -68,7 +68,11 @@ interface Prepared {
  * Applies the migrations not yet applied, then makes sure the organisation and the master key's hash
  * exist, all under the advisory lock. Throws a BackendStartError naming the migration that failed.
  */
-export async function prepareDatabase(pool: pg.Pool, masterKeyFromEnv: string | undefined, announce: (masterKey: string) => void): Promise<Prepared> {
+export async function prepareDatabase(
+  pool: pg.Pool,
+  masterKeyFromEnv: string | undefined,
+  announce: (masterKey: string) => void,
+): Promise<Prepared> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -94,7 +98,9 @@ export async function prepareDatabase(pool: pg.Pool, masterKeyFromEnv: string | 
 }
 
 async function applyMigrations(client: pg.PoolClient): Promise<number[]> {
-  await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  await client.query(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+  );
   const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
   const applied: number[] = [];
   for (const m of MIGRATIONS) {
@@ -102,7 +108,11 @@ async function applyMigrations(client: pg.PoolClient): Promise<number[]> {
     try {
       await client.query('BEGIN');
       await client.query(m.sql);
-      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, new Date().toISOString()]);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      ]);
       await client.query('COMMIT');
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -66,7 +66,19 @@ export class PgStore implements SessionStore, KeyRows {
     await this.q(
       `INSERT INTO api_keys (id, hash, hint, name, type, project_id, permissions, environment, org_id, created_at, revoked_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [row.id, row.hash, row.hint, row.name, row.type, row.project_id, row.permissions, row.environment, row.org_id, row.created_at, row.revoked_at],
+      [
+        row.id,
+        row.hash,
+        row.hint,
+        row.name,
+        row.type,
+        row.project_id,
+        row.permissions,
+        row.environment,
+        row.org_id,
+        row.created_at,
+        row.revoked_at,
+      ],
     );
   }
   async keyByHash(hash: string): Promise<KeyRow | undefined> {
@@ -82,13 +94,21 @@ export class PgStore implements SessionStore, KeyRows {
     await this.q('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [id, at]);
   }
   async revokedAmong(ids: string[]): Promise<string[]> {
-    const live = new Set((await this.q<{ id: string }>('SELECT id FROM api_keys WHERE id = ANY($1) AND revoked_at IS NULL', [ids])).rows.map((r) => r.id));
+    const live = new Set(
+      (await this.q<{ id: string }>('SELECT id FROM api_keys WHERE id = ANY($1) AND revoked_at IS NULL', [ids])).rows.map((r) => r.id),
+    );
     return ids.filter((id) => !live.has(id));
   }
 
   // ---------------------------------------------------------------- session records
   async recordSession(id: string, keyId: string, orgId: string, origin: 'http' | 'ws', at: string): Promise<void> {
-    await this.q('INSERT INTO sessions (id, key_id, org_id, origin, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING', [id, keyId, orgId, origin, at]);
+    await this.q('INSERT INTO sessions (id, key_id, org_id, origin, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING', [
+      id,
+      keyId,
+      orgId,
+      origin,
+      at,
+    ]);
   }
   async sessionStarted(id: string, at: string): Promise<void> {
     await this.q('UPDATE sessions SET started_at = COALESCE(started_at, $2) WHERE id = $1', [id, at]);
@@ -100,10 +120,22 @@ export class PgStore implements SessionStore, KeyRows {
       await this.journal.pending(id);
       return;
     }
-    await this.q('UPDATE sessions SET ended_at = $2, duration = $3, total_frames = $4, final_chunks = $5, end_reason = $6 WHERE id = $1', [id, r.at, r.duration, r.totalFrames, r.finals, r.reason]);
+    await this.q('UPDATE sessions SET ended_at = $2, duration = $3, total_frames = $4, final_chunks = $5, end_reason = $6 WHERE id = $1', [
+      id,
+      r.at,
+      r.duration,
+      r.totalFrames,
+      r.finals,
+      r.reason,
+    ]);
   }
   async getSession(id: string): Promise<SessionRecord | undefined> {
-    return (await this.q<SessionRecord>('SELECT s.*, k.project_id AS project_id FROM sessions s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.id = $1', [id])).rows[0];
+    return (
+      await this.q<SessionRecord>(
+        'SELECT s.*, k.project_id AS project_id FROM sessions s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.id = $1',
+        [id],
+      )
+    ).rows[0];
   }
 
   // ---------------------------------------------------------------- resume
@@ -113,11 +145,15 @@ export class PgStore implements SessionStore, KeyRows {
   }
   async eventsAfter(sessionId: string, seq: number): Promise<StoredEvent[]> {
     await this.journal.pending(sessionId);
-    return (await this.q<StoredEvent>('SELECT seq, json FROM session_events WHERE session_id = $1 AND seq > $2 ORDER BY seq', [sessionId, seq])).rows;
+    return (
+      await this.q<StoredEvent>('SELECT seq, json FROM session_events WHERE session_id = $1 AND seq > $2 ORDER BY seq', [sessionId, seq])
+    ).rows;
   }
   async maxSeq(sessionId: string): Promise<number> {
     await this.journal.pending(sessionId);
-    return (await this.q<{ m: number | null }>('SELECT MAX(seq) AS m FROM session_events WHERE session_id = $1', [sessionId])).rows[0]?.m ?? 0;
+    return (
+      (await this.q<{ m: number | null }>('SELECT MAX(seq) AS m FROM session_events WHERE session_id = $1', [sessionId])).rows[0]?.m ?? 0
+    );
   }
   async expireResumeData(stoppedBefore: string, idleBefore: string): Promise<string[]> {
     const r = await this.q<{ session_id: string }>(
@@ -153,10 +189,9 @@ export class PgStore implements SessionStore, KeyRows {
     return r.rows[0] ?? { sessions: 0, events: 0 };
   }
   async dropResumeData(sessionId: string): Promise<void> {
-    await this.q(
-      `WITH cp AS (DELETE FROM session_checkpoints WHERE session_id = $1) DELETE FROM session_events WHERE session_id = $1`,
-      [sessionId],
-    );
+    await this.q(`WITH cp AS (DELETE FROM session_checkpoints WHERE session_id = $1) DELETE FROM session_events WHERE session_id = $1`, [
+      sessionId,
+    ]);
   }
 
   // ---------------------------------------------------------------- the journal (synchronous: queued, see journal.ts)

@@ -61,7 +61,9 @@ export async function openRedis(url: string, log: ServerLogger): Promise<RedisLi
     if (!up) return;
     up = false;
     downSince = Date.now();
-    log.error('Redis connection lost: new sessions are refused (INTERNAL_ERROR with retry_after_ms) until it is back; reconnecting with backoff');
+    log.error(
+      'Redis connection lost: new sessions are refused (INTERNAL_ERROR with retry_after_ms) until it is back; reconnecting with backoff',
+    );
   });
   redis.on('ready', () => {
     if (up) return;

@@ -225,7 +225,10 @@ export class RedisLimits implements Limits {
             set.delete(s);
           } else if (!this.waiting.has(s)) {
             this.waiting.add(s);
-            this.o.log.warn('concurrency slot lost (its lease ended, and the organisation is at its limit): the session goes on and takes a slot again when one is free', { session_id: s, org_id: orgId });
+            this.o.log.warn(
+              'concurrency slot lost (its lease ended, and the organisation is at its limit): the session goes on and takes a slot again when one is free',
+              { session_id: s, org_id: orgId },
+            );
           }
         }
         for (const s of this.waiting) if (!lost.includes(`n:${s}`) && set.has(s)) this.waiting.delete(s);
@@ -239,7 +242,9 @@ export class RedisLimits implements Limits {
 
   async close(): Promise<void> {
     clearInterval(this.renewTimer);
-    const releases = [...this.held].flatMap(([orgId, set]) => [...set].map((s) => this.run(RELEASE, slotKeys(orgId), [s, this.o.holder]).catch(() => undefined)));
+    const releases = [...this.held].flatMap(([orgId, set]) =>
+      [...set].map((s) => this.run(RELEASE, slotKeys(orgId), [s, this.o.holder]).catch(() => undefined)),
+    );
     this.held.clear();
     await Promise.all(releases);
   }

@@ -35,7 +35,10 @@ export class RedisRevocations implements RevocationFeed {
         await this.link.redis.publish(REVOCATION_CHANNEL, keyId);
         this.unsent.delete(keyId);
       } catch (e) {
-        this.log.error('revocation not yet announced to the other instances (Redis unreachable); it will be once Redis is back', { key_id: keyId, error: e });
+        this.log.error('revocation not yet announced to the other instances (Redis unreachable); it will be once Redis is back', {
+          key_id: keyId,
+          error: e,
+        });
         return;
       }
     }
