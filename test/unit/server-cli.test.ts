@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultInstanceId, makeDirs, parseArgs, slotLeaseFromEnv, timingFromEnv, UsageError } from '../../src/server/main';
+import { defaultInstanceId, makeDirs, parseArgs, slotLeaseFromEnv, timingFromEnv, UsageError } from '../../src/server/commandLine';
 import { DEFAULT_TIMING } from '../../src/server/app';
 
 describe('server command line', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { UsageError, parseArgs, remoteBoundsFromEnv } from '../../src/server/main';
+import { UsageError, parseArgs, remoteBoundsFromEnv } from '../../src/server/commandLine';
 import { RemoteRecognizer } from '../../src/server/engine/remote/remoteRecognizer';
 import { shownUrl, urlProblem } from '../../src/server/engine/remote/upstream';
 import { sessionUpdate } from '../../src/server/engine/remote/realtime';

@@ -1,0 +1,267 @@
+/**
+ * The service's command line: its usage, its options, and the settings read from the environment
+ * (timings for tests, remote bounds, the slot lease), each checked with a message a person can act on.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../protocol/http';
+import { DEFAULT_TIMING, type Timing } from './app';
+import { ENGINE_NAMES, type EngineName } from './engine/pooled';
+import type { RemoteBounds } from './engine/remote/remoteEngine';
+import { VAD_NAMES, type VadName } from './engine/sileroVad';
+import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
+
+export const USAGE = `Usage: node dist/server.js [options]     (or: npm run server -- [options])
+
+The Live Transcription Service (HTTP + WebSocket).
+
+Options:
+  --host H               interface to listen on (default ${DEFAULT_HOST})
+  --port P               port (default ${DEFAULT_PORT}; 0 picks a free port)
+  --data-dir DIR         where keys, sessions and resume data are kept (default ./.dictee-data)
+  --engine NAME          transcription engine:
+                           simulated     (default) releases a script: text without recognising speech
+                           pocketsphinx  English speech recognition (Debian: libpocketsphinx3
+                                         pocketsphinx-en-us)
+                           sherpa-onnx   streaming neural model installed with npm run models
+                           realtime      a remote recogniser speaking the OpenAI-style realtime
+                                         transcription protocol (vLLM, OpenAI, Azure OpenAI, Speaches)
+                           vosk          a remote Vosk server (WebSocket)
+  --engine-url URL       realtime: wss://HOST/v1/realtime; vosk: ws://HOST:2700 (the credential
+                         goes in DICTEE_ENGINE_API_KEY, never in the URL)
+  --engine-model NAME    the model the realtime recogniser is asked for
+  --engine-ca FILE       PEM CA certificates that verify the recogniser's TLS (internal servers)
+  --proofread-url URL    a second pass on each finished sentence by an OpenAI-style
+                         /v1/audio/transcriptions endpoint (realtime and vosk engines)
+  --model DIR            pocketsphinx: model directory (default /usr/share/pocketsphinx/model/en-us)
+  --model NAME|DIR       sherpa-onnx (required): a streaming model installed with npm run models, by
+                         name (in DICTEE_MODELS_DIR, default ~/.cache/dictee/models) or directory
+  --proofread-model NAME|DIR
+                         sherpa-onnx: an offline model (Parakeet TDT 0.6B v3) that decodes each finished
+                         sentence again and applies the session's keyterms (default: the first pass
+                         with a capital and a final period)
+  --workers N            decoder worker threads (default: one per core; not for simulated
+                         unless --vad silero)
+  --vad NAME             voice-activity detector that ends utterances and sentences:
+                           energy        (default) signal level against an adaptive noise floor
+                           silero        Silero VAD (neural, sherpa-onnx-node; 16 kHz only), in
+                                         the decoder worker threads (not with realtime or vosk)
+  --vad-model FILE       the Silero VAD ONNX file (default: the one npm run vad:setup installs); it
+                         must be the pinned file (sha256 checked before it is loaded)
+  --script FILE          UTF-8 text the simulated engine releases, replacing its built-in reports
+                         (a first line "#utterances": one utterance per line)
+  --concurrency-limit N  live sessions per organisation (default 10)
+  --per-key-limit N      live sessions per API key (default: no limit of its own)
+  --rate-limit N         session inits + WebSocket connections per key per window (default 120)
+  --rate-window S        rate-limit window in seconds (default 60)
+  --retention-days D     keep session records and their transcript events D days after the
+                         session ended (default 30)
+  --database URL         keep keys, sessions and resume data in PostgreSQL
+                         (postgres://user:password@host:5432/db) instead of SQLite in --data-dir,
+                         so that several instances share them
+  --redis URL            count rate limits and concurrency slots in Redis (redis://host:6379), one
+                         count for every instance, and tell every instance of a revocation
+  --instance-id ID       this instance's name in logs and in storage (default: host name and pid)
+  -h, --help             show this help
+
+Environment:
+  DICTEE_MASTER_KEY      master key for key management; if unset, one is generated at the first
+                         start, printed once, and only its SHA-256 is kept in the data dir
+  DICTEE_DATABASE_URL    the same as --database (the flag wins)
+  DICTEE_REDIS_URL       the same as --redis (the flag wins)
+  DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error
+  DICTEE_ENGINE_API_KEY  the credential sent to the remote recogniser (Authorization: Bearer)
+`;
+
+export { UsageError };
+
+export interface CliOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  engine: EngineName;
+  model?: string;
+  engineUrl?: string;
+  engineModel?: string;
+  engineCa?: string;
+  proofreadUrl?: string;
+  proofreadModel?: string;
+  vad: VadName;
+  vadModel?: string;
+  workers?: number;
+  script?: string;
+  concurrencyLimit: number;
+  rateLimit: number;
+  rateWindowS: number;
+  perKeyLimit?: number;
+  retentionDays: number;
+  /** PostgreSQL URL (`--database` or DICTEE_DATABASE_URL), or undefined for SQLite in the data dir. */
+  database?: string;
+  /** Redis URL (`--redis` or DICTEE_REDIS_URL), or undefined for limits in this process. */
+  redis?: string;
+  instanceId: string;
+  help: boolean;
+}
+
+const OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'data-dir': { type: 'string' },
+  engine: { type: 'string' },
+  model: { type: 'string' },
+  'engine-url': { type: 'string' },
+  'engine-model': { type: 'string' },
+  'engine-ca': { type: 'string' },
+  'proofread-url': { type: 'string' },
+  'proofread-model': { type: 'string' },
+  vad: { type: 'string' },
+  'vad-model': { type: 'string' },
+  workers: { type: 'string' },
+  script: { type: 'string' },
+  'concurrency-limit': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  'rate-window': { type: 'string' },
+  'per-key-limit': { type: 'string' },
+  'retention-days': { type: 'string' },
+  database: { type: 'string' },
+  redis: { type: 'string' },
+  'instance-id': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export function defaultInstanceId(): string {
+  return `${
+    os
+      .hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 48) || 'host'
+  }-${process.pid}`;
+}
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptions {
+  const { values: v } = parseCommandLine(argv, OPTIONS);
+  const o: CliOptions = {
+    host: v.host === undefined ? DEFAULT_HOST : nonEmpty('--host', v.host),
+    port: v.port === undefined ? DEFAULT_PORT : wholeNumber('--port', v.port, 0, 65535),
+    dataDir: v['data-dir'] === undefined ? './.dictee-data' : nonEmpty('--data-dir', v['data-dir']),
+    engine: 'simulated',
+    vad: 'energy',
+    concurrencyLimit: v['concurrency-limit'] === undefined ? 10 : wholeNumber('--concurrency-limit', v['concurrency-limit'], 1, 100000),
+    rateLimit: v['rate-limit'] === undefined ? 120 : wholeNumber('--rate-limit', v['rate-limit'], 1, 10000000),
+    rateWindowS: v['rate-window'] === undefined ? 60 : wholeNumber('--rate-window', v['rate-window'], 1, 86400),
+    retentionDays: v['retention-days'] === undefined ? 30 : wholeNumber('--retention-days', v['retention-days'], 1, 3650),
+    instanceId: v['instance-id'] === undefined ? defaultInstanceId() : nonEmpty('--instance-id', v['instance-id']),
+    help: v.help === true,
+  };
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(o.instanceId)) throw new UsageError('--instance-id takes 1 to 64 letters, digits, ".", "_" or "-"');
+  const database = v.database ?? (env.DICTEE_DATABASE_URL || undefined);
+  const redis = v.redis ?? (env.DICTEE_REDIS_URL || undefined);
+  if (database !== undefined) o.database = database;
+  if (redis !== undefined) o.redis = redis;
+  if (v.engine !== undefined) {
+    if (!(ENGINE_NAMES as readonly string[]).includes(v.engine)) {
+      throw new UsageError(`unknown engine ${JSON.stringify(v.engine)}; choose one of ${ENGINE_NAMES.join(', ')}`);
+    }
+    o.engine = v.engine as EngineName;
+  }
+  if (v.vad !== undefined) {
+    if (!(VAD_NAMES as readonly string[]).includes(v.vad))
+      throw new UsageError(`unknown --vad ${JSON.stringify(v.vad)}; choose one of ${VAD_NAMES.join(', ')}`);
+    o.vad = v.vad as VadName;
+  }
+  if (v['vad-model'] !== undefined) o.vadModel = nonEmpty('--vad-model', v['vad-model']);
+  if (o.vadModel && o.vad !== 'silero') throw new UsageError('--vad-model is for --vad silero');
+  if (v.model !== undefined) o.model = nonEmpty('--model', v.model);
+  if (v['proofread-model'] !== undefined) o.proofreadModel = nonEmpty('--proofread-model', v['proofread-model']);
+  if (v.workers !== undefined) o.workers = wholeNumber('--workers', v.workers, 1, 256);
+  if (v.script !== undefined) o.script = v.script;
+  if (o.engine === 'sherpa-onnx' && !o.model)
+    throw new UsageError('--engine sherpa-onnx needs --model NAME|DIR (npm run models -- list shows the models)');
+  if (o.engine !== 'sherpa-onnx' && o.proofreadModel) throw new UsageError('--proofread-model is for the sherpa-onnx engine');
+  if (o.engine === 'simulated' && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines');
+  if (o.engine !== 'simulated' && o.script) throw new UsageError('--script is for the simulated engine');
+  const remote = o.engine === 'realtime' || o.engine === 'vosk';
+  if (v['engine-url'] !== undefined) o.engineUrl = nonEmpty('--engine-url', v['engine-url']);
+  if (v['engine-model'] !== undefined) o.engineModel = nonEmpty('--engine-model', v['engine-model']);
+  if (v['engine-ca'] !== undefined) o.engineCa = nonEmpty('--engine-ca', v['engine-ca']);
+  if (v['proofread-url'] !== undefined) o.proofreadUrl = nonEmpty('--proofread-url', v['proofread-url']);
+  if (remote && !o.engineUrl) throw new UsageError(`--engine ${o.engine} needs --engine-url`);
+  if (remote && o.model)
+    throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines (a remote engine takes --engine-model)');
+  if (!remote && (o.engineUrl || o.engineModel || o.engineCa || o.proofreadUrl)) {
+    throw new UsageError('--engine-url, --engine-model, --engine-ca and --proofread-url are for the realtime and vosk engines');
+  }
+  if (o.engine === 'vosk' && o.engineModel)
+    throw new UsageError('--engine-model is for the realtime engine (a Vosk server serves one model)');
+  if (v['per-key-limit'] !== undefined) o.perKeyLimit = wholeNumber('--per-key-limit', v['per-key-limit'], 1, 100000);
+  return o;
+}
+
+/** Timings overridable by (undocumented in --help, documented in docs/server.md) env vars, for tests. */
+export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
+  const t = { ...DEFAULT_TIMING };
+  const map: Record<string, keyof Timing> = {
+    DICTEE_CONFIGURE_TIMEOUT_MS: 'configureTimeoutMs',
+    DICTEE_PING_INTERVAL_MS: 'pingIntervalMs',
+    DICTEE_PONG_TIMEOUT_MS: 'pongTimeoutMs',
+    DICTEE_STALE_SOCKET_MS: 'staleSocketMs',
+    DICTEE_STOPPED_TTL_MS: 'stoppedTtlMs',
+    DICTEE_RESUME_TTL_MS: 'resumeTtlMs',
+    DICTEE_INIT_ADOPT_MS: 'initAdoptMs',
+    DICTEE_IDLE_TIMEOUT_MS: 'idleTimeoutMs',
+    DICTEE_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
+    DICTEE_MAX_UNSENT_BYTES: 'maxUnsentBytes',
+  };
+  for (const [name, field] of Object.entries(map)) {
+    const v = env[name];
+    if (v === undefined || v === '') continue;
+    if (!/^\d+$/.test(v) || Number(v) < 1)
+      throw new UsageError(`${name} must be a positive whole number${field === 'maxUnsentBytes' ? ' of bytes' : ' of milliseconds'}`);
+    t[field] = Number(v);
+  }
+  return t;
+}
+
+/** The remote engines' fault bounds shortened by the environment (tests; docs/server.md). */
+export function remoteBoundsFromEnv(env: NodeJS.ProcessEnv): Partial<RemoteBounds> {
+  const out: Partial<RemoteBounds> = {};
+  const map: Record<string, keyof RemoteBounds> = {
+    DICTEE_ENGINE_CONNECT_TIMEOUT_MS: 'connectTimeoutMs',
+    DICTEE_ENGINE_RECONNECT_MS: 'reconnectMs',
+    DICTEE_ENGINE_STALL_MS: 'stallMs',
+    DICTEE_ENGINE_MAX_LAG_MS: 'maxLagMs',
+  };
+  for (const [name, field] of Object.entries(map)) {
+    const v = env[name];
+    if (v === undefined || v === '') continue;
+    if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`${name} must be a positive whole number of milliseconds`);
+    out[field] = Number(v);
+  }
+  return out;
+}
+
+/** `DICTEE_SLOT_LEASE_MS`: the lease of a concurrency slot in Redis (default 3000; the slots of a dead instance are free after it). */
+export function slotLeaseFromEnv(env: NodeJS.ProcessEnv): number {
+  const v = env.DICTEE_SLOT_LEASE_MS;
+  if (v === undefined || v === '') return 3000;
+  if (!/^\d+$/.test(v) || Number(v) < 300)
+    throw new UsageError('DICTEE_SLOT_LEASE_MS must be a whole number of milliseconds, at least 300');
+  return Number(v);
+}
+
+/**
+ * `mkdir -p` one level at a time (mode 0700). Node's recursive mkdirSync can spin forever on some
+ * virtual file systems (e.g. a path under /proc); this fails with the real error instead.
+ */
+export function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  let d = path.resolve(dir);
+  while (!existsSync(d)) {
+    missing.unshift(d);
+    const parent = path.dirname(d);
+    if (parent === d) break;
+    d = parent;
+  }
+  for (const m of missing) mkdirSync(m, { mode: 0o700 });
+}
