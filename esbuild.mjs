@@ -1,4 +1,5 @@
 // Bundles the extension, the service, the example client and the dictation formatter. Type-checking is `npm run typecheck`.
+import { copyFileSync, mkdirSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 
 const production = process.argv.includes('--production');
@@ -86,3 +87,9 @@ if (watch) {
 } else {
   await Promise.all(targets.map((t) => esbuild.build(t)));
 }
+
+// The capture page's library for dictation microphones (dictation_support, Apache-2.0), served as it is
+// published to the page (never bundled into the extension): copied from its npm package with its licence.
+mkdirSync('dist', { recursive: true });
+copyFileSync('node_modules/dictation_support/dist/index.js', 'dist/dictation_support.js');
+copyFileSync('node_modules/dictation_support/LICENSE', 'dist/dictation_support.LICENSE');

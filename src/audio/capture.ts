@@ -235,3 +235,12 @@ export class MicrophoneCapture {
     this.emitter.removeAllListeners();
   }
 }
+
+/** What a run records from while dictating live: the recorder, or the capture page in the browser. */
+export interface LiveAudioSource {
+  /** Begins delivering audio (throws `RecorderMissingError` when the recorder is not installed). */
+  start(): void;
+  /** Stops, once every byte recorded before it is delivered. */
+  stop(): Promise<void>;
+  on<K extends keyof CaptureEvents>(event: K, listener: (v: CaptureEvents[K]) => void): Disposable;
+}

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { Announcer } from './ui/announcer';
+import { BrowserPage } from './run/browserPage';
 import { ApiKeyStore } from './apiKeyStore';
 import { DictationController } from './run/dictationController';
 import { DoubtfulWords } from './proofreading/doubtfulWords';
@@ -73,6 +74,8 @@ export function activate(context: vscode.ExtensionContext): void {
     playBack,
   );
   const templateCommands = new TemplateCommands(dictation, templates, fields);
+  const browserPage = new BrowserPage(dictation, log, context.asAbsolutePath('dist/dictation_support.js'));
+  dictation.browserPage = browserPage;
   const manifest = context.extension.packageJSON as {
     version?: unknown;
     contributes?: { keybindings?: { command: string; key: string; mac?: string }[] };
@@ -101,6 +104,7 @@ export function activate(context: vscode.ExtensionContext): void {
     status,
     announcer,
     dictation,
+    browserPage,
     toggleKey,
     toggleKey.onDidChange(showKey),
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -49,6 +49,36 @@ export function languageForUi(uiLanguage: string | undefined): Language {
   return (LANGUAGES as readonly string[]).includes(base) ? (base as Language) : 'en';
 }
 
+/** `dictee.audio.source`: where a run's audio comes from. */
+const AUDIO_SOURCE_VALUES = ['auto', 'recorder', 'browser'] as const;
+export type AudioSourceSetting = (typeof AUDIO_SOURCE_VALUES)[number];
+
+/** `dictee.mode`: a command starts and stops dictation, or (in the capture page) a key held down records. */
+const MODE_VALUES = ['toggle', 'pushToTalk'] as const;
+export type DictationMode = (typeof MODE_VALUES)[number];
+
+/** `dictee.pushToTalk.key`: a `KeyboardEvent.code` (`Space`, `F9`, `KeyR`, `ControlRight`…). */
+const DEFAULT_PUSH_TO_TALK_KEY = 'Space';
+
+/** What `auto` looks at: where the extension host runs, and whether it has a recorder. */
+interface AudioHost {
+  /** VS Code for the Web (code-server, Codespaces in a browser): `vscode.env.uiKind === UIKind.Web`. */
+  web: boolean;
+  /** `vscode.env.remoteName` (SSH, WSL, a container…), when the extension host is not the user's machine. */
+  remoteName: string | undefined;
+  /** The recorder of the settings is on the extension host's PATH. */
+  recorderFound: boolean;
+}
+
+/**
+ * The source a run records from: the setting, or for `auto` the capture page wherever the extension host
+ * cannot record the user (VS Code for the Web, a remote host, no recorder), else the recorder.
+ */
+export function chooseAudioSource(setting: AudioSourceSetting, host: AudioHost): 'recorder' | 'browser' {
+  if (setting !== 'auto') return setting;
+  return host.web || (host.remoteName !== undefined && host.remoteName !== '') || !host.recorderFound ? 'browser' : 'recorder';
+}
+
 export interface DicteeSettings {
   serverUrl: string;
   language: Language;
@@ -61,6 +91,14 @@ export interface DicteeSettings {
   sampleRate: number;
   recorder: RecorderName;
   device: string;
+  /** `dictee.audio.source`. */
+  audioSource: AudioSourceSetting;
+  /** `dictee.mode`. */
+  mode: DictationMode;
+  /** `dictee.pushToTalk.key`, a `KeyboardEvent.code`. */
+  pushToTalkKey: string;
+  /** `dictee.dictationMicrophone.buttons`, as set (audio/browser/dictationButtons.ts reads it). */
+  micButtons: unknown;
   /** Only the advanced values the user set: unset ones are left to the preset and the service. */
   advanced: AdvancedValues;
   /** The dictation grammar, the vocabulary and the templates folder (grammarSettings.ts). */
@@ -135,6 +173,13 @@ export function normaliseSettings(raw: Record<string, unknown>, l10n: L10n = ENG
     sampleRate: typeof rate === 'number' && Number.isInteger(rate) ? rate : DEFAULT_SAMPLE_RATE,
     recorder: oneOf(RECORDERS, raw['audio.recorder'], DEFAULT_RECORDER),
     device: typeof raw['audio.device'] === 'string' ? raw['audio.device'].trim() : '',
+    audioSource: oneOf(AUDIO_SOURCE_VALUES, raw['audio.source'], 'auto'),
+    mode: oneOf(MODE_VALUES, raw.mode, 'toggle'),
+    micButtons: raw['dictationMicrophone.buttons'],
+    pushToTalkKey:
+      typeof raw['pushToTalk.key'] === 'string' && /^[A-Za-z][A-Za-z0-9]{0,31}$/.test(raw['pushToTalk.key'].trim())
+        ? raw['pushToTalk.key'].trim()
+        : DEFAULT_PUSH_TO_TALK_KEY,
     advanced,
     grammar: normaliseGrammarSettings(raw, l10n),
     autoPunctuation: oneOf(AUTO_PUNCTUATION_VALUES, raw.autoPunctuation, 'auto'),

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigSchema, DEFAULTS } from '../../src/protocol/config';
-import { ADVANCED_FIELDS, configFromSettings, normaliseSettings, settingForField } from '../../src/extension/settingsMap';
+import {
+  ADVANCED_FIELDS,
+  chooseAudioSource,
+  configFromSettings,
+  normaliseSettings,
+  settingForField,
+} from '../../src/extension/settingsMap';
 import { normaliseGrammarSettings, resolveFolderSetting } from '../../src/extension/grammarSettings';
 import {
   doubtfulView,
@@ -161,6 +167,23 @@ describe('extension pure helpers', () => {
       assert.equal(normaliseSettings({ 'advanced.sampleRate': 8000 }).sampleRate, 8000);
       assert.equal(normaliseSettings({ sampleRate: 22050 }).sampleRate, 22050);
       assert.equal(normaliseSettings({ sampleRate: 22050, 'advanced.sampleRate': 8000 }).sampleRate, 8000);
+    });
+
+    it('the audio source: auto chooses the capture page where the extension host cannot record the user', () => {
+      const desktop = { web: false, remoteName: undefined, recorderFound: true };
+      assert.equal(chooseAudioSource('auto', desktop), 'recorder');
+      assert.equal(chooseAudioSource('auto', { ...desktop, web: true }), 'browser');
+      assert.equal(chooseAudioSource('auto', { ...desktop, remoteName: 'ssh-remote' }), 'browser');
+      assert.equal(chooseAudioSource('auto', { ...desktop, remoteName: '' }), 'recorder');
+      assert.equal(chooseAudioSource('auto', { ...desktop, recorderFound: false }), 'browser');
+      assert.equal(chooseAudioSource('recorder', { ...desktop, web: true }), 'recorder');
+      assert.equal(chooseAudioSource('browser', desktop), 'browser');
+      const s = normaliseSettings({});
+      assert.deepEqual([s.audioSource, s.mode, s.pushToTalkKey], ['auto', 'toggle', 'Space']);
+      const t = normaliseSettings({ 'audio.source': 'browser', mode: 'pushToTalk', 'pushToTalk.key': ' F9 ' });
+      assert.deepEqual([t.audioSource, t.mode, t.pushToTalkKey], ['browser', 'pushToTalk', 'F9']);
+      const u = normaliseSettings({ 'audio.source': 'sox', mode: 'hold', 'pushToTalk.key': '"><script>' });
+      assert.deepEqual([u.audioSource, u.mode, u.pushToTalkKey], ['auto', 'toggle', 'Space']);
     });
 
     it('warns of a server address that sends the key and audio in clear to another machine', () => {

@@ -26,6 +26,7 @@ import type { CorrectThat } from '../proofreading/correctThat';
 import type { PlayBack } from '../proofreading/playBack';
 import { docName, pickTarget, type DictationTarget } from './target';
 import type { TemplateStore } from '../templates/templateStore';
+import type { BrowserPage } from './browserPage';
 
 /** How long deactivation waits for a graceful stop before closing the connection. */
 const SHUTDOWN_STOP_MS = 2500;
@@ -45,6 +46,8 @@ export class DictationController implements vscode.Disposable, RunHost {
   private readonly told = new Set<string>();
   /** The last dictated text of this window, where it stands in its document (for "Read Last Dictated Sentence"). */
   readonly lastSentence = new LastSentence();
+  /** The capture page, where `dictee.audio.source` chooses it (set by the composition root). */
+  browserPage: BrowserPage | undefined;
 
   constructor(
     private readonly settings: Settings,
@@ -127,7 +130,7 @@ export class DictationController implements vscode.Disposable, RunHost {
   }
 
   private async startRun(source: RunSource): Promise<DictationRun | undefined> {
-    const settings = this.settings.read();
+    let settings = this.settings.read();
     let key = await this.keys.get();
     if (!key) {
       this.log.info('no API key stored: asking for one');
@@ -141,6 +144,12 @@ export class DictationController implements vscode.Disposable, RunHost {
     if (!target) return undefined;
     this.tellSettingsProblems(settings);
     const dictation = settings.grammar.enabled ? await this.dictationSetup(settings, target) : undefined;
+    // The capture page records instead of the recorder where the settings (or `auto`) choose it.
+    const page = source.kind === 'microphone' && !source.browser ? this.browserPage?.sourceFor(settings) : undefined;
+    if (page) {
+      source = { kind: 'microphone', browser: page.source };
+      settings = page.settings;
+    }
     let run: DictationRun;
     try {
       run = new DictationRun(++this.runCounter, settings, key, target, this.log, this.decoration, this, source, dictation);

@@ -5,7 +5,7 @@
  * (dictationController.ts) owns the state machine and the commands; a run tells it what happens.
  */
 import * as vscode from 'vscode';
-import { MicrophoneCapture } from '../../audio/capture';
+import { MicrophoneCapture, type LiveAudioSource } from '../../audio/capture';
 import { AudioFileSource } from '../../audio/fileSource';
 import { LevelMeter } from '../../audio/level';
 import { SilenceDetector } from '../../audio/silence';
@@ -51,7 +51,8 @@ function documentNames(uri: vscode.Uri): (line: string) => string {
 
 /** Where a run's audio comes from: the microphone, or an audio file streamed as fast as the service takes it. */
 export type RunSource =
-  | { kind: 'microphone' }
+  /** `browser`: the capture page in the user's browser records instead of the recorder (browserPage.ts). */
+  | { kind: 'microphone'; browser?: LiveAudioSource }
   | {
       kind: 'file';
       path: string;
@@ -95,7 +96,7 @@ export class DictationRun {
   readonly session: DictationSession;
   /** Every line about the run, prefixed with its session id. */
   readonly log: Logger;
-  private readonly capture: MicrophoneCapture | AudioFileSource;
+  private readonly capture: LiveAudioSource | AudioFileSource;
   private readonly model: TranscriptModel;
   private readonly writer: DocumentWriter;
   /** The target document, through the editor's port (what the writer sees of VS Code). */
@@ -146,12 +147,13 @@ export class DictationRun {
     this.capture =
       source.kind === 'file'
         ? new AudioFileSource(source.path, settings.sampleRate, () => this.canTakeFileAudio())
-        : new MicrophoneCapture({
+        : (source.browser ??
+          new MicrophoneCapture({
             recorder: settings.recorder,
             device: settings.device,
             sampleRate: settings.sampleRate,
             logger: this.log,
-          });
+          }));
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
     this.disposables.push(this.writer, this.target, ...this.wireSession(), ...this.wireCapture());

@@ -1,0 +1,169 @@
+/**
+ * The capture page in real Chromium (headless, fake microphone playing a WAV file, no SoX, no
+ * PulseAudio) against the real page server: the page's script and worklet record, resample and send
+ * 100 ms frames of 16 kHz PCM; push-to-talk records only while the key is held; closing the page is
+ * told. Skipped where Chromium is not installed.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { CapturePageServer, type PageRequest } from '../../src/audio/browser/pageServer';
+import { ENGLISH_PAGE_STRINGS } from '../../src/audio/browser/pageAssets';
+import { waitFor } from '../helpers/wait';
+
+const CHROMIUM = process.env.DICTEE_E2E_CHROMIUM ?? '/usr/bin/chromium';
+const TONE_HZ = 440;
+
+/** A 48 kHz mono 16-bit WAV of a tone. */
+function toneWav(file: string, seconds: number): void {
+  const rate = 48000;
+  const n = rate * seconds;
+  const b = Buffer.alloc(44 + n * 2);
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + n * 2, 4);
+  b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(rate, 24);
+  b.writeUInt32LE(rate * 2, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(n * 2, 40);
+  for (let i = 0; i < n; i++) b.writeInt16LE(Math.round(12000 * Math.sin((2 * Math.PI * TONE_HZ * i) / rate)), 44 + i * 2);
+  writeFileSync(file, b);
+}
+
+/** The tone's frequency in 16 kHz s16le PCM, by rising zero crossings. */
+function frequency(pcm: Buffer): number {
+  let crossings = 0;
+  let prev = 0;
+  for (let i = 0; i + 1 < pcm.length; i += 2) {
+    const v = pcm.readInt16LE(i);
+    if (prev < 0 && v >= 0) crossings++;
+    prev = v;
+  }
+  return crossings / (pcm.length / 2 / 16000);
+}
+
+describe('capture page in Chromium (fake microphone)', function () {
+  this.timeout(60000);
+  let browser: Browser | undefined;
+  let dir: string;
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) return this.skip();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-page-'));
+    const wav = path.join(dir, 'tone.wav');
+    toneWav(wav, 5);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--use-fake-ui-for-media-stream',
+        '--use-fake-device-for-media-stream',
+        `--use-file-for-fake-audio-capture=${wav}`,
+      ],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function setup(mode: string): Promise<{
+    server: CapturePageServer;
+    audio: Buffer[];
+    requests: PageRequest[];
+    pages: string[];
+    problems: string[];
+    page: import('playwright-core').Page;
+  }> {
+    const server = new CapturePageServer({
+      hidLibrary: readFileSync(path.join(__dirname, '..', '..', 'media', 'vendor', 'dictation_support.js'), 'utf8'),
+    });
+    await server.listen();
+    server.configure({ mode, key: 'Space', lang: 'en', strings: ENGLISH_PAGE_STRINGS });
+    const audio: Buffer[] = [];
+    const requests: PageRequest[] = [];
+    const pages: string[] = [];
+    server.on('data', (b) => audio.push(b));
+    server.on('request', (r) => requests.push(r));
+    server.on('page', (p) => pages.push(p));
+    const page = await browser!.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(server.newPageUrl());
+    await waitFor(() => pages.includes('connected'), 10000, 'the page connected');
+    return { server, audio, requests, pages, problems, page };
+  }
+
+  it('push-to-talk: records 16 kHz frames of the microphone only while the key is held', async () => {
+    const { server, audio, requests, pages, problems, page } = await setup('pushToTalk');
+    try {
+      assert.match((await page.textContent('#ptt')) ?? '', /Hold Space to talk/);
+      // dictation_support loaded over WebHID (no device here): the pairing button is offered
+      await page.waitForSelector('#hid:not([hidden])', { timeout: 10000 });
+      assert.equal(await page.textContent('#devices'), 'Dictation microphones connected: 0');
+      // Dictation started from VS Code: without the key held, the page records nothing and asks to pause.
+      server.start();
+      server.setState('recording');
+      await waitFor(() => requests.includes('pause'), 10000, 'the page asks to pause while the key is up');
+      await server.stop();
+      assert.equal(audio.length, 0, 'nothing recorded without the key');
+      server.setState('paused');
+      requests.length = 0;
+      await page.keyboard.down('Space');
+      await waitFor(() => requests.includes('start'), 10000, 'the key asked to record');
+      server.start();
+      server.setState('recording');
+      await waitFor(() => audio.length >= 15, 15000, '1.5 s of audio');
+      await page.keyboard.up('Space');
+      await waitFor(() => requests.includes('pause'), 10000, 'releasing the key asked to pause');
+      await server.stop();
+      const n = audio.length;
+      const pcm = Buffer.concat(audio);
+      assert.ok(
+        audio.slice(0, -1).every((f) => f.length === 3200),
+        'frames of 100 ms',
+      );
+      const hz = frequency(pcm.subarray(3200));
+      assert.ok(Math.abs(hz - TONE_HZ) < TONE_HZ * 0.05, `the tone comes out at ${hz.toFixed(1)} Hz`);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(audio.length, n, 'nothing after the pause');
+      assert.equal(await page.textContent('#state'), 'Recording');
+      await page.close();
+      await waitFor(() => pages.includes('closed'), 10000, 'closing the page is told');
+      assert.deepEqual(problems, [], 'no error in the page (CSP included)');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('toggle: the page opened while dictating records after a click on Start', async () => {
+    const { server, audio, requests, problems, page } = await setup('toggle');
+    try {
+      server.start();
+      server.setState('connecting');
+      await page.click('#start');
+      await waitFor(() => requests.includes('start'), 10000, 'Start asked to record');
+      server.setState('recording');
+      await waitFor(() => audio.length >= 5, 15000, 'audio');
+      await page.click('#stop');
+      await waitFor(() => requests.includes('stop'), 10000, 'Stop');
+      await server.stop();
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+});
