@@ -85,7 +85,7 @@ describe('capture page in Chromium (fake microphone)', function () {
     page: import('playwright-core').Page;
   }> {
     const server = new CapturePageServer({
-      hidLibrary: readFileSync(path.join(__dirname, '..', '..', 'media', 'vendor', 'dictation_support.js'), 'utf8'),
+      hidLibrary: readFileSync(require.resolve('dictation_support'), 'utf8'),
     });
     await server.listen();
     server.configure({ mode, key: 'Space', lang: 'en', strings: ENGLISH_PAGE_STRINGS });
