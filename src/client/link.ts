@@ -1,21 +1,22 @@
 /**
  * A run's link to the service, across its connections: session init, one connection at a time
  * (socket.ts), configure with `resume` when there is a session to continue, retries with the one backoff
- * policy (retry.ts), the service's messages, the run's controls (pause, resume, stop) sent again on every
- * new connection, and the audio: the link owns the ledger (audioLedger.ts) and re-sends from where the
- * service stands. The run (session.ts) decides what its state is and talks to the link through its public
- * members only; the link tells it what happened through {@link LinkHost}.
+ * policy (retry.ts), the service's messages (what they mean: serviceMessages.ts), the run's controls
+ * (pause, resume, stop) sent again on every new connection, and the audio: the link owns the ledger
+ * (audioLedger.ts) and re-sends from where the service stands. The run (session.ts) decides what its state
+ * is and talks to the link through its public members only; the link tells it what happened through
+ * {@link LinkHost}.
  */
 import type { ClientConfig } from '../protocol/config';
 import { CLOSE_CODES, isRetried } from '../protocol/errors';
 import type { ConfiguredMessage, ControlAction, Metrics } from '../protocol/messages';
-import { parseServerMessage } from '../protocol/parse';
 import type { Logger } from '../shared/logger';
-import { AudioLedger, type QueueResult, type RewindResult } from './audioLedger';
-import { DictationError, errorFromClose, errorFromServiceMessage, scrubKey, toDictationError } from './errors';
+import { AudioLedger, type QueueResult } from './audioLedger';
+import { type DictationError, errorFromClose, scrubKey, toDictationError } from './errors';
 import { initSession, wsUrlFor } from './http';
 import { Resumption } from './resumption';
 import { Backoff, gaveUpError } from './retry';
+import { ServiceMessages } from './serviceMessages';
 import type { AudioStats, SessionEvents, SessionSettings } from './sessionTypes';
 import { ServiceSocket } from './socket';
 
@@ -49,6 +50,7 @@ export class ServiceLink {
   private readonly ledger: AudioLedger;
   private readonly resumption = new Resumption();
   private readonly backoff: Backoff;
+  private readonly messages: ServiceMessages;
   private readonly wsUrl: string;
   private socket: ServiceSocket | undefined;
   /** `configured` arrived on the current connection. */
@@ -75,6 +77,23 @@ export class ServiceLink {
     this.wsUrl = wsUrlFor(o.serverUrl);
     this.backoff = new Backoff({ maxAttempts: o.maxAttempts, baseMs: o.backoffBaseMs, maxMs: o.backoffMaxMs, random: o.random });
     this.ledger = new AudioLedger(o.frameBytes, o.bufferBytes, o.retainBytes);
+    this.messages = new ServiceMessages({
+      logger,
+      apiKey: o.apiKey,
+      resumption: this.resumption,
+      ledger: this.ledger,
+      emit: (event, value) => host.emit(event, value),
+      isReady: () => this.readyFlag,
+      stopSent: () => this.stopSent,
+      configured: (msg, outcome) => this.onConfigured(msg, outcome),
+      progress: () => {
+        this.serverErrorsInARow = 0;
+      },
+      stopped: (metrics) => host.ended({ reason: 'stopped', metrics }),
+      endWith: (cause) => this.socket?.endWith(cause),
+      fail: (error) => this.fail(error),
+      warn: (text) => this.warn(text),
+    });
   }
 
   /** The ledger's counts, what waits to be sent, and what the connection has not written to the network yet. */
@@ -229,7 +248,7 @@ export class ServiceLink {
         open: () => socket.sendJson({ type: 'configure', config }),
         text: (text) => {
           this.host.alive();
-          this.onText(text);
+          this.messages.onText(text);
         },
         alive: () => this.host.alive(),
         closed: (code, reason, cause) => this.onClosed(socket, code, reason, cause),
@@ -264,62 +283,10 @@ export class ServiceLink {
     return true;
   }
 
-  private onText(text: string): void {
-    const parsed = parseServerMessage(text);
-    if (!parsed.ok) {
-      this.logger.warn(`ignored a message from the service: ${parsed.message}`);
-      return;
-    }
-    const msg = parsed.value;
-    switch (msg.type) {
-      case 'configured':
-        this.onConfigured(msg);
-        return;
-      case 'transcript':
-      case 'batch.replace':
-        this.resumption.received(msg.seq);
-        if (msg.type === 'batch.replace' || msg.status === 'final') this.ledger.markFinal();
-        this.serverErrorsInARow = 0;
-        this.host.emit('message', msg);
-        return;
-      case 'status':
-        if (msg.state !== 'stopped') {
-          this.logger.info(`status ${msg.state}${msg.message ? `: ${msg.message}` : ''}`);
-        } else if (this.stopSent) {
-          this.logger.info(`stopped; metrics ${JSON.stringify(msg.metrics ?? {})}`);
-          this.host.ended({ reason: 'stopped', metrics: msg.metrics });
-        } else {
-          // The service ended the session without our stop on this connection (it is shutting down):
-          // everything it received is final now, and the close that follows is handled as a drop.
-          const over = this.resumption.endedByService();
-          this.logger.warn(
-            `the service ended the session without a stop (shutting down?); the run continues ${over ? 'on a new session' : 'by resuming it'}`,
-          );
-        }
-        return;
-      case 'error':
-        this.onServiceError(errorFromServiceMessage(msg, this.o.apiKey, this.sessionId));
-        return;
-    }
-  }
-
-  private onConfigured(msg: ConfiguredMessage): void {
+  /** `configured` arrived and its session's part is done (serviceMessages.ts): the connection is taken up. */
+  private onConfigured(msg: ConfiguredMessage, { requestedResume, resumed }: { requestedResume: boolean; resumed: boolean }): void {
     this.socket?.configured();
-    const { requestedResume, resumed, newGeneration, previousSessionId } = this.resumption.configured(msg);
     const generation = this.resumption.generation;
-    if (newGeneration) {
-      // A new service session: seq numbering and audio offsets start again. The old session's final
-      // text covers at most the audio sent before its last final arrived; what was sent after it only
-      // ever became provisional text (dropped), so it is sent again to the new one.
-      this.logger.warn(
-        `the service could not resume session ${previousSessionId ?? '?'}; continuing as generation ${generation}, re-sending the audio sent after its last final text`,
-      );
-      this.reportRewind(this.ledger.startNewSession());
-      this.host.emit('generation', { generation, sessionId: msg.session_id, previousSessionId });
-    } else if (resumed) {
-      if (msg.resume_audio_offset === undefined) this.logger.warn('the service did not say how much audio it has; nothing is re-sent');
-      else this.reportRewind(this.ledger.resumeAt(msg.resume_audio_offset));
-    }
     this.readyFlag = true;
     // The attempt counter restarts once a connection has proved stable (not at every `configured`,
     // so a service that accepts and drops at once cannot keep the run reconnecting forever).
@@ -346,38 +313,6 @@ export class ServiceLink {
     this.flush();
     if (this.stopping) this.sendStop();
     this.host.ready();
-  }
-
-  /** A rewind of the ledger, told: what is sent again, and what the service needs but is gone. */
-  private reportRewind(r: RewindResult): void {
-    if (r.offset > r.sentUpTo) this.logger.warn(`the service reports ${r.offset} bytes of audio but ${r.sentUpTo} were sent`);
-    if (r.offset >= r.sentUpTo) return;
-    if (r.lost > 0)
-      this.warn(
-        `the service needs audio from byte ${r.offset} but only audio from byte ${r.firstRetained} is retained: ${r.lost} bytes cannot be re-sent`,
-      );
-    this.logger.info(`resuming audio from byte ${r.offset}: ${r.resent} bytes sent again`);
-  }
-
-  private onServiceError(err: DictationError): void {
-    if (this.resumption.refusesResume(err, this.readyFlag)) {
-      // A service without our resume extension: go on with a new session on the next connection.
-      this.warn(`the service does not support resume (${err.message}); the run continues on a new session`);
-      this.socket?.endWith(
-        new DictationError({
-          code: 'CONFIG_ERROR',
-          field: err.field,
-          message: `resume not supported: ${err.message}`,
-          sessionId: err.sessionId,
-          fatal: false,
-        }),
-      );
-    } else if (err.fatal) {
-      this.fail(err);
-    } else {
-      // The service closes right after an error: the close is retried (and logged) with this cause.
-      this.socket?.endWith(err);
-    }
   }
 
   private onClosed(socket: ServiceSocket, code: number, rawReason: string, pending: DictationError | undefined): void {

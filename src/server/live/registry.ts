@@ -1,14 +1,14 @@
 /**
- * The live sessions of the service and the connections that carry them: admission of a new session (a
- * concurrency slot, freed from a silent socket of the same key if need be), lookup, resume (decided in
- * `resume.ts`, carried out here), revocation, keep-alive, the sweep of what expired, and the drain at shutdown.
+ * The live sessions of the service and the connections that carry them: admission of a new session (asked
+ * of `admission.ts`, which holds the concurrency slots), lookup, resume (decided in `resume.ts`, carried
+ * out here), revocation, keep-alive, the sweep of what expired, and the drain at shutdown.
  */
-import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import { type ClientConfig, ConfigConflictError, type EffectiveConfig, resolveConfig } from '../../protocol';
 import { monotonicMs } from '../clock';
+import { Admission } from './admission';
 import { Connection, type ConnectionHost } from './connection';
-import { type Engine, type EngineLink, isConnectRefusal } from '../engine/engine';
+import type { Engine, EngineLink } from '../engine/engine';
 import { HttpInits } from './httpInits';
 import { keepAlive } from './keepAlive';
 import type { ServerLogger } from '../log';
@@ -42,6 +42,7 @@ export class SessionRegistry implements ConnectionHost {
   readonly httpInits: HttpInits;
   private readonly log: ServerLogger;
   private readonly resumer: Resumer;
+  private readonly admission: Admission;
   private lastPrune = -Infinity;
   readonly configureTimeoutMs: number;
   readonly maxUnsentBytes: number;
@@ -50,6 +51,20 @@ export class SessionRegistry implements ConnectionHost {
     this.log = o.log;
     this.httpInits = new HttpInits(o.timing.initAdoptMs);
     this.resumer = new Resumer({ engine: o.engine, store: o.store, log: o.log });
+    this.admission = new Admission({
+      engine: o.engine,
+      store: o.store,
+      limits: o.limits,
+      log: o.log,
+      perKeyLimit: o.perKeyLimit,
+      staleSocketMs: o.timing.staleSocketMs,
+      httpInits: this.httpInits,
+      sessions: this.sessions,
+      evict: (session, conn) => {
+        this.cut(conn);
+        this.detach(session);
+      },
+    });
     this.configureTimeoutMs = o.timing.configureTimeoutMs;
     this.maxUnsentBytes = o.timing.maxUnsentBytes;
     o.store.onTakenOver((id) => this.takenOver(id));
@@ -104,34 +119,11 @@ export class SessionRegistry implements ConnectionHost {
     }
     const resume = config.resume;
     if (resume && (await this.resume(conn, resume.session_id, resume.last_seq))) return;
-    // A new session needs decoders that keep up with real time, and a slot.
-    const busy = this.o.engine.busy?.();
-    if (busy) {
-      this.log.info('new session refused: decoding behind real time', { retry_after_ms: busy.retryAfterMs });
-      conn.fail('CONCURRENCY_LIMIT_EXCEEDED', busy.message, { retryAfterMs: busy.retryAfterMs });
-      return;
-    }
-    // A remote recogniser is reached first: unreachable, the session never exists.
-    const link = await this.connectEngine(conn, effective);
-    if (link === null) return;
-    const key = conn.key;
-    const id = this.httpInits.adopt(key.id, (i) => this.sessions.has(i)) ?? randomUUID();
-    if (!(await this.admit(conn, id))) {
-      link?.close();
-      this.httpInits.giveBack(key.id, id);
-      return;
-    }
-    try {
-      const at = new Date().toISOString();
-      await this.o.store.recordSession(id, key.id, key.orgId, 'ws', at);
-      await this.o.store.sessionStarted(id, at);
-    } catch (e) {
-      link?.close();
-      this.o.limits.releaseSlot(key.orgId, id);
-      this.httpInits.giveBack(key.id, id);
-      throw e;
-    }
-    const session = this.create(id, key, effective, undefined, link);
+    // A new session needs decoders that keep up with real time, its recogniser reached, an id, a slot and its record.
+    const admitted = await this.admission.newSession(conn, effective);
+    if (!admitted) return;
+    const { id, link } = admitted;
+    const session = this.create(id, conn.key, effective, undefined, link);
     this.sessions.set(id, session);
     if (!this.attach(session, conn)) return;
     session.log.info('session configured', {
@@ -286,12 +278,12 @@ export class SessionRegistry implements ConnectionHost {
           old.log.info('connection replaced by a resuming one');
           this.cut(old);
           d.session.detach();
-        } else if (!(await this.admit(conn, sessionId))) return true;
+        } else if (!(await this.admission.admit(conn, sessionId))) return true;
         session = d.session;
         break;
       }
       case 'restore':
-        if (!(await this.admit(conn, sessionId))) return true;
+        if (!(await this.admission.admit(conn, sessionId))) return true;
         // Another connection may have restored it meanwhile (a store across the network answers later).
         if (this.sessions.has(sessionId)) return this.resume(conn, sessionId, lastSeq);
         session = await this.restore(conn.key, sessionId, lastSeq);
@@ -317,67 +309,11 @@ export class SessionRegistry implements ConnectionHost {
       });
       return session;
     } catch (e) {
-      this.o.limits.releaseSlot(key.orgId, id);
+      this.admission.release(key.orgId, id);
       if (!claimed) throw e; // the store failed: so does the `configure`
       this.log.warn('resume refused: checkpoint cannot be restored', { session_id: id, error: e });
       return undefined;
     }
-  }
-
-  /** A slot for a live session of the connection's organisation. Sends the error itself when none is free. */
-  private async admit(conn: Connection, sessionId: string): Promise<boolean> {
-    const { orgId, id: keyId } = conn.key;
-    const limits = this.o.limits;
-    const perKey = this.o.perKeyLimit;
-    if (perKey !== undefined) {
-      const held = [...this.sessions.values()].filter((s) => s.keyId === keyId && s.id !== sessionId && s.isLive && s.peer).length;
-      if (held >= perKey) {
-        this.log.info('per-key limit reached', { key: conn.key.hint, limit: perKey });
-        conn.fail(
-          'CONCURRENCY_LIMIT_EXCEEDED',
-          `concurrency limit reached: at most ${perKey} live sessions per key; stop a session of this key or try again later`,
-        );
-        return false;
-      }
-    }
-    if (await limits.acquireSlot(orgId, sessionId)) return true;
-    // At the limit: a session of the same key whose socket has gone silent gives its slot up.
-    const now = monotonicMs();
-    const stale = [...this.sessions.values()].find(
-      (s) => s.keyId === keyId && s.isLive && s.peer instanceof Connection && now - s.peer.lastSeen >= this.o.timing.staleSocketMs,
-    );
-    if (stale && stale.peer instanceof Connection) {
-      const old = stale.peer;
-      stale.log.info('silent socket cleaned up to free a slot', { silent_ms: Math.round(now - old.lastSeen) });
-      void stale.flush({ proofread: false });
-      this.cut(old);
-      this.detach(stale);
-      if (await limits.acquireSlot(orgId, sessionId)) return true;
-    }
-    this.log.info('concurrency limit reached', { org_id: orgId, limit: limits.concurrencyLimit });
-    conn.fail(
-      'CONCURRENCY_LIMIT_EXCEEDED',
-      `concurrency limit reached: ${limits.concurrencyLimit} live sessions for this organisation; stop a session or try again later`,
-    );
-    return false;
-  }
-
-  /**
-   * The engine's connection for a new session (engines whose recogniser is another machine), undefined
-   * when it needs none, or null when it cannot be made (the connection got INIT_ERROR and a retry time).
-   */
-  private async connectEngine(conn: Connection, config: EffectiveConfig): Promise<EngineLink | undefined | null> {
-    if (!this.o.engine.connect) return undefined;
-    const r = await this.o.engine.connect(config);
-    if (isConnectRefusal(r)) {
-      conn.fail('INIT_ERROR', r.message, { retryAfterMs: r.retryAfterMs });
-      return null;
-    }
-    if (conn.closing) {
-      r.close();
-      return null;
-    }
-    return r;
   }
 
   /** The one way a LiveSession is made: new, or restored from its checkpoint. */
@@ -391,7 +327,7 @@ export class SessionRegistry implements ConnectionHost {
       store: this.o.store,
       log: this.log.child({ session_id: id }),
       restore,
-      onStop: (s) => this.o.limits.releaseSlot(s.orgId, s.id),
+      onStop: (s) => this.admission.release(s.orgId, s.id),
     });
   }
 
@@ -409,14 +345,14 @@ export class SessionRegistry implements ConnectionHost {
   /** The session loses its connection, and so its concurrency slot (it stays resumable). */
   private detach(session: LiveSession): void {
     session.detach();
-    this.o.limits.releaseSlot(session.orgId, session.id);
+    this.admission.release(session.orgId, session.id);
   }
 
   /** The session ends for good (here). */
   private forget(session: LiveSession): void {
     session.dispose();
     this.sessions.delete(session.id);
-    this.o.limits.releaseSlot(session.orgId, session.id);
+    this.admission.release(session.orgId, session.id);
     this.o.store.endJournal(session.id);
   }
 
