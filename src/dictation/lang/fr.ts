@@ -1,11 +1,10 @@
 /**
- * French rule tables. Number words after text2num's and NeMo's French lexicons (numbers "soixante-dix",
- * "quatre-vingt-dix", Belgian/Swiss "septante", "huitante", "nonante"); punctuation and commands after
- * the research note (docs/dictation.md lists them all).
+ * French rule tables. Punctuation and commands after the research note (docs/dictation.md lists them
+ * all); the number words are in fr.numbers.ts.
  */
 import { NBSP, NNBSP } from '../text';
-import type { NumberWord } from '../types';
-import { br, bullet, close, dash, head, join, mark, n, open, rule } from './build';
+import { br, bullet, close, dash, head, join, mark, open, rule } from './build';
+import { frNumbers } from './fr.numbers';
 import type { LanguageTable } from './table';
 
 /** Words after which "point", "deux points", "tiret" are nouns. */
@@ -49,81 +48,10 @@ const DET = [
   'tout',
 ];
 
-const words: Record<string, NumberWord> = {
-  zéro: n('zero', 0),
-  un: n('u', 1),
-  une: n('u', 1),
-  deux: n('u', 2),
-  trois: n('u', 3),
-  quatre: n('u', 4),
-  cinq: n('u', 5),
-  six: n('u', 6),
-  sept: n('u', 7),
-  huit: n('u', 8),
-  neuf: n('u', 9),
-  dix: n('tu', 10),
-  onze: n('tu', 11),
-  douze: n('tu', 12),
-  treize: n('tu', 13),
-  quatorze: n('tu', 14),
-  quinze: n('tu', 15),
-  seize: n('tu', 16),
-  'dix sept': n('tu', 17),
-  'dix huit': n('tu', 18),
-  'dix neuf': n('tu', 19),
-  vingt: n('t', 20),
-  trente: n('t', 30),
-  quarante: n('t', 40),
-  cinquante: n('t', 50),
-  soixante: n('t', 60),
-  septante: n('t', 70),
-  huitante: n('t', 80),
-  octante: n('t', 80),
-  nonante: n('t', 90),
-  'quatre vingt': n('t', 80),
-  'quatre vingts': n('t', 80),
-  cent: n('h', 100),
-  cents: n('h', 100),
-  mille: n('m', 1000),
-  million: n('m', 1e6),
-  millions: n('m', 1e6),
-  milliard: n('m', 1e9),
-  milliards: n('m', 1e9),
-  premier: n('u', 1, 'm'),
-  première: n('u', 1, 'f'),
-  unième: n('u', 1, 'n'),
-  deuxième: n('u', 2, 'n'),
-  troisième: n('u', 3, 'n'),
-  quatrième: n('u', 4, 'n'),
-  cinquième: n('u', 5, 'n'),
-  sixième: n('u', 6, 'n'),
-  septième: n('u', 7, 'n'),
-  huitième: n('u', 8, 'n'),
-  neuvième: n('u', 9, 'n'),
-  dixième: n('tu', 10, 'n'),
-  onzième: n('tu', 11, 'n'),
-  douzième: n('tu', 12, 'n'),
-  treizième: n('tu', 13, 'n'),
-  quatorzième: n('tu', 14, 'n'),
-  quinzième: n('tu', 15, 'n'),
-  seizième: n('tu', 16, 'n'),
-  'dix septième': n('tu', 17, 'n'),
-  'dix huitième': n('tu', 18, 'n'),
-  'dix neuvième': n('tu', 19, 'n'),
-  vingtième: n('t', 20, 'n'),
-  trentième: n('t', 30, 'n'),
-  quarantième: n('t', 40, 'n'),
-  cinquantième: n('t', 50, 'n'),
-  soixantième: n('t', 60, 'n'),
-  'quatre vingtième': n('t', 80, 'n'),
-  centième: n('h', 100, 'n'),
-  millième: n('m', 1000, 'n'),
-};
-
 export const fr: LanguageTable = {
   code: 'fr',
   name: 'Français',
-  numbers: { words, connectors: { et: ['t'] }, articles: ['une'], unitsAfterTens: true, teenAfterTens: [60, 80], compound: false },
+  numbers: frNumbers,
   decimalWords: ['virgule'],
   decimalSeparator: ',',
   groupSeparator: NNBSP,

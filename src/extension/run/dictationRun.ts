@@ -7,7 +7,6 @@
 import * as vscode from 'vscode';
 import { MicrophoneCapture, type LiveAudioSource } from '../../audio/capture';
 import { AudioFileSource } from '../../audio/fileSource';
-import { LevelMeter } from '../../audio/level';
 import { SilenceDetector } from '../../audio/silence';
 import type { DictationError } from '../../client/errors';
 import { DictationSession, sessionLogPrefix, type SessionState, type StopResult } from '../../client/session';
@@ -25,6 +24,7 @@ import { type RescueReason, rescueText } from './rescue';
 import { configFromSettings, type DicteeSettings } from '../settingsMap';
 import type { StatusBar } from '../ui/statusBar';
 import type { DictationTarget } from './target';
+import { type CaptureRun, type RunSource, wireCapture } from './runCapture';
 import type { RunAudio } from '../../client/proofreading/runAudio';
 import { proofreadingFor, type ProofreadingHost } from '../proofreading/runHooks';
 import type { RunProofreading } from '../proofreading/runProofreading';
@@ -48,19 +48,6 @@ function documentNames(uri: vscode.Uri): (line: string) => string {
     .sort((a, b) => b.length - a.length);
   return (line) => forms.reduce((l, f) => l.split(f).join('<document>'), line);
 }
-
-/** Where a run's audio comes from: the microphone, or an audio file streamed as fast as the service takes it. */
-export type RunSource =
-  /** `browser`: the capture page in the user's browser records instead of the recorder (browserPage.ts). */
-  | { kind: 'microphone'; browser?: LiveAudioSource }
-  | {
-      kind: 'file';
-      path: string;
-      /** Its duration, when SoX can tell (the progress, and how long the service may take to finish). */
-      seconds: number | undefined;
-      /** Seconds of the file sent so far. */
-      progress(sentSeconds: number): void;
-    };
 
 /** How a run ended: the error the user is told about, if any. */
 export interface RunOutcome {
@@ -102,13 +89,11 @@ export class DictationRun {
   /** The target document, through the editor's port (what the writer sees of VS Code). */
   private readonly target: VscodeDocument;
   private readonly silence: SilenceDetector;
-  private readonly meter = new LevelMeter();
   private wasConnected = false;
   private fileDone = false;
   private readonly disposables: vscode.Disposable[] = [];
   private endingPromise: Promise<void> | undefined;
   private targetClosed = false;
-  private mutedWarned = false;
   private fatal: DictationError | undefined;
   private recorderFailed: Error | undefined;
   private readonly stopExtraS: number;
@@ -156,7 +141,7 @@ export class DictationRun {
           }));
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
-    this.disposables.push(this.writer, this.target, ...this.wireSession(), ...this.wireCapture());
+    this.disposables.push(this.writer, this.target, ...this.wireSession(), ...wireCapture(this.capture, this.captureRun()));
     const proof = proofreadingFor(host, { id, settings, doc: () => this.target.doc, grammar: dictation !== undefined, log: this.log });
     this.proofreading = proof?.proofreading;
     this.audio = proof?.audio;
@@ -314,6 +299,31 @@ export class DictationRun {
     }
   }
 
+  /** What the capture's events reach of the run (runCapture.ts). */
+  private captureRun(): CaptureRun {
+    const { id, settings, source, session, silence, log, host } = this;
+    return {
+      id,
+      settings,
+      source,
+      session,
+      silence,
+      log,
+      status: host.status,
+      notifications: host.notifications,
+      audio: () => this.audio,
+      isEnding: () => this.isEnding,
+      end: (reason) => void this.end(reason),
+      fileDone: () => {
+        this.fileDone = true;
+      },
+      recorderFailed: (e) => {
+        this.recorderFailed = e;
+      },
+      fatalFile: (e) => this.fatalFile(e),
+    };
+  }
+
   private wireSession(): vscode.Disposable[] {
     const { session, model, writer, host } = this;
     const apply = (ops: TranscriptOp[]): void => void writer.write(ops);
@@ -351,57 +361,6 @@ export class DictationRun {
         } else if (s === 'reconnecting') host.status.update({ reconnecting: true });
         host.sessionState(this, s);
         if (s === 'stopped' || s === 'failed') void this.end(s === 'failed' ? 'the session failed' : 'the session stopped');
-      }),
-    ];
-  }
-
-  private wireCapture(): vscode.Disposable[] {
-    const { capture, session, silence, host, source } = this;
-    if (capture instanceof AudioFileSource) {
-      const bps = bytesPerSecond(this.settings.sampleRate);
-      return [
-        capture.on('data', (pcm) => {
-          session.sendAudio(pcm);
-          this.audio?.append(pcm);
-          if (source.kind === 'file') source.progress(capture.delivered / bps);
-        }),
-        capture.on('end', () => {
-          this.fileDone = true;
-          this.log.info(`run ${this.id}: the whole file was sent (${(capture.delivered / bps).toFixed(1)} s of audio)`);
-          void this.end('the whole file was sent');
-        }),
-        capture.on('error', (e) => {
-          if (this.isEnding) return;
-          this.fatalFile(e);
-          void this.end('the audio file could not be read');
-        }),
-      ];
-    }
-    return [
-      capture.on('data', (pcm) => {
-        session.sendAudio(pcm);
-        this.audio?.append(pcm);
-        host.status.level(this.meter.push(pcm));
-        for (const ev of silence.push(pcm)) {
-          if (ev.kind === 'muted') {
-            host.status.update({ muted: true });
-            this.log.warn(`the microphone has sent only silence for ${Math.round(ev.silentMs / 1000)} s`);
-            if (!this.mutedWarned) {
-              this.mutedWarned = true;
-              host.notifications.microphoneMuted();
-            }
-          } else {
-            host.status.update({ muted: false });
-            this.log.info('the microphone sends sound again');
-          }
-        }
-      }),
-      capture.on('error', (e) => {
-        if (this.isEnding) return;
-        this.recorderFailed = e;
-        this.log.error(`recorder: ${e.message}`);
-        host.notifications.recorderFailed(e, this.settings.recorder);
-        void this.end('the recorder failed');
       }),
     ];
   }

@@ -26,7 +26,11 @@ import { randomUUID } from 'node:crypto';
 import { type ChunkStatus, type EffectiveConfig, detailsOf } from '../../protocol';
 import { type Proofread, type RecognizedWord, type Recognizer, type UtteranceWords, sentenceCase } from './recognizer';
 import { type ChunkDetails, chunkDetails, keptWords, proofreadChunk } from './details';
-import { VAD_WINDOW_MS, Vad, type VadState, type VoiceDetector, samplesOf } from './vad';
+import { type SegmenterCheckpoint, type SentenceChunk, type WordMark, checkpointOf, copySentence } from './segmenterCheckpoint';
+import { VAD_WINDOW_MS, Vad, type VoiceDetector, samplesOf } from './vad';
+
+/** The rest of the service takes the checkpoint's type from the segmenter. */
+export type { SegmenterCheckpoint } from './segmenterCheckpoint';
 
 const EMPTY = Buffer.alloc(0);
 const NO_EVENTS = Object.freeze([]) as unknown as SegmentEvent[];
@@ -51,31 +55,6 @@ export type SegmentEvent = (ChunkEvent | ReplaceEvent) & {
   /** Present on durable events (`final`, `batch.replace`). */
   checkpoint?: SegmenterCheckpoint;
 };
-
-export interface SentenceChunk {
-  id: string;
-  index: number;
-  words: RecognizedWord[];
-}
-
-export interface SegmenterCheckpoint {
-  /** Bytes of session audio accounted for: a resumed session is fed audio from here on. */
-  audioOffset: number;
-  engine: unknown;
-  vad: VadState;
-  silenceMs: number;
-  sentenceEnded: boolean;
-  nextIndex: number;
-  /** Final chunks of the current sentence not yet proofread. */
-  sentence: SentenceChunk[];
-}
-
-/** The state just before the window that released a word. */
-interface WordMark {
-  offset: number;
-  engine: unknown;
-  vad: VadState;
-}
 
 interface PendingChunk {
   id: string;
@@ -148,7 +127,7 @@ export class Segmenter {
       this.silenceMs = r.silenceMs;
       this.sentenceEnded = r.sentenceEnded;
       this.nextIndex = r.nextIndex;
-      this.sentence = r.sentence.map((c) => ({ ...c, words: c.words.map((w) => ({ ...w })) }));
+      this.sentence = copySentence(r.sentence);
     }
   }
 
@@ -209,31 +188,8 @@ export class Segmenter {
 
   /** The checkpoint as of now (the same rule as the checkpoints carried by durable events). */
   checkpoint(): SegmenterCheckpoint {
-    const firstPending = this.pending[0];
-    const sentence = this.sentence.map((c) => ({ ...c, words: c.words.map((w) => ({ ...w })) }));
-    if (!firstPending) {
-      return {
-        audioOffset: this.processed,
-        engine: this.recognizer.checkpoint(),
-        vad: this.vad.state(),
-        silenceMs: this.silenceMs,
-        sentenceEnded: this.sentenceEnded,
-        nextIndex: this.nextIndex,
-        sentence,
-      };
-    }
-    // Some released words are not final yet: go back to just before the first of them, so that the
-    // audio re-sent from there releases them again (and nothing final twice).
-    const mark = firstPending.start;
-    return {
-      audioOffset: mark.offset,
-      engine: mark.engine,
-      vad: mark.vad,
-      silenceMs: 0,
-      sentenceEnded: false,
-      nextIndex: this.nextIndex,
-      sentence,
-    };
+    const { silenceMs, sentenceEnded, nextIndex, sentence } = this;
+    return checkpointOf({ silenceMs, sentenceEnded, nextIndex, sentence }, () => this.mark(), this.pending[0]?.start);
   }
 
   // ------------------------------------------------------------------ internals
