@@ -16,23 +16,7 @@ import { pathWithout, startCodeServer, type CodeServer } from './lib/codeServer'
 import { CHROMIUM, Workbench } from './lib/workbench';
 import { dicteeSettings, firstPassWords, REPORT_INITIAL, SCRIPT, buildVsix, checkPrerequisites } from './lib/world';
 import { LOCALE, UI } from './lib/ui';
-
-function wav(pcm: Buffer, rate = 16000): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + pcm.length, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([h, pcm]);
-}
+import { wavOf } from '../../src/shared/wavFile';
 
 describe('Dictée through the capture page (code-server, Chromium, no SoX)', function () {
   this.timeout(300_000);
@@ -58,7 +42,7 @@ describe('Dictée through the capture page (code-server, Chromium, no SoX)', fun
     writeFileSync(script, SCRIPT);
     const audio = path.join(tmp, 'speech.wav');
     const speech = await speechPcm('Chest radiograph shows clear lungs. No pleural effusion is seen.');
-    writeFileSync(audio, wav(Buffer.concat([silence(500), speech, silence(1500)])));
+    writeFileSync(audio, wavOf(Buffer.concat([silence(500), speech, silence(1500)]), 16000));
     service = await startServer({ script });
     const { key } = await service.createKey({ name: 'e2e', type: 'personal', environment: 'test', permissions: ['read', 'write'] });
     const workspace = path.join(tmp, 'workspace');

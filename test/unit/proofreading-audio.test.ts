@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseWav } from '../../src/client/wav';
-import { RunAudio, timedWords, wavOf } from '../../src/client/proofreading/runAudio';
+import { RunAudio, timedWords } from '../../src/client/proofreading/runAudio';
+import { wavOf } from '../../src/shared/wavFile';
 import { playerHtml } from '../../src/extension/proofreading/playerHtml';
 
 /** `ms` milliseconds of 1 kHz-rate PCM whose samples count up from `from` (so that slices can be checked). */

@@ -75,25 +75,6 @@ export class RunAudio {
   }
 }
 
-/** A WAV file of 16-bit mono PCM, for the player. */
-export function wavOf(pcm: Buffer, sampleRate: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'ascii');
-  h.writeUInt32LE(36 + pcm.length, 4);
-  h.write('WAVE', 8, 'ascii');
-  h.write('fmt ', 12, 'ascii');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(sampleRate, 24);
-  h.writeUInt32LE(sampleRate * BYTES_PER_SAMPLE, 28);
-  h.writeUInt16LE(BYTES_PER_SAMPLE, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'ascii');
-  h.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([h, pcm]);
-}
-
 /** A word to light while it plays: its times relative to the start of what plays. */
 export interface TimedWord {
   text: string;

@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { PlacedChunk } from '../../client/proofreading/proofMarks';
-import { RunAudio, timedWords, wavOf, type TimedWord } from '../../client/proofreading/runAudio';
+import { RunAudio, timedWords, type TimedWord } from '../../client/proofreading/runAudio';
+import { wavOf } from '../../shared/wavFile';
 import { REOPEN_GRACE_MS } from '../editor/vscodeDocument';
 import type { Logger } from '../../shared/logger';
 import type { DoubtfulWords } from './doubtfulWords';

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import { wavOf } from '../../../shared/wavFile';
 import { shownUrl } from './upstream';
 
 export interface ProofreadSettings {
@@ -19,24 +20,6 @@ export interface ProofreadSettings {
 }
 
 const MAX_ANSWER_BYTES = 256 * 1024;
-
-/** A WAV file (RIFF, PCM s16le mono) around `pcm`. */
-function wavOf(pcm: Buffer, rate: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + pcm.length, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([h, pcm]);
-}
 
 /** The sentence's text from the endpoint; rejects on any failure (the first pass then stands). */
 export function transcribeSentence(s: ProofreadSettings, pcm: Buffer, rate: number, language: string): Promise<string> {
