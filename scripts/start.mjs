@@ -494,6 +494,9 @@ async function main() {
     {
       'dictee.serverUrl': serviceUrl,
       'dictee.language': language.language,
+      // The recorder runs on this machine, which is the user's: it records the microphone (or the virtual
+      // one below). In code-server `auto` would open the capture page in the browser instead.
+      'dictee.audio.source': 'recorder',
       'dictee.specialty': 'radiology',
       'workbench.startupEditor': 'none',
       'security.workspace.trust.enabled': false,

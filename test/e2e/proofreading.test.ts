@@ -78,6 +78,8 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
   after(async function () {
     this.timeout(60_000);
     if (!w) return;
+    // The Play Back player is a webview: closed, so that the next scenarios' keys reach the workbench.
+    await w.wb.closeAllEditorsDiscarding();
     w.codeServer.writeSettings(dicteeSettings(w.service.url));
     await useScript(w, SCRIPT);
   });

@@ -330,7 +330,9 @@ export class DictationRun {
     return [
       session.on('message', (m) => {
         const ops = model.apply(m);
-        this.proofreading?.message(m, ops, writer.write(ops));
+        // Written whether or not proofreading follows the run (`?.` would skip evaluating the argument).
+        const written = writer.write(ops);
+        this.proofreading?.message(m, ops, written);
         for (const op of ops) if (op.kind === 'insert' && op.text.trim() !== '') host.committed(this, op.text);
       }),
       session.on('generation', () => {

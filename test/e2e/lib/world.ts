@@ -34,6 +34,12 @@ export function dicteeSettings(serverUrl: string, extra: Record<string, unknown>
     'dictee.serverUrl': serverUrl,
     'dictee.language': 'en',
     'dictee.specialty': 'radiology',
+    // code-server is VS Code for the Web, where `auto` records in the capture page: these tests record
+    // the PulseAudio virtual microphone with the recorder (browser-capture.test.ts tests the page).
+    'dictee.audio.source': 'recorder',
+    // No doubtful-word marks outside the proofreading scenarios (they set a threshold): the marks of one
+    // scenario's document would otherwise still be counted in the next one's.
+    'dictee.proofreading.threshold': 0,
     'dictee.advanced.engineEndpointing': 0.3,
     'dictee.advanced.silenceThreshold': 0.8,
     'dictee.advanced.flushTimeout': 3,
