@@ -151,8 +151,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     await waitFor(async () => (await findingsLine(wb)).trim() !== 'Findings:', 15_000, 'committed text');
     await wb.screenshot('3-status-recording');
     // Pause from the tooltip's link.
-    await wb.statusItem().first().hover();
-    await wb.page.locator('.workbench-hover a, .monaco-hover a', { hasText: UI.pauseLink }).first().click();
+    await wb.clickTooltipLink(wb.statusItem().first(), UI.pauseLink);
     await waitForState(wb, UI.paused);
     assert.match(await statusText(wb), UI.paused);
     assert.match(await wb.tooltipOf(wb.statusItem().first()), UI.paused);
@@ -166,8 +165,7 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assert.equal(await findingsLine(wb), frozen, 'nothing is written while paused');
     assert.deepEqual(await wb.afterDecorations(), [], 'nothing is shown as provisional while paused');
     // Resume from the tooltip's link.
-    await wb.statusItem().first().hover();
-    await wb.page.locator('.workbench-hover a, .monaco-hover a', { hasText: UI.resumeLink }).first().click();
+    await wb.clickTooltipLink(wb.statusItem().first(), UI.resumeLink);
     await waitForState(wb, UI.recording);
     // Click: stop.
     await wb.statusItem().first().click();

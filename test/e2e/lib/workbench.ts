@@ -380,6 +380,27 @@ export class Workbench {
     return text;
   }
 
+  /** Hovers an element and clicks the link of its hover (tooltip) that holds `text`; tried again while the hover does not open. */
+  async clickTooltipLink(el: Locator, text: string | RegExp): Promise<void> {
+    const link = this.page.locator('.workbench-hover a, .monaco-hover a', { hasText: text }).first();
+    await waitFor(
+      async () => {
+        await this.page.mouse.move(0, 0);
+        await el.hover();
+        try {
+          await link.waitFor({ state: 'visible', timeout: 3_000 });
+          await link.click({ timeout: 3_000 });
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+      `the hover's link ${String(text)} to be clicked`,
+      50,
+    );
+  }
+
   async notifications(): Promise<Notification[]> {
     return this.page.$$eval('.notifications-toasts .notification-toast, .notifications-center .notification-list-item', (nodes) =>
       (nodes as unknown as El[]).map((e) => ({
