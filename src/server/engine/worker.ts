@@ -71,7 +71,7 @@ function factory(spec: WorkerEngine): Factory {
       },
       prepare: () => {
         proofreader.warm();
-        spare ??= ps.init(spec.model);
+        spare ??= ps.init(spec.model, { live: true });
       },
     };
   }

@@ -158,7 +158,7 @@ export class PocketsphinxRecognizer implements Recognizer {
     /** A decoder made beforehand for this model (loading one takes most of a second). */
     decoder?: unknown,
   ) {
-    this.decoder = decoder ?? ps.init(model);
+    this.decoder = decoder ?? ps.init(model, { live: true });
   }
 
   push(window: Buffer, _voiced: boolean, ms: number): RecognizedWord[] | undefined {
