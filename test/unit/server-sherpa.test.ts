@@ -38,7 +38,7 @@ function manualBatcher(recognizer: FakeOnlineRecognizer): { batcher: OnlineBatch
 function setup(
   o: {
     config?: ClientConfig;
-    languages?: string[];
+    perStreamLanguage?: boolean;
     offline?: (samples: number, hotwords: string | undefined) => string;
     proofread?: boolean;
   } = {},
@@ -68,7 +68,7 @@ function setup(
   const make = (config: ClientConfig = o.config ?? {}) =>
     new SherpaRecognizer({
       batcher,
-      languages: o.languages ?? ['fr', 'en', 'es', 'de'],
+      perStreamLanguage: o.perStreamLanguage ?? true,
       tailPaddingMs: 560,
       config: resolveConfig(config),
       ...(decoder ? { proofreader: () => decoder } : {}),
@@ -125,7 +125,7 @@ describe('sherpa-onnx engine logic (fake addon: no recognition is measured here)
       ['language', 'fr'],
       ['language', 'fr'],
     ]);
-    const single = setup({ languages: ['fr'] });
+    const single = setup({ perStreamLanguage: false });
     single.make({ language: 'fr' });
     assert.deepEqual(single.online.streams[0]!.optionCalls, []);
   });
@@ -134,7 +134,7 @@ describe('sherpa-onnx engine logic (fake addon: no recognition is measured here)
     const addon = fakeSherpaAddon({ scripts: { fr: FR }, failWhen: (s) => s.some((x) => x.accepted >= 3200) });
     const online = new addon.OnlineRecognizer({}) as unknown as FakeOnlineRecognizer;
     const { batcher, turn } = manualBatcher(online);
-    const make = () => new SherpaRecognizer({ batcher, languages: ['fr'], tailPaddingMs: 560, config: resolveConfig({}) });
+    const make = () => new SherpaRecognizer({ batcher, perStreamLanguage: false, tailPaddingMs: 560, config: resolveConfig({}) });
     const a = make();
     for (let i = 0; i < 10; i++) a.push(tone(20), true, 20);
     turn();

@@ -36,7 +36,7 @@ export function sherpaFactory(spec: SherpaSpec, script: string, addon: SherpaAdd
     make: (config, onProgress) =>
       new SherpaRecognizer({
         batcher,
-        languages: spec.model.languages,
+        perStreamLanguage: spec.model.perStreamLanguage,
         tailPaddingMs: spec.model.tailPaddingMs,
         config,
         ...(thread ? { proofreader: () => thread } : {}),

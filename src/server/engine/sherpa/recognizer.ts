@@ -31,8 +31,8 @@ const IDLE_UTTERANCE_WINDOWS = 500;
 
 interface SherpaSessionOptions {
   batcher: OnlineBatcher;
-  /** The model's languages: more than one, and the stream's language is pinned. */
-  languages: readonly string[];
+  /** The model takes each stream's language (the catalogue's `perStreamLanguage`): it is pinned from `configure`. */
+  perStreamLanguage: boolean;
   /** Silence fed at the end of an utterance so that its last chunk is decoded. */
   tailPaddingMs: number;
   config: EffectiveConfig;
@@ -66,7 +66,7 @@ export class SherpaRecognizer implements Recognizer {
   constructor(private readonly o: SherpaSessionOptions) {
     this.batcher = o.batcher;
     this.stream = this.batcher.recognizer.createStream();
-    this.language = o.languages.length > 1 ? o.config.language : undefined;
+    this.language = o.perStreamLanguage ? o.config.language : undefined;
     this.autoPunctuation = autoPunctuationOf(o.config);
     this.hotwords = hotwordsOf(keytermsOf(o.config));
     this.keep = keptWords(keytermsOf(o.config));
