@@ -4,7 +4,7 @@
  * a close code), and the advice a person is given for each code. The key never reaches a message: every
  * text that could hold it is scrubbed here.
  */
-import { DEFAULT_RATE_LIMIT_RETRY_MS, ERROR_CODES, RETRY, errorCodeForClose, isRetried, type ErrorCode } from '../protocol/errors';
+import { DEFAULT_RATE_LIMIT_RETRY_MS, ERROR_CODES, errorCodeForClose, isRetried, type ErrorCode } from '../protocol/errors';
 import { redactKey } from '../protocol/http';
 import { errorMessage } from '../shared/errors';
 import { CONFIG_FIELD_NAMES } from './configFields';
@@ -50,10 +50,14 @@ export class DictationError extends Error {
   }
 }
 
-/** The codes that end a run (not retried on a connection, in the one retry table `RETRY`): the user must change something first. */
-export const FATAL_CODES: ReadonlySet<DictationErrorCode> = new Set(
-  (Object.keys(RETRY) as DictationErrorCode[]).filter((c) => !isRetried(c, 'connection')),
-);
+/**
+ * Whether `code` ends a run (not retried on a connection, in the one retry table `RETRY`): the user must
+ * change something first. An INIT_ERROR with a wait (`retryAfterMs > 0`: the recogniser is not available
+ * now) does not.
+ */
+export function isFatal(code: DictationErrorCode, retryAfterMs = 0): boolean {
+  return !isRetried(code, 'connection', retryAfterMs);
+}
 
 interface ErrorAdvice {
   /** What went wrong, as a person would say it (lower case, no final period). */
@@ -109,6 +113,17 @@ export const ERROR_ADVICE: Record<DictationErrorCode, ErrorAdvice> = {
   },
 };
 
+/**
+ * An INIT_ERROR that names a wait (`retry_after_ms > 0`): the service's speech recogniser (a remote engine)
+ * is not available right now. The run waits and tries again (the one retry table); not a setting to change.
+ */
+export function recogniserUnavailable(e: Pick<DictationError, 'code' | 'retryAfterMs'>): boolean {
+  return e.code === 'INIT_ERROR' && e.retryAfterMs > 0;
+}
+
+const RECOGNISER_UNAVAILABLE_ADVICE =
+  "The service's speech recogniser (another server) is not available now; Dictée waited and tried again. Start again in a few minutes, or tell the service's administrator.";
+
 /** What an INIT_ERROR refused, read from the service's message (`language de is not available…; it serves: en`). */
 type InitErrorCause =
   | { kind: 'language'; language: string; served?: string[] }
@@ -144,6 +159,7 @@ interface AdviceContext {
  */
 export function adviceFor(e: DictationError, ctx: AdviceContext = {}): string {
   if (e.code !== 'INIT_ERROR') return ERROR_ADVICE[e.code].advice;
+  if (recogniserUnavailable(e)) return RECOGNISER_UNAVAILABLE_ADVICE;
   const cause = initErrorCause(e.message);
   switch (cause?.kind) {
     case 'language': {
@@ -268,7 +284,7 @@ export function errorFromHttpRefusal(r: HttpRefusal, key: string): DictationErro
   return new DictationError({
     code: other,
     status,
-    fatal: !isRetried(other, 'init'),
+    fatal: !isRetried(other, 'init', retryAfterMs),
     retryAfterMs,
     message: `unexpected answer HTTP ${status} from ${r.url}${detail}`,
   });
@@ -296,7 +312,7 @@ export function errorFromUpgradeRefusal(status: number, retryAfterHeader: string
   return new DictationError({
     code,
     status,
-    fatal: FATAL_CODES.has(code),
+    fatal: isFatal(code),
     retryAfterMs: retryAfterHeaderMs(retryAfterHeader),
     message: `the service refused the WebSocket upgrade with HTTP ${status}${code === 'AUTH_ERROR' ? ` (API key ${redactKey(key)})` : ''}`,
   });
@@ -316,13 +332,14 @@ export function errorFromServiceMessage(m: ServiceErrorMessage, key: string, ses
   const known = isErrorCode(m.code);
   const code: ErrorCode = known ? (m.code as ErrorCode) : 'INTERNAL_ERROR';
   const message = scrubKey(m.message, key);
+  const retryAfterMs = code === 'RATE_LIMITED' ? m.retry_after_ms || DEFAULT_RATE_LIMIT_RETRY_MS : (m.retry_after_ms ?? 0);
   return new DictationError({
     code,
     message: known ? message : `${m.code}: ${message}`,
     field: code === 'CONFIG_ERROR' ? (typeof m.field === 'string' ? m.field : fieldFromMessage(message)) : undefined,
-    retryAfterMs: code === 'RATE_LIMITED' ? m.retry_after_ms || DEFAULT_RATE_LIMIT_RETRY_MS : (m.retry_after_ms ?? 0),
+    retryAfterMs,
     sessionId: m.session_id ?? sessionId,
-    fatal: FATAL_CODES.has(code),
+    fatal: isFatal(code, retryAfterMs),
   });
 }
 
@@ -333,7 +350,7 @@ export function errorFromServiceMessage(m: ServiceErrorMessage, key: string, ses
 export function errorFromClose(closeCode: number, reason: string, sessionId: string | undefined): DictationError {
   const code = errorCodeForClose(closeCode);
   const why = reason ? ` (${reason})` : '';
-  if (code && FATAL_CODES.has(code)) {
+  if (code && isFatal(code)) {
     return new DictationError({ code, message: `the service closed the connection with code ${closeCode}${why}`, fatal: true, sessionId });
   }
   return new DictationError({

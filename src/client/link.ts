@@ -132,7 +132,7 @@ export class ServiceLink {
       failure = toDictationError(e);
     }
     if (this.closed) return;
-    if (!isRetried(failure.code, 'init')) this.fail(failure.withFatal(true));
+    if (!isRetried(failure.code, 'init', failure.retryAfterMs)) this.fail(failure.withFatal(true));
     else if (!this.retry(failure, 'session init', () => void this.open()))
       this.fail(gaveUpError(failure, this.o.maxAttempts, 'session init', this.sessionId));
   }
@@ -274,6 +274,7 @@ export class ServiceLink {
       attempt: next.attempt,
       maxAttempts: this.o.maxAttempts,
       delayMs: next.delayMs,
+      code: cause.code,
       reason: `${cause.code}: ${cause.message}`,
     });
     this.retryTimer = setTimeout(() => {

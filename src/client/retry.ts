@@ -1,9 +1,10 @@
 /**
  * The one retry policy of a run, used by the session init retry and by the reconnection loop alike:
- * exponential backoff with full jitter, a bounded number of attempts in a row, and RATE_LIMITED waiting
- * at least the service's `retry_after_ms`. Pure: it counts and computes; the session waits.
+ * exponential backoff with full jitter, a bounded number of attempts in a row, and RATE_LIMITED (and an
+ * INIT_ERROR that names a wait: the recogniser is not available now) waiting at least the service's
+ * `retry_after_ms` (`leastRetryWaitMs`, beside the one retry table). Pure: it counts and computes; the session waits.
  */
-import { DEFAULT_RATE_LIMIT_RETRY_MS } from '../protocol/errors';
+import { leastRetryWaitMs } from '../protocol/errors';
 import { DictationError } from './errors';
 
 interface BackoffOptions {
@@ -23,12 +24,14 @@ interface RetryDecision {
   delayMs: number;
 }
 
-/** The wait before retry `attempt` (1-based) after `cause`: random(0, min(maxMs, baseMs × 2^(attempt−1))), plus `retry_after_ms` for RATE_LIMITED. */
+/**
+ * The wait before retry `attempt` (1-based) after `cause`: random(0, min(maxMs, baseMs × 2^(attempt−1))),
+ * plus the least wait the service asked for (`retry_after_ms` of RATE_LIMITED or of a retried INIT_ERROR).
+ */
 export function backoffDelay(attempt: number, cause: Pick<DictationError, 'code' | 'retryAfterMs'>, o: BackoffOptions): number {
   const ceiling = Math.min(o.maxMs, o.baseMs * 2 ** Math.max(0, attempt - 1));
   const jitter = Math.floor(o.random() * ceiling);
-  if (cause.code === 'RATE_LIMITED') return (cause.retryAfterMs || DEFAULT_RATE_LIMIT_RETRY_MS) + jitter;
-  return jitter;
+  return leastRetryWaitMs(cause.code, cause.retryAfterMs) + jitter;
 }
 
 export class Backoff {
@@ -56,11 +59,14 @@ export class Backoff {
 /** The fatal error of a run that spent its attempts: the last failure's code when it tells more than "network". */
 export function gaveUpError(cause: DictationError, attempts: number, what: string, sessionId: string | undefined): DictationError {
   const code =
-    cause.code === 'RATE_LIMITED' || cause.code === 'PROTOCOL_ERROR' || cause.code === 'INTERNAL_ERROR' ? cause.code : 'NETWORK_ERROR';
+    cause.code === 'RATE_LIMITED' || cause.code === 'PROTOCOL_ERROR' || cause.code === 'INTERNAL_ERROR' || cause.code === 'INIT_ERROR'
+      ? cause.code
+      : 'NETWORK_ERROR';
   return new DictationError({
     code,
     message: `gave up after ${attempts} ${what} attempts; last failure: ${cause.message}`,
     fatal: true,
+    retryAfterMs: cause.retryAfterMs,
     sessionId,
   });
 }

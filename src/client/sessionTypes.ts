@@ -3,7 +3,7 @@ import { DEFAULTS, bytesPerSecond, type ClientConfig } from '../protocol/config'
 import { RECOMMENDED_FRAME_BYTES } from '../protocol/messages';
 import type { BatchReplaceMessage, Metrics, TranscriptMessage } from '../protocol/messages';
 import { silentLogger, type Logger } from '../shared/logger';
-import type { DictationError } from './errors';
+import type { DictationError, DictationErrorCode } from './errors';
 import type { HttpOptions } from './http';
 
 export type SessionState = 'idle' | 'connecting' | 'recording' | 'paused' | 'reconnecting' | 'stopping' | 'stopped' | 'failed';
@@ -122,6 +122,8 @@ export interface ReconnectInfo {
   attempt: number;
   maxAttempts: number;
   delayMs: number;
+  /** What failed: RATE_LIMITED (the service asked to wait), INIT_ERROR (its speech recogniser is not available now), … */
+  code: DictationErrorCode;
   reason: string;
 }
 

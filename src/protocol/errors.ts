@@ -63,8 +63,17 @@ export const HTTP_STATUS_FOR: Record<ErrorCode, number> = {
  */
 type TransportFailure = 'NETWORK_ERROR' | 'TIMEOUT';
 
+/** The spec's fallback wait for RATE_LIMITED when `retry_after_ms` is absent or zero. */
+export const DEFAULT_RATE_LIMIT_RETRY_MS = 5000;
+
 /** Where a client meets a failure: the session init (HTTP), or a connection of a run (WebSocket). */
 type RetryStage = 'init' | 'connection';
+
+/**
+ * Whether a client tries again: always, never, or `'when-told'`: only when the service named a wait
+ * (`retry_after_ms > 0`), and then after at least that wait.
+ */
+type Retry = boolean | 'when-told';
 
 /**
  * The one retry table: for each failure, whether a client tries again (with its backoff) when the session
@@ -72,12 +81,14 @@ type RetryStage = 'init' | 'connection';
  * session). A `false` under `connection` ends the run: the user must change something first (the key, a
  * setting, the language) or stop another session. At the session init only what the service will get
  * over by itself is retried: a service that is not there, or answers as no Live Transcription Service
- * does, fails the start at once.
+ * does, fails the start at once. INIT_ERROR is final, as the spec says, unless the service adds a
+ * `retry_after_ms` (our additive field, docs/protocol.md): its speech recogniser is not available right
+ * now (a remote engine that is down), which it will get over by itself.
  */
-export const RETRY: Readonly<Record<ErrorCode | TransportFailure, Readonly<Record<RetryStage, boolean>>>> = {
+export const RETRY: Readonly<Record<ErrorCode | TransportFailure, Readonly<Record<RetryStage, Retry>>>> = {
   AUTH_ERROR: { init: false, connection: false },
   CONFIG_ERROR: { init: false, connection: false },
-  INIT_ERROR: { init: false, connection: false },
+  INIT_ERROR: { init: 'when-told', connection: 'when-told' },
   CONCURRENCY_LIMIT_EXCEEDED: { init: false, connection: false },
   RATE_LIMITED: { init: true, connection: true },
   INTERNAL_ERROR: { init: true, connection: true },
@@ -87,10 +98,17 @@ export const RETRY: Readonly<Record<ErrorCode | TransportFailure, Readonly<Recor
   SESSION_IDLE: { init: false, connection: true },
 };
 
-/** Whether a client tries again after `code` at `stage` (the {@link RETRY} table). */
-export function isRetried(code: ErrorCode | TransportFailure, stage: RetryStage): boolean {
-  return RETRY[code][stage];
+/** Whether a client tries again after `code` at `stage`, the service having named a wait of `retryAfterMs` (the {@link RETRY} table). */
+export function isRetried(code: ErrorCode | TransportFailure, stage: RetryStage, retryAfterMs = 0): boolean {
+  const r = RETRY[code][stage];
+  return r === 'when-told' ? retryAfterMs > 0 : r;
 }
 
-/** The spec's fallback wait for RATE_LIMITED when `retry_after_ms` is absent or zero. */
-export const DEFAULT_RATE_LIMIT_RETRY_MS = 5000;
+/**
+ * The least wait before trying again after `code` with the service's `retryAfterMs`: RATE_LIMITED waits it
+ * (or the spec's fallback), a `'when-told'` code waits it, anything else only its backoff.
+ */
+export function leastRetryWaitMs(code: ErrorCode | TransportFailure, retryAfterMs: number): number {
+  if (code === 'RATE_LIMITED') return retryAfterMs || DEFAULT_RATE_LIMIT_RETRY_MS;
+  return RETRY[code].connection === 'when-told' || RETRY[code].init === 'when-told' ? Math.max(0, retryAfterMs) : 0;
+}

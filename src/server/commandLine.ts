@@ -8,6 +8,7 @@ import path from 'node:path';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../protocol/http';
 import { DEFAULT_TIMING, type Timing } from './app';
 import { ENGINE_NAMES, type EngineName } from './engine/pooled';
+import { AUTH_SCHEMES, type AuthScheme } from './engine/remote/auth';
 import type { RemoteBounds } from './engine/remote/remoteEngine';
 import { VAD_NAMES, type VadName } from './engine/sileroVad';
 import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
@@ -32,8 +33,14 @@ Options:
                          goes in DICTEE_ENGINE_API_KEY, never in the URL)
   --engine-model NAME    the model the realtime recogniser is asked for
   --engine-ca FILE       PEM CA certificates that verify the recogniser's TLS (internal servers)
+  --engine-auth SCHEME   how DICTEE_ENGINE_API_KEY is sent to the recogniser: bearer
+                         (Authorization: Bearer KEY) or api-key (Azure OpenAI's api-key: KEY header);
+                         default api-key for *.openai.azure.com and *.cognitiveservices.azure.com,
+                         else bearer
   --proofread-url URL    a second pass on each finished sentence by an OpenAI-style
                          /v1/audio/transcriptions endpoint (realtime and vosk engines)
+  --proofread-auth SCHEME
+                         the same as --engine-auth, for --proofread-url (its default from its URL)
   --model DIR            pocketsphinx: model directory (default /usr/share/pocketsphinx/model/en-us)
   --model NAME|DIR       sherpa-onnx (required): a streaming model installed with npm run models, by
                          name (in DICTEE_MODELS_DIR, default ~/.cache/dictee/models) or directory
@@ -71,7 +78,7 @@ Environment:
   DICTEE_DATABASE_URL    the same as --database (the flag wins)
   DICTEE_REDIS_URL       the same as --redis (the flag wins)
   DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error
-  DICTEE_ENGINE_API_KEY  the credential sent to the remote recogniser (Authorization: Bearer)
+  DICTEE_ENGINE_API_KEY  the credential sent to the remote recogniser (see --engine-auth)
 `;
 
 export { UsageError };
@@ -85,7 +92,9 @@ export interface CliOptions {
   engineUrl?: string;
   engineModel?: string;
   engineCa?: string;
+  engineAuth?: AuthScheme;
   proofreadUrl?: string;
+  proofreadAuth?: AuthScheme;
   proofreadModel?: string;
   vad: VadName;
   vadModel?: string;
@@ -113,7 +122,9 @@ const OPTIONS = {
   'engine-url': { type: 'string' },
   'engine-model': { type: 'string' },
   'engine-ca': { type: 'string' },
+  'engine-auth': { type: 'string' },
   'proofread-url': { type: 'string' },
+  'proofread-auth': { type: 'string' },
   'proofread-model': { type: 'string' },
   vad: { type: 'string' },
   'vad-model': { type: 'string' },
@@ -186,11 +197,16 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
   if (v['engine-model'] !== undefined) o.engineModel = nonEmpty('--engine-model', v['engine-model']);
   if (v['engine-ca'] !== undefined) o.engineCa = nonEmpty('--engine-ca', v['engine-ca']);
   if (v['proofread-url'] !== undefined) o.proofreadUrl = nonEmpty('--proofread-url', v['proofread-url']);
+  if (v['engine-auth'] !== undefined) o.engineAuth = authScheme('--engine-auth', v['engine-auth']);
+  if (v['proofread-auth'] !== undefined) o.proofreadAuth = authScheme('--proofread-auth', v['proofread-auth']);
+  if (o.proofreadAuth && !o.proofreadUrl) throw new UsageError('--proofread-auth goes with --proofread-url');
   if (remote && !o.engineUrl) throw new UsageError(`--engine ${o.engine} needs --engine-url`);
   if (remote && o.model)
     throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines (a remote engine takes --engine-model)');
-  if (!remote && (o.engineUrl || o.engineModel || o.engineCa || o.proofreadUrl)) {
-    throw new UsageError('--engine-url, --engine-model, --engine-ca and --proofread-url are for the realtime and vosk engines');
+  if (!remote && (o.engineUrl || o.engineModel || o.engineCa || o.engineAuth || o.proofreadUrl)) {
+    throw new UsageError(
+      '--engine-url, --engine-model, --engine-ca, --engine-auth and --proofread-url are for the realtime and vosk engines',
+    );
   }
   if (o.engine === 'vosk' && o.engineModel)
     throw new UsageError('--engine-model is for the realtime engine (a Vosk server serves one model)');
@@ -221,6 +237,12 @@ export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
     t[field] = Number(v);
   }
   return t;
+}
+
+/** `--engine-auth` / `--proofread-auth`: one of {@link AUTH_SCHEMES}. */
+function authScheme(flag: string, v: string): AuthScheme {
+  if (!(AUTH_SCHEMES as readonly string[]).includes(v)) throw new UsageError(`${flag} must be one of ${AUTH_SCHEMES.join(', ')}`);
+  return v as AuthScheme;
 }
 
 /** The remote engines' fault bounds shortened by the environment (tests; docs/server.md). */

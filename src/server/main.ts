@@ -99,8 +99,10 @@ async function main(): Promise<void> {
         url: opts.engineUrl,
         ...(opts.engineModel ? { model: opts.engineModel } : {}),
         ...(engineKey ? { apiKey: engineKey } : {}),
+        ...(opts.engineAuth ? { auth: opts.engineAuth } : {}),
         ...(engineCa ? { ca: engineCa } : {}),
         ...(opts.proofreadUrl ? { proofreadUrl: opts.proofreadUrl } : {}),
+        ...(opts.proofreadAuth ? { proofreadAuth: opts.proofreadAuth } : {}),
         ...(process.env.DICTEE_PROOFREAD_MODEL ? { proofreadModel: process.env.DICTEE_PROOFREAD_MODEL } : {}),
         bounds: remoteBounds,
       }

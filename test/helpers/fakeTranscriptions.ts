@@ -3,10 +3,11 @@
  * Speaches, vLLM): a multipart form with a `file` (WAV) and `response_format=json`, answered by
  * `{"text": "…"}`. It recognises nothing: each request gets the next of the sentences it was given
  * (the recorded transcripts, written as a careful second pass would write them). It checks the
- * credential and keeps what it received (the WAV's rate and length, the form's fields).
+ * credential (in the header it is told to expect) and keeps what it received (the WAV's rate and length, the form's fields).
  */
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type FakeAuth, hasKey } from './fakeUpstream';
 
 export interface TranscriptionRequest {
   rate: number;
@@ -22,6 +23,7 @@ export class FakeTranscriptions {
   constructor(
     private readonly sentences: string[],
     private readonly key?: string,
+    private readonly auth: FakeAuth = 'bearer',
   ) {}
 
   async start(): Promise<this> {
@@ -40,8 +42,7 @@ export class FakeTranscriptions {
     for await (const c of req) parts.push(c as Buffer);
     const body = Buffer.concat(parts);
     if (req.method !== 'POST' || req.url !== '/v1/audio/transcriptions') return void res.writeHead(404).end();
-    if (this.key !== undefined && req.headers.authorization !== `Bearer ${this.key}`)
-      return void res.writeHead(401).end('{"error":{"message":"bad key"}}');
+    if (this.key !== undefined && !hasKey(req, this.key, this.auth)) return void res.writeHead(401).end('{"error":{"message":"bad key"}}');
     const boundary = /boundary=([^;]+)/.exec(req.headers['content-type'] ?? '')?.[1];
     if (!boundary) return void res.writeHead(400).end();
     const fields: Record<string, string> = {};

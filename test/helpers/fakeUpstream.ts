@@ -14,9 +14,19 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 
+export type FakeAuth = 'bearer' | 'api-key';
+
+/** The request carries `key` in the header of `auth`, and only there (Azure OpenAI's `api-key`, or a bearer token). */
+export function hasKey(req: IncomingMessage, key: string, auth: FakeAuth = 'bearer'): boolean {
+  if (auth === 'api-key') return req.headers['api-key'] === key && req.headers.authorization === undefined;
+  return req.headers.authorization === `Bearer ${key}` && req.headers['api-key'] === undefined;
+}
+
 export interface Misbehaviour {
-  /** Answer the upgrade with HTTP 401 unless `Authorization: Bearer <key>` (when a key is set). */
+  /** Answer the upgrade with HTTP 401 unless the key is in the header of `auth` (when a key is set). */
   key?: string;
+  /** Where the key is expected: `Authorization: Bearer <key>` (default), or Azure OpenAI's `api-key: <key>`. */
+  auth?: FakeAuth;
   /** Close the connection (terminate) after this many audio messages, once. */
   dropAfter?: number;
   /** Stop answering (the socket stays open) after this many audio messages, once per connection. */
@@ -136,7 +146,7 @@ export abstract class FakeServer {
     const server = this.o.tls ? createHttpsServer({ key: this.o.tls.key, cert: this.o.tls.cert }) : createHttpServer();
     const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
     server.on('upgrade', (req, socket, head) => {
-      if (this.o.key !== undefined && req.headers.authorization !== `Bearer ${this.o.key}`) {
+      if (this.o.key !== undefined && !hasKey(req, this.o.key, this.o.auth)) {
         socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
         return;
       }

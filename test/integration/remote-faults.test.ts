@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FakeRealtime, type FakeRealtimeOptions } from '../helpers/fakeRealtime';
+import { FakeTranscriptions } from '../helpers/fakeTranscriptions';
 import { assertEveryWordOnce, clientRun, dictation, stream } from '../helpers/remote';
 import { normalizeWords, recordings } from '../helpers/recordings';
 import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
@@ -84,6 +85,41 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
     assert.equal(inUrl.status, 1);
     assert.match(inUrl.stderr, /must not carry a credential \(api_key=…\)/);
     assert.doesNotMatch(inUrl.stderr, /sk-in-url/);
+  });
+
+  it("Azure OpenAI's api-key header (--engine-auth, --proofread-auth): the fakes take the key only there; a bearer token is refused at start", async () => {
+    const f = await fake({ dialect: 'openai', auth: 'api-key' });
+    const sentences = recordings()
+      .filter((r) => r.name !== 'goforward')
+      .slice(0, 2)
+      .map((r) => r.reference);
+    const second = await new FakeTranscriptions(sentences, SECRET, 'api-key').start();
+    try {
+      // 127.0.0.1 is no Azure host: by default the key goes as a bearer token, which this upstream refuses.
+      const bearer = await mustNotStart(['--engine', 'realtime', '--engine-url', f.url, '--engine-model', 'rt-model'], {
+        DICTEE_ENGINE_API_KEY: SECRET,
+      });
+      assert.equal(bearer.status, 1);
+      assert.match(bearer.stderr, /refused the credential \(HTTP 401\)/);
+      const server = await serve(f, {}, ['--engine-auth', 'api-key', '--proofread-url', second.url, '--proofread-auth', 'api-key']);
+      try {
+        const { key } = await server.createKey();
+        const run = clientRun(server, key);
+        await run.session.start();
+        await stream(run.session, d.pcm);
+        const result = await run.session.stop();
+        assert.equal(result.reason, 'stopped');
+        assertEveryWordOnce(run, d.words);
+        assert.equal(second.requests.length, 2, 'each sentence proofread with the api-key header');
+        assert.match(server.logs(), /"auth":"api-key"/);
+        assert.doesNotMatch(server.logs() + bearer.stderr + bearer.stdout, new RegExp(SECRET));
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await f.stop();
+      await second.stop();
+    }
   });
 
   it('down when a session opens: INIT_ERROR with retry_after_ms, no session left; back up, sessions open again', async () => {

@@ -4,7 +4,8 @@ import {
   ERROR_ADVICE,
   adviceFor,
   initErrorCause,
-  FATAL_CODES,
+  isFatal,
+  recogniserUnavailable,
   errorFromClose,
   errorFromHttpRefusal,
   errorFromRequestFailure,
@@ -44,7 +45,9 @@ describe('client: errors', () => {
     assert.deepEqual(Object.keys(ERROR_ADVICE).sort(), [...codes].sort(), 'one entry per code, no other');
     const summaries = new Set(codes.map((c) => ERROR_ADVICE[c].summary));
     assert.equal(summaries.size, codes.length, 'no two codes are told the same thing');
-    assert.deepEqual([...FATAL_CODES].sort(), ['AUTH_ERROR', 'CONCURRENCY_LIMIT_EXCEEDED', 'CONFIG_ERROR', 'INIT_ERROR']);
+    assert.deepEqual(codes.filter((c) => isFatal(c)).sort(), ['AUTH_ERROR', 'CONCURRENCY_LIMIT_EXCEEDED', 'CONFIG_ERROR', 'INIT_ERROR']);
+    // A wait named by the service makes only an INIT_ERROR retried (the recogniser is not available now).
+    assert.deepEqual(codes.filter((c) => isFatal(c, 2000)).sort(), ['AUTH_ERROR', 'CONCURRENCY_LIMIT_EXCEEDED', 'CONFIG_ERROR']);
   });
 
   it('reads what an INIT_ERROR refused from the service message', () => {
@@ -177,6 +180,22 @@ describe('client: errors', () => {
     assert.equal(errorFromServiceMessage({ code: 'CONFIG_ERROR', message: 'x', field: 'language' }, KEY, undefined).field, 'language');
     const rate = errorFromServiceMessage({ code: 'RATE_LIMITED', message: 'slow', retry_after_ms: 0, session_id: 'own' }, KEY, 'sess');
     assert.deepEqual([rate.retryAfterMs, rate.fatal, rate.sessionId], [5000, false, 'own']);
+    // INIT_ERROR is final, unless the service names a wait: its speech recogniser is not available now.
+    const down = errorFromServiceMessage(
+      {
+        code: 'INIT_ERROR',
+        message: 'the speech recogniser is not available now (connect ECONNREFUSED); retry after 2000 ms',
+        retry_after_ms: 2000,
+      },
+      KEY,
+      'sess',
+    );
+    assert.deepEqual([down.fatal, down.retryAfterMs, recogniserUnavailable(down)], [false, 2000, true]);
+    assert.match(adviceFor(down), /speech recogniser \(another server\) is not available now; Dictée waited and tried again/);
+    const language = errorFromServiceMessage({ code: 'INIT_ERROR', message: 'language de is not available', retry_after_ms: 0 }, KEY, 's');
+    assert.deepEqual([language.fatal, recogniserUnavailable(language)], [true, false]);
+    assert.equal(errorFromServiceMessage({ code: 'INIT_ERROR', message: 'x' }, KEY, 's').fatal, true, 'no retry_after_ms: final');
+    assert.equal(errorFromClose(4003, 'INIT_ERROR', 's').fatal, true, 'a close alone names no wait');
     const unknown = errorFromServiceMessage({ code: 'NEW_CODE', message: 'future' }, KEY, undefined);
     assert.deepEqual([unknown.code, unknown.message, unknown.fatal], ['INTERNAL_ERROR', 'NEW_CODE: future', false]);
   });

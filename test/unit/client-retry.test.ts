@@ -21,6 +21,18 @@ describe('client: the retry policy', () => {
     assert.equal(backoffDelay(1, cause('RATE_LIMITED'), o), 5050);
   });
 
+  it('an INIT_ERROR with a wait (the recogniser is not available now) waits retry_after_ms plus the jitter, within the same budget', () => {
+    const o = { maxAttempts: 2, baseMs: 100, maxMs: 1000, random: () => 0.5 };
+    assert.equal(backoffDelay(1, cause('INIT_ERROR', 2000), o), 2050);
+    const b = new Backoff(o);
+    assert.deepEqual(
+      [b.next(cause('INIT_ERROR', 2000)), b.next(cause('INIT_ERROR', 2000)), b.next(cause('INIT_ERROR', 2000))].map((d) => d?.delayMs),
+      [2050, 2100, undefined],
+    );
+    const e = gaveUpError(cause('INIT_ERROR', 2000), 2, 'reconnection', 's');
+    assert.deepEqual([e.code, e.fatal, e.retryAfterMs], ['INIT_ERROR', true, 2000], 'the cause is named, and that it was a wait');
+  });
+
   it('counts attempts in a row, gives up after the last, and starts again after a reset', () => {
     const b = new Backoff({ maxAttempts: 3, baseMs: 10, maxMs: 100, random: () => 0 });
     assert.deepEqual(

@@ -416,6 +416,14 @@ describe('extension pure helpers', () => {
         '$(loading~spin) Dictée 0:05 reconnecting',
       );
       assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, retryInS: 5 }).text, '$(watch) Dictée 0:05 retry in 5 s');
+      // The service's speech recogniser is unavailable (INIT_ERROR with a wait): said plainly, and that it retries.
+      const down = statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, retryInS: 3, recogniserUnavailable: true });
+      assert.equal(down.text, '$(watch) Dictée 0:05 recogniser unavailable, retry in 3 s');
+      assert.match(down.tooltip, /speech recogniser of the service is unavailable: next try in 3 s\. Your audio is kept/);
+      assert.equal(down.colour, 'warning');
+      const connecting = statusView(ENGLISH, { state: 'connecting', elapsedMs: 0, retryInS: 2, recogniserUnavailable: true });
+      assert.equal(connecting.text, '$(watch) Dictée recogniser unavailable, retry in 2 s');
+      assert.match(connecting.accessibilityLabel, /the speech recogniser is unavailable, next try in 2 seconds/);
       assert.equal(statusView(ENGLISH, { state: 'recording', elapsedMs: 5000, muted: true }).text, '$(warning) Dictée 0:05 no sound');
       const err = statusView(ENGLISH, { state: 'idle', elapsedMs: 0, error: 'the service refused the API key.' });
       assert.equal(err.text, '$(error) Dictée');
@@ -569,6 +577,16 @@ describe('extension pure helpers', () => {
         presentError(ENGLISH, err({ code: 'INTERNAL_ERROR', message: 'gave up', sessionId: 's-1' }), { ...sent, serverUrl: 'x' }).text,
         /What was written stays in the document/,
       );
+    });
+
+    it('an INIT_ERROR with a wait that outlasted the retries: the recogniser stayed unavailable, no setting to change', () => {
+      const p = presentError(
+        ENGLISH,
+        err({ code: 'INIT_ERROR', message: 'gave up after 8 reconnection attempts; last failure: …', retryAfterMs: 2000 }),
+        { ...sent, serverUrl: 'x' },
+      );
+      assert.match(p.text, /speech recogniser stayed unavailable, so dictation stopped\. What was dictated is in the document/);
+      assert.deepEqual([p.actions, p.setting], [['retry', 'showLog'], undefined]);
     });
 
     it("INIT_ERROR names the language and the sample rate the run sent (never the service's words), and the setting to change", () => {

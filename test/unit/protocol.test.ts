@@ -13,6 +13,7 @@ import {
   SPECIALTIES,
   RETRY,
   isRetried,
+  leastRetryWaitMs,
 } from '../../src/protocol';
 
 describe('protocol: client messages', () => {
@@ -169,5 +170,14 @@ describe('protocol: secrets and codes', () => {
     ]);
     // At the session init only what the service gets over by itself.
     assert.deepEqual(retried('init'), ['INTERNAL_ERROR', 'RATE_LIMITED', 'TIMEOUT']);
+    // INIT_ERROR is final (the spec) unless the service names a wait (our additive retry_after_ms): the
+    // recogniser is not available now; then it is retried, after at least that wait.
+    assert.deepEqual([isRetried('INIT_ERROR', 'connection', 2000), isRetried('INIT_ERROR', 'init', 2000)], [true, true]);
+    assert.deepEqual([isRetried('INIT_ERROR', 'connection', 0), isRetried('CONFIG_ERROR', 'connection', 2000)], [false, false]);
+    assert.deepEqual(
+      [leastRetryWaitMs('INIT_ERROR', 2000), leastRetryWaitMs('RATE_LIMITED', 0), leastRetryWaitMs('RATE_LIMITED', 700)],
+      [2000, 5000, 700],
+    );
+    assert.equal(leastRetryWaitMs('INTERNAL_ERROR', 2000), 0, 'only the backoff for the others');
   });
 });

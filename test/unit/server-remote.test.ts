@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { UsageError, parseArgs, remoteBoundsFromEnv } from '../../src/server/commandLine';
 import { RemoteRecognizer } from '../../src/server/engine/remote/remoteRecognizer';
+import { authHeader, defaultAuthFor } from '../../src/server/engine/remote/auth';
 import { shownUrl, urlProblem } from '../../src/server/engine/remote/upstream';
 import { sessionUpdate } from '../../src/server/engine/remote/realtime';
 
@@ -32,6 +33,24 @@ describe('remote engines: options', () => {
     assert.equal(o.engine, 'realtime');
     assert.equal(o.engineModel, 'voxtral');
     assert.equal(o.engineCa, '/ca.pem');
+  });
+
+  it("the key's header: Azure OpenAI's api-key by default for its hosts, else a bearer token; --engine-auth and --proofread-auth choose", () => {
+    assert.equal(defaultAuthFor('wss://my-res.openai.azure.com/openai/v1/realtime?model=gpt-4o-transcribe'), 'api-key');
+    assert.equal(defaultAuthFor('wss://my-res.cognitiveservices.azure.com/openai/realtime?intent=transcription'), 'api-key');
+    assert.equal(defaultAuthFor('https://MY-RES.OPENAI.AZURE.COM./openai/deployments/w/audio/transcriptions'), 'api-key');
+    for (const url of ['wss://api.openai.com/v1/realtime', 'wss://openai.azure.com.example.org/v1/realtime', 'ws://gpu:8000/v1/realtime'])
+      assert.equal(defaultAuthFor(url), 'bearer', url);
+    assert.deepEqual(authHeader('api-key', 'k'), { 'api-key': 'k' });
+    assert.deepEqual(authHeader('bearer', 'k'), { Authorization: 'Bearer k' });
+    assert.deepEqual(authHeader('api-key', undefined), {}, 'no key, no header');
+    const base = ['--engine', 'realtime', '--engine-url', 'wss://gpu/v1/realtime'];
+    const o = parseArgs([...base, '--engine-auth', 'api-key', '--proofread-url', 'https://h/t', '--proofread-auth', 'bearer']);
+    assert.deepEqual([o.engineAuth, o.proofreadAuth], ['api-key', 'bearer']);
+    assert.equal(parseArgs(base).engineAuth, undefined, 'chosen from the URL by the engine');
+    assert.throws(() => parseArgs([...base, '--engine-auth', 'basic']), /--engine-auth must be one of bearer, api-key/);
+    assert.throws(() => parseArgs([...base, '--proofread-auth', 'api-key']), /--proofread-auth goes with --proofread-url/);
+    assert.throws(() => parseArgs(['--engine-auth', 'api-key']), /are for the realtime and vosk engines/);
   });
 
   it('a credential never goes in a URL, and a URL is shown without query or user', () => {

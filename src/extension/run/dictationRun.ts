@@ -346,9 +346,11 @@ export class DictationRun {
       }),
       session.on('reconnecting', (r) => {
         apply(model.dropProvisional());
-        const rateLimited = r.reason.startsWith('RATE_LIMITED');
-        host.status.update({ reconnecting: true, retryInS: rateLimited ? Math.ceil(r.delayMs / 1000) : undefined });
-        if (rateLimited) host.notifications.rateLimited(r.delayMs, (done) => session.on('state', done));
+        // The service asked to wait (a rate limit), or its speech recogniser is unavailable (INIT_ERROR with a wait).
+        const waited = r.code === 'RATE_LIMITED' || r.code === 'INIT_ERROR';
+        const recogniserUnavailable = r.code === 'INIT_ERROR';
+        host.status.update({ reconnecting: true, retryInS: waited ? Math.ceil(r.delayMs / 1000) : undefined, recogniserUnavailable });
+        if (waited) host.notifications.waiting(r.delayMs, recogniserUnavailable, (done) => session.on('state', done));
       }),
       // Logged by the session, once, with its id.
       session.on('warning', (w) => host.notifications.warning(w)),

@@ -3,7 +3,7 @@
  * never an error code, a byte offset or the service's own words (those are in the log, once). Pure (no
  * `vscode`), tested in plain Node. Messages never contain the API key.
  */
-import { type DictationError, initErrorCause } from '../../client/errors';
+import { type DictationError, initErrorCause, recogniserUnavailable } from '../../client/errors';
 import { DEFAULT_SAMPLE_RATE, LANGUAGES, type Language } from '../../protocol/config';
 import type { L10n } from '../ui/l10nText';
 import { settingForField } from '../settingsMap';
@@ -83,6 +83,16 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
       };
     }
     case 'INIT_ERROR': {
+      if (recogniserUnavailable(e)) {
+        // Retried with its wait until the run's attempts were spent: nothing the user can set.
+        return {
+          severity: 'error',
+          text: l10n.t(
+            "Dictée: the service's speech recogniser stayed unavailable, so dictation stopped. What was dictated is in the document. Retry in a few minutes.",
+          ),
+          actions: ['retry', 'showLog'],
+        };
+      }
       // The service's message names the cause (the language, the sample rate or the encoding): the user is told that one.
       const cause = initErrorCause(e.message);
       const language = languageName(l10n, ctx.language);

@@ -132,12 +132,18 @@ export class Notifications {
     );
   }
 
-  /** A progress note in the status bar while the run waits out a rate limit; ends early at `onChange`. */
-  rateLimited(delayMs: number, onChange: (done: () => void) => Disposable): void {
+  /**
+   * A progress note in the status bar while the run waits out a rate limit, or while the service's speech
+   * recogniser is unavailable (it retries by itself); ends early at `onChange`.
+   */
+  waiting(delayMs: number, recogniserUnavailable: boolean, onChange: (done: () => void) => Disposable): void {
+    const seconds = Math.ceil(delayMs / 1000);
     void vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Window,
-        title: vscode.l10n.t('Dictée: the service asked to wait; next try in {0} s', Math.ceil(delayMs / 1000)),
+        title: recogniserUnavailable
+          ? vscode.l10n.t('Dictée: the speech recogniser of the service is unavailable; retrying in {0} s', seconds)
+          : vscode.l10n.t('Dictée: the service asked to wait; next try in {0} s', seconds),
       },
       () =>
         new Promise<void>((resolve) => {

@@ -14,8 +14,10 @@ export interface StatusInfo {
   elapsedMs: number;
   /** The connection is being re-established (the run goes on). */
   reconnecting?: boolean;
-  /** Seconds until a retry after RATE_LIMITED. */
+  /** Seconds until a retry after RATE_LIMITED, or while the service's speech recogniser is unavailable. */
   retryInS?: number;
+  /** With `retryInS`: the wait is for the service's speech recogniser (a remote engine that is down), not a rate limit. */
+  recogniserUnavailable?: boolean;
   /** Shown until the next run starts: the last error, as the user was told it. */
   error?: string;
   /** The microphone sends only silence. */
@@ -184,6 +186,18 @@ export function statusView(l10n: L10n, info: StatusInfo): StatusView {
         command: 'dictee.start',
       };
     case 'connecting':
+      if (info.retryInS !== undefined && info.recogniserUnavailable) {
+        return {
+          text: `$(watch) Dictée ${l10n.t('recogniser unavailable, retry in {0} s', info.retryInS)}`,
+          tooltip: `${l10n.t('**Dictée** is connecting to the service {0}: its speech recogniser is unavailable, next try in {1} s. Speak now: your audio is kept.', into, info.retryInS)}\n\n${more}${L.stop} · ${L.log}`,
+          accessibilityLabel: l10n.t(
+            'Dictée: connecting, the speech recogniser is unavailable, next try in {0} seconds. Click to stop.',
+            info.retryInS,
+          ),
+          colour: 'warning',
+          command: 'dictee.stop',
+        };
+      }
       if (info.retryInS !== undefined) {
         return {
           text: `$(watch) Dictée ${l10n.t('retry in {0} s', info.retryInS)}`,
@@ -205,7 +219,12 @@ export function statusView(l10n: L10n, info: StatusInfo): StatusView {
       let note = '';
       let colour: StatusColour = 'recording';
       let label = l10n.t('Dictée: recording, {0}. Click to stop.', elapsed);
-      if (info.retryInS !== undefined) {
+      if (info.retryInS !== undefined && info.recogniserUnavailable) {
+        text = `$(watch) Dictée ${elapsed} ${l10n.t('recogniser unavailable, retry in {0} s', info.retryInS)}`;
+        note = l10n.t('The speech recogniser of the service is unavailable: next try in {0} s. Your audio is kept.', info.retryInS);
+        colour = 'warning';
+        label = l10n.t('Dictée: recording, {0}, the speech recogniser is unavailable, retrying. Click to stop.', elapsed);
+      } else if (info.retryInS !== undefined) {
         text = `$(watch) Dictée ${elapsed} ${l10n.t('retry in {0} s', info.retryInS)}`;
         note = l10n.t('The service asked to wait: next try in {0} s. Your audio is kept.', info.retryInS);
         colour = 'warning';

@@ -3,17 +3,21 @@
  * `POST /v1/audio/transcriptions` endpoint (whisper.cpp server, Speaches, vLLM): the sentence's audio
  * as a WAV file in a multipart form (`file`, `response_format=json`, `language`, and `model` when
  * DICTEE_PROOFREAD_MODEL is set), answered by `{"text": "…"}`. Its text becomes the sentence's
- * `batch.replace`. The same credential and CA as the engine; the answer is bounded in size and time.
+ * `batch.replace`. The same credential and CA as the engine (the key in its own header scheme,
+ * `--proofread-auth`); the answer is bounded in size and time.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { wavOf } from '../../../shared/wavFile';
+import { type AuthScheme, authHeader } from './auth';
 import { shownUrl } from './upstream';
 
 export interface ProofreadSettings {
   url: string;
   apiKey?: string;
+  /** How the key is presented (auth.ts); `bearer` when absent. */
+  auth?: AuthScheme;
   ca?: Buffer;
   model?: string;
   timeoutMs: number;
@@ -48,7 +52,7 @@ export function transcribeSentence(s: ProofreadSettings, pcm: Buffer, rate: numb
         headers: {
           'Content-Type': `multipart/form-data; boundary=${boundary}`,
           'Content-Length': body.length,
-          ...(s.apiKey ? { Authorization: `Bearer ${s.apiKey}` } : {}),
+          ...authHeader(s.auth ?? 'bearer', s.apiKey),
         },
         timeout: s.timeoutMs,
         ...(s.ca && url.protocol === 'https:' ? { ca: s.ca } : {}),

@@ -15,6 +15,7 @@ import {
   type WorkerRecognizer,
 } from '../engine';
 import { SIMULATED_SAMPLE_RATES } from '../simulated';
+import { type AuthScheme, defaultAuthFor } from './auth';
 import { type ProofreadSettings, transcribeSentence } from './proofread';
 import { RealtimeProtocol } from './realtime';
 import { RemoteSegmenterPort } from './remotePort';
@@ -51,8 +52,12 @@ export interface RemoteEngineOptions {
   url: string;
   model?: string;
   apiKey?: string;
+  /** How the key is presented to the recogniser; by default chosen from `url` (auth.ts). */
+  auth?: AuthScheme;
   ca?: Buffer;
   proofreadUrl?: string;
+  /** How the key is presented to the proofreading endpoint; by default chosen from `proofreadUrl`. */
+  proofreadAuth?: AuthScheme;
   proofreadModel?: string;
   bounds?: Partial<RemoteBounds>;
   log: ServerLogger;
@@ -176,6 +181,7 @@ class RemoteEngine implements Engine {
     return {
       url: this.o.proofreadUrl,
       ...(this.o.apiKey ? { apiKey: this.o.apiKey } : {}),
+      auth: this.o.proofreadAuth ?? defaultAuthFor(this.o.proofreadUrl),
       ...(this.o.ca ? { ca: this.o.ca } : {}),
       ...(this.o.proofreadModel ? { model: this.o.proofreadModel } : {}),
       timeoutMs: 30_000,
@@ -196,6 +202,7 @@ export async function openRemoteEngine(o: RemoteEngineOptions): Promise<RemoteEn
   const settings: UpstreamSettings = {
     url: o.url,
     ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+    auth: o.auth ?? defaultAuthFor(o.url),
     ...(o.ca ? { ca: o.ca } : {}),
     ...(o.model ? { model: o.model } : {}),
     connectTimeoutMs: bounds.connectTimeoutMs,
@@ -212,6 +219,7 @@ export async function openRemoteEngine(o: RemoteEngineOptions): Promise<RemoteEn
       engine: o.engine,
       dialect: probe.dialect,
       url: shownUrl(o.url),
+      auth: settings.auth,
       upstream_sample_rate: probe.rate,
     });
   } catch (e) {

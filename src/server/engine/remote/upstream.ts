@@ -5,6 +5,7 @@
  */
 import WebSocket from 'ws';
 import type { ServerLogger } from '../../log';
+import { type AuthScheme, authHeader } from './auth';
 
 /** A message larger than this from the upstream closes its connection (then reconnected). */
 const MAX_UPSTREAM_MESSAGE_BYTES = 1 << 20;
@@ -17,8 +18,10 @@ export class UpstreamUnreachableError extends Error {}
 export interface UpstreamSettings {
   /** ws:// or wss:// URL, without credentials. */
   url: string;
-  /** Sent as `Authorization: Bearer …`; never logged, never in a URL or a message. */
+  /** Sent in the header of `auth` (auth.ts); never logged, never in a URL or a message. */
   apiKey?: string;
+  /** How the key is presented: `Authorization: Bearer …` (default) or Azure OpenAI's `api-key: …`. */
+  auth?: AuthScheme;
   /** PEM CA bundle that replaces the system's for wss:// (`--engine-ca`). */
   ca?: Buffer;
   model?: string;
@@ -127,7 +130,7 @@ export function openSocket(s: UpstreamSettings, url = s.url, headers: Record<str
   const shown = shownUrl(url);
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, {
-      headers: { ...headers, ...(s.apiKey ? { Authorization: `Bearer ${s.apiKey}` } : {}) },
+      headers: { ...headers, ...authHeader(s.auth ?? 'bearer', s.apiKey) },
       maxPayload: MAX_UPSTREAM_MESSAGE_BYTES,
       handshakeTimeout: s.connectTimeoutMs,
       perMessageDeflate: false,
