@@ -114,11 +114,12 @@ export const ERROR_ADVICE: Record<DictationErrorCode, ErrorAdvice> = {
 };
 
 /**
- * An INIT_ERROR that names a wait (`retry_after_ms > 0`): the service's speech recogniser (a remote engine)
- * is not available right now. The run waits and tries again (the one retry table); not a setting to change.
+ * An INIT_ERROR or CONCURRENCY_LIMIT_EXCEEDED that names a wait (`retry_after_ms > 0`): the service's speech
+ * recogniser is not available right now (a remote engine that is down, or decoders behind real time). The
+ * run waits and tries again (the one retry table); not a setting to change.
  */
 export function recogniserUnavailable(e: Pick<DictationError, 'code' | 'retryAfterMs'>): boolean {
-  return e.code === 'INIT_ERROR' && e.retryAfterMs > 0;
+  return (e.code === 'INIT_ERROR' || e.code === 'CONCURRENCY_LIMIT_EXCEEDED') && e.retryAfterMs > 0;
 }
 
 const RECOGNISER_UNAVAILABLE_ADVICE =
@@ -158,8 +159,8 @@ interface AdviceContext {
  * (an INIT_ERROR about the language names the language refused and those the service serves).
  */
 export function adviceFor(e: DictationError, ctx: AdviceContext = {}): string {
-  if (e.code !== 'INIT_ERROR') return ERROR_ADVICE[e.code].advice;
   if (recogniserUnavailable(e)) return RECOGNISER_UNAVAILABLE_ADVICE;
+  if (e.code !== 'INIT_ERROR') return ERROR_ADVICE[e.code].advice;
   const cause = initErrorCause(e.message);
   switch (cause?.kind) {
     case 'language': {
@@ -257,7 +258,7 @@ export function errorFromHttpRefusal(r: HttpRefusal, key: string): DictationErro
       return new DictationError({
         code,
         status,
-        fatal: !isRetried(code, 'init'),
+        fatal: !isRetried(code, 'init', retryAfterMs),
         retryAfterMs,
         message: `concurrency limit reached${detail}`,
       });

@@ -59,7 +59,11 @@ export class Backoff {
 /** The fatal error of a run that spent its attempts: the last failure's code when it tells more than "network". */
 export function gaveUpError(cause: DictationError, attempts: number, what: string, sessionId: string | undefined): DictationError {
   const code =
-    cause.code === 'RATE_LIMITED' || cause.code === 'PROTOCOL_ERROR' || cause.code === 'INTERNAL_ERROR' || cause.code === 'INIT_ERROR'
+    cause.code === 'RATE_LIMITED' ||
+    cause.code === 'PROTOCOL_ERROR' ||
+    cause.code === 'INTERNAL_ERROR' ||
+    cause.code === 'INIT_ERROR' ||
+    cause.code === 'CONCURRENCY_LIMIT_EXCEEDED'
       ? cause.code
       : 'NETWORK_ERROR';
   return new DictationError({

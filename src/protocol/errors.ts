@@ -83,13 +83,15 @@ type Retry = boolean | 'when-told';
  * over by itself is retried: a service that is not there, or answers as no Live Transcription Service
  * does, fails the start at once. INIT_ERROR is final, as the spec says, unless the service adds a
  * `retry_after_ms` (our additive field, docs/protocol.md): its speech recogniser is not available right
- * now (a remote engine that is down), which it will get over by itself.
+ * now (a remote engine that is down), which it will get over by itself. CONCURRENCY_LIMIT_EXCEEDED the
+ * same: final at a limit of sessions (no wait named: the user must stop one), retried when the service
+ * names a wait (its decoders are behind real time: a new session waits for them to catch up).
  */
 export const RETRY: Readonly<Record<ErrorCode | TransportFailure, Readonly<Record<RetryStage, Retry>>>> = {
   AUTH_ERROR: { init: false, connection: false },
   CONFIG_ERROR: { init: false, connection: false },
   INIT_ERROR: { init: 'when-told', connection: 'when-told' },
-  CONCURRENCY_LIMIT_EXCEEDED: { init: false, connection: false },
+  CONCURRENCY_LIMIT_EXCEEDED: { init: 'when-told', connection: 'when-told' },
   RATE_LIMITED: { init: true, connection: true },
   INTERNAL_ERROR: { init: true, connection: true },
   TIMEOUT: { init: true, connection: true },

@@ -46,8 +46,9 @@ describe('client: errors', () => {
     const summaries = new Set(codes.map((c) => ERROR_ADVICE[c].summary));
     assert.equal(summaries.size, codes.length, 'no two codes are told the same thing');
     assert.deepEqual(codes.filter((c) => isFatal(c)).sort(), ['AUTH_ERROR', 'CONCURRENCY_LIMIT_EXCEEDED', 'CONFIG_ERROR', 'INIT_ERROR']);
-    // A wait named by the service makes only an INIT_ERROR retried (the recogniser is not available now).
-    assert.deepEqual(codes.filter((c) => isFatal(c, 2000)).sort(), ['AUTH_ERROR', 'CONCURRENCY_LIMIT_EXCEEDED', 'CONFIG_ERROR']);
+    // A wait named by the service makes an INIT_ERROR (the recogniser is not available now) and a
+    // CONCURRENCY_LIMIT_EXCEEDED (its decoders are behind real time) retried.
+    assert.deepEqual(codes.filter((c) => isFatal(c, 2000)).sort(), ['AUTH_ERROR', 'CONFIG_ERROR']);
   });
 
   it('reads what an INIT_ERROR refused from the service message', () => {
@@ -122,7 +123,7 @@ describe('client: errors', () => {
       assert.match(refusal(403, undefined).message, /lacks the permission to open live sessions/);
     });
 
-    it('429: RATE_LIMITED waits retry_after_ms, else Retry-After, else 5 s; CONCURRENCY_LIMIT_EXCEEDED is fatal', () => {
+    it('429: RATE_LIMITED waits retry_after_ms, else Retry-After, else 5 s; CONCURRENCY_LIMIT_EXCEEDED is fatal unless it names a wait', () => {
       assert.equal(refusal(429, { error: { code: 'RATE_LIMITED', message: 'x', retry_after_ms: 1234 } }).retryAfterMs, 1234);
       assert.equal(refusal(429, {}, '7').retryAfterMs, 7000);
       const fallback = refusal(429, 'not json');
@@ -130,6 +131,8 @@ describe('client: errors', () => {
       assert.match(fallback.message, /retry in 5 s/);
       const c = refusal(429, { error: { code: 'CONCURRENCY_LIMIT_EXCEEDED', message: 'full' } });
       assert.deepEqual([c.code, c.fatal, c.message], ['CONCURRENCY_LIMIT_EXCEEDED', true, 'concurrency limit reached: full']);
+      const busy = refusal(429, { error: { code: 'CONCURRENCY_LIMIT_EXCEEDED', message: 'decoding behind', retry_after_ms: 3000 } });
+      assert.deepEqual([busy.fatal, busy.retryAfterMs], [false, 3000]);
     });
 
     it('5xx is a retried INTERNAL_ERROR; any other status a fatal error of the code given, else PROTOCOL_ERROR', () => {

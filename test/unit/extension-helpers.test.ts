@@ -589,6 +589,16 @@ describe('extension pure helpers', () => {
       assert.deepEqual([p.actions, p.setting], [['retry', 'showLog'], undefined]);
     });
 
+    it('a CONCURRENCY_LIMIT_EXCEEDED with a wait (decoders behind real time) is the busy recogniser, not a limit of sessions', () => {
+      const busy = presentError(ENGLISH, err({ code: 'CONCURRENCY_LIMIT_EXCEEDED', message: 'gave up…', retryAfterMs: 3000 }), {
+        ...sent,
+        serverUrl: 'x',
+      });
+      assert.match(busy.text, /speech recogniser stayed unavailable/);
+      const limit = presentError(ENGLISH, err({ code: 'CONCURRENCY_LIMIT_EXCEEDED', message: 'full' }), { ...sent, serverUrl: 'x' });
+      assert.match(limit.text, /too many dictations are open/);
+    });
+
     it("INIT_ERROR names the language and the sample rate the run sent (never the service's words), and the setting to change", () => {
       const words = 'this engine (pocketsphinx) serves only: en';
       const fr = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: words }), { serverUrl: 'x', language: 'fr', sampleRate: 16000 });

@@ -346,9 +346,10 @@ export class DictationRun {
       }),
       session.on('reconnecting', (r) => {
         apply(model.dropProvisional());
-        // The service asked to wait (a rate limit), or its speech recogniser is unavailable (INIT_ERROR with a wait).
-        const waited = r.code === 'RATE_LIMITED' || r.code === 'INIT_ERROR';
-        const recogniserUnavailable = r.code === 'INIT_ERROR';
+        // The service asked to wait (a rate limit), or its speech recogniser is unavailable (INIT_ERROR, or
+        // CONCURRENCY_LIMIT_EXCEEDED while its decoders are behind real time, with a wait).
+        const recogniserUnavailable = r.code === 'INIT_ERROR' || r.code === 'CONCURRENCY_LIMIT_EXCEEDED';
+        const waited = r.code === 'RATE_LIMITED' || recogniserUnavailable;
         host.status.update({ reconnecting: true, retryInS: waited ? Math.ceil(r.delayMs / 1000) : undefined, recogniserUnavailable });
         if (waited) host.notifications.waiting(r.delayMs, recogniserUnavailable, (done) => session.on('state', done));
       }),

@@ -83,16 +83,7 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
       };
     }
     case 'INIT_ERROR': {
-      if (recogniserUnavailable(e)) {
-        // Retried with its wait until the run's attempts were spent: nothing the user can set.
-        return {
-          severity: 'error',
-          text: l10n.t(
-            "Dictée: the service's speech recogniser stayed unavailable, so dictation stopped. What was dictated is in the document. Retry in a few minutes.",
-          ),
-          actions: ['retry', 'showLog'],
-        };
-      }
+      if (recogniserUnavailable(e)) return recogniserStayedUnavailable(l10n);
       // The service's message names the cause (the language, the sample rate or the encoding): the user is told that one.
       const cause = initErrorCause(e.message);
       const language = languageName(l10n, ctx.language);
@@ -142,6 +133,7 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
       };
     }
     case 'CONCURRENCY_LIMIT_EXCEEDED':
+      if (recogniserUnavailable(e)) return recogniserStayedUnavailable(l10n);
       return {
         severity: 'error',
         text: l10n.t(
@@ -195,6 +187,17 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
  * A warning of the client library (the run goes on) as a plain sentence: the library's own words carry
  * byte counts and go to the log only.
  */
+/** Retried with the service's wait until the run's attempts were spent: nothing the user can set. */
+function recogniserStayedUnavailable(l10n: L10n): ErrorPresentation {
+  return {
+    severity: 'error',
+    text: l10n.t(
+      "Dictée: the service's speech recogniser stayed unavailable, so dictation stopped. What was dictated is in the document. Retry in a few minutes.",
+    ),
+    actions: ['retry', 'showLog'],
+  };
+}
+
 export function warningSentence(l10n: L10n, text: string): string {
   if (/oldest buffered audio is being dropped/.test(text)) {
     return l10n.t(
