@@ -31,6 +31,34 @@ export function dictation(count = 2, pauseMs = 1500): Dictation {
   return { pcm, words, msPerWord };
 }
 
+/**
+ * The recordings named, each followed by `pauseMs` of silence, at a `msPerWord` that releases each one's
+ * words while its own audio plays, none spilling into the next recording's sentence: the middle of the
+ * range where that holds for every recording (throws when there is none).
+ */
+export function sentenceDictation(names: string[], pauseMs = 1500): Dictation & { references: string[] } {
+  const all = recordings();
+  const recs = names.map((n) => all.find((r) => r.name === n) ?? assert.fail(`no recording ${n}`));
+  let voiced = 0;
+  let count = 0;
+  let lo = 0;
+  let hi = Infinity;
+  for (const [i, r] of recs.entries()) {
+    voiced += voicedMs(r.pcm, 16000);
+    count += normalizeWords(r.reference).length;
+    // The recording's last word out by the end of its audio, the next recording's first word not before.
+    hi = Math.min(hi, voiced / count);
+    if (i < recs.length - 1) lo = Math.max(lo, voiced / (count + 1));
+  }
+  assert.ok(lo < hi, `no pace releases each of ${names.join(', ')} within its own audio`);
+  return {
+    pcm: Buffer.concat(recs.flatMap((r) => [r.pcm, silence(pauseMs)])),
+    words: recs.flatMap((r) => normalizeWords(r.reference)),
+    msPerWord: Math.round((lo + hi) / 2),
+    references: recs.map((r) => r.reference),
+  };
+}
+
 export const FAST: Omit<ClientConfig, 'resume'> = { language: 'en', engine_endpointing: 0.4, silence_threshold: 1, stop_delay: 2 };
 
 export interface Run {

@@ -24,6 +24,9 @@ export interface StartServerOptions {
   port?: number;
 }
 
+/** What picks and sets up the service's engine: the simulated engine's script, or other arguments and their environment. */
+export type EngineOptions = Pick<StartServerOptions, 'script' | 'args' | 'env'>;
+
 export interface TestServer {
   /** http://127.0.0.1:PORT */
   url: string;
@@ -40,8 +43,11 @@ export interface TestServer {
   stop(): Promise<number | null>;
   /** SIGKILL, waits for exit. */
   kill(): Promise<void>;
-  /** Stops (SIGTERM, or SIGKILL if `opts.kill`) if running, then starts again on the same port and data dir. */
-  restart(opts?: { kill?: boolean }): Promise<void>;
+  /**
+   * Stops (SIGTERM, or SIGKILL if `opts.kill`) if running, then starts again on the same port, data dir and
+   * master key; with `opts.engine`, with these engine arguments in place of those it was started with.
+   */
+  restart(opts?: { kill?: boolean; engine?: EngineOptions }): Promise<void>;
   /** Captured stdout + stderr of every run so far. */
   logs(): string;
   /** The child process of the current run. */
@@ -98,12 +104,14 @@ function waitExit(child: ChildProcess): Promise<number | null> {
 export async function startServer(opts: StartServerOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'dictee-test-'));
   const masterKey = opts.env?.DICTEE_MASTER_KEY ?? `master_${randomBytes(24).toString('base64url')}`;
-  const env = { ...opts.env, DICTEE_MASTER_KEY: masterKey };
+  const envOf = (o: EngineOptions): Record<string, string> => ({ ...o.env, DICTEE_MASTER_KEY: masterKey });
+  const argsOf = (o: EngineOptions): string[] => [...(o.script ? ['--script', o.script] : []), ...(o.args ?? []), '--data-dir', dataDir];
+  let env = envOf(opts);
+  let baseArgs = argsOf(opts);
   let output = '';
   const onOutput = (s: string): void => {
     output += s;
   };
-  const baseArgs = [...(opts.script ? ['--script', opts.script] : []), ...(opts.args ?? []), '--data-dir', dataDir];
   let { child, port } = await launch([...baseArgs, '--port', String(opts.port ?? 0)], env, onOutput);
   const url = (): string => `http://127.0.0.1:${port}`;
 
@@ -158,6 +166,10 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
     async restart(o = {}) {
       if (o.kill) await server.kill();
       else await server.stop();
+      if (o.engine) {
+        env = envOf(o.engine);
+        baseArgs = argsOf(o.engine);
+      }
       // The port was just released; retry briefly in case the OS has not freed it yet.
       let lastErr: unknown;
       for (let attempt = 0; attempt < 20; attempt++) {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { startServer, type TestServer } from '../../helpers/server';
+import { startServer, type EngineOptions, type TestServer } from '../../helpers/server';
 import { CODE_SERVER_ENTRY, ROOT, startCodeServer, type CodeServer } from './codeServer';
 import { startVirtualMic, type VirtualMic } from './pulse';
 import { killOnExit, stopAll } from './procs';
@@ -110,6 +110,9 @@ export function buildVsix(): string {
   return vsix;
 }
 
+/** The simulated engine's script file (`--script`) of the world in `tmp`. */
+const scriptFileIn = (tmp: string): string => path.join(tmp, 'script.txt');
+
 let world: Promise<World> | undefined;
 let stopping: (() => Promise<void>) | undefined;
 
@@ -127,7 +130,7 @@ async function createWorld(): Promise<World> {
     await stopAll();
   };
   const vsix = buildVsix();
-  const scriptFile = path.join(tmp, 'script.txt');
+  const scriptFile = scriptFileIn(tmp);
   writeFileSync(scriptFile, SCRIPT);
   const mic = await startVirtualMic();
   cleanups.push(() => mic.stop());
@@ -166,6 +169,15 @@ async function createWorld(): Promise<World> {
     `      startup: workbench ready ${ready} ms after the page load, the Dictée status-bar item ${shown} ms (${shown - ready} ms after the workbench)`,
   );
   return { tmp, workspace, vsix, service, mic, codeServer, browser, wb, apiKey: created.key, resetReport, reportPath, startup };
+}
+
+/**
+ * Restarts the suite's service (same port, data dir and keys) with another engine: `engine`'s arguments and
+ * environment, or, without it, the simulated engine with the suite's script again. The extension meets it
+ * at its next run.
+ */
+export async function useServiceEngine(w: World, engine?: EngineOptions): Promise<void> {
+  await w.service.restart({ engine: engine ?? { script: scriptFileIn(w.tmp) } });
 }
 
 export async function stopWorld(): Promise<void> {

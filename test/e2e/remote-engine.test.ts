@@ -1,0 +1,121 @@
+/**
+ * Dictation through a remote recogniser in real VS Code: the suite's service restarted with `--engine
+ * realtime` against the loopback FAKE realtime server of test/helpers/fakeRealtime.ts (vLLM's dialect, its
+ * credential from DICTEE_ENGINE_API_KEY; no real recogniser can run here). The fake recognises nothing: it
+ * releases the reference words of two LibriVox recordings as their voiced audio comes (test/helpers/
+ * remote.ts), and those recordings are what plays into the virtual microphone. Then the simulated engine
+ * and its script again, for the scenarios that follow.
+ */
+import assert from 'node:assert/strict';
+import { FakeRealtime } from '../helpers/fakeRealtime';
+import { normalizeWords } from '../helpers/recordings';
+import { sentenceDictation } from '../helpers/remote';
+import { silence } from '../helpers/speech';
+import { sleep, waitFor } from '../helpers/wait';
+import { between } from './lib/checks';
+import {
+  AFTER,
+  BEFORE,
+  ensureKey,
+  findingsLine,
+  keepFailure,
+  openReportAtFindings,
+  startDictation,
+  stopAndSave,
+  waitForState,
+} from './lib/dictate';
+import { UI } from './lib/ui';
+import { getWorld, useServiceEngine, useWorld, type World } from './lib/world';
+
+useWorld();
+
+const MODEL = 'voxtral-fake';
+/** The upstream's credential: the fake refuses any other; it must never show in the service's log. */
+const UPSTREAM_KEY = 'upstream-secret-e2e';
+
+describe('Dictée in VS Code through a remote recogniser (--engine realtime, fake upstream)', function () {
+  this.timeout(120_000);
+  // "He was not an ill disposed young man." "Unless to be rather cold hearted and rather selfish is to be ill disposed."
+  const d = sentenceDictation(['sense_and_sensibility_01_austen_64kb-0880', 'sense_and_sensibility_01_austen_64kb-0890']);
+  /** Without --proofread-url a sentence's proofread form is the upstream's words with a capital and a stop. */
+  const proofread = d.references.map((r) => `${r.charAt(0).toUpperCase()}${r.slice(1)}.`).join(' ');
+  let w: World | undefined;
+  let fake: FakeRealtime | undefined;
+
+  before(async function () {
+    this.timeout(600_000);
+    w = await getWorld();
+    fake = await new FakeRealtime({ dialect: 'vllm', words: d.words, msPerWord: d.msPerWord, model: MODEL, key: UPSTREAM_KEY }).start();
+    await useServiceEngine(w, {
+      args: ['--engine', 'realtime', '--engine-url', fake.url, '--engine-model', MODEL],
+      env: { DICTEE_ENGINE_API_KEY: UPSTREAM_KEY },
+    });
+    await ensureKey(w);
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    if (w) await useServiceEngine(w);
+    await fake?.stop();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && w) await keepFailure(w, this.currentTest.title);
+  });
+
+  it('21. two LibriVox recordings dictated through the realtime engine: their words at the cursor, once, in order; the status bar shows the run', async () => {
+    const { wb, mic, service } = w!;
+    const upstream = fake!;
+    await openReportAtFindings(w!);
+    await waitForState(wb, UI.idle);
+    const statusTexts = await wb.watchStatusTexts();
+    const connectionsBefore = upstream.connections;
+    await startDictation(w!);
+    assert.ok(upstream.connections > connectionsBefore, 'the run opened a connection to the upstream');
+    // While recording: the elapsed time in the item; its tooltip names the document and, the engine
+    // recognising speech, no longer warns of the simulated engine's script.
+    const tip = await wb.tooltipOf(wb.statusItem().first());
+    assert.match(tip, UI.recording);
+    assert.match(tip, /report\.md/);
+    assert.doesNotMatch(tip, /simulé/);
+
+    const playing = mic.playPcm(Buffer.concat([silence(300), d.pcm]));
+    let done = false;
+    void playing.finally(() => (done = true));
+    let shot = false;
+    while (!done && !shot) {
+      // The recogniser's words arrive while the recordings play: provisional, then committed.
+      const deco = (await wb.afterDecorations()).join(' ').trim();
+      if (deco || (await findingsLine(wb)).trim() !== 'Findings:') {
+        shot = true;
+        await wb.screenshot('21-realtime-words-while-speaking');
+      } else await sleep(100);
+    }
+    await playing;
+    assert.ok(shot, 'words showed while the recordings played');
+    // Both sentences proofread, once the last pause has ended the second.
+    let line = '';
+    await waitFor(async () => (line = await findingsLine(wb)) === `Findings: ${proofread}`, 30_000, 'both sentences in the editor').catch(
+      (e: Error) => assert.fail(`${e.message}; the line: ${line}`),
+    );
+    await wb.screenshot('21-realtime-dictated');
+    const doc = await stopAndSave(w!);
+    const dictated = between(doc, BEFORE, AFTER);
+    assert.deepEqual(normalizeWords(dictated), d.words, `the recorded words once, in order: ${dictated}`);
+    assert.equal(dictated, ` ${proofread}`);
+    assert.deepEqual(await wb.afterDecorations(), [], 'no provisional text is left after stop');
+    await wb.screenshot('21-realtime-saved');
+
+    // The status bar showed the run: recording with its elapsed time, then ready again.
+    const texts = await statusTexts();
+    assert.ok(
+      texts.some((t) => /Dictée\s+0:1\d/.test(t)),
+      `the elapsed time while recording: ${JSON.stringify(texts)}`,
+    );
+    await waitForState(wb, UI.idle);
+    // The upstream heard the microphone's audio (16 kHz for vLLM), and the credential stayed out of the log.
+    const playedMs = (d.pcm.length / 2 / 16000) * 1000;
+    assert.ok(upstream.audioMs >= playedMs * 0.9, `the upstream heard ${Math.round(upstream.audioMs)} ms of the ${playedMs} ms played`);
+    assert.doesNotMatch(service.logs(), new RegExp(UPSTREAM_KEY));
+  });
+});
