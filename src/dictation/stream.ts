@@ -168,6 +168,19 @@ export class DictationFormatter {
     return formatText(input, this.options, ctx);
   }
 
+  /**
+   * "Scratch that" given otherwise than said (a dictation microphone's button): the action that deletes
+   * the last chunk that wrote text, as if said alone. Held words go with the utterance they belong to.
+   */
+  scratchThat(): DictationAction {
+    this.pending = null;
+    const target = [...this.written].reverse().find((w) => !this.deleted.has(w));
+    if (!target) return { kind: 'deleteLastUtterance' };
+    this.deleted.add(target);
+    this.written.splice(this.written.lastIndexOf(target), 1);
+    return { kind: 'deleteLastUtterance', targetId: target };
+  }
+
   private command(id: string, action: DictationAction, heldFrom: string | undefined): ChunkResult {
     this.commands.add(id);
     if (heldFrom) this.commands.add(heldFrom);

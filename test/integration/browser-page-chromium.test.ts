@@ -2,7 +2,9 @@
  * The capture page in real Chromium (headless, fake microphone playing a WAV file, no SoX, no
  * PulseAudio) against the real page server: the page's script and worklet record, resample and send
  * 100 ms frames of 16 kHz PCM; push-to-talk records only while the key is held; closing the page is
- * told. Skipped where Chromium is not installed.
+ * told; the record LED of paired dictation microphones follows the dictation's state and their buttons
+ * reach the server (through a fake dictation_support library: WebHID has no device here). Skipped where
+ * Chromium is not installed.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,33 @@ import { waitFor } from '../helpers/wait';
 
 const CHROMIUM = process.env.DICTEE_E2E_CHROMIUM ?? '/usr/bin/chromium';
 const TONE_HZ = 440;
+
+/**
+ * A fake of the dictation_support library (no dictation microphone exists here): the page's
+ * `DictationSupport` with three paired devices (a SpeechMike, a PowerMic III, a foot control) that note
+ * the LED calls they get, and a way to press their buttons.
+ */
+const FAKE_DICTATION_SUPPORT = String.raw`(function () {
+  const calls = [];
+  let buttons;
+  function FakeDevice(implType, name) { this.implType = implType; this.name = name; }
+  FakeDevice.prototype.setSimpleLedState = function (v) { calls.push(this.name + ' simple ' + v); return Promise.resolve(); };
+  FakeDevice.prototype.setLed = function (v) { calls.push(this.name + ' pm3 ' + v); return Promise.resolve(); };
+  const devices = [new FakeDevice(0, 'speechmike'), new FakeDevice(3, 'powermic3'), new FakeDevice(2, 'foot')];
+  function FakeManager() {}
+  FakeManager.prototype.init = function () { return Promise.resolve(); };
+  FakeManager.prototype.getDevices = function () { return devices; };
+  FakeManager.prototype.requestDevice = function () { return Promise.resolve([]); };
+  FakeManager.prototype.addButtonEventListener = function (l) { buttons = l; };
+  FakeManager.prototype.addDeviceConnectedEventListener = function () {};
+  FakeManager.prototype.addDeviceDisconnectedEventListener = function () {};
+  self.DictationSupport = {
+    ImplementationType: { SPEECHMIKE_HID: 0, SPEECHMIKE_GAMEPAD: 1, FOOT_CONTROL: 2, POWERMIC_3: 3 },
+    DictationDeviceManager: FakeManager,
+  };
+  self.fakeDictationDevices = { calls: calls, press: function (mask) { buttons(devices[0], mask); } };
+})();
+`;
 
 /** A 48 kHz mono 16-bit WAV of a tone. */
 function toneWav(file: string, seconds: number): void {
@@ -76,7 +105,10 @@ describe('capture page in Chromium (fake microphone)', function () {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function setup(mode: string): Promise<{
+  async function setup(
+    mode: string,
+    hidLibrary = readFileSync(require.resolve('dictation_support'), 'utf8'),
+  ): Promise<{
     server: CapturePageServer;
     audio: Buffer[];
     requests: PageRequest[];
@@ -84,9 +116,7 @@ describe('capture page in Chromium (fake microphone)', function () {
     problems: string[];
     page: import('playwright-core').Page;
   }> {
-    const server = new CapturePageServer({
-      hidLibrary: readFileSync(require.resolve('dictation_support'), 'utf8'),
-    });
+    const server = new CapturePageServer({ hidLibrary });
     await server.listen();
     server.configure({ mode, key: 'Space', lang: 'en', strings: ENGLISH_PAGE_STRINGS });
     const audio: Buffer[] = [];
@@ -160,6 +190,44 @@ describe('capture page in Chromium (fake microphone)', function () {
       await page.click('#stop');
       await waitFor(() => requests.includes('stop'), 10000, 'Stop');
       await server.stop();
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+
+  it("dictation microphones (a fake library): the record LED follows the dictation's state; a button press reaches the server", async () => {
+    const { server, problems, page } = await setup('toggle', FAKE_DICTATION_SUPPORT);
+    const calls = (): Promise<string[]> =>
+      page.evaluate(() => [...(globalThis as unknown as { fakeDictationDevices: { calls: string[] } }).fakeDictationDevices.calls]);
+    const last = async (): Promise<string[]> => (await calls()).slice(-2);
+    try {
+      await page.waitForSelector('#hid:not([hidden])', { timeout: 10000 });
+      assert.equal(await page.textContent('#devices'), 'Dictation microphones connected: 3');
+      await waitFor(async () => (await last()).join() === 'speechmike simple 0,powermic3 pm3 0', 10000, 'off while idle');
+      server.setState('recording');
+      await waitFor(async () => (await last()).join() === 'speechmike simple 2,powermic3 pm3 1', 10000, 'red while recording');
+      server.setState('paused');
+      await waitFor(
+        async () => (await last()).join() === 'speechmike simple 4,powermic3 pm3 2',
+        10000,
+        'blinking (PowerMic III: green) while paused',
+      );
+      assert.ok(!(await calls()).some((c) => c.startsWith('foot')), 'a foot control has no LED');
+      const masks: number[] = [];
+      server.on('buttons', (m) => masks.push(m));
+      await page.evaluate(() => {
+        const f = (globalThis as unknown as { fakeDictationDevices: { press(m: number): void } }).fakeDictationDevices;
+        f.press(1024);
+        f.press(0);
+      });
+      await waitFor(() => masks.length === 2, 10000, 'the button masks');
+      assert.deepEqual(masks, [1024, 0]);
+      server.setState('recording');
+      await waitFor(async () => (await last()).join() === 'speechmike simple 2,powermic3 pm3 1', 10000, 'red again');
+      await server.close();
+      await waitFor(async () => (await last()).join() === 'speechmike simple 0,powermic3 pm3 0', 10000, 'off once the page is closed');
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

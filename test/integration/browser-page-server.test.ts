@@ -9,6 +9,9 @@ import net from 'node:net';
 import os from 'node:os';
 import WebSocket from 'ws';
 import { CapturePageServer, PAGE_CLOSE } from '../../src/audio/browser/pageServer';
+import { BUTTON_BITS, ButtonRouter, buttonMap } from '../../src/audio/browser/dictationButtons';
+import { ledTable } from '../../src/audio/browser/dictationLeds';
+import { WriterRun } from '../helpers/writerRun';
 import { rawRequest } from '../helpers/hostile';
 import { sleep, waitFor } from '../helpers/wait';
 
@@ -256,6 +259,44 @@ describe('capture page server (real sockets)', function () {
     assert.deepEqual(requests, ['start', 'pause', 'stop']);
     assert.deepEqual(masks, [32]);
     second.ws.close();
+  });
+
+  it("a dictation microphone's buttons from the page reach the actions: scratch that deletes the run's last utterance, Play Back pauses then plays", async () => {
+    const url = new URL(server.newPageUrl());
+    const html = (await get(port, url.pathname)).body;
+    const config = JSON.parse(/id="dictee-config">(.*?)<\/script>/s.exec(html)![1]!) as { leds: unknown };
+    assert.deepEqual(config.leds, ledTable(), 'the page is told the record LED of each state');
+    const ws = await connect(port, socketToken(html));
+    await waitFor(() => pages.includes('connected'), 5000, 'the page connected');
+    // The run's writer is the real one, on a document in memory; the player is VS Code's webview (a fake here: no VS Code).
+    const run = new WriterRun('Notes: ', { grammar: { language: 'en' } });
+    await run.final('c1', 0, 'the lung is clear period');
+    await run.final('c2', 1, 'check again in three months period');
+    let state = 'recording';
+    const done: string[] = [];
+    const router = new ButtonRouter(
+      {
+        state: () => state,
+        request: async (r) => {
+          done.push(r);
+          if (r === 'pause') state = 'paused';
+        },
+        field: async (d) => void done.push(d),
+        scratchThat: async () => {
+          await run.writer.dictation!.scratchThat();
+          await run.doc.settled();
+          done.push('scratchThat');
+        },
+        playBack: async () => void done.push('fake player: playBack'),
+      },
+      buttonMap({ F1_A: 'scratchThat' }).map,
+    );
+    server.on('buttons', (mask) => void router.pressed(mask));
+    for (const mask of [BUTTON_BITS.F1_A, 0, BUTTON_BITS.PLAY, 0]) ws.send(JSON.stringify({ t: 'buttons', mask }));
+    await waitFor(() => done.length === 3, 5000, 'the actions ran');
+    assert.deepEqual(done, ['scratchThat', 'pause', 'fake player: playBack']);
+    assert.equal(run.text, 'Notes: the lung is clear.');
+    ws.close();
   });
 
   it('listens on loopback only', async () => {

@@ -76,6 +76,26 @@ describe('editor: dictated chunks (the real DocumentWriter and dictation grammar
     assert.deepEqual(fr.told, ['Nothing dictated is left to delete.']);
   });
 
+  it('"scratch that" from a button: the last utterance and its held words, then the one before, then nothing left', async () => {
+    const r = new WriterRun('Notes: ', { grammar: EN });
+    await r.final('c1', 0, 'the lung is clear period');
+    await r.final('c2', 1, 'check again in three months new');
+    assert.match(r.doc.provisional?.text ?? '', /new/);
+    await r.writer.dictation!.scratchThat();
+    await r.doc.settled();
+    assert.equal(r.text, 'Notes: the lung is clear.');
+    assert.equal(r.doc.provisional?.text ?? '', '', 'the held word went with its utterance');
+    await r.holdElapsed();
+    assert.equal(r.text, 'Notes: the lung is clear.');
+    await r.writer.dictation!.scratchThat();
+    await r.doc.settled();
+    assert.equal(r.text, 'Notes: ');
+    await r.writer.dictation!.scratchThat();
+    assert.deepEqual(r.told, ['Nothing dictated is left to delete.']);
+    await r.final('c3', 2, 'dictation goes on period');
+    assert.equal(r.text, 'Notes: dictation goes on.');
+  });
+
   it('"scratch that" keeps text a person changed', async () => {
     const r = new WriterRun('', { grammar: EN });
     await r.final('c1', 0, 'the lung is clear period');

@@ -64,6 +64,8 @@ interface PageConfig {
   lang: string;
   /** The dictation_support library is served (`hid.js`): dictation microphones over WebHID. */
   hid?: boolean;
+  /** The record LED of each dictation state (dictationLeds.ts). */
+  leds?: Record<string, { simple: number; pm3: number }>;
   strings: PageStrings;
 }
 
@@ -147,8 +149,9 @@ button { font-size: 1rem; padding: .5rem 1rem; }
 /**
  * The page's script: the microphone through the worklet, the socket (audio as binary messages of at most
  * 100 ms; `{"t":"paused"}` after the last audio of a recording; `{"t":"request","action":…}` for the
- * buttons and the push-to-talk key), and what the server says (`{"t":"capture","on":…}` to record or
- * not, `{"t":"state",…}` for the display).
+ * buttons and the push-to-talk key; `{"t":"buttons","mask":…}` for a dictation microphone's), and what
+ * the server says (`{"t":"capture","on":…}` to record or not, `{"t":"state",…}` for the display and the
+ * dictation microphones' record LED).
  */
 export const APP_JS = String.raw`'use strict';
 (function () {
@@ -165,6 +168,8 @@ export const APP_JS = String.raw`'use strict';
   let recording = false;
   let samples = 0;
   let closed = false;
+  let dictationState = 'idle';
+  let leds = () => undefined;
   const stateText = { connecting: s.connecting, recording: s.recording, paused: s.paused, idle: s.idle, stopping: s.stopping };
   function send(obj) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(obj)); }
   function request(action) { send({ t: 'request', action: action }); }
@@ -235,6 +240,8 @@ export const APP_JS = String.raw`'use strict';
       else if (m.t === 'state') {
         $('state').textContent = stateText[m.state] || m.state;
         setButtons(m.state);
+        dictationState = String(m.state);
+        leds();
         if (ptt && !held && m.state === 'recording') request('pause');
       }
     };
@@ -242,6 +249,8 @@ export const APP_JS = String.raw`'use strict';
       closed = true;
       recording = false;
       closeMicrophone();
+      dictationState = 'idle';
+      leds();
       $('state').textContent = s.closed;
       setButtons('idle');
     };
@@ -266,16 +275,31 @@ export const APP_JS = String.raw`'use strict';
     window.addEventListener('keyup', (e) => { if (e.code === cfg.key) { e.preventDefault(); release(); } });
     window.addEventListener('blur', release);
   }
-  // Dictation microphones (dictation_support over WebHID): each change of buttons goes to VS Code as a mask.
+  // Dictation microphones (dictation_support over WebHID): each change of buttons goes to VS Code as a mask;
+  // the record LED of each shows the dictation's state.
   if (window.DictationSupport && navigator.hid) {
-    const manager = new window.DictationSupport.DictationDeviceManager(navigator.hid);
+    const lib = window.DictationSupport;
+    const manager = new lib.DictationDeviceManager(navigator.hid);
     const count = () => { $('devices').textContent = s.devices.replace('{0}', String(manager.getDevices().length)); };
+    const types = lib.ImplementationType || {};
+    const led = (device) => {
+      const plan = cfg.leds && (cfg.leds[dictationState] || cfg.leds.idle);
+      if (!plan) return;
+      let done;
+      try {
+        if (device.implType === types.SPEECHMIKE_HID && typeof device.setSimpleLedState === 'function') done = device.setSimpleLedState(plan.simple);
+        else if (device.implType === types.POWERMIC_3 && typeof device.setLed === 'function') done = device.setLed(plan.pm3);
+      } catch (e) { done = Promise.reject(e); }
+      if (done && done.catch) done.catch(() => undefined);
+    };
     manager.addButtonEventListener((_device, mask) => send({ t: 'buttons', mask: mask }));
-    manager.addDeviceConnectedEventListener(count);
+    manager.addDeviceConnectedEventListener((d) => { count(); led(d); });
     manager.addDeviceDisconnectedEventListener(count);
     void manager.init().then(() => {
       $('hid').hidden = false;
       count();
+      leds = () => { for (const d of manager.getDevices()) led(d); };
+      leds();
       $('hid').addEventListener('click', () => { void manager.requestDevice().then(count, (e) => showError(String(e && e.message ? e.message : e))); });
     }, (e) => showError(String(e && e.message ? e.message : e)));
   }

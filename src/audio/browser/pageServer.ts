@@ -17,6 +17,7 @@ import { bytesPerSecond } from '../../protocol/config';
 import { PcmFramer } from '../framer';
 import { APP_JS, ENGLISH_PAGE_STRINGS, PAGE_CSS, PAGE_HEADERS, pageHtml, type PageStrings } from './pageAssets';
 import { WORKLET_JS } from './pageWorklet';
+import { ledTable } from './dictationLeds';
 import { MAX_CONTROL_BYTES, MAX_FRAME_BYTES, PageRate, PeerPolicy, TokenStore, frameProblem, type Clock } from './pageSecurity';
 
 /** The page's own path prefix (everything else is a 404). */
@@ -230,7 +231,11 @@ export class CapturePageServer {
       return reply(404, 'text/plain; charset=utf-8', 'Not Found');
     }
     this.logger.info('capture page: served');
-    reply(200, 'text/html; charset=utf-8', pageHtml({ ...this.setup, hid: 'hid.js' in this.statics, socket: this.socketTokens.issue() }));
+    reply(
+      200,
+      'text/html; charset=utf-8',
+      pageHtml({ ...this.setup, hid: 'hid.js' in this.statics, leds: ledTable(), socket: this.socketTokens.issue() }),
+    );
   }
 
   private upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {

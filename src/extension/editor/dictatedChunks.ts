@@ -366,6 +366,16 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     return this.enqueue(() => this.actions.insertTemplate(template, at));
   }
 
+  /** "Scratch that" from a button: the last utterance (and the words held back with it) deleted, in the queue of the run's edits. */
+  scratchThat(): Promise<void> {
+    return this.enqueue(async () => {
+      this.cancelHold();
+      const action = this.formatter.scratchThat();
+      this.renderProvisional();
+      await this.actions.run(action, 'command');
+    });
+  }
+
   /** An action as if said (for commands given otherwise). */
   run(action: DictationAction): Promise<void> {
     return this.enqueue(() => this.actions.run(action, 'command'));

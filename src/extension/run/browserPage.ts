@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { ButtonTracker, buttonCommand, buttonMap, DEFAULT_BUTTON_MAP } from '../../audio/browser/dictationButtons';
+import { ButtonRouter, buttonMap } from '../../audio/browser/dictationButtons';
 import { which } from '../../audio/spawn';
 import type { LiveAudioSource } from '../../audio/capture';
 import { CapturePageServer, PAGE_SAMPLE_RATE, type PageRequest } from '../../audio/browser/pageServer';
@@ -27,6 +27,8 @@ interface PageControls {
   pause(): Promise<void>;
   resume(): Promise<void>;
   stop(): Promise<void>;
+  /** Deletes the run's last utterance ("scratch that"). */
+  scratchThat(): Promise<void>;
 }
 
 /** The page's words in the language of VS Code. */
@@ -56,10 +58,8 @@ export class BrowserPage implements vscode.Disposable {
   private server: CapturePageServer | undefined;
   private readonly listeners: vscode.Disposable[] = [];
   private pushToTalkTold = false;
-  /** The buttons of the dictation microphones of the page connected now. */
-  private buttons = new ButtonTracker();
-  private buttonMapping = DEFAULT_BUTTON_MAP;
-  private pushToTalk = false;
+  /** The buttons of the dictation microphones of the page connected now, into dictation's actions. */
+  private readonly buttons: ButtonRouter;
   /** When a page was last opened (a page still loading is not opened twice). */
   private openedAt = -Infinity;
 
@@ -70,6 +70,18 @@ export class BrowserPage implements vscode.Disposable {
     private readonly hidLibraryPath?: string,
   ) {
     this.listeners.push(controls.onDidChangeState((s) => this.server?.setState(s)));
+    this.buttons = new ButtonRouter(
+      {
+        state: () => this.controls.state,
+        request: (r) => this.request(r),
+        field: async (d) => void (await vscode.commands.executeCommand(d === 'next' ? 'dictee.nextField' : 'dictee.previousField')),
+        scratchThat: () => this.controls.scratchThat(),
+        playBack: async () => void (await vscode.commands.executeCommand('dictee.playBack')),
+      },
+      undefined,
+      false,
+      (line) => this.log.info(`capture page: ${line}`),
+    );
   }
 
   /**
@@ -121,9 +133,9 @@ export class BrowserPage implements vscode.Disposable {
     }
     const server = new CapturePageServer({ logger: this.log, hidLibrary });
     server.on('request', (r) => void this.request(r));
-    server.on('buttons', (mask) => void this.pressed(mask));
+    server.on('buttons', (mask) => void this.buttons.pressed(mask));
     server.on('page', (p) => {
-      this.buttons = new ButtonTracker(this.buttonMapping);
+      this.buttons.reset();
       if (p === 'closed') void this.closed();
     });
     this.server = server;
@@ -135,11 +147,9 @@ export class BrowserPage implements vscode.Disposable {
     this.openedAt = Date.now();
     try {
       await server.listen();
-      this.pushToTalk = settings.mode === 'pushToTalk';
       const { map, problems } = buttonMap(settings.micButtons);
       for (const p of problems) this.log.warn(`settings: dictee.dictationMicrophone.buttons: ${p}`);
-      this.buttonMapping = map;
-      this.buttons = new ButtonTracker(map);
+      this.buttons.configure(map, settings.mode === 'pushToTalk');
       server.configure({ mode: settings.mode, key: settings.pushToTalkKey, lang: vscode.env.language, strings: pageStrings() });
       const local = vscode.Uri.parse(server.newPageUrl());
       // code-server maps the address's origin to its proxy (`…/proxy/PORT/`) and drops the path: the root
@@ -173,19 +183,6 @@ export class BrowserPage implements vscode.Disposable {
     } else if (r === 'pause') {
       if (state === 'recording') await this.controls.pause();
     } else if (state !== 'idle' && state !== 'stopping') await this.controls.stop();
-  }
-
-  /** A dictation microphone's buttons changed: each mapped press (and push-to-talk's release) acts. */
-  private async pressed(mask: number): Promise<void> {
-    for (const change of this.buttons.update(mask)) {
-      const command = buttonCommand(change, this.controls.state, this.pushToTalk);
-      if (!command) continue;
-      this.log.info(`capture page: dictation microphone ${change.action} ${change.down ? 'pressed' : 'released'}: ${command}`);
-      if (command === 'nextField' || command === 'previousField')
-        await vscode.commands.executeCommand(command === 'nextField' ? 'dictee.nextField' : 'dictee.previousField');
-      else if (command === 'scratchThat') this.log.info('capture page: "scratch that" from a button is not available yet; say it');
-      else await this.request(command);
-    }
   }
 
   /** The page went away: dictation pauses (nothing can be recorded), and the editor says so. */

@@ -222,6 +222,17 @@ export class DictationController implements vscode.Disposable, RunHost {
     await this.run?.end('stopped by the user');
   }
 
+  /** "Scratch that" given otherwise than said (a dictation microphone's button): the run's last utterance is deleted. */
+  async scratchThat(): Promise<void> {
+    const run = this.run;
+    const dictation = run && !run.isEnding ? run.dictation : undefined;
+    if (!dictation) {
+      this.notifications.dictationNote(vscode.l10n.t('Nothing dictated is left to delete.'));
+      return;
+    }
+    await dictation.scratchThat();
+  }
+
   // ------------------------------------------------------------------ what the run reports
 
   sessionState(run: DictationRun, s: SessionState): void {
