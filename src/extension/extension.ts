@@ -126,6 +126,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('dictee.transcribeFile', (uri?: vscode.Uri) =>
       transcribeAudioFile(dictation, log, uri instanceof vscode.Uri ? uri : undefined),
     ),
+    vscode.commands.registerCommand('dictee.scratchThat', () => dictation.scratchThat()),
     vscode.commands.registerCommand('dictee.readLastSentence', () => announcer.say(dictation.lastSentence.text(), true)),
     vscode.commands.registerCommand('dictee.openWalkthrough', () =>
       vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#dictee.gettingStarted`, false),

@@ -328,6 +328,7 @@ describe('extension pure helpers', () => {
         'dictee.testMicrophone',
         'dictee.transcribeFile',
         'dictee.readLastSentence',
+        'dictee.scratchThat',
         'dictee.chooseLanguage',
         'dictee.insertTemplate',
         'dictee.nextField',
