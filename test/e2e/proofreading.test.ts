@@ -1,6 +1,6 @@
 /**
  * Proofreading in real VS Code, with the simulated engine's details (docs/protocol.md: word k of the
- * script has confidence 0.4 when k is a multiple of 5, and each doubtful word gives one alternative, the
+ * script has confidence 0.3 when k is a multiple of 5, and each doubtful word gives one alternative, the
  * chunk without it): the doubtful words are marked and counted in the status bar, Next Doubtful Word
  * selects one, Correct That offers the engine's other reading and applies it in one undo step, Check
  * Report lists what is left in the Problems panel, Play Back opens its player; and the same by voice
