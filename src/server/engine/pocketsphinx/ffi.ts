@@ -81,7 +81,7 @@ export interface UtteranceDetails {
  * a third less CPU in all, and the same words on the LibriVox recordings (docs/engines.md). The
  * whole-sentence proofreading decode keeps the full search.
  */
-export const LIVE_MAX_HMM_PER_FRAME = 5000;
+const LIVE_MAX_HMM_PER_FRAME = 5000;
 
 export interface PocketsphinxApi {
   /**
