@@ -26,7 +26,7 @@ const FR = {
   deleteWords: '(supprimer ces mots)',
   checkReport: 'Dictée: Vérifier le compte rendu',
   checkSummary: /1 point\(s\) à vérifier dans le compte rendu \(champs à remplir\s:\s0, mots douteux\s:\s1, textes à compléter\s:\s0\)/,
-  seenProblem: /Mot douteux, non vérifié\s:\sle moteur était sûr à 40\s%\sde «\sseen\s»/,
+  seenProblem: /Mot douteux, non vérifié\s:\sle moteur était sûr à 30\s%\sde «\sseen\s»/,
   playBack: 'Dictée: Réécouter',
   playerTitle: /Dictée\s:\sRéécouter/,
 };
