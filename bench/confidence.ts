@@ -76,3 +76,33 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * Leave one recording out: for each recording, the threshold `pick` chooses from the scores of the
+ * others is applied to it alone; the held-out scores summed. Says how a threshold chosen on recordings
+ * does on a recording it was not chosen on.
+ */
+export function leaveOneOut<T>(
+  items: readonly T[],
+  thresholds: readonly number[],
+  scoreAt: (items: readonly T[], threshold: number) => MarkScore,
+  pick: (scores: ReadonlyArray<{ threshold: number; score: MarkScore }>) => number,
+): { score: MarkScore; picked: number[] } {
+  let total: MarkScore = { errors: 0, caught: 0, words: 0, marked: 0 };
+  const picked: number[] = [];
+  items.forEach((held, k) => {
+    const rest = items.filter((_, i) => i !== k);
+    const t = pick(thresholds.map((threshold) => ({ threshold, score: scoreAt(rest, threshold) })));
+    picked.push(t);
+    total = addScores(total, scoreAt([held], t));
+  });
+  return { score: total, picked };
+}
+
+/** The highest threshold that marks at most `share` of the words (the lowest when none does). */
+export function highestWithin(share: number): (scores: ReadonlyArray<{ threshold: number; score: MarkScore }>) => number {
+  return (scores) => {
+    const within = scores.filter((s) => s.score.marked <= share * s.score.words).map((s) => s.threshold);
+    return within.length ? Math.max(...within) : Math.min(...scores.map((s) => s.threshold));
+  };
+}

@@ -27,7 +27,11 @@ export interface Svc {
   spares: number;
 }
 
-export async function startService(engine: 'pocketsphinx' | 'simulated', extraArgs: string[] = []): Promise<Svc> {
+export async function startService(
+  engine: 'pocketsphinx' | 'simulated',
+  extraArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Svc> {
   const masterKey = `bench_${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-engine-'));
   const serverJs = path.resolve(__dirname, '..', 'dist', 'server.js');
@@ -47,7 +51,7 @@ export async function startService(engine: 'pocketsphinx' | 'simulated', extraAr
       '100000',
       ...extraArgs,
     ],
-    { env: { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { ...process.env, ...env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   // The log's tail is shown if the service ends before the bench does.
   let tail = '';

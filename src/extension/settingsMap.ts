@@ -112,8 +112,11 @@ export interface DicteeSettings {
   proofreadingThreshold: number;
 }
 
-/** `dictee.proofreading.threshold` when unset or invalid. */
-export const DEFAULT_PROOFREADING_THRESHOLD = 0.6;
+/**
+ * `dictee.proofreading.threshold` when unset or invalid: with pocketsphinx, two thirds of the errors of the
+ * proofread text on at most a quarter of its words (docs/benchmarks.md, "Details on the wire").
+ */
+export const DEFAULT_PROOFREADING_THRESHOLD = 0.4;
 
 /** The setting a `configure` field comes from (`silence_threshold` → `dictee.advanced.silenceThreshold`). */
 export function settingForField(field: string | undefined): string | undefined {

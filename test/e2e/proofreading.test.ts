@@ -1,6 +1,6 @@
 /**
  * Proofreading in real VS Code, with the simulated engine's details (docs/protocol.md: word k of the
- * script has confidence 0.4 when k is a multiple of 5, and each doubtful word gives one alternative, the
+ * script has confidence 0.3 when k is a multiple of 5, and each doubtful word gives one alternative, the
  * chunk without it): the doubtful words are marked and counted in the status bar, Next Doubtful Word
  * selects one, Correct That offers the engine's other reading and applies it in one undo step, Check
  * Report lists what is left in the Problems panel, Play Back opens its player; and the same by voice
@@ -26,7 +26,7 @@ const FR = {
   deleteWords: '(supprimer ces mots)',
   checkReport: 'Dictée: Vérifier le compte rendu',
   checkSummary: /1 point\(s\) à vérifier dans le compte rendu \(champs à remplir\s:\s0, mots douteux\s:\s1, textes à compléter\s:\s0\)/,
-  seenProblem: /Mot douteux, non vérifié\s:\sle moteur était sûr à 40\s%\sde «\sseen\s»/,
+  seenProblem: /Mot douteux, non vérifié\s:\sle moteur était sûr à 30\s%\sde «\sseen\s»/,
   playBack: 'Dictée: Réécouter',
   playerTitle: /Dictée\s:\sRéécouter/,
 };

@@ -35,6 +35,17 @@ export function recordings(): Recording[] {
   return out;
 }
 
+/**
+ * More real speech with a reference, for measures that want every word they can get: the one TIDIGITS
+ * utterance of pocketsphinx-testdata kept as audio (`tidigits/dhd.2934z.raw`, a man reading digits; the
+ * corpus names each file after what is said, z for zero). The other raw files there (`numbers.raw`,
+ * `something.raw`, `cards/*.wav`) come with no transcript, and the rest of `tidigits/` is features only.
+ */
+export function moreRecordings(): Recording[] {
+  const pcm = readFileSync(path.join(TESTDATA, 'tidigits', 'dhd.2934z.raw'));
+  return [{ name: 'tidigits-dhd.2934z', pcm, reference: 'two nine three four zero' }];
+}
+
 /** Lower-case words without punctuation. */
 export function normalizeWords(text: string): string[] {
   return text

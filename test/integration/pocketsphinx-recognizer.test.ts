@@ -7,6 +7,8 @@ import { resolveConfig } from '../../src/protocol';
 import { DEFAULT_POCKETSPHINX_MODEL, loadPocketsphinx, pocketsphinxModel } from '../../src/server/engine/pocketsphinx/ffi';
 import { EngineUnavailableError } from '../../src/server/engine/engine';
 import { PocketsphinxRecognizer, Proofreader } from '../../src/server/engine/pocketsphinx/recognizer';
+import { twoPassConfidence } from '../../src/server/engine/pocketsphinx/confidence';
+import type { RecognizedWord } from '../../src/server/engine/recognizer';
 import { loadSherpa } from '../../src/server/engine/sherpa/recognizer';
 import { type ChunkEvent, type SegmentEvent, Segmenter } from '../../src/server/engine/segmenter';
 import { VAD_WINDOW_MS, Vad } from '../../src/server/engine/vad';
@@ -60,6 +62,51 @@ describe('server pocketsphinx engine (real decoder, real recordings)', function 
     } finally {
       r.dispose();
     }
+  });
+
+  it("details: a proofread word's confidence weighs its posterior against the first pass (bare with DICTEE_POCKETSPHINX_CONFIDENCE=posterior)", async () => {
+    // A sentence where the two passes disagree on some words: "he was not an ill disposed young man".
+    const rec = recordings().find((x) => x.name.endsWith('0880'))!;
+    // A decoder of its own for each run: a decoder's feature normalisation carries over from one utterance to the next.
+    const sentence = async (): Promise<{ first: RecognizedWord[]; proof: RecognizedWord[] }> => {
+      const own = new Proofreader(loadPocketsphinx(), model);
+      const r = new PocketsphinxRecognizer(loadPocketsphinx(), model, () => own);
+      try {
+        const bytes = Vad.windowBytes(16000);
+        const pcm = Buffer.concat([rec.pcm, silence(300)]);
+        for (let off = 0; off + bytes <= pcm.length; off += bytes) r.push(pcm.subarray(off, off + bytes), true, VAD_WINDOW_MS);
+        const first = r.endUtterance(true);
+        const p = await r.endSentence(first, true, true);
+        assert.ok(p && typeof p !== 'string' && p.words, 'proofread words with details');
+        return { first, proof: p.words };
+      } finally {
+        r.dispose();
+        own.dispose();
+      }
+    };
+    process.env.DICTEE_POCKETSPHINX_CONFIDENCE = 'posterior';
+    let bare: Awaited<ReturnType<typeof sentence>>;
+    try {
+      bare = await sentence();
+    } finally {
+      delete process.env.DICTEE_POCKETSPHINX_CONFIDENCE;
+    }
+    const weighed = await sentence();
+    assert.deepEqual(
+      weighed.proof.map((w) => w.raw),
+      bare.proof.map((w) => w.raw),
+    );
+    const firstPass = weighed.first.map((w) => ({ word: w.raw, startMs: w.start_ms!, endMs: w.end_ms!, confidence: w.confidence! }));
+    weighed.proof.forEach((w, i) => {
+      const b = bare.proof[i]!;
+      const expected = twoPassConfidence({ word: b.raw, startMs: b.start_ms!, endMs: b.end_ms!, confidence: b.confidence! }, firstPass);
+      assert.ok(Math.abs(w.confidence! - expected) < 1e-9, `${w.raw}: ${w.confidence} (posterior ${b.confidence}), expected ${expected}`);
+    });
+    // The passes disagree somewhere here, and agree somewhere: the confidences are not the bare posteriors.
+    assert.ok(
+      weighed.proof.some((w, i) => Math.abs(w.confidence! - bare.proof[i]!.confidence!) > 0.01),
+      `${JSON.stringify(weighed.proof.map((w) => [w.raw, w.confidence]))} vs ${JSON.stringify(bare.proof.map((w) => w.confidence))}`,
+    );
   });
 
   it('driven by the segmenter: streaming before interim before final, then batch.replace; words within the decoder accuracy', async () => {

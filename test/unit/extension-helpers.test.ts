@@ -71,9 +71,9 @@ describe('extension pure helpers', () => {
       assert.ok(ConfigSchema.safeParse(c).success);
     });
 
-    it('dictee.proofreading.threshold: 0.6 by default, kept within 0–1; details are asked for only above 0', () => {
-      assert.equal(normaliseSettings({}).proofreadingThreshold, 0.6);
-      assert.equal(normaliseSettings({ 'proofreading.threshold': 'high' }).proofreadingThreshold, 0.6);
+    it('dictee.proofreading.threshold: 0.4 by default, kept within 0–1; details are asked for only above 0', () => {
+      assert.equal(normaliseSettings({}).proofreadingThreshold, 0.4);
+      assert.equal(normaliseSettings({ 'proofreading.threshold': 'high' }).proofreadingThreshold, 0.4);
       assert.equal(normaliseSettings({ 'proofreading.threshold': 1.5 }).proofreadingThreshold, 1);
       assert.equal(normaliseSettings({ 'proofreading.threshold': 0.3 }).proofreadingThreshold, 0.3);
       assert.equal(configFromSettings(normaliseSettings({ 'proofreading.threshold': 0.3 })).details, true);

@@ -33,7 +33,8 @@ export const SIMULATED_ENGINE_NAME = 'simulated';
 export const MS_PER_WORD = 300;
 export const SIMULATED_SAMPLE_RATES = [8000, 16000, 22050, 24000, 32000, 44100, 48000] as const;
 const DOUBTFUL_EVERY = 5;
-export const DOUBTFUL_CONFIDENCE = 0.4;
+/** Under the default `dictee.proofreading.threshold` (0.4), so that its doubtful words are marked. */
+export const DOUBTFUL_CONFIDENCE = 0.3;
 export const SURE_CONFIDENCE = 0.9;
 
 /** The simulated engine's alternatives of a chunk: its text without each doubtful word in turn. */

@@ -11,12 +11,15 @@
  *   After a restart the audio of a sentence begun before it is gone: its first-pass words are used.
  * - Details (asked by the session): at the end of an utterance, and of the proofreading decode, the
  *   words' times and posterior probabilities and the n-best list (ffi.ts `details`). Times are on the
- *   recognizer's clock: ms of audio pushed since it was made or restored.
+ *   recognizer's clock: ms of audio pushed since it was made or restored. A proofread word's confidence
+ *   weighs its posterior against the first pass's words at the same place (confidence.ts), unless
+ *   {@link POSTERIOR_ONLY_ENV} is `posterior` (the bench's baseline).
  */
 import type { Proofread, RecognizedWord, Recognizer, UtteranceWords } from '../recognizer';
 import { sentenceCase } from '../recognizer';
 import { FRAME_MS, type PocketsphinxApi, type PocketsphinxModel, type UtteranceDetails } from './ffi';
 import { MAX_ALTERNATIVES } from '../details';
+import { type TimedWord, twoPassConfidence } from './confidence';
 
 export const POCKETSPHINX_ENGINE_NAME = 'pocketsphinx';
 /** The partial hypothesis is read every 5 windows (100 ms): reading it costs a backtrace. */
@@ -25,6 +28,8 @@ const HYP_EVERY_WINDOWS = 5;
 const LEAD_IN_WINDOWS = 25;
 /** An utterance that found no word for this many windows restarts (a long silence holds nothing). */
 const IDLE_UTTERANCE_WINDOWS = 500;
+/** `DICTEE_POCKETSPHINX_CONFIDENCE=posterior`: proofread words keep their bare posterior (for comparison). */
+const POSTERIOR_ONLY_ENV = 'DICTEE_POCKETSPHINX_CONFIDENCE';
 
 interface PocketsphinxSnapshot {
   engine: 'pocketsphinx';
@@ -47,14 +52,33 @@ function detailedWords(hyp: string, d: UtteranceDetails, startMs: number): Recog
   });
 }
 
-/** The proofread form of a sentence decoded with details: a capital and a final period, on its words too. */
-function proofreadSentence(hyp: string, d: UtteranceDetails, startMs: number): Proofread {
+/** The words that carry a time and a confidence, for confidence.ts. */
+function timedWords(ws: readonly RecognizedWord[]): TimedWord[] {
+  return ws.flatMap((w) =>
+    w.start_ms !== undefined && w.end_ms !== undefined && w.confidence !== undefined
+      ? [{ word: w.raw, startMs: w.start_ms, endMs: w.end_ms, confidence: w.confidence }]
+      : [],
+  );
+}
+
+/**
+ * The proofread form of a sentence decoded with details: a capital and a final period, on its words too.
+ * `firstPass`: the first pass's words of the sentence, for the confidences (none: the bare posteriors).
+ */
+function proofreadSentence(hyp: string, d: UtteranceDetails, startMs: number, firstPass: readonly TimedWord[]): Proofread {
   const text = sentenceCase(words(hyp).map((w) => w.raw));
   const timed = detailedWords(hyp, d, startMs);
   const alternatives = d.alternatives.map((a) => sentenceCase(a.split(/\s+/u))).filter((a) => a !== text);
   if (!timed) return { text, alternatives };
   const forms = text.split(' ');
-  return { text, words: timed.map((w, i) => ({ ...w, proofread: forms[i] ?? w.raw })), alternatives };
+  return {
+    text,
+    words: timed.map((w, i) => {
+      const confidence = twoPassConfidence(timedWords([w])[0]!, firstPass);
+      return { ...w, proofread: forms[i] ?? w.raw, confidence };
+    }),
+    alternatives,
+  };
 }
 
 function samplesOf(buf: Buffer): Int16Array {
@@ -141,6 +165,9 @@ export class PocketsphinxRecognizer implements Recognizer {
   /** Index in sentenceAudio where the open utterance began. */
   private utteranceAudioStart = 0;
   private sentenceHasWords = false;
+  /** The first pass's words of the current sentence, with details (utterances ended so far). */
+  private sentenceFirstPass: TimedWord[] = [];
+  private readonly posteriorOnly = process.env[POSTERIOR_ONLY_ENV] === 'posterior';
   /** Sentences begun before a restart have no audio here. */
   private sentenceComplete = true;
   private disposed = false;
@@ -189,6 +216,7 @@ export class PocketsphinxRecognizer implements Recognizer {
       const d = this.ps.details(this.decoder, MAX_ALTERNATIVES);
       out = detailedWords(hyp, d, this.utteranceStartMs) ?? out;
       out.alternatives = d.alternatives;
+      this.sentenceFirstPass.push(...timedWords(out));
     }
     if (out.length) this.sentenceHasWords = true;
     else if (!this.sentenceHasWords) this.trimLeadIn();
@@ -202,6 +230,8 @@ export class PocketsphinxRecognizer implements Recognizer {
     const keep = this.inUtterance ? this.sentenceAudio.slice(this.utteranceAudioStart) : [];
     const audio = this.inUtterance ? this.sentenceAudio.slice(0, this.utteranceAudioStart) : this.sentenceAudio;
     const complete = this.sentenceComplete;
+    const firstPassWords = this.posteriorOnly ? [] : this.sentenceFirstPass;
+    this.sentenceFirstPass = [];
     this.sentenceAudio = keep;
     this.utteranceAudioStart = 0;
     this.sentenceHasWords = false;
@@ -213,7 +243,7 @@ export class PocketsphinxRecognizer implements Recognizer {
     if (details && decoder.decodeDetailed) {
       return decoder.decodeDetailed(samplesOf(Buffer.concat(audio)), this.onProgress).then(({ hyp, details: d }) => {
         if (words(hyp).length === 0) return fallback;
-        return d ? proofreadSentence(hyp, d, startMs) : sentenceCase(words(hyp).map((w) => w.raw));
+        return d ? proofreadSentence(hyp, d, startMs, firstPassWords) : sentenceCase(words(hyp).map((w) => w.raw));
       });
     }
     return decoder.decode(samplesOf(Buffer.concat(audio)), this.onProgress).then((hyp) => {
@@ -232,6 +262,7 @@ export class PocketsphinxRecognizer implements Recognizer {
     if (this.inUtterance) this.ps.endUtt(this.decoder);
     this.inUtterance = false;
     this.sentenceAudio = [];
+    this.sentenceFirstPass = [];
     this.sentenceHasWords = false;
     this.sentenceComplete = false;
     this.clockMs = 0;
