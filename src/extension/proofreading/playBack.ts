@@ -120,13 +120,16 @@ export class PlayBack implements vscode.Disposable {
         );
       });
       const nonce = randomBytes(16).toString('base64');
-      this.panel.webview.html = playerHtml(this.panel.webview.cspSource, nonce, {
-        play: vscode.l10n.t('Play again'),
-        label: vscode.l10n.t('The dictated audio of the sentence'),
-      });
-    } else if (!this.panel.visible) {
-      this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
+      // The sentence comes with the page: it plays as the page runs.
+      this.panel.webview.html = playerHtml(
+        this.panel.webview.cspSource,
+        nonce,
+        { play: vscode.l10n.t('Play again'), label: vscode.l10n.t('The dictated audio of the sentence') },
+        message,
+      );
+      return;
     }
+    if (!this.panel.visible) this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
     void this.panel.webview.postMessage(message);
   }
 

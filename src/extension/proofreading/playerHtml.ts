@@ -27,7 +27,18 @@ export interface PlayMessage {
   askedAt: number;
 }
 
-export function playerHtml(cspSource: string, nonce: string, text: { play: string; label: string }): string {
+/**
+ * The page, with the sentence that opens it (`first`): it comes with the page, so it plays as soon as
+ * the page runs, not after the webview has told the page's messages it is loaded.
+ */
+export function playerHtml(cspSource: string, nonce: string, text: { play: string; label: string }, first?: PlayMessage): string {
+  // In the script as JSON, the samples in base64; "<" escaped so that nothing in it ends the script.
+  const firstJson = first
+    ? JSON.stringify({
+        ...first,
+        pcm: Buffer.from(first.pcm.buffer, first.pcm.byteOffset, first.pcm.byteLength).toString('base64'),
+      }).replace(/</gu, '\\u003c')
+    : 'null';
   return `<!DOCTYPE html>
 <html>
 <head>
@@ -45,12 +56,13 @@ export function playerHtml(cspSource: string, nonce: string, text: { play: strin
 <button id="again">${esc(text.play)}</button>
 <script nonce="${nonce}">
   const clock = () => performance.timeOrigin + performance.now();
-  /** When this page's script ran, when the last sentence arrived, when its first sound started (this machine's clock, ms). */
-  const timing = { loadedAt: clock(), askedAt: 0, receivedAt: 0, firstSoundAt: 0 };
+  /** When this page's script ran, its audio was made, the last sentence arrived, its first sound started (this machine's clock, ms). */
+  const timing = { loadedAt: clock(), contextAt: 0, askedAt: 0, receivedAt: 0, firstSoundAt: 0 };
   const vscode = acquireVsCodeApi();
   const box = document.getElementById('words');
   // Made now, so that the audio output is open by the time the sentence arrives.
   const ctx = new AudioContext();
+  timing.contextAt = clock();
   /** The sentence's samples: what plays. */
   let buffer;
   /** Where they are in the run's audio (ms). */
@@ -93,9 +105,7 @@ export function playerHtml(cspSource: string, nonce: string, text: { play: strin
     else void ctx.resume().then(start);
   }
   document.getElementById('again').addEventListener('click', play);
-  window.addEventListener('message', (e) => {
-    const m = e.data;
-    if (!m || m.type !== 'play') return;
+  function load(m) {
     timing.receivedAt = clock();
     timing.askedAt = m.askedAt;
     const bytes = m.pcm instanceof ArrayBuffer ? new Uint8Array(m.pcm) : m.pcm;
@@ -109,7 +119,15 @@ export function playerHtml(cspSource: string, nonce: string, text: { play: strin
     asked = m.askedAt;
     box.replaceChildren(...words.map((w) => { const s = document.createElement('span'); s.textContent = w.text; return s; }).flatMap((s, i) => i ? [document.createTextNode(' '), s] : [s]));
     play();
-  });
+  }
+  window.addEventListener('message', (e) => { if (e.data && e.data.type === 'play') load(e.data); });
+  const first = ${firstJson};
+  if (first) {
+    const b = atob(first.pcm);
+    const pcm = new Uint8Array(b.length);
+    for (let i = 0; i < b.length; i++) pcm[i] = b.charCodeAt(i);
+    load({ ...first, pcm });
+  }
 </script>
 </body>
 </html>`;
