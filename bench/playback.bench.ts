@@ -6,9 +6,9 @@
  * Method
  * - Five LibriVox recordings (Debian's pocketsphinx-testdata), 1.5 s of silence after each, are played
  *   into the virtual microphone; the simulated engine's script is their reference transcripts, one
- *   utterance per line, so each recording is one sentence of the document, with word times (`details`).
+ *   utterance per line, with word times (`details`). The sentences are the service's proofread ones.
  * - A transparent loopback proxy between the extension and the service (test/e2e/lib/tap.ts) keeps the
- *   audio the extension sent and each `final`'s `start_ms`/`end_ms`.
+ *   audio the extension sent and the place of each proofread sentence (`batch.replace`) in it.
  * - Then Play Back runs PLAYS times, on each sentence in turn, the cursor inside it: every other time
  *   with the player closed first (it must open: the case the user meets first), else with the player
  *   open (the baseline, in the same run: the same command, the same audio, no webview to create).
@@ -20,8 +20,7 @@
  *   from the page (the same clock).
  * - What plays: the samples the player starts (its AudioBuffer, read from its page) are cross-correlated
  *   with the audio the extension sent to the service, at every lag within ±SEARCH_MS of where the service
- *   placed the sentence (the `start_ms` of its first final: a pause within a recording ends an utterance,
- *   so a sentence is one final or more); the peak's normalised correlation, its lag and the difference
+ *   placed the sentence (its `batch.replace`'s `start_ms`); the peak's normalised correlation, its lag and the difference
  *   of length are reported: above MIN_CORRELATION, within MAX_LAG_MS.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,7 +33,7 @@ import { silence } from '../test/helpers/speech';
 import { startServer } from '../test/helpers/server';
 import { waitFor } from '../test/helpers/wait';
 import { startCodeServer } from '../test/e2e/lib/codeServer';
-import { extensionLogIn } from '../test/e2e/lib/dictate';
+import { extensionLogIn, settled } from '../test/e2e/lib/dictate';
 import { killOnExit, stopAll } from '../test/e2e/lib/procs';
 import { startVirtualMic } from '../test/e2e/lib/pulse';
 import { startTap } from '../test/e2e/lib/tap';
@@ -161,27 +160,16 @@ export async function run(): Promise<BenchSection> {
     const lastWords = sentencesText[sentencesText.length - 1]!.split(' ').slice(-2).join(' ');
     await waitFor(async () => (await wb.editorLines()).join('\n').includes(lastWords), 60_000, 'the last sentence in the editor', 200);
     await wb.runCommand('Dictée: Stop Dictation');
-    // The sentences, as the service placed them: a recording's words come in one final or more (a pause
-    // within it ends an utterance), never with another recording's (one line of the script each).
-    const words = sentencesText.map((t) => t.split(/\s+/).length);
-    const sentences = await waitFor(
-      () => {
-        const out: { startMs: number; endMs: number; head: string }[] = [];
-        let count = 0;
-        let first: (typeof tap.finals)[number] | undefined;
-        for (const f of tap.finals.filter((x) => x.conn === 'client' && x.text.trim() !== '')) {
-          first ??= f;
-          count += f.text.trim().split(/\s+/).length;
-          if (count === words.slice(0, out.length + 1).reduce((a, b) => a + b, 0)) {
-            out.push({ startMs: first.startMs!, endMs: f.endMs!, head: first.text.trim().split(/\s+/).slice(0, 4).join(' ') });
-            first = undefined;
-          }
-        }
-        return out.length === recs.length ? out : undefined;
-      },
-      30_000,
-      'the finals of every sentence',
-    );
+    // The sentences, as the service placed them: its proofread sentences (`batch.replace`), once they stop
+    // coming (the simulated engine gives a recording's pauses their own utterances: a sentence is not always
+    // a recording).
+    const placed = () =>
+      tap.sentences
+        .filter((x) => x.conn === 'client' && x.startMs !== undefined && x.endMs !== undefined)
+        .map((x) => ({ startMs: x.startMs!, endMs: x.endMs!, head: x.text.trim().split(/\s+/).slice(0, 4).join(' ') }));
+    await settled(async () => placed().length);
+    const sentences = placed();
+    if (sentences.length < 2) throw new Error(`the proofread sentences: ${JSON.stringify(tap.sentences)}`);
     const sentPcm = samplesOf(Buffer.concat(sent.frames));
     const line = (await wb.editorLines())[LINE - 1] ?? '';
 
@@ -269,8 +257,8 @@ export async function run(): Promise<BenchSection> {
     const markdown = `
 Play Back in real VS Code (code-server 4.100.3 / VS Code 1.100, headless Chromium), the packaged extension
 recording a PulseAudio virtual microphone through sox: five LibriVox recordings (${(speech.length / 2 / RATE).toFixed(1)} s, 1.5 s
-pauses) dictated, one sentence each (the simulated engine, their transcripts as its script, with word
-times), then ${PLAYS} Play Backs, each sentence in turn with the cursor in it, every other one with the player
+pauses) dictated (the simulated engine, their transcripts as its script, with word times; ${sentences.length}
+proofread sentences), then ${PLAYS} Play Backs, each sentence in turn with the cursor in it, every other one with the player
 closed first, so that it must open. Command → first sound: from the command reaching the extension to the
 player's audio starting (the page's audio clock past the first sample), on this machine's clock
 (extension host and page). Baseline, in the same run: the same command with the player already open.
@@ -291,7 +279,7 @@ with the page); the first sound follows.
 
 What plays: the samples the player starts (its AudioBuffer, read from its page) cross-correlated with the
 audio the extension sent to the service (kept by a loopback proxy), at every lag within ±${SEARCH_MS} ms of where
-the service placed the sentence (the \`start_ms\` of its first final, a sentence being one final or more):
+the service placed the sentence (the \`start_ms\` of its proofread sentence, \`batch.replace\`):
 peak normalised correlation ${Math.min(...corr).toFixed(3)} to ${Math.max(...corr).toFixed(3)} over the ${PLAYS} plays (must be above
 ${MIN_CORRELATION}), at most ${worst((p) => p.lagMs)} ms from the sentence's start, and at most ${worst((p) => p.lengthErrorMs)} ms longer or shorter than
 the sentence (both must be within ${MAX_LAG_MS} ms).

@@ -1,8 +1,8 @@
 /**
  * A transparent loopback proxy in front of the service, for measurements: HTTP requests are forwarded as
  * they are, WebSocket connections are relayed frame by frame, and every `final` transcript the service
- * sends is time-stamped as it is forwarded, and the audio each connection sends is kept (the PCM the
- * service was sent, to compare with what is played back). It changes nothing in what either side sends.
+ * sends is time-stamped as it is forwarded; its proofread sentences (`batch.replace`) and the audio each
+ * connection sends are kept (the PCM the service was sent, to compare with what is played back). It changes nothing in what either side sends.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +21,14 @@ export interface TappedFinal {
   t: number;
 }
 
+/** A `batch.replace` the service sent: a proofread sentence, its place in the session's audio (with `details`). */
+export interface TappedSentence {
+  conn: string;
+  text: string;
+  startMs?: number;
+  endMs?: number;
+}
+
 /** The binary frames (audio) one connection sent to the service, in order. */
 export interface TappedAudio {
   conn: string;
@@ -30,6 +38,7 @@ export interface TappedAudio {
 export interface Tap {
   url: string;
   finals: TappedFinal[];
+  sentences: TappedSentence[];
   /** One entry per WebSocket connection, in the order they opened. */
   audio: TappedAudio[];
   close(): Promise<void>;
@@ -39,6 +48,7 @@ export const now = (): number => performance.timeOrigin + performance.now();
 
 export async function startTap(target: string): Promise<Tap> {
   const finals: TappedFinal[] = [];
+  const sentences: TappedSentence[] = [];
   const audio: TappedAudio[] = [];
   const upstreamBase = new URL(target);
   const sockets = new Set<WebSocket>();
@@ -79,9 +89,12 @@ export async function startTap(target: string): Promise<Tap> {
                 text?: string;
                 start_ms?: number;
                 end_ms?: number;
+                data?: { new_chunk?: { text?: string; start_ms?: number; end_ms?: number } };
               };
               if (m.type === 'transcript' && m.status === 'final')
                 finals.push({ conn: label, id: m.id ?? '', text: m.text ?? '', startMs: m.start_ms, endMs: m.end_ms, t: now() });
+              const c = m.type === 'batch.replace' ? m.data?.new_chunk : undefined;
+              if (c) sentences.push({ conn: label, text: c.text ?? '', startMs: c.start_ms, endMs: c.end_ms });
             } catch {
               /* not JSON: forwarded as is */
             }
@@ -109,6 +122,7 @@ export async function startTap(target: string): Promise<Tap> {
   return {
     url: `http://127.0.0.1:${port}`,
     finals,
+    sentences,
     audio,
     async close() {
       for (const s of sockets) s.terminate();
