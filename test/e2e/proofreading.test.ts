@@ -13,6 +13,7 @@ import path from 'node:path';
 import { WsProbe } from '../helpers/server';
 import { framesOf, silence, speechPcm } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
+import { bestMatch, samplesOf } from '../helpers/correlation';
 import { dicteeSettings, getWorld, SCRIPT, useWorld, type World } from './lib/world';
 import { ensureKey, extensionLog, keepFailure, openReportAtFindings, sentences, startDictation, stopDictation } from './lib/dictate';
 
@@ -93,7 +94,9 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     await openReportAtFindings(w);
     await startDictation(w);
     // "Chest radiograph shows clear lungs. No pleural effusion is seen.": words 5 and 10 are doubtful.
-    await w.mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.'));
+    const [first, second] = SCRIPT.split('. ').slice(0, 2);
+    const spoken = await sentences(`${first!}. ${second!}.`);
+    await w.mic.playPcm(spoken);
     await waitFor(async () => (await editorText(w)).includes('seen.'), 30_000, 'the two sentences proofread');
     await stopDictation(w);
     const item = await waitFor(
@@ -162,30 +165,52 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
       10_000,
       'the Play Back player',
     );
-    // Its audio element (in the webview's frame) plays the sentence's audio, the words shown beside it.
-    const played = await waitFor(
-      async () => {
-        for (const frame of wb.page.frames()) {
-          const state = (await frame
-            .evaluate(
-              `(() => { const a = document.getElementById('audio'); const w = document.getElementById('words');
-              return a ? { duration: a.duration, time: a.currentTime, ended: a.ended, words: w ? w.textContent : '' } : null; })()`,
-            )
-            .catch(() => null)) as { duration: number; time: number; ended: boolean; words: string } | null;
-          if (state && (state.ended || state.time > 0)) return state;
-        }
-        return undefined;
-      },
-      10_000,
-      'the sentence playing',
-    );
-    assert.ok(played.duration > 0.3 && played.duration < 10, JSON.stringify(played));
-    assert.match(played.words, /seen/, JSON.stringify(played));
     // The extension logs how long the user waited for the first sound (the page's clock, this loaded machine).
     const delay = await waitFor(
       async () => /play back: first sound (\d+) ms after the command/.exec(extensionLog(w))?.[1],
       10_000,
       'the first sound logged',
+    );
+    // The player (in the webview's frame) plays the sentence's audio, the words shown beside it.
+    const played = await waitFor(
+      async () => {
+        for (const frame of wb.page.frames()) {
+          const state = (await frame
+            .evaluate(
+              `(() => typeof buffer === 'undefined' || !buffer ? null : {
+                duration: buffer.duration, rate: buffer.sampleRate, samples: Array.from(buffer.getChannelData(0)), span,
+                lastWordEndMs: words.length ? words[words.length - 1].endMs : 0, text: document.getElementById('words').textContent })()`,
+            )
+            .catch(() => null)) as {
+            duration: number;
+            rate: number;
+            samples: number[];
+            span: { startMs: number; endMs: number };
+            lastWordEndMs: number;
+            text: string;
+          } | null;
+          if (state) return state;
+        }
+        return undefined;
+      },
+      10_000,
+      'the player',
+    );
+    const { samples, ...shown } = played;
+    const about = JSON.stringify({ ...shown, samples: samples.length });
+    assert.ok(played.duration > 0.3 && played.duration < 10, about);
+    assert.match(played.text, /seen/, about);
+    // What plays is the span the words were said in: its length is the span's, the last word ends at its end…
+    assert.ok(Math.abs(played.span.endMs - played.span.startMs - played.duration * 1000) <= 1, about);
+    assert.ok(Math.abs(played.lastWordEndMs - played.duration * 1000) <= 1, about);
+    // …and its samples are those of the second sentence spoken into the microphone (cross-correlation).
+    const mic = samplesOf(spoken);
+    const secondAt = (300 + 1500) * 16 + (await speechPcm(first!.toLowerCase())).length / 2;
+    const match = bestMatch(samples, mic, 0, mic.length);
+    assert.ok(match.correlation > 0.8, `correlation ${match.correlation} at ${match.at}`);
+    assert.ok(
+      match.at > secondAt - 0.4 * played.rate && match.at < secondAt + 0.1 * played.rate,
+      `the audio played starts at ${match.at / 16} ms of what was spoken, the second sentence at ${secondAt / 16} ms`,
     );
     // Again, the player already open (it is kept for the next sentence).
     await wb.focusEditor();
@@ -196,7 +221,10 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
       10_000,
       'the second first sound logged',
     );
-    console.log(`      play back: first sound ${delay} ms after the command (player opened), ${again} ms (player open)`);
+    console.log(
+      `      play back: first sound ${delay} ms after the command (player opened), ${again} ms (player open); ` +
+        `the sentence's audio found in what was spoken with correlation ${match.correlation.toFixed(3)}`,
+    );
     await wb.screenshot('18-play-back');
   });
 

@@ -57,12 +57,42 @@ describe("proofreading: a run's audio for Play Back", () => {
 });
 
 describe('proofreading: the Play Back player', () => {
-  it('loads nothing from outside: its own script by nonce, audio from blob: or data: only; its words are escaped', () => {
+  it('loads nothing from outside: its own script by nonce, no media (the samples come in its messages); its words are escaped', () => {
     const html = playerHtml('vscode-resource:', 'abc123', { play: 'Play <again>', label: 'The "audio"' });
-    assert.match(html, /default-src 'none'; media-src blob: data:; style-src vscode-resource: 'unsafe-inline'; script-src 'nonce-abc123';/);
+    assert.match(html, /default-src 'none'; style-src vscode-resource: 'unsafe-inline'; script-src 'nonce-abc123';/);
     assert.match(html, /<script nonce="abc123">/);
     assert.match(html, /Play &lt;again&gt;/);
     assert.match(html, /aria-label="The &quot;audio&quot;"/);
     assert.doesNotMatch(html, /https?:\/\//);
+  });
+
+  it('comes with the sentence that opens it: its samples in base64, its words unable to end the script', () => {
+    const pcm = new Uint8Array([1, 0, 255, 127]);
+    const words = [{ text: '</script><b>x</b>', startMs: 0, endMs: 10 }];
+    const html = playerHtml(
+      'vscode-resource:',
+      'abc123',
+      { play: 'Play', label: 'Audio' },
+      {
+        type: 'play',
+        pcm,
+        sampleRate: 16000,
+        startMs: 710,
+        endMs: 720,
+        words,
+        askedAt: 5,
+      },
+    );
+    assert.equal(html.match(/<\/script>/g)?.length, 1);
+    const first = JSON.parse(/const first = (.*);\n/.exec(html)![1]!) as {
+      pcm: string;
+      words: unknown;
+      startMs: number;
+      sampleRate: number;
+    };
+    assert.deepEqual([...Buffer.from(first.pcm, 'base64')], [...pcm]);
+    assert.deepEqual(first.words, words);
+    assert.equal(first.startMs, 710);
+    assert.match(playerHtml('vscode-resource:', 'abc123', { play: 'Play', label: 'Audio' }), /const first = null;/);
   });
 });

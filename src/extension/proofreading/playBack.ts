@@ -4,24 +4,27 @@
  * in memory (client/proofreading/runAudio.ts): it is played in the webview (the user's side, in the
  * browser too), never written into the document nor sent anywhere. It is forgotten when its document is
  * closed, unless `dictee.audio.keep` keeps it until VS Code closes.
+ *
+ * The samples go to the player as they are (16-bit PCM, a typed array in the message), which plays them
+ * with Web Audio; the player is kept while hidden, so that only the first Play Back waits for it to open.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { PlacedChunk } from '../../client/proofreading/proofMarks';
 import { RunAudio, timedWords, type TimedWord } from '../../client/proofreading/runAudio';
-import { wavOf } from '../../shared/wavFile';
 import { REOPEN_GRACE_MS } from '../editor/vscodeDocument';
 import type { Logger } from '../../shared/logger';
 import type { DoubtfulWords } from './doubtfulWords';
-import { playerHtml } from './playerHtml';
+import { playerHtml, type PlayMessage } from './playerHtml';
+
+/** This machine's wall clock (ms), with the precision of `performance.now()`: the player's page reads the same. */
+const wallClock = (): number => performance.timeOrigin + performance.now();
 
 export class PlayBack implements vscode.Disposable {
   /** The audio of each run, by document. */
   private readonly audio = new Map<string, Map<number, RunAudio>>();
   private panel: vscode.WebviewPanel | undefined;
   private readonly listeners: vscode.Disposable[];
-  /** When the last Play Back was asked for (its first sound is logged with the delay). */
-  private askedAt = 0;
 
   constructor(
     private readonly words: DoubtfulWords,
@@ -59,7 +62,7 @@ export class PlayBack implements vscode.Disposable {
   /** The command: the sentence under the cursor, or the selection. */
   play(editor = vscode.window.activeTextEditor): void {
     if (!editor) return;
-    this.askedAt = performance.now();
+    const askedAt = wallClock();
     const d = editor.document;
     const marks = this.words.marksOf(d);
     const sel = editor.selection;
@@ -84,31 +87,50 @@ export class PlayBack implements vscode.Disposable {
       return;
     }
     const words: TimedWord[] = same.flatMap((c) => timedWords(c.words, startMs));
-    this.show(wavOf(pcm, audio.sampleRate), words);
+    this.show({
+      type: 'play',
+      pcm: new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.length),
+      sampleRate: audio.sampleRate,
+      startMs,
+      endMs,
+      words,
+      askedAt,
+    });
   }
 
-  private show(wav: Buffer, words: TimedWord[]): void {
+  private show(message: PlayMessage): void {
     if (!this.panel) {
       this.panel = vscode.window.createWebviewPanel(
         'dictee.playBack',
         vscode.l10n.t('Dictée: Play Back'),
         { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-        { enableScripts: true, localResourceRoots: [] },
+        // Kept while hidden: the next Play Back does not wait for the page and its audio to start again.
+        { enableScripts: true, localResourceRoots: [], retainContextWhenHidden: true },
       );
       this.panel.onDidDispose(() => (this.panel = undefined));
-      this.panel.webview.onDidReceiveMessage((m: { type?: unknown }) => {
-        if (m?.type === 'playing')
-          this.log.info(`play back: first sound ${Math.round(performance.now() - this.askedAt)} ms after the command`);
+      this.panel.webview.onDidReceiveMessage((m: { type?: unknown; askedAt?: unknown; at?: unknown }) => {
+        if (m?.type !== 'playing' || typeof m.askedAt !== 'number') return;
+        const heard = Math.round(wallClock() - m.askedAt);
+        // The page's clock is this machine's when VS Code runs here; in a remote window it may not be.
+        const first = typeof m.at === 'number' ? Math.round(m.at - m.askedAt) : -1;
+        this.log.info(
+          first >= 0 && first <= heard
+            ? `play back: first sound ${first} ms after the command (heard ${heard} ms after)`
+            : `play back: first sound heard ${heard} ms after the command`,
+        );
       });
       const nonce = randomBytes(16).toString('base64');
-      this.panel.webview.html = playerHtml(this.panel.webview.cspSource, nonce, {
-        play: vscode.l10n.t('Play again'),
-        label: vscode.l10n.t('The dictated audio of the sentence'),
-      });
-    } else {
-      this.panel.reveal(vscode.ViewColumn.Beside, true);
+      // The sentence comes with the page: it plays as the page runs.
+      this.panel.webview.html = playerHtml(
+        this.panel.webview.cspSource,
+        nonce,
+        { play: vscode.l10n.t('Play again'), label: vscode.l10n.t('The dictated audio of the sentence') },
+        message,
+      );
+      return;
     }
-    void this.panel.webview.postMessage({ type: 'play', wav: wav.toString('base64'), words });
+    if (!this.panel.visible) this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
+    void this.panel.webview.postMessage(message);
   }
 
   dispose(): void {

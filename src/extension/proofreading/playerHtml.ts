@@ -1,7 +1,9 @@
 /**
- * The Play Back webview: an `<audio>` element that plays the WAV it is sent (as a blob: URL, made in the
- * webview), and the sentence's words, each lit while it plays. Pure (no `vscode`): a string of HTML with
- * a strict content security policy (nothing from outside, only its own script).
+ * The Play Back webview: plays the 16-bit PCM it is sent with Web Audio (an AudioBuffer made from the
+ * samples: no file to encode, load nor decode), and shows the sentence's words, each lit while it plays.
+ * Its AudioContext is made as the page loads, while the sentence is on its way, and the page is kept
+ * while hidden (`retainContextWhenHidden`), so a later Play Back starts at once. Pure (no `vscode`): a
+ * string of HTML with a strict content security policy (nothing from outside, only its own script).
  */
 
 /** `&`, `<`, `>`, `"` escaped for HTML. */
@@ -9,53 +11,123 @@ function esc(s: string): string {
   return s.replace(/&/gu, '&amp;').replace(/</gu, '&lt;').replace(/>/gu, '&gt;').replace(/"/gu, '&quot;');
 }
 
-export function playerHtml(cspSource: string, nonce: string, text: { play: string; label: string }): string {
+/**
+ * The message that plays a sentence: its audio (`pcm`, 16-bit little-endian mono at `sampleRate`), its
+ * place in the run's audio (`startMs`, `endMs`), its words with times relative to its start, and when
+ * the command ran (`askedAt`, the extension host's wall clock in ms), which the player sends back with
+ * the moment its first sound starts: `{ type: 'playing', askedAt, at }`.
+ */
+export interface PlayMessage {
+  type: 'play';
+  pcm: Uint8Array;
+  sampleRate: number;
+  startMs: number;
+  endMs: number;
+  words: { text: string; startMs: number; endMs: number }[];
+  askedAt: number;
+}
+
+/**
+ * The page, with the sentence that opens it (`first`): it comes with the page, so it plays as soon as
+ * the page runs, not after the webview has told the page's messages it is loaded.
+ */
+export function playerHtml(cspSource: string, nonce: string, text: { play: string; label: string }, first?: PlayMessage): string {
+  // In the script as JSON, the samples in base64; "<" escaped so that nothing in it ends the script.
+  const firstJson = first
+    ? JSON.stringify({
+        ...first,
+        pcm: Buffer.from(first.pcm.buffer, first.pcm.byteOffset, first.pcm.byteLength).toString('base64'),
+      }).replace(/</gu, '\\u003c')
+    : 'null';
   return `<!DOCTYPE html>
 <html>
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; media-src blob: data:; style-src ${cspSource} 'unsafe-inline'; script-src 'nonce-${nonce}';">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline'; script-src 'nonce-${nonce}';">
 <style>
   body { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); color: var(--vscode-editor-foreground); }
   #words { line-height: 1.8; margin: 0.8em 0; }
   #words span { padding: 0 2px; border-radius: 3px; }
   #words span.lit { background: var(--vscode-editor-findMatchHighlightBackground); outline: 1px solid var(--vscode-editor-findMatchBorder, transparent); }
-  audio { width: 100%; }
 </style>
 </head>
 <body>
-<audio id="audio" controls aria-label="${esc(text.label)}"></audio>
-<div id="words" aria-live="off"></div>
+<div id="words" role="group" aria-label="${esc(text.label)}" aria-live="off"></div>
 <button id="again">${esc(text.play)}</button>
 <script nonce="${nonce}">
-  const audio = document.getElementById('audio');
-  const box = document.getElementById('words');
-  let words = [];
-  let url;
-  function light() {
-    const ms = audio.currentTime * 1000;
-    words.forEach((w, i) => box.children[i].classList.toggle('lit', ms >= w.startMs && ms < w.endMs));
-    if (!audio.paused) requestAnimationFrame(light);
-  }
+  const clock = () => performance.timeOrigin + performance.now();
+  /** When this page's script ran, its audio was made, the last sentence arrived, its first sound started (this machine's clock, ms). */
+  const timing = { loadedAt: clock(), contextAt: 0, askedAt: 0, receivedAt: 0, firstSoundAt: 0 };
   const vscode = acquireVsCodeApi();
-  let told = true;
-  audio.addEventListener('play', () => requestAnimationFrame(light));
-  // The first sound of each Play Back, for the extension's log (how long the user waited).
-  audio.addEventListener('playing', () => { if (!told) { told = true; vscode.postMessage({ type: 'playing' }); } });
-  audio.addEventListener('ended', light);
-  document.getElementById('again').addEventListener('click', () => { audio.currentTime = 0; void audio.play(); });
-  window.addEventListener('message', (e) => {
-    const m = e.data;
-    if (!m || m.type !== 'play') return;
-    const bytes = Uint8Array.from(atob(m.wav), (c) => c.charCodeAt(0));
-    if (url) URL.revokeObjectURL(url);
-    url = URL.createObjectURL(new Blob([bytes], { type: 'audio/wav' }));
+  const box = document.getElementById('words');
+  // Made now, so that the audio output is open by the time the sentence arrives.
+  const ctx = new AudioContext();
+  timing.contextAt = clock();
+  /** The sentence's samples: what plays. */
+  let buffer;
+  /** Where they are in the run's audio (ms). */
+  let span;
+  let words = [];
+  let source;
+  /** The context's time when the sentence's first sample plays. */
+  let startedAt = 0;
+  /** When the command ran, until its first sound is reported. */
+  let asked;
+  function light() {
+    const ms = source ? (ctx.currentTime - startedAt) * 1000 : -1;
+    words.forEach((w, i) => box.children[i].classList.toggle('lit', ms >= w.startMs && ms < w.endMs));
+    if (source) requestAnimationFrame(light);
+  }
+  // The first sound of each Play Back, for the extension's log (how long the user waited): once the
+  // audio thread has rendered past the sentence's first sample.
+  function firstSound(s) {
+    if (asked === undefined || source !== s) return;
+    if (ctx.currentTime <= startedAt) { setTimeout(() => firstSound(s), 1); return; }
+    timing.firstSoundAt = clock();
+    vscode.postMessage({ type: 'playing', askedAt: asked, at: timing.firstSoundAt });
+    asked = undefined;
+  }
+  function play() {
+    if (!buffer) return;
+    if (source) { source.onended = null; source.stop(); }
+    const s = (source = ctx.createBufferSource());
+    s.buffer = buffer;
+    s.connect(ctx.destination);
+    s.onended = () => { if (source === s) { source = undefined; light(); } };
+    const start = () => {
+      if (source !== s) return;
+      startedAt = ctx.currentTime;
+      s.start(startedAt);
+      requestAnimationFrame(light);
+      firstSound(s);
+    };
+    if (ctx.state === 'running') start();
+    else void ctx.resume().then(start);
+  }
+  document.getElementById('again').addEventListener('click', play);
+  function load(m) {
+    timing.receivedAt = clock();
+    timing.askedAt = m.askedAt;
+    const bytes = m.pcm instanceof ArrayBuffer ? new Uint8Array(m.pcm) : m.pcm;
+    const n = bytes.byteLength >> 1;
+    const pcm = new DataView(bytes.buffer, bytes.byteOffset, n * 2);
+    buffer = ctx.createBuffer(1, Math.max(1, n), m.sampleRate);
+    const ch = buffer.getChannelData(0);
+    for (let i = 0; i < n; i++) ch[i] = pcm.getInt16(i * 2, true) / 32768;
+    span = { startMs: m.startMs, endMs: m.endMs };
     words = m.words;
-    told = false;
+    asked = m.askedAt;
     box.replaceChildren(...words.map((w) => { const s = document.createElement('span'); s.textContent = w.text; return s; }).flatMap((s, i) => i ? [document.createTextNode(' '), s] : [s]));
-    audio.src = url;
-    void audio.play();
-  });
+    play();
+  }
+  window.addEventListener('message', (e) => { if (e.data && e.data.type === 'play') load(e.data); });
+  const first = ${firstJson};
+  if (first) {
+    const b = atob(first.pcm);
+    const pcm = new Uint8Array(b.length);
+    for (let i = 0; i < b.length; i++) pcm[i] = b.charCodeAt(i);
+    load({ ...first, pcm });
+  }
 </script>
 </body>
 </html>`;

@@ -1,7 +1,8 @@
 /**
  * A transparent loopback proxy in front of the service, for measurements: HTTP requests are forwarded as
  * they are, WebSocket connections are relayed frame by frame, and every `final` transcript the service
- * sends is time-stamped as it is forwarded. It changes nothing in what either side sends.
+ * sends is time-stamped as it is forwarded; its proofread sentences (`batch.replace`) and the audio each
+ * connection sends are kept (the PCM the service was sent, to compare with what is played back). It changes nothing in what either side sends.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,13 +14,33 @@ export interface TappedFinal {
   conn: string;
   id: string;
   text: string;
+  /** The chunk's place in the session's audio (`start_ms`, `end_ms`), when the service gives it. */
+  startMs?: number;
+  endMs?: number;
   /** Wall-clock ms (performance.timeOrigin + performance.now()) when forwarded. */
   t: number;
+}
+
+/** A `batch.replace` the service sent: a proofread sentence, its place in the session's audio (with `details`). */
+export interface TappedSentence {
+  conn: string;
+  text: string;
+  startMs?: number;
+  endMs?: number;
+}
+
+/** The binary frames (audio) one connection sent to the service, in order. */
+export interface TappedAudio {
+  conn: string;
+  frames: Buffer[];
 }
 
 export interface Tap {
   url: string;
   finals: TappedFinal[];
+  sentences: TappedSentence[];
+  /** One entry per WebSocket connection, in the order they opened. */
+  audio: TappedAudio[];
   close(): Promise<void>;
 }
 
@@ -27,6 +48,8 @@ export const now = (): number => performance.timeOrigin + performance.now();
 
 export async function startTap(target: string): Promise<Tap> {
   const finals: TappedFinal[] = [];
+  const sentences: TappedSentence[] = [];
+  const audio: TappedAudio[] = [];
   const upstreamBase = new URL(target);
   const sockets = new Set<WebSocket>();
   const server = http.createServer((req, res) => {
@@ -54,19 +77,34 @@ export async function startTap(target: string): Promise<Tap> {
     upstream.once('open', () => {
       wss.handleUpgrade(req, socket, head, (client) => {
         sockets.add(client);
+        const sent: TappedAudio = { conn: label, frames: [] };
+        audio.push(sent);
         upstream.on('message', (data, isBinary) => {
           if (!isBinary) {
             try {
-              const m = JSON.parse(data.toString()) as { type?: string; status?: string; id?: string; text?: string };
+              const m = JSON.parse(data.toString()) as {
+                type?: string;
+                status?: string;
+                id?: string;
+                text?: string;
+                start_ms?: number;
+                end_ms?: number;
+                data?: { new_chunk?: { text?: string; start_ms?: number; end_ms?: number } };
+              };
               if (m.type === 'transcript' && m.status === 'final')
-                finals.push({ conn: label, id: m.id ?? '', text: m.text ?? '', t: now() });
+                finals.push({ conn: label, id: m.id ?? '', text: m.text ?? '', startMs: m.start_ms, endMs: m.end_ms, t: now() });
+              const c = m.type === 'batch.replace' ? m.data?.new_chunk : undefined;
+              if (c) sentences.push({ conn: label, text: c.text ?? '', startMs: c.start_ms, endMs: c.end_ms });
             } catch {
               /* not JSON: forwarded as is */
             }
           }
           client.send(data, { binary: isBinary });
         });
-        client.on('message', (data, isBinary) => upstream.readyState === WebSocket.OPEN && upstream.send(data, { binary: isBinary }));
+        client.on('message', (data, isBinary) => {
+          if (isBinary) sent.frames.push(Buffer.isBuffer(data) ? data : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]));
+          if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary: isBinary });
+        });
         upstream.on(
           'close',
           (code, reason) =>
@@ -84,6 +122,8 @@ export async function startTap(target: string): Promise<Tap> {
   return {
     url: `http://127.0.0.1:${port}`,
     finals,
+    sentences,
+    audio,
     async close() {
       for (const s of sockets) s.terminate();
       wss.close();

@@ -233,6 +233,20 @@ export class Workbench {
     await this.page.keyboard.press('End');
   }
 
+  /**
+   * Moves the cursor to line `line`, column `col` (both 1-based; Ctrl+G `line:col`) of the editor of the
+   * first group (focused by Ctrl+1, not by a click: a webview beside it may still cover the page).
+   */
+  async gotoPosition(line: number, col: number): Promise<void> {
+    await this.escapeQuickInput();
+    await this.page.keyboard.press('Control+1');
+    await this.page.keyboard.press('Control+G');
+    await this.quickInput.waitFor({ state: 'visible', timeout: 10_000 });
+    await this.page.keyboard.type(`${line}:${col}`);
+    await this.page.keyboard.press('Enter');
+    await this.quickInput.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+  }
+
   /** The cursor position as the status bar shows it ("Ln 3, Col 11"). */
   async cursorPosition(): Promise<{ line: number; col: number }> {
     const t = await this.page.locator('#status\\.editor\\.selection').innerText();
