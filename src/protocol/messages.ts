@@ -75,12 +75,15 @@ export const ConfiguredMessageSchema = z.looseObject({
   keyterms_applied: z.boolean().optional(),
 });
 
-/** Ours (`details`): one word of a chunk, its place in the session's audio and its confidence in [0, 1]. */
+/**
+ * Ours (`details`): one word of a chunk, its place in the session's audio and its confidence in [0, 1]
+ * (absent when the engine cannot say: a word is then as sure as the client's default).
+ */
 export const WordDetailSchema = z.looseObject({
   text: z.string(),
   start_ms: z.number().min(0),
   end_ms: z.number().min(0),
-  confidence: z.number().min(0).max(1),
+  confidence: z.number().min(0).max(1).optional(),
 });
 
 /**

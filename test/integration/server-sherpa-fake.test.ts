@@ -46,6 +46,7 @@ describe('server with the sherpa-onnx engine on a FAKE addon (plumbing only: no 
         DICTEE_TEST_SHERPA_ADDON: path.resolve(__dirname, '..', 'helpers', 'fakeSherpaModule.ts'),
         DICTEE_FAKE_SHERPA_SCRIPTS: JSON.stringify(SCRIPTS),
         DICTEE_FAKE_SHERPA_PROOFREAD: 'Second, pass.',
+        DICTEE_FAKE_SHERPA_PROBS: '1',
       },
     });
     key = (await server.createKey({ name: 'sherpa fake' })).key;
@@ -93,5 +94,43 @@ describe('server with the sherpa-onnx engine on a FAKE addon (plumbing only: no 
     assert.equal((rde.data as { new_chunk: { text: string } }).new_chunk.text, 'Second, pass.');
     for (const p of [es, de]) p.send({ type: 'control', action: 'stop' });
     await Promise.all([es, de].map((p) => p.waitFor((m) => m.type === 'status' && m.state === 'stopped', 15000, 'stopped')));
+  });
+  it('details: interim, final and new_chunk carry word times within the audio, monotonic, confidences in [0, 1]; without details, the spec shape', async () => {
+    const withD = new WsProbe(server.wsUrl, { header: key });
+    const without = new WsProbe(server.wsUrl, { header: key });
+    await withD.configure({ ...FAST, language: 'es', details: true });
+    await without.configure({ ...FAST, language: 'es' });
+    const speech = Buffer.concat([silence(400), tone(600), silence(1600)]);
+    const audioMs = 2600;
+    await Promise.all([dictate(withD, speech), dictate(without, speech)]);
+    await Promise.all([withD, without].map((p) => p.waitFor((m) => m.type === 'batch.replace', 15000, 'a batch.replace')));
+    type Word = { text: string; start_ms: number; end_ms: number; confidence?: number };
+    type Chunk = { status: string; text: string; start_ms?: number; end_ms?: number; words?: Word[]; alternatives?: unknown };
+    const chunks = (p: WsProbe): Chunk[] => [
+      ...p.ofType('transcript').map((m) => m as unknown as Chunk),
+      ...p.ofType('batch.replace').map((m) => (m.data as { new_chunk: Chunk }).new_chunk),
+    ];
+    const detailed = chunks(withD).filter((c) => c.status !== 'streaming');
+    assert.ok(detailed.some((c) => c.status === 'interim') && detailed.some((c) => c.status === 'final'), JSON.stringify(detailed));
+    for (const c of detailed) {
+      assert.ok(c.words?.length, `words in ${JSON.stringify(c)}`);
+      assert.equal(c.words.map((w) => w.text).join(' '), c.text);
+      // The first pass's words come with the tone (from 400 ms); the fake's proofreading answer shares the
+      // sentence's audio, its lead-in of silence included, evenly among its words.
+      const from = c.status === 'final' && c.text === 'Second, pass.' ? 0 : 400;
+      assert.ok(c.start_ms! >= from && c.end_ms! <= audioMs && c.start_ms! <= c.end_ms!, JSON.stringify(c));
+      let last = c.start_ms!;
+      for (const w of c.words) {
+        assert.ok(w.start_ms >= last && w.end_ms >= w.start_ms && w.end_ms <= c.end_ms!, JSON.stringify(c));
+        assert.ok(typeof w.confidence === 'number' && w.confidence >= 0 && w.confidence <= 1, JSON.stringify(w));
+        last = w.start_ms;
+      }
+      assert.equal(c.alternatives, undefined, 'greedy search: no other readings');
+    }
+    assert.equal(detailed.find((c) => c.words!.length === 2 && c.text === 'Second, pass.')?.words![1]!.confidence, 0.8);
+    for (const c of chunks(without))
+      for (const k of ['start_ms', 'end_ms', 'words', 'alternatives']) assert.ok(!(k in c), `${k} in ${JSON.stringify(c)}`);
+    for (const p of [withD, without]) p.send({ type: 'control', action: 'stop' });
+    await Promise.all([withD, without].map((p) => p.waitFor((m) => m.type === 'status' && m.state === 'stopped', 15000, 'stopped')));
   });
 });

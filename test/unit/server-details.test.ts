@@ -38,7 +38,7 @@ describe('details (configure.config.details)', () => {
     assert.equal(resolveConfig({ details: true }).details, true);
   });
 
-  it('protocol: a client reads transcripts and new chunks with details; a confidence beyond 1 is refused', () => {
+  it('protocol: a client reads transcripts and new chunks with details (a word may lack a confidence); a confidence beyond 1 is refused', () => {
     const word = { text: 'alpha', start_ms: 500, end_ms: 800, confidence: 0.9 };
     const t = {
       type: 'transcript',
@@ -65,6 +65,10 @@ describe('details (configure.config.details)', () => {
     };
     assert.ok(parseServerMessage(JSON.stringify(r)).ok);
     assert.ok(!parseServerMessage(JSON.stringify({ ...t, words: [{ ...word, confidence: 1.5 }] })).ok);
+    assert.ok(
+      parseServerMessage(JSON.stringify({ ...t, words: [{ text: 'alpha', start_ms: 500, end_ms: 800 }] })).ok,
+      'a word without a confidence',
+    );
   });
 
   it('without details, events carry none of them (the spec shape)', () => {
@@ -133,7 +137,7 @@ describe('details (configure.config.details)', () => {
     );
   });
 
-  it('chunkDetails: clamps times, needs every word timed and scored, keeps alternatives distinct and other than the text', () => {
+  it('chunkDetails: clamps times, needs every word timed (a word without a confidence goes without), keeps alternatives distinct and other than the text', () => {
     const w = (raw: string, s: number, e: number, c = 0.5) => ({ raw, proofread: raw, start_ms: s, end_ms: e, confidence: c });
     const d = chunkDetails([w('a', 100, 200), w('b', 90, 150, 1.7), w('c', 300, 250, -1)], 'raw', [
       'a b c',
@@ -154,5 +158,10 @@ describe('details (configure.config.details)', () => {
     assert.deepEqual(d.alternatives, ['a b', 'x', 'y', 'z', 'v']);
     assert.deepEqual(chunkDetails([w('a', 0, 10), { raw: 'b', proofread: 'b' }], 'raw', ['x']), {}, 'an engine without times sends none');
     assert.equal(chunkDetails([w('a', 0, 10)], 'raw').alternatives, undefined, 'no alternatives when the engine has none');
+    assert.deepEqual(
+      chunkDetails([{ raw: 'a', proofread: 'a', start_ms: 0, end_ms: 10 }], 'raw').words,
+      [{ text: 'a', start_ms: 0, end_ms: 10 }],
+      'an engine with times and no confidences sends times and no confidence',
+    );
   });
 });

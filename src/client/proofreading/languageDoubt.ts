@@ -30,7 +30,7 @@ export class LanguageDoubt {
 
   /** One final utterance's words; true exactly once: when the doubt is raised. */
   push(words: readonly WordInfo[]): boolean {
-    if (this.raised || words.length < this.options.minWords) return false;
+    if (this.raised || words.length < this.options.minWords || words.every((w) => w.confidence === undefined)) return false;
     const mean = words.reduce((sum, w) => sum + confidenceOf(w), 0) / words.length;
     if (mean >= this.options.low) {
       this.streak = 0;

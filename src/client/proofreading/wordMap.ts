@@ -11,7 +11,8 @@
 /** A word as the service sends it (only what the map needs). */
 export interface WordInfo {
   readonly text: string;
-  readonly confidence: number;
+  /** Absent when the engine cannot say (sherpa-onnx's NeMo transducers): counted as sure. */
+  readonly confidence?: number;
   /** Its place in the session's audio (Play Back), when the service gave it. */
   readonly start_ms?: number;
   readonly end_ms?: number;

@@ -1,8 +1,8 @@
 /**
  * The details a session asks for with `configure.config.details` (docs/protocol.md): a chunk's place in
  * the session's audio, its words with their times and confidences, and other readings of the whole
- * chunk. Built by the segmenter from what the engine gives; an engine that gives no word times and
- * confidences gives no details.
+ * chunk. Built by the segmenter from what the engine gives; an engine that gives no word times gives no
+ * details, and one that gives times but no confidences gives words without `confidence`.
  */
 import type { WordDetail } from '../../protocol';
 import type { Proofread, RecognizedWord } from './recognizer';
@@ -55,7 +55,7 @@ const clamp01 = (n: number): number => (Number.isFinite(n) ? Math.min(1, Math.ma
 
 /**
  * The details of a chunk made of `words` (`form`: which form of each word is its text). None when a
- * word lacks a time or a confidence. Times are whole ms, never going back, each word within the chunk;
+ * word lacks a time; a word without a confidence is sent without one. Times are whole ms, never going back, each word within the chunk;
  * alternatives are distinct, differ from the chunk's text, at most {@link MAX_ALTERNATIVES}.
  */
 export function chunkDetails(
@@ -64,14 +64,16 @@ export function chunkDetails(
   alternatives?: readonly string[],
   text?: string,
 ): ChunkDetails {
-  if (words.length === 0 || words.some((w) => w.start_ms === undefined || w.end_ms === undefined || w.confidence === undefined)) return {};
+  if (words.length === 0 || words.some((w) => w.start_ms === undefined || w.end_ms === undefined)) return {};
   const out: WordDetails[] = [];
   let lastStart = 0;
   let lastEnd = 0;
   for (const w of words) {
     const start = Math.max(lastStart, Math.round(w.start_ms!));
     const end = Math.max(start, lastEnd, Math.round(w.end_ms!));
-    out.push({ text: w[form], start_ms: start, end_ms: end, confidence: Math.round(clamp01(w.confidence!) * 1000) / 1000 });
+    const word: WordDetails = { text: w[form], start_ms: start, end_ms: end };
+    if (w.confidence !== undefined) word.confidence = Math.round(clamp01(w.confidence) * 1000) / 1000;
+    out.push(word);
     lastStart = start;
     lastEnd = end;
   }

@@ -10,6 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { EffectiveConfig } from '../../protocol';
 import { type SegmentEvent, Segmenter } from './segmenter';
 import { type UtteranceDetails, loadPocketsphinx } from './pocketsphinx/ffi';
+import type { TokenTimes } from './sherpa/tokens';
 import { type ProofreadAnswer, type ProofreadJob, ThreadProofreader } from './pocketsphinx/proofreadThread';
 import { PocketsphinxRecognizer, Proofreader } from './pocketsphinx/recognizer';
 import type { Recognizer } from './recognizer';
@@ -204,7 +205,11 @@ function niceness(value: string | undefined, fallback: number): number {
 
 /** A decoder worker's proofreading thread: whole sentences, one at a time. */
 function proofreading(spec: WorkerEngine): void {
-  let decodeNow: (pcm: Int16Array, hotwords?: string, details?: boolean) => { hyp: string; details?: UtteranceDetails };
+  let decodeNow: (
+    pcm: Int16Array,
+    hotwords?: string,
+    details?: boolean,
+  ) => { hyp: string; details?: UtteranceDetails; tokens?: TokenTimes };
   if (spec.engine === 'pocketsphinx') {
     try {
       // This thread only (on Linux the nice value is per thread): see PROOFREAD_NICENESS.
@@ -215,8 +220,7 @@ function proofreading(spec: WorkerEngine): void {
     const p = new Proofreader(loadPocketsphinx(), spec.model);
     decodeNow = (pcm, _hotwords, details) => (details ? p.decodeDetailedNow(pcm) : { hyp: p.decodeNow(pcm) });
   } else if (spec.engine === 'sherpa-onnx') {
-    const sherpa = sherpaProofreader(spec);
-    decodeNow = (pcm, hotwords) => ({ hyp: sherpa(pcm, hotwords) });
+    decodeNow = sherpaProofreader(spec);
   } else {
     throw new Error(`no proofreading thread for the ${spec.engine} engine`);
   }

@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { WorkerEngine } from '../workerProtocol';
 import type { DetailedHypothesis, SentenceDecoder } from './recognizer';
 import type { UtteranceDetails } from './ffi';
+import type { TokenTimes } from '../sherpa/tokens';
 
 export interface ProofreadJob {
   job: number;
@@ -19,7 +20,8 @@ export interface ProofreadJob {
   /** The word times, confidences and alternatives too (a decoder that has them). */
   details?: boolean;
 }
-export type ProofreadAnswer = { job: number; hyp: string; details?: UtteranceDetails } | { job: number; error: string };
+export type ProofreadAnswer =
+  { job: number; hyp: string; details?: UtteranceDetails; tokens?: TokenTimes } | { job: number; error: string };
 
 /** Beyond twice the sentence's duration, a job gets this long before it fails. */
 const JOB_GRACE_MS = 10_000;
@@ -38,8 +40,8 @@ export class ThreadProofreader implements SentenceDecoder {
     return this.ask(samples, onProgress, hotwords, false).then((a) => a.hyp);
   }
 
-  decodeDetailed(samples: Int16Array, onProgress?: () => void): Promise<DetailedHypothesis> {
-    return this.ask(samples, onProgress, undefined, true);
+  decodeDetailed(samples: Int16Array, onProgress?: () => void, hotwords?: string): Promise<DetailedHypothesis> {
+    return this.ask(samples, onProgress, hotwords, true);
   }
 
   private ask(
@@ -94,7 +96,7 @@ export class ThreadProofreader implements SentenceDecoder {
       const j = this.jobs.get(m.job);
       this.jobs.delete(m.job);
       if (!j) return;
-      if ('hyp' in m) j.resolve(m.details ? { hyp: m.hyp, details: m.details } : { hyp: m.hyp });
+      if ('hyp' in m) j.resolve({ hyp: m.hyp, ...(m.details ? { details: m.details } : {}), ...(m.tokens ? { tokens: m.tokens } : {}) });
       else j.reject(new Error(m.error));
     });
     const lost = (why: string): void => {

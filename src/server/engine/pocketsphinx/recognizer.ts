@@ -20,6 +20,7 @@ import { sentenceCase } from '../recognizer';
 import { FRAME_MS, type PocketsphinxApi, type PocketsphinxModel, type UtteranceDetails } from './ffi';
 import { MAX_ALTERNATIVES } from '../details';
 import { type TimedWord, twoPassConfidence } from './confidence';
+import type { TokenTimes } from '../sherpa/tokens';
 
 export const POCKETSPHINX_ENGINE_NAME = 'pocketsphinx';
 /** The partial hypothesis is read every 5 windows (100 ms): reading it costs a backtrace. */
@@ -95,7 +96,7 @@ export interface SentenceDecoder {
    */
   decode(samples: Int16Array, onProgress?: () => void, hotwords?: string): Promise<string>;
   /** The hypothesis with its details (frames from the first sample), for a decoder that has them. */
-  decodeDetailed?(samples: Int16Array, onProgress?: () => void): Promise<DetailedHypothesis>;
+  decodeDetailed?(samples: Int16Array, onProgress?: () => void, hotwords?: string): Promise<DetailedHypothesis>;
   dispose(): void;
 }
 
@@ -103,6 +104,8 @@ export interface DetailedHypothesis {
   hyp: string;
   /** Absent when the decoder could not give them. */
   details?: UtteranceDetails;
+  /** sherpa-onnx: the result's tokens with their times (ms from the first sample), when it has them. */
+  tokens?: TokenTimes;
 }
 
 /**

@@ -14,6 +14,34 @@ export interface Waveform {
   sampleRate: number;
 }
 
+/**
+ * What `OnlineRecognizer.getResult` returns (the addon parses `OnlineRecognizerResult::AsJsonString()`;
+ * docs/engines.md says what each field holds per model). Only the fields the service reads.
+ */
+export interface SherpaOnlineResult {
+  text: string;
+  /** One per token: the piece (`▁` as a leading space; a fallback byte as `<0xNN>`). */
+  tokens?: string[];
+  /** Seconds from the start of the stream's current segment (since its last reset) at which each token came out. */
+  timestamps?: number[];
+  /** Natural-log probability of each token (zipformer transducers' greedy search); empty for NeMo transducers. */
+  ys_probs?: number[];
+  /** Seconds from the stream's first sample to the start of its current segment. */
+  start_time?: number;
+}
+
+/** What `OfflineRecognizer.getResult` returns (`OfflineRecognitionResult::AsJsonString()`). Only the fields the service reads. */
+export interface SherpaOfflineResult {
+  text: string;
+  tokens?: string[];
+  /** Seconds from the start of the audio at which each token came out. */
+  timestamps?: number[];
+  /** Seconds each token lasts (TDT models only). */
+  durations?: number[];
+  /** Natural-log probability of each token (with a hotword's boost added under modified_beam_search). */
+  ys_log_probs?: number[];
+}
+
 export interface SherpaOnlineStream {
   acceptWaveform(w: Waveform): void;
   /** Multilingual Nemotron models read `language` from the stream at every decode (unset: detected). */
@@ -27,7 +55,7 @@ export interface SherpaOnline {
   decode(s: SherpaOnlineStream): void;
   /** Decodes several ready streams of this recognizer in one call (batched). */
   decodeStreams?(streams: SherpaOnlineStream[]): void;
-  getResult(s: SherpaOnlineStream): { text: string };
+  getResult(s: SherpaOnlineStream): SherpaOnlineResult;
   reset(s: SherpaOnlineStream): void;
 }
 
@@ -39,7 +67,7 @@ export interface SherpaOffline {
   /** `hotwords`: phrases separated by `/` (transducers decoded with `modified_beam_search`). */
   createStream(hotwords?: string): SherpaOfflineStream;
   decode(s: SherpaOfflineStream): void;
-  getResult(s: SherpaOfflineStream): { text: string };
+  getResult(s: SherpaOfflineStream): SherpaOfflineResult;
 }
 
 export interface SherpaAddon {

@@ -7,6 +7,7 @@ import { errorMessage } from '../../../shared/errors';
 import type { EffectiveConfig } from '../../../protocol';
 import { ThreadProofreader } from '../pocketsphinx/proofreadThread';
 import { EngineUnavailableError } from '../engine';
+import type { DetailedHypothesis } from '../pocketsphinx/recognizer';
 import type { Recognizer } from '../recognizer';
 import type { WorkerEngine } from '../workerProtocol';
 import { type SherpaAddon, loadSherpa } from './addon';
@@ -51,7 +52,10 @@ export function sherpaFactory(spec: SherpaSpec, script: string, addon: SherpaAdd
  * The proofreading thread's decode. A model the addon refuses fails every sentence with its reason (the
  * segmenter keeps the first pass) rather than the thread being started, and failing, again at each one.
  */
-export function sherpaProofreader(spec: SherpaSpec, addon?: SherpaAddon): (pcm: Int16Array, hotwords?: string) => string {
+export function sherpaProofreader(
+  spec: SherpaSpec,
+  addon?: SherpaAddon,
+): (pcm: Int16Array, hotwords?: string, details?: boolean) => DetailedHypothesis {
   let decoder: SherpaSentenceDecoder;
   try {
     if (!spec.proofreadModel) throw new Error('no proofreading model (--proofread-model)');
@@ -62,5 +66,5 @@ export function sherpaProofreader(spec: SherpaSpec, addon?: SherpaAddon): (pcm: 
       throw new Error(why);
     };
   }
-  return (pcm, hotwords) => decoder.decodeNow(pcm, hotwords);
+  return (pcm, hotwords, details) => (details ? decoder.decodeDetailedNow(pcm, hotwords) : { hyp: decoder.decodeNow(pcm, hotwords) });
 }

@@ -11,13 +11,21 @@
  * - Proofreading: with a proofreading model (`--proofread-model`), the sentence's audio is decoded again
  *   by an offline model in the worker's proofreading thread, with the session's keyterms as hotwords;
  *   without one, or when that fails, the first pass with a capital and a final period.
+ * - Details (asked by the session): word times, and confidences where the result has token
+ *   log-probabilities, from the result's tokens (tokens.ts), at the end of an utterance and of the
+ *   proofreading decode. Times are on the recognizer's clock (ms of audio pushed since it was made or
+ *   restored): the stream's own clock also counts the silence fed to end each utterance, so each
+ *   utterance notes where it began on both. No alternatives: greedy search keeps one hypothesis, and the
+ *   offline result gives only the best of its beam.
  */
 import { autoPunctuationOf, keytermsOf, type EffectiveConfig } from '../../../protocol';
 import type { SentenceDecoder } from '../pocketsphinx/recognizer';
-import type { RecognizedWord, Recognizer } from '../recognizer';
-import { type SherpaOnlineStream, floatSamples } from './addon';
+import type { DetailedHypothesis } from '../pocketsphinx/recognizer';
+import type { Proofread, RecognizedWord, Recognizer } from '../recognizer';
+import { type SherpaOnlineResult, type SherpaOnlineStream, floatSamples } from './addon';
 import type { OnlineBatcher } from './batcher';
 import { hotwordsOf, keptWords, modelWords, proofreadText } from './text';
+import { type TokenTimes, wordTimings } from './tokens';
 
 export { loadSherpa } from './addon';
 
@@ -62,6 +70,13 @@ export class SherpaRecognizer implements Recognizer {
   /** A sentence begun before a restart has no audio here. */
   private sentenceComplete = true;
   private disposed = false;
+  /** Ms of audio pushed since this recognizer was made or restored (the clock of word times). */
+  private clockMs = 0;
+  /** Ms of audio the stream has accepted since it was made: pushed windows, end-of-utterance silence, lead-ins fed again. */
+  private streamMs = 0;
+  private windowMs = 20;
+  /** Where the open utterance began, on this recognizer's clock and on the stream's. */
+  private utteranceOrigin = { clockMs: 0, streamMs: 0 };
 
   constructor(private readonly o: SherpaSessionOptions) {
     this.batcher = o.batcher;
@@ -75,12 +90,14 @@ export class SherpaRecognizer implements Recognizer {
     this.batcher.add(this.stream);
   }
 
-  push(window: Buffer, _voiced: boolean, _ms: number): RecognizedWord[] | undefined {
+  push(window: Buffer, _voiced: boolean, ms: number): RecognizedWord[] | undefined {
     this.batcher.check(this.stream);
     if (!this.inUtterance) this.start();
+    this.clockMs += ms;
+    this.windowMs = ms;
     const pcm = new Int16Array(window.length >> 1);
     for (let i = 0; i < pcm.length; i++) pcm[i] = window.readInt16LE(i * 2);
-    this.stream.acceptWaveform({ samples: floatSamples(pcm), sampleRate: 16000 });
+    this.accept(floatSamples(pcm));
     if (this.o.proofreader) this.sentenceAudio.push(pcm);
     this.batcher.wants();
     if (++this.windows % RESULT_EVERY_WINDOWS !== 0) return undefined;
@@ -93,20 +110,24 @@ export class SherpaRecognizer implements Recognizer {
     return modelWords(text, this.autoPunctuation, this.keep);
   }
 
-  endUtterance(): RecognizedWord[] {
+  endUtterance(details?: boolean): RecognizedWord[] {
     if (!this.inUtterance) return [];
-    this.stream.acceptWaveform({ samples: this.padding, sampleRate: 16000 });
+    this.accept(this.padding);
     this.batcher.decodeNow(this.stream);
-    const text = this.batcher.recognizer.getResult(this.stream).text.trim();
+    const result = this.batcher.recognizer.getResult(this.stream);
+    const text = result.text.trim();
+    const timings = details ? wordTimings(text, this.onlineTokens(result)) : undefined;
     this.resetStream();
     this.inUtterance = false;
-    const out = modelWords(text, this.autoPunctuation, this.keep);
+    const out = modelWords(text, this.autoPunctuation, this.keep, timings);
     if (out.length) this.sentenceHasWords = true;
     else if (!this.sentenceHasWords) this.trimLeadIn();
     return out;
   }
 
-  endSentence(firstPass: RecognizedWord[], proofread: boolean): string | Promise<string> | undefined {
+  endSentence(firstPass: RecognizedWord[], proofread: boolean, details?: boolean): Proofread | Promise<Proofread> | undefined {
+    // The sentence's audio is contiguous and ends with the last window pushed.
+    const startMs = this.clockMs - this.sentenceAudio.length * this.windowMs;
     // The open utterance (a sentence closed without a pause) belongs to the next sentence.
     const keep = this.inUtterance ? this.sentenceAudio.slice(this.utteranceAudioStart) : [];
     const audio = this.inUtterance ? this.sentenceAudio.slice(0, this.utteranceAudioStart) : this.sentenceAudio;
@@ -125,10 +146,44 @@ export class SherpaRecognizer implements Recognizer {
       samples.set(w, at);
       at += w.length;
     }
-    return this.o
-      .proofreader()
+    const decoder = this.o.proofreader();
+    if (details && decoder.decodeDetailed) {
+      return decoder
+        .decodeDetailed(samples, this.o.onProgress, this.hotwords)
+        .then((d) => (d.hyp.trim() === '' ? fallback : this.proofreadSentence(d, startMs)));
+    }
+    return decoder
       .decode(samples, this.o.onProgress, this.hotwords)
       .then((text) => (text.trim() === '' ? fallback : proofreadText(text, this.autoPunctuation, this.keep)));
+  }
+
+  /** The proofread sentence with its words' times (the decode's, `startMs` later) and confidences, where the result has them. */
+  private proofreadSentence(d: DetailedHypothesis, startMs: number): Proofread {
+    const hyp = d.hyp.trim();
+    const text = proofreadText(hyp, this.autoPunctuation, this.keep);
+    const t = d.tokens;
+    const timings = t ? wordTimings(hyp, { ...t, startMs: t.startMs.map((ms) => startMs + ms), endMs: startMs + t.endMs }) : undefined;
+    const words = modelWords(hyp, this.autoPunctuation, this.keep, timings);
+    if (!timings || words.some((w) => w.start_ms === undefined)) return text;
+    const forms = text.split(' ');
+    return { text, words: words.map((w, i) => ({ ...w, proofread: forms[i] ?? w.raw })) };
+  }
+
+  /**
+   * The online result's tokens on this recognizer's clock. The result's times count from the start of the
+   * stream's segment (`start_time` on the stream's clock); the utterance began at `utteranceOrigin`. Times
+   * past the audio pushed (the silence fed to end the utterance) are brought back to its end.
+   */
+  private onlineTokens(r: SherpaOnlineResult): TokenTimes {
+    const o = this.utteranceOrigin;
+    const segmentMs = r.start_time !== undefined ? r.start_time * 1000 : o.streamMs;
+    const onClock = (s: number): number => Math.min(this.clockMs, Math.max(0, o.clockMs + segmentMs + s * 1000 - o.streamMs));
+    return {
+      tokens: r.tokens ?? [],
+      startMs: (r.timestamps ?? []).map(onClock),
+      ...(r.ys_probs?.length ? { logProbs: r.ys_probs } : {}),
+      endMs: this.clockMs,
+    };
   }
 
   checkpoint(): { engine: 'sherpa-onnx' } {
@@ -139,6 +194,7 @@ export class SherpaRecognizer implements Recognizer {
     if ((snapshot as { engine?: string } | null)?.engine !== 'sherpa-onnx') throw new Error('not a checkpoint of the sherpa-onnx engine');
     if (this.inUtterance) this.resetStream();
     this.inUtterance = false;
+    this.clockMs = 0;
     this.sentenceAudio = [];
     this.sentenceHasWords = false;
     this.sentenceComplete = false;
@@ -166,6 +222,12 @@ export class SherpaRecognizer implements Recognizer {
     this.windows = 0;
     this.last = '';
     this.utteranceAudioStart = this.sentenceAudio.length;
+    this.utteranceOrigin = { clockMs: this.clockMs, streamMs: this.streamMs };
+  }
+
+  private accept(samples: Float32Array): void {
+    this.stream.acceptWaveform({ samples, sampleRate: 16000 });
+    this.streamMs += (samples.length * 1000) / 16000;
   }
 
   /** Silence before the first word of a sentence: keep only a short lead-in. */
@@ -179,6 +241,7 @@ export class SherpaRecognizer implements Recognizer {
     if (!this.sentenceHasWords) this.trimLeadIn();
     const lead = this.sentenceAudio.slice(-LEAD_IN_WINDOWS);
     this.utteranceAudioStart = this.sentenceAudio.length - lead.length;
-    for (const w of lead) this.stream.acceptWaveform({ samples: floatSamples(w), sampleRate: 16000 });
+    this.utteranceOrigin = { clockMs: this.clockMs - lead.length * this.windowMs, streamMs: this.streamMs };
+    for (const w of lead) this.accept(floatSamples(w));
   }
 }

@@ -11,6 +11,7 @@
  */
 import type { RecognizedWord } from '../recognizer';
 import { sentenceCase } from '../recognizer';
+import type { WordTiming } from './tokens';
 
 /** Punctuation a model writes at a word's edges (not `%`, `€`, `'`: those are parts of what was said). */
 const EDGE = /^[.,;:!?…¿¡«»"“”„‹›()[\]{}\-–—]+|[.,;:!?…¿¡«»"“”„‹›()[\]{}\-–—]+$/gu;
@@ -27,23 +28,31 @@ export function keptWords(keyterms: readonly string[]): ReadonlySet<string> {
 /**
  * The words of a model's text; with `autoPunctuation` false, without the model's punctuation and sentence
  * capitals. `keep`: words written as the user writes them (the words of the session's keyterms), whose
- * capital stays wherever they are.
+ * capital stays wherever they are. `timings`: the times and confidences of the text's whitespace-separated
+ * words (tokens.ts), carried to the words they become (a word that was only punctuation goes with its time).
  */
-export function modelWords(text: string, autoPunctuation: boolean, keep: ReadonlySet<string> = NONE): RecognizedWord[] {
+export function modelWords(
+  text: string,
+  autoPunctuation: boolean,
+  keep: ReadonlySet<string> = NONE,
+  timings?: readonly WordTiming[],
+): RecognizedWord[] {
   const tokens = text.split(/\s+/u).filter((t) => t !== '');
-  if (autoPunctuation) return tokens.map((t) => ({ raw: t, proofread: t }));
+  const timed = timings?.length === tokens.length ? timings : undefined;
+  const word = (w: string, i: number): RecognizedWord => (timed ? { raw: w, proofread: w, ...timed[i]! } : { raw: w, proofread: w });
+  if (autoPunctuation) return tokens.map(word);
   const out: RecognizedWord[] = [];
   let sentenceStart = true;
-  for (const token of tokens) {
+  tokens.forEach((token, i) => {
     let w = token.replace(EDGE, '');
     const ends = SENTENCE_END.test(token);
     if (w !== '') {
       if (sentenceStart && CAPITALISED.test(w) && !keep.has(w)) w = w.charAt(0).toLocaleLowerCase() + w.slice(1);
-      out.push({ raw: w, proofread: w });
+      out.push(word(w, i));
       sentenceStart = false;
     }
     if (ends) sentenceStart = true;
-  }
+  });
   return out;
 }
 
