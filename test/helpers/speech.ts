@@ -44,6 +44,21 @@ export function silence(ms: number, rate = 16000): Buffer {
   return Buffer.alloc(samples * 2);
 }
 
+/**
+ * A silent room as SoX records it (s16le mono): its triangular dither, -1, 0 or +1 (a quarter, a half, a
+ * quarter of the samples), from a fixed seed so that every run hears the same noise.
+ */
+export function roomNoise(ms: number, rate = 16000): Buffer {
+  const buf = Buffer.alloc(Math.round((ms * rate) / 1000) * 2);
+  let x = 987654321;
+  const uniform = (): number => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 2 ** 32;
+  };
+  for (let i = 0; i < buf.length; i += 2) buf.writeInt16LE(Math.round(uniform() - uniform()), i);
+  return buf;
+}
+
 /** A sine tone (s16le mono), handy as "voiced" audio for VAD tests. */
 export function tone(ms: number, rate = 16000, freq = 220, amplitude = 8000): Buffer {
   const samples = Math.round((ms * rate) / 1000);

@@ -13,18 +13,19 @@ import { CATALOGUE } from '../../src/server/engine/sherpa/catalogue';
 import { LOCK_FILE } from '../../src/server/engine/sherpa/model';
 import { SERVER_JS, WsProbe, withServer, useServer } from '../helpers/server';
 import { normalizeWords, recordings, wordErrors } from '../helpers/recordings';
-import { framesOf, silence } from '../helpers/speech';
+import { framesOf, roomNoise, silence } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
 
 const FAST = { language: 'en', silence_threshold: 1, engine_endpointing: 0.5, stop_delay: 2 };
 
-async function paced(p: WsProbe, pcm: Buffer, frameMs = 100): Promise<void> {
+/** Sends `pcm` in frames of `frameMs` of audio, one every `everyMs` (real time by default). */
+async function paced(p: WsProbe, pcm: Buffer, frameMs = 100, everyMs = frameMs): Promise<void> {
   const t0 = performance.now();
   let i = 0;
   for (const f of framesOf(pcm, (16000 * 2 * frameMs) / 1000)) {
     p.sendAudio(f);
     i++;
-    const wait = t0 + i * frameMs - performance.now();
+    const wait = t0 + i * everyMs - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
 }
@@ -128,6 +129,27 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
     const { errors, words } = wordErrors(short.reference, sentences[1]!);
     assert.ok(errors / words <= 0.5, `"${sentences[1]}" vs "${short.reference}"`);
     assert.match(sentences[1]!, /^[A-Z].*\.$/u);
+  });
+
+  it('a silent room writes nothing: no words where the detector heard no speech (pocketsphinx guessed "up up up" in the dither)', async () => {
+    const p = new WsProbe(server.wsUrl, { header: key });
+    await p.configure({ language: 'en' });
+    const first = recs.find((r) => r.name.endsWith('0870'))!;
+    // Five times faster than real time: what is heard depends on the audio, not on the clock.
+    await paced(p, Buffer.concat([first.pcm, roomNoise(17_600), short.pcm, roomNoise(17_600)]), 100, 20);
+    p.send({ type: 'control', action: 'stop' });
+    await stopped(p, 60_000);
+    const said = new Set([...normalizeWords(first.reference), ...normalizeWords(short.reference)]);
+    const finals = p.ofType('transcript').filter((m) => m.status === 'final');
+    const heard = [...finals.map((m) => String(m.text)), ...proofread(p)].flatMap((t) => normalizeWords(t));
+    // The recogniser's own errors are words too: only a final made of words never said, in the noise, is the fault.
+    const inNoise = finals.filter((m) => normalizeWords(String(m.text)).every((w) => !said.has(w)));
+    assert.deepEqual(
+      inNoise.map((m) => m.text),
+      [],
+      `finals heard in the silent room: ${JSON.stringify(heard)}`,
+    );
+    assert.equal(proofread(p).length, 2, `one proofread sentence per recording: ${JSON.stringify(proofread(p))}`);
   });
 
   it('/healthz answers within 50 ms (95 % of them; the slowest reported) while 4 sessions decode real speech in real time', async () => {

@@ -162,6 +162,8 @@ export class PocketsphinxRecognizer implements Recognizer {
   private readonly decoder: unknown;
   private inUtterance = false;
   private utteranceWindows = 0;
+  /** Whether the voice-activity detector found speech in a window of the open utterance. */
+  private utteranceVoiced = false;
   private lastHyp = '';
   /** Windows of the current sentence, kept for the whole-sentence re-decode. */
   private sentenceAudio: Buffer[] = [];
@@ -191,8 +193,9 @@ export class PocketsphinxRecognizer implements Recognizer {
     this.decoder = decoder ?? ps.init(model, { live: true });
   }
 
-  push(window: Buffer, _voiced: boolean, ms: number): RecognizedWord[] | undefined {
+  push(window: Buffer, voiced: boolean, ms: number): RecognizedWord[] | undefined {
     if (!this.inUtterance) this.start();
+    if (voiced) this.utteranceVoiced = true;
     this.clockMs += ms;
     this.windowMs = ms;
     const copy = Buffer.from(window);
@@ -201,8 +204,8 @@ export class PocketsphinxRecognizer implements Recognizer {
     this.utteranceWindows++;
     if (this.utteranceWindows % HYP_EVERY_WINDOWS !== 0) return undefined;
     const hyp = this.ps.hyp(this.decoder);
-    if (hyp === this.lastHyp) {
-      if (hyp === '' && this.utteranceWindows >= IDLE_UTTERANCE_WINDOWS) this.restartIdle();
+    if (hyp === this.lastHyp || !this.utteranceVoiced) {
+      if ((hyp === '' || !this.utteranceVoiced) && this.utteranceWindows >= IDLE_UTTERANCE_WINDOWS) this.restartIdle();
       return undefined;
     }
     this.lastHyp = hyp;
@@ -213,7 +216,9 @@ export class PocketsphinxRecognizer implements Recognizer {
     if (!this.inUtterance) return [];
     this.ps.endUtt(this.decoder);
     this.inUtterance = false;
-    const hyp = this.ps.hyp(this.decoder);
+    // Words where the detector heard no speech are the search's guesses in the noise floor ("up up up" in
+    // a silent room): dropped, as if the utterance had found nothing.
+    const hyp = this.utteranceVoiced ? this.ps.hyp(this.decoder) : '';
     let out: UtteranceWords = words(hyp);
     if (details && out.length) {
       const d = this.ps.details(this.decoder, MAX_ALTERNATIVES);
@@ -282,6 +287,7 @@ export class PocketsphinxRecognizer implements Recognizer {
     this.ps.startUtt(this.decoder);
     this.inUtterance = true;
     this.utteranceWindows = 0;
+    this.utteranceVoiced = false;
     this.lastHyp = '';
     this.utteranceAudioStart = this.sentenceAudio.length;
     this.utteranceStartMs = this.clockMs;
