@@ -10,7 +10,7 @@ import { DictationController } from './run/dictationController';
 import { DoubtfulWords } from './proofreading/doubtfulWords';
 import { CorrectThat } from './proofreading/correctThat';
 import { CheckReport } from './proofreading/checkReport';
-import { PlayBack } from './proofreading/playBack';
+import { PLAYER_VIEW, PlayBack } from './proofreading/playBack';
 import { FieldWarnings } from './templates/fieldWarnings';
 import { transcribeAudioFile } from './run/fileTranscription';
 import { ToggleKey } from './ui/keybindings';
@@ -143,6 +143,8 @@ export function activate(context: vscode.ExtensionContext): void {
     checkReport,
     vscode.commands.registerCommand('dictee.checkReport', () => checkReport.run()),
     playBack,
+    // The player, in the panel: kept while hidden, so that a Play Back does not wait for it to be made again.
+    vscode.window.registerWebviewViewProvider(PLAYER_VIEW, playBack, { webviewOptions: { retainContextWhenHidden: true } }),
     vscode.commands.registerCommand('dictee.playBack', () => playBack.play()),
     // The quick fix and hover of a doubtful word (not in the command palette).
     vscode.commands.registerCommand('dictee.playRange', (uri: unknown, start: number, end: number) =>

@@ -3,7 +3,8 @@
  * script has confidence 0.3 when k is a multiple of 5, and each doubtful word gives one alternative, the
  * chunk without it): the doubtful words are marked and counted in the status bar, Next Doubtful Word
  * selects one, Correct That offers the engine's other reading and applies it in one undo step, Check
- * Report lists what is left in the Problems panel, Play Back opens its player; and the same by voice
+ * Report lists what is left in the Problems panel, Play Back plays in its player in the bottom panel (the editor
+ * keeps the keyboard and is not split; the panel closed, the same player shows again); and the same by voice
  * ("correct lungs", "choose one"). Skipped against a service
  * that does not send details.
  */
@@ -29,7 +30,7 @@ const FR = {
   checkSummary: /1 point\(s\) à vérifier dans le compte rendu \(champs à remplir\s:\s0, mots douteux\s:\s1, textes à compléter\s:\s0\)/,
   seenProblem: /Mot douteux, non vérifié\s:\sle moteur était sûr à 30\s%\sde «\sseen\s»/,
   playBack: 'Dictée: Réécouter',
-  playerTitle: /Dictée\s:\sRéécouter/,
+  panelTitle: /^Dictée$/i,
 };
 
 /** Whether the service's transcripts carry words with confidences when asked (`details`). */
@@ -64,6 +65,19 @@ async function editorText(w: World): Promise<string> {
   return (await w.wb.editorLines()).join('\n');
 }
 
+/** Found in the Play Back player's page (its frame). */
+const PLAYER = `!!document.getElementById('words') && typeof acquireVsCodeApi === 'function'`;
+
+/** The keyboard is still the editor's: what is typed goes into the document (and is undone). */
+async function keyboardInEditor(w: World): Promise<void> {
+  assert.ok(await w.wb.editorHasFocus(), 'the keyboard in the editor');
+  const before = await editorText(w);
+  await w.wb.page.keyboard.type('§');
+  await waitFor(async () => (await editorText(w)).includes('§'), 5_000, 'what is typed, in the document');
+  await w.wb.page.keyboard.press('Control+Z');
+  await waitFor(async () => (await editorText(w)) === before, 5_000, 'the typing undone');
+}
+
 describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, Play Back', function () {
   this.timeout(240_000);
   let w: World;
@@ -79,7 +93,8 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
   after(async function () {
     this.timeout(60_000);
     if (!w) return;
-    // The Play Back player is a webview: closed, so that the next scenarios' keys reach the workbench.
+    // The Play Back player is in the panel (it does not take the keyboard): the panel hidden, the editors closed.
+    await w.wb.runCommand('View: Hide Panel');
     await w.wb.closeAllEditorsDiscarding();
     w.codeServer.writeSettings(dicteeSettings(w.service.url));
     await useScript(w, SCRIPT);
@@ -156,45 +171,40 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     );
     await wb.screenshot('18-check-report');
 
-    // Play Back: the sentence at the cursor in the player beside the editor.
+    // Play Back: the sentence at the cursor, in the player in the bottom panel; the editor keeps the keyboard.
     await wb.focusEditor();
     await wb.gotoLineEnd(5);
+    const groups = await wb.editorGroups();
     await wb.runCommand(FR.playBack);
-    await waitFor(
-      async () => (await wb.page.locator('.tab').allInnerTexts()).some((t) => FR.playerTitle.test(t)),
-      10_000,
-      'the Play Back player',
-    );
     // The extension logs how long the user waited for the first sound (the page's clock, this loaded machine).
-    const delay = await waitFor(
-      async () => /play back: first sound (\d+) ms after the command/.exec(extensionLog(w))?.[1],
-      10_000,
-      'the first sound logged',
-    );
+    const delays = async (n: number, what: string): Promise<string> =>
+      waitFor(async () => [...extensionLog(w).matchAll(/play back: first sound (\d+) ms after the command/g)][n]?.[1], 10_000, what);
+    const delay = await delays(0, 'the first sound logged');
+    const frame = await waitFor(() => wb.webviewFrame(PLAYER), 10_000, 'the player');
+    await waitFor(async () => (await wb.frameBox(frame)).inPanel, 5_000, 'the player in the panel');
+    // The panel shows Dictée's view (its tab is the active one).
+    assert.match(await wb.page.locator('.part.panel .composite-bar .action-item.checked').first().innerText(), FR.panelTitle);
+    assert.equal(await wb.editorGroups(), groups, 'the editor not split');
+    await keyboardInEditor(w);
     // The player (in the webview's frame) plays the sentence's audio, the words shown beside it.
     const played = await waitFor(
-      async () => {
-        for (const frame of wb.page.frames()) {
-          const state = (await frame
-            .evaluate(
-              `(() => typeof buffer === 'undefined' || !buffer ? null : {
+      async () =>
+        (await frame
+          .evaluate(
+            `(() => typeof buffer === 'undefined' || !buffer ? null : {
                 duration: buffer.duration, rate: buffer.sampleRate, samples: Array.from(buffer.getChannelData(0)), span,
                 lastWordEndMs: words.length ? words[words.length - 1].endMs : 0, text: document.getElementById('words').textContent })()`,
-            )
-            .catch(() => null)) as {
-            duration: number;
-            rate: number;
-            samples: number[];
-            span: { startMs: number; endMs: number };
-            lastWordEndMs: number;
-            text: string;
-          } | null;
-          if (state) return state;
-        }
-        return undefined;
-      },
+          )
+          .catch(() => null)) as {
+          duration: number;
+          rate: number;
+          samples: number[];
+          span: { startMs: number; endMs: number };
+          lastWordEndMs: number;
+          text: string;
+        } | null,
       10_000,
-      'the player',
+      'the sentence in the player',
     );
     const { samples, ...shown } = played;
     const about = JSON.stringify({ ...shown, samples: samples.length });
@@ -212,20 +222,27 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
       match.at > secondAt - 0.4 * played.rate && match.at < secondAt + 0.1 * played.rate,
       `the audio played starts at ${match.at / 16} ms of what was spoken, the second sentence at ${secondAt / 16} ms`,
     );
-    // Again, the player already open (it is kept for the next sentence).
-    await wb.focusEditor();
+    await wb.screenshot('18-play-back');
+    const loadedAt = await frame.evaluate('timing.loadedAt');
+    // Again, the player in view.
     await wb.gotoLineEnd(5);
     await wb.runCommand(FR.playBack);
-    const again = await waitFor(
-      async () => [...extensionLog(w).matchAll(/play back: first sound (\d+) ms after the command/g)][1]?.[1],
-      10_000,
-      'the second first sound logged',
-    );
+    const again = await delays(1, 'the second first sound logged');
+    // The panel hidden, then Play Back: the same player (kept while hidden) shows again and plays.
+    await wb.runCommand('View: Hide Panel');
+    await waitFor(async () => !(await wb.frameBox(frame)).inPanel, 5_000, 'the panel hidden');
+    await wb.gotoLineEnd(5);
+    await wb.runCommand(FR.playBack);
+    const hidden = await delays(2, 'the third first sound logged');
+    await waitFor(async () => (await wb.frameBox(frame)).inPanel, 5_000, 'the player shown again in the panel');
+    assert.equal(await frame.evaluate('timing.loadedAt'), loadedAt, 'the same page, kept while the panel was hidden');
+    assert.equal(await wb.editorGroups(), groups, 'the editor not split');
+    await keyboardInEditor(w);
     console.log(
-      `      play back: first sound ${delay} ms after the command (player opened), ${again} ms (player open); ` +
+      `      play back: first sound ${delay} ms after the command (player made), ${again} ms (in view), ${hidden} ms (panel hidden); ` +
         `the sentence's audio found in what was spoken with correlation ${match.correlation.toFixed(3)}`,
     );
-    await wb.screenshot('18-play-back');
+    await wb.screenshot('18-play-back-again');
   });
 
   it('19. corrects by voice: "correct lungs" selects the word and opens its readings, "choose one" applies the first', async () => {

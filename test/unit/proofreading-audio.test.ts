@@ -58,11 +58,13 @@ describe("proofreading: a run's audio for Play Back", () => {
 
 describe('proofreading: the Play Back player', () => {
   it('loads nothing from outside: its own script by nonce, no media (the samples come in its messages); its words are escaped', () => {
-    const html = playerHtml('vscode-resource:', 'abc123', { play: 'Play <again>', label: 'The "audio"' });
+    const html = playerHtml('vscode-resource:', 'abc123', { play: 'Play <again>', label: 'The "audio"', empty: 'Nothing <yet>' });
     assert.match(html, /default-src 'none'; style-src vscode-resource: 'unsafe-inline'; script-src 'nonce-abc123';/);
     assert.match(html, /<script nonce="abc123">/);
     assert.match(html, /Play &lt;again&gt;/);
     assert.match(html, /aria-label="The &quot;audio&quot;"/);
+    // Before its first sentence (the panel showing it as the window opens), it says what it is for.
+    assert.match(html, /aria-live="off">Nothing &lt;yet&gt;<\/div>/);
     assert.doesNotMatch(html, /https?:\/\//);
   });
 
@@ -72,7 +74,7 @@ describe('proofreading: the Play Back player', () => {
     const html = playerHtml(
       'vscode-resource:',
       'abc123',
-      { play: 'Play', label: 'Audio' },
+      { play: 'Play', label: 'Audio', empty: '' },
       {
         type: 'play',
         pcm,
@@ -93,6 +95,6 @@ describe('proofreading: the Play Back player', () => {
     assert.deepEqual([...Buffer.from(first.pcm, 'base64')], [...pcm]);
     assert.deepEqual(first.words, words);
     assert.equal(first.startMs, 710);
-    assert.match(playerHtml('vscode-resource:', 'abc123', { play: 'Play', label: 'Audio' }), /const first = null;/);
+    assert.match(playerHtml('vscode-resource:', 'abc123', { play: 'Play', label: 'Audio', empty: '' }), /const first = null;/);
   });
 });

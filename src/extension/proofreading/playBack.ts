@@ -1,12 +1,14 @@
 /**
  * Play Back: the sentence under the cursor (or the selection) played from the run's audio, in a small
- * webview player beside the editor, its words lit as they pass. The audio stays on the user's machine,
+ * webview player in the bottom panel (the view "Play Back" of the panel's "Dictée"), its words lit as
+ * they pass; the editor keeps the keyboard and is not split. The audio stays on the user's machine,
  * in memory (client/proofreading/runAudio.ts): it is played in the webview (the user's side, in the
  * browser too), never written into the document nor sent anywhere. It is forgotten when its document is
  * closed, unless `dictee.audio.keep` keeps it until VS Code closes.
  *
  * The samples go to the player as they are (16-bit PCM, a typed array in the message), which plays them
- * with Web Audio; the player is kept while hidden, so that only the first Play Back waits for it to open.
+ * with Web Audio; the player is kept while hidden (the panel closed, another view shown over it), so that
+ * only the first Play Back in the window waits for it to be made, or the first after the user removed it.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -20,10 +22,16 @@ import { playerHtml, type PlayMessage } from './playerHtml';
 /** This machine's wall clock (ms), with the precision of `performance.now()`: the player's page reads the same. */
 const wallClock = (): number => performance.timeOrigin + performance.now();
 
-export class PlayBack implements vscode.Disposable {
+/** The player's view in the panel (package.json `contributes.views`). */
+export const PLAYER_VIEW = 'dictee.player';
+
+export class PlayBack implements vscode.WebviewViewProvider, vscode.Disposable {
   /** The audio of each run, by document. */
   private readonly audio = new Map<string, Map<number, RunAudio>>();
-  private panel: vscode.WebviewPanel | undefined;
+  /** The player, once VS Code has made it (the first Play Back in the window, or the panel showing it). */
+  private view: vscode.WebviewView | undefined;
+  /** The sentence asked for while the player was being made: it comes with its page. */
+  private pending: PlayMessage | undefined;
   private readonly listeners: vscode.Disposable[];
 
   constructor(
@@ -98,44 +106,55 @@ export class PlayBack implements vscode.Disposable {
     });
   }
 
+  /** VS Code makes the player: when Play Back first shows it, or when the panel shows it (a window restored). */
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    view.onDidDispose(() => {
+      if (this.view === view) this.view = undefined;
+    });
+    view.webview.options = { enableScripts: true, localResourceRoots: [] };
+    view.webview.onDidReceiveMessage((m: { type?: unknown; askedAt?: unknown; at?: unknown }) => {
+      if (m?.type !== 'playing' || typeof m.askedAt !== 'number') return;
+      const heard = Math.round(wallClock() - m.askedAt);
+      // The page's clock is this machine's when VS Code runs here; in a remote window it may not be.
+      const first = typeof m.at === 'number' ? Math.round(m.at - m.askedAt) : -1;
+      this.log.info(
+        first >= 0 && first <= heard
+          ? `play back: first sound ${first} ms after the command (heard ${heard} ms after)`
+          : `play back: first sound heard ${heard} ms after the command`,
+      );
+    });
+    const nonce = randomBytes(16).toString('base64');
+    // The sentence asked for comes with the page: it plays as the page runs.
+    view.webview.html = playerHtml(
+      view.webview.cspSource,
+      nonce,
+      {
+        play: vscode.l10n.t('Play again'),
+        label: vscode.l10n.t('The dictated audio of the sentence'),
+        empty: vscode.l10n.t('Play Back plays here the dictated sentence at the cursor.'),
+      },
+      this.pending,
+    );
+    this.pending = undefined;
+  }
+
   private show(message: PlayMessage): void {
-    if (!this.panel) {
-      this.panel = vscode.window.createWebviewPanel(
-        'dictee.playBack',
-        vscode.l10n.t('Dictée: Play Back'),
-        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-        // Kept while hidden: the next Play Back does not wait for the page and its audio to start again.
-        { enableScripts: true, localResourceRoots: [], retainContextWhenHidden: true },
-      );
-      this.panel.onDidDispose(() => (this.panel = undefined));
-      this.panel.webview.onDidReceiveMessage((m: { type?: unknown; askedAt?: unknown; at?: unknown }) => {
-        if (m?.type !== 'playing' || typeof m.askedAt !== 'number') return;
-        const heard = Math.round(wallClock() - m.askedAt);
-        // The page's clock is this machine's when VS Code runs here; in a remote window it may not be.
-        const first = typeof m.at === 'number' ? Math.round(m.at - m.askedAt) : -1;
-        this.log.info(
-          first >= 0 && first <= heard
-            ? `play back: first sound ${first} ms after the command (heard ${heard} ms after)`
-            : `play back: first sound heard ${heard} ms after the command`,
-        );
-      });
-      const nonce = randomBytes(16).toString('base64');
-      // The sentence comes with the page: it plays as the page runs.
-      this.panel.webview.html = playerHtml(
-        this.panel.webview.cspSource,
-        nonce,
-        { play: vscode.l10n.t('Play again'), label: vscode.l10n.t('The dictated audio of the sentence') },
-        message,
-      );
+    if (this.view) {
+      // Shown without taking the keyboard from the editor: the user goes on dictating or typing.
+      if (!this.view.visible) this.view.show(true);
+      void this.view.webview.postMessage(message);
       return;
     }
-    if (!this.panel.visible) this.panel.reveal(this.panel.viewColumn ?? vscode.ViewColumn.Beside, true);
-    void this.panel.webview.postMessage(message);
+    // Not made yet, or removed by the user: the panel shows it (without the keyboard), VS Code makes it.
+    this.pending = message;
+    void vscode.commands.executeCommand(`${PLAYER_VIEW}.focus`, { preserveFocus: true });
   }
 
   dispose(): void {
     for (const l of this.listeners) l.dispose();
-    this.panel?.dispose();
+    this.view = undefined;
+    this.pending = undefined;
     this.audio.clear();
   }
 }

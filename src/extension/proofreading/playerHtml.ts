@@ -31,7 +31,12 @@ export interface PlayMessage {
  * The page, with the sentence that opens it (`first`): it comes with the page, so it plays as soon as
  * the page runs, not after the webview has told the page's messages it is loaded.
  */
-export function playerHtml(cspSource: string, nonce: string, text: { play: string; label: string }, first?: PlayMessage): string {
+export function playerHtml(
+  cspSource: string,
+  nonce: string,
+  text: { play: string; label: string; empty: string },
+  first?: PlayMessage,
+): string {
   // In the script as JSON, the samples in base64; "<" escaped so that nothing in it ends the script.
   const firstJson = first
     ? JSON.stringify({
@@ -47,12 +52,13 @@ export function playerHtml(cspSource: string, nonce: string, text: { play: strin
 <style>
   body { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); color: var(--vscode-editor-foreground); }
   #words { line-height: 1.8; margin: 0.8em 0; }
+  #words:not(:has(span)) { opacity: 0.7; }
   #words span { padding: 0 2px; border-radius: 3px; }
   #words span.lit { background: var(--vscode-editor-findMatchHighlightBackground); outline: 1px solid var(--vscode-editor-findMatchBorder, transparent); }
 </style>
 </head>
 <body>
-<div id="words" role="group" aria-label="${esc(text.label)}" aria-live="off"></div>
+<div id="words" role="group" aria-label="${esc(text.label)}" aria-live="off">${esc(text.empty)}</div>
 <button id="again">${esc(text.play)}</button>
 <script nonce="${nonce}">
   const clock = () => performance.timeOrigin + performance.now();

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Locator, type Page } from 'playwright-core';
 import { waitFor } from '../../helpers/wait';
 
 export const CHROMIUM = process.env.DICTEE_E2E_CHROMIUM ?? '/usr/bin/chromium';
@@ -108,6 +108,27 @@ export class Workbench {
         break;
       } catch (e) {
         if (attempt === 3) throw e;
+      }
+    }
+    // Where several rows match (a view's "Focus on … View" beside the command of the same name), the row
+    // that shows the whole label is the one wanted: the focus goes down to it.
+    const norm = (t: string): string => t.replace(/\u00a0/gu, ' ').replace(/ :/gu, ':');
+    const rows = this.quickInput.locator('.monaco-list-row');
+    const whole = async (): Promise<number> => {
+      const texts = await rows.allInnerTexts().catch(() => [] as string[]);
+      return texts.findIndex((t) => norm(t).includes(label));
+    };
+    if ((await whole()) > 0) {
+      for (let i = 0; i < 10; i++) {
+        const focused = norm(
+          await rows
+            .and(this.page.locator('.focused'))
+            .first()
+            .innerText()
+            .catch(() => ''),
+        );
+        if (focused.includes(label)) break;
+        await this.page.keyboard.press('ArrowDown');
       }
     }
     // The first row must be the one we want: the palette runs the focused row.
@@ -441,5 +462,46 @@ export class Workbench {
 
   async clearNotifications(): Promise<void> {
     await this.runCommand('Notifications: Clear All Notifications').catch(() => undefined);
+  }
+
+  // ---- webviews and layout --------------------------------------------------------------------------
+
+  /** The frame of a webview's page in which `probe` (an expression, run there) is true. */
+  async webviewFrame(probe: string): Promise<Frame | undefined> {
+    for (const frame of this.page.frames()) {
+      if (frame === this.page.mainFrame()) continue;
+      if (await frame.evaluate(probe).catch(() => false)) return frame;
+    }
+    return undefined;
+  }
+
+  /** Where a frame's page is shown in the window (its iframe's box; empty when hidden), and whether that is inside the panel. */
+  async frameBox(frame: Frame): Promise<{ box: { x: number; y: number; width: number; height: number } | null; inPanel: boolean }> {
+    const box = await (await frame.frameElement()).boundingBox();
+    const panel = await this.page
+      .locator('.part.panel')
+      .boundingBox()
+      .catch(() => null);
+    const inPanel =
+      !!box &&
+      !!panel &&
+      box.width > 0 &&
+      box.x >= panel.x - 1 &&
+      box.y >= panel.y - 1 &&
+      box.x + box.width <= panel.x + panel.width + 1 &&
+      box.y + box.height <= panel.y + panel.height + 1;
+    return { box, inPanel };
+  }
+
+  /** How many editor groups the editor area shows (1: not split). */
+  async editorGroups(): Promise<number> {
+    return this.page.locator('.editor-group-container').count();
+  }
+
+  /** Whether the keyboard is in a text editor (its hidden textarea has the focus). */
+  async editorHasFocus(): Promise<boolean> {
+    return (await this.page.evaluate(
+      `(() => { const a = document.activeElement; return !!a && !!a.closest && !!a.closest('.editor-group-container .monaco-editor'); })()`,
+    )) as boolean;
   }
 }
