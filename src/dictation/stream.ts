@@ -69,6 +69,11 @@ export class DictationFormatter {
     return this.pending ? { id: this.pending.id, text: this.pending.text } : null;
   }
 
+  /** Whether a command said alone, or text a command deleted ("scratch that"), is among these chunks. */
+  touchesSpent(targetIds: readonly string[]): boolean {
+    return targetIds.some((t) => this.commands.has(t) || this.deleted.has(t));
+  }
+
   /** A chunk became final (a transcript model `insert`). */
   commit(id: string, text: string, ctx: DocContext): ChunkResult {
     this.lastId = id;

@@ -10,6 +10,7 @@ import type { DictationAction } from '../../src/dictation';
 import type { BatchReplaceMessage, TranscriptMessage } from '../../src/protocol/messages';
 import { RunProofreading } from '../../src/extension/proofreading/runProofreading';
 import type { DoubtfulWords } from '../../src/extension/proofreading/doubtfulWords';
+import type { WriteOutcome } from '../../src/extension/editor/documentWriter';
 
 class FakeRun {
   text = '';
@@ -59,8 +60,9 @@ class FakeRun {
     written: string | null,
     at?: { start: number; end: number },
   ): Promise<void> {
-    let done!: () => void;
-    const p = new Promise<void>((r) => (done = r));
+    let resolve!: (o: WriteOutcome) => void;
+    const p = new Promise<WriteOutcome>((r) => (resolve = r));
+    const done = (): void => resolve({ refused: new Set() });
     this.proof.message(m, ops, p);
     if (written !== null) {
       const start = at?.start ?? this.text.length;

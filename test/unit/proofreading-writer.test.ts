@@ -32,7 +32,10 @@ class ProofRun {
 
   async send(m: TranscriptMessage | BatchReplaceMessage): Promise<void> {
     const ops = this.run.model.apply(m);
-    const written = this.run.writer.write(ops).then(() => this.run.doc.settled());
+    const written = this.run.writer.write(ops).then(async (outcome) => {
+      await this.run.doc.settled();
+      return outcome;
+    });
     this.proof.message(m, ops, written);
     await written;
     await new Promise((r) => setImmediate(r));
@@ -116,6 +119,37 @@ describe('proofreading: doubtful words through the real writer and grammar', () 
     assert.deepEqual(p.said, [{ kind: 'chooseAlternative', choice: 2 }]);
     assert.equal(p.marks.lastChunk()?.id, '1:c1');
     assert.deepEqual(p.marks.lastChunk()?.alternatives, ['le froid est normal point']);
+  });
+
+  it('a rewrite of a sentence part of which "efface ça" deleted is not written, and the marks of what stays stay', async () => {
+    const p = new ProofRun();
+    await p.final('c1', 'le foie est normal', { foie: 0.3 });
+    await p.final('c2', 'la rate aussi', { rate: 0.2 });
+    await p.final('c3', 'efface ça');
+    await p.run.idle();
+    assert.equal(p.run.text, 'Le foie est normal');
+    assert.deepEqual(p.marked(), ['foie']);
+    const words = ['le', 'foie', 'est', 'normal', 'la', 'rate', 'aussi'].map((w, i) => ({
+      text: w,
+      start_ms: i * 300,
+      end_ms: i * 300 + 250,
+      confidence: 0.9,
+    }));
+    await p.send({
+      type: 'batch.replace',
+      seq: 10,
+      data: {
+        target_ids: ['c1', 'c2', 'c3'],
+        new_chunk: { id: 'p1', index: 0, text: 'Le foie est normal la rate aussi efface ça.', status: 'final', words },
+      },
+    });
+    await p.run.finish();
+    assert.equal(p.run.text, 'Le foie est normal', 'what "efface ça" deleted does not come back');
+    assert.deepEqual(p.marked(), ['foie'], 'the doubtful word of the text that stays is still marked');
+    assert.ok(
+      p.run.log.some((l) => /a command said alone, or text a command deleted, is among them/.test(l)),
+      'the log says why the rewrite was not written',
+    );
   });
 
   it("the service's proofreading rewrites the sentence: its marks are those of the new text", async () => {

@@ -162,7 +162,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     await this.afterResult(r);
   }
 
-  async replace(op: ReplaceOp): Promise<void> {
+  async replace(op: ReplaceOp): Promise<boolean> {
     this.cancelHold();
     const tracker = this.target.tracker;
     const known = op.targetIds.filter((t) => tracker.has(t)).map((t) => tracker.get(t)!);
@@ -173,23 +173,32 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
       this.log.warn(
         `conflict: batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id} not applied: the text of ${edited.map((t) => t.id).join(', ')} was edited in the document; the edited text is kept`,
       );
-      return;
+      return false;
+    }
+    const first = known[0];
+    const last = known[known.length - 1];
+    const range = first && last ? { start: first.start, end: last.end } : this.place();
+    if (this.formatter.touchesSpent(op.targetIds)) {
+      // The rewrite would bring back what "scratch that" deleted, or write a command's words: the
+      // formatter notes it (a rewrite of only commands is a command too), and the document stays.
+      this.formatter.replace(op.targetIds, op.id, op.text, this.context(range.start, range.end));
+      this.log.info(
+        `batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id}: a command said alone, or text a command deleted, is among them; the document is left as it is`,
+      );
+      return false;
     }
     if (known.some((t, i) => i > 0 && known[i - 1]!.end !== t.start)) {
       this.log.info(
         `batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id} not applied: its chunks are apart in the document (a field between them); their text is kept`,
       );
-      return;
+      return false;
     }
-    const first = known[0];
-    const last = known[known.length - 1];
-    const range = first && last ? { start: first.start, end: last.end } : this.place();
     const r = this.formatter.replace(op.targetIds, op.id, op.text, this.context(range.start, range.end));
     if (!r) {
       this.log.info(
         `batch.replace of ${op.targetIds.join(', ')} by chunk ${op.id}: a command said alone is among them; the document is left as it is`,
       );
-      return;
+      return false;
     }
     const ids = known.map((t) => t.id);
     const text = r.text.replace(/\n/gu, this.target.eol);
@@ -219,7 +228,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
       if (!ok) {
         this.stats.failed++;
         this.log.error(`could not rewrite chunks ${ids.join(', ')} in the document; the earlier text is left as it is`);
-        return;
+        return false;
       }
       if (conflict) {
         this.stats.conflicts++;
@@ -227,7 +236,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
           `conflict: batch.replace of ${ids.join(', ')} by chunk ${op.id} not applied: the text was edited in the document meanwhile; the edited text is kept`,
         );
         await this.afterResult(r);
-        return;
+        return false;
       }
       this.opened(op.id);
       this.stats.replaces++;
@@ -236,6 +245,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
       );
     }
     await this.afterResult(r);
+    return true;
   }
 
   provisional(text: string): void {

@@ -16,6 +16,12 @@ import type { ChunkWriter, WriterStats } from './writerTypes';
  * one queue (never two in flight) and go to the document, not to whichever editor is active. Text a
  * person edited is never rewritten.
  */
+/** What a {@link DocumentWriter.write} did not do. */
+export interface WriteOutcome {
+  /** The ids of the `replace` operations whose rewrite the document did not take. */
+  readonly refused: ReadonlySet<string>;
+}
+
 export class DocumentWriter implements Disposable {
   private readonly target: TrackedDocument;
   private readonly chunks: ChunkWriter;
@@ -55,9 +61,14 @@ export class DocumentWriter implements Disposable {
     return this.target.closed;
   }
 
-  /** Queues operations; resolves when they are applied. Never rejects. */
-  write(ops: readonly TranscriptOp[]): Promise<void> {
-    if (ops.length === 0) return this.queue;
+  /**
+   * Queues operations; resolves when they are applied, with the `replace` operations whose rewrite the
+   * document did not take (its text left as it was: edited, a command among them, apart). Never rejects.
+   */
+  write(ops: readonly TranscriptOp[]): Promise<WriteOutcome> {
+    const refused = new Set<string>();
+    const outcome: WriteOutcome = { refused };
+    if (ops.length === 0) return this.queue.then(() => outcome);
     return this.enqueue(async () => {
       for (const op of ops) {
         if (!this.target.usable || this.disposed) return;
@@ -66,15 +77,16 @@ export class DocumentWriter implements Disposable {
             this.last.committed(op.id);
             await this.chunks.insert(op);
           } else if (op.kind === 'replace') {
-            await this.chunks.replace(op);
+            if (!(await this.chunks.replace(op))) refused.add(op.id);
             this.last.replaced(op.targetIds, op.id, this.target.tracker);
           } else this.chunks.provisional(op.text, op.afterId);
         } catch (e) {
           this.stats.failed++;
           this.log.error(`could not apply ${op.kind}: ${errorMessage(e)}`);
+          if (op.kind === 'replace') refused.add(op.id);
         }
       }
-    });
+    }).then(() => outcome);
   }
 
   /** Runs `task` after everything queued before it, before anything queued after it. Never rejects. */

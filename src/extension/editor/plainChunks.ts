@@ -94,12 +94,12 @@ export class PlainChunks implements ChunkWriter {
     this.log.info(`committed chunk ${id} (${written.length} characters at offset ${at}${replacing ? ', replacing the selection' : ''})`);
   }
 
-  async replace(op: Extract<TranscriptOp, { kind: 'replace' }>): Promise<void> {
+  async replace(op: Extract<TranscriptOp, { kind: 'replace' }>): Promise<boolean> {
     const tracker = this.target.tracker;
     const known = op.targetIds.filter((t) => tracker.has(t));
     if (known.length === 0) {
       if (op.text.trim() !== '') await this.insert({ kind: 'insert', id: op.id, text: op.text, prevId: op.prevId, nextId: op.nextId });
-      return;
+      return true;
     }
     let conflict = false;
     let rewritten: { length: number; offset: number } | null = null;
@@ -145,12 +145,15 @@ export class PlainChunks implements ChunkWriter {
     if (!ok) {
       this.stats.failed++;
       this.log.error(`could not rewrite chunks ${known.join(', ')} in the document; the earlier text is left as it is`);
-      return;
+      return false;
     }
-    if (conflict || !rewritten) return;
+    if (conflict) return false;
+    // The same text: the new chunk took the range over.
+    if (!rewritten) return true;
     const r: { length: number; offset: number } = rewritten;
     this.stats.replaces++;
     this.log.info(`replaced chunks ${known.join(', ')} by chunk ${op.id} (${r.length} characters at offset ${r.offset})`);
+    return true;
   }
 
   async finish(): Promise<void> {}

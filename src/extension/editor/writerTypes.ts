@@ -19,7 +19,8 @@ export type ReplaceOp = Extract<TranscriptOp, { kind: 'replace' }>;
 /** Writes a run's committed chunks into its document: as the service sent them, or through the dictation grammar. */
 export interface ChunkWriter extends Disposable {
   insert(op: InsertOp): Promise<void>;
-  replace(op: ReplaceOp): Promise<void>;
+  /** Whether the document now holds the rewrite (false: its text was left as it was, and the log says why). */
+  replace(op: ReplaceOp): Promise<boolean>;
   /** The provisional text (the service is still unsure of it), after committed chunk `afterId`. */
   provisional(text: string, afterId: string | null): void;
   /** Shows the provisional text again (someone changed the document). */

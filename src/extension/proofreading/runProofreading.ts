@@ -11,6 +11,7 @@ import { LanguageDoubt } from '../../client/proofreading/languageDoubt';
 import type { TranscriptOp } from '../../client/transcript';
 import type { BatchReplaceMessage, TranscriptMessage, WordDetail } from '../../protocol/messages';
 import type { DoubtfulWords } from './doubtfulWords';
+import type { WriteOutcome } from '../editor/documentWriter';
 
 /** The correction commands (said alone) that the proofreading runs, not the writer. */
 const CORRECTIONS: ReadonlySet<DictationAction['kind']> = new Set(['correctThat', 'chooseAlternative', 'correctWords', 'spellThat']);
@@ -61,7 +62,7 @@ export class RunProofreading {
   }
 
   /** A message was applied (`ops`); `written` resolves once the writer has made its edits. */
-  message(m: TranscriptMessage | BatchReplaceMessage, ops: readonly TranscriptOp[], written: Promise<void>): void {
+  message(m: TranscriptMessage | BatchReplaceMessage, ops: readonly TranscriptOp[], written: Promise<WriteOutcome>): void {
     // A correction said alone writes nothing (the grammar's rule): it runs once the writer is done.
     const commands = this.commands;
     if (commands) {
@@ -81,7 +82,13 @@ export class RunProofreading {
     const targets = replaces.flatMap((o) => o.targetIds.map((t) => this.key(t)));
     // Text a person changed is not rewritten by the writer: its marks are not replaced either.
     const kept = targets.some((t) => this.marks.chunk(t)?.edited);
-    void written.then(() => {
+    void written.then(({ refused }) => {
+      // A rewrite the document did not take (a command or deleted text among its chunks, chunks apart):
+      // the text stays as it was, and so do its marks.
+      if (replaces.some((o) => refused.has(o.id))) {
+        this.words.render(this.doc().uri);
+        return;
+      }
       // A rewrite stands where its targets' text was: the edit that replaced it swallowed their ranges.
       const rewritten = op?.kind === 'replace' && !kept ? this.marks.spanOf(op.targetIds.map((t) => this.key(t))) : undefined;
       this.marks.forget(targets);
