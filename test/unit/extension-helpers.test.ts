@@ -634,11 +634,17 @@ describe('extension pure helpers', () => {
         err({ code: 'INIT_ERROR', message: 'language fr is not available in the pocketsphinx engine; it serves: en' }),
         ctx,
       );
-      assert.equal(lang.text, 'Dictée: the service does not take dictation in French; it serves English. Choose one of those.');
+      assert.equal(
+        lang.text,
+        'Dictée: the service does not take dictation in French; it serves English. Choose one of those, or install a speech model for French on the service (npm run models -- list).',
+      );
       assert.equal(lang.setting, 'dictee.language');
       assert.doesNotMatch(lang.text, /Hz/, 'no unrelated hint about the sample rate');
       const none = presentError(ENGLISH, err({ code: 'INIT_ERROR', message: 'language fr is not available in the simulated engine' }), ctx);
-      assert.equal(none.text, 'Dictée: the service does not take dictation in French. Choose another language.');
+      assert.equal(
+        none.text,
+        'Dictée: the service does not take dictation in French. Choose another language, or install a speech model for French on the service (npm run models -- list).',
+      );
       const rate = presentError(
         ENGLISH,
         err({ code: 'INIT_ERROR', message: 'sample_rate 44100 Hz is not supported by the pocketsphinx engine' }),

@@ -94,8 +94,15 @@ export function presentError(l10n: L10n, e: DictationError, ctx: ErrorContext): 
         return {
           severity: 'error',
           text: served.length
-            ? l10n.t('Dictée: the service does not take dictation in {0}; it serves {1}. Choose one of those.', language, served.join(', '))
-            : l10n.t('Dictée: the service does not take dictation in {0}. Choose another language.', language),
+            ? l10n.t(
+                'Dictée: the service does not take dictation in {0}; it serves {1}. Choose one of those, or install a speech model for {0} on the service (npm run models -- list).',
+                language,
+                served.join(', '),
+              )
+            : l10n.t(
+                'Dictée: the service does not take dictation in {0}. Choose another language, or install a speech model for {0} on the service (npm run models -- list).',
+                language,
+              ),
           actions: ['openSettings', 'showLog'],
           setting: 'dictee.language',
         };
