@@ -598,7 +598,8 @@ Ctrl+C stops everything.
   await new Promise((resolve) => {
     for (const c of [csChild, ...(mic ? [mic.child] : [])]) {
       c.once('exit', (code) => {
-        say(`${c === csChild ? 'code-server' : 'the virtual microphone'} exited (code ${code}); stopping`);
+        // Ctrl+C reaches the whole process group: their exit is then the stop asked for, not news.
+        if (!state.stopping) say(`${c === csChild ? 'code-server' : 'the virtual microphone'} exited (code ${code}); stopping`);
         resolve();
       });
     }
