@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { parseWav } from '../../src/client/wav';
-import { RunAudio, timedWords } from '../../src/client/proofreading/runAudio';
+import { RunAudio, shownWords } from '../../src/client/proofreading/runAudio';
 import { wavOf } from '../../src/shared/wavFile';
 import { playerHtml } from '../../src/extension/proofreading/playerHtml';
 
@@ -47,10 +47,48 @@ describe("proofreading: a run's audio for Play Back", () => {
     assert.equal(info.sampleRate, 16000);
     assert.equal(info.channels, 1);
     assert.deepEqual(
-      timedWords([{ text: 'le', start_ms: 1000, end_ms: 1200 }, { text: 'foie' }, { text: 'est', start_ms: 1300, end_ms: 1500 }], 1000),
+      shownWords(
+        'Le foie est',
+        [{ text: 'le', start_ms: 1000, end_ms: 1200 }, { text: 'foie' }, { text: 'est', start_ms: 1300, end_ms: 1500 }],
+        1000,
+      ),
+      [{ text: 'Le', startMs: 0, endMs: 200 }, { text: 'foie' }, { text: 'est', startMs: 300, endMs: 500 }],
+    );
+  });
+
+  it('shows the sentence as it now reads in the document: a correction in place of the words it replaced, text added unlit', () => {
+    const heard = [
+      { text: 'The', start_ms: 1000, end_ms: 1200 },
+      { text: 'mr', start_ms: 1200, end_ms: 1400 },
+      { text: 'dashwood', start_ms: 1400, end_ms: 1900 },
+      { text: 'had', start_ms: 1900, end_ms: 2100 },
+      { text: 'then', start_ms: 2100, end_ms: 2300 },
+      { text: 'left.', start_ms: 2300, end_ms: 2600 },
+    ];
+    // As written: the engine's words, in the document's form ("left." one word with its period).
+    assert.deepEqual(
+      shownWords(' The mr dashwood had then left.', heard, 1000).map((w) => [w.text, w.startMs, w.endMs]),
       [
-        { text: 'le', startMs: 0, endMs: 200 },
-        { text: 'est', startMs: 300, endMs: 500 },
+        ['The', 0, 200],
+        ['mr', 200, 400],
+        ['dashwood', 400, 900],
+        ['had', 900, 1100],
+        ['then', 1100, 1300],
+        ['left.', 1300, 1600],
+      ],
+    );
+    // Corrected (Correct That wrote "guess would have been" over "dashwood had then"), and a word typed after it.
+    assert.deepEqual(
+      shownWords(' The mr guess would have been left. Later', heard, 1000).map((w) => [w.text, w.startMs, w.endMs]),
+      [
+        ['The', 0, 200],
+        ['mr', 200, 400],
+        ['guess', 400, 1300],
+        ['would', 400, 1300],
+        ['have', 400, 1300],
+        ['been', 400, 1300],
+        ['left.', 1300, 1600],
+        ['Later', undefined, undefined],
       ],
     );
   });

@@ -1,17 +1,19 @@
 /**
  * Correct That: the engine's other readings of a chunk (`alternatives`, whole chunks, best first), each
- * reduced to the words it changes, and where that change goes in the text the chunk was written as.
- * Also where words said in "correct <words>" were last dictated. Pure: no `vscode`.
+ * split into the changes it makes (the words it changes, found by aligning it with the best reading word
+ * by word, case and punctuation aside), where each change goes in the text the chunk was written as, and
+ * what a row of the list shows of it. Also where words said in "correct <words>" were last dictated.
+ * Pure: no `vscode`.
  */
 import { normaliseWord, placeWords, type WordInfo } from './wordMap';
 
-/** One other reading: the words `[from, to)` of the chunk's best reading become `replacement`. */
+/** One change of another reading: the words `[from, to)` of the chunk's best reading become `replacement`. */
 interface Reading {
   from: number;
   to: number;
-  /** The words said instead, as the engine wrote them (may be empty: the words go). */
+  /** The words said instead, as the engine wrote them, without the sentence's final punctuation (may be empty: the words go). */
   replacement: string;
-  /** The whole alternative, as the engine wrote it. */
+  /** The chunk's best reading with this change, ending as the best reading ends (its final punctuation). */
   full: string;
 }
 
@@ -26,6 +28,12 @@ export interface ChunkEdit {
 
 /** At most this many readings are offered ("choose nine"). */
 const MAX_READINGS = 9;
+/** Two changes of one reading this many words apart or fewer are one change (a word alike by chance between them). */
+const JOIN_GAP = 1;
+/** A change of this many words or fewer (both sides together) is shown with a word of context on each side. */
+const SHORT_CHANGE = 3;
+/** The punctuation that ends a sentence (a sentence-cased reading ends with it). */
+const SENTENCE_END = /[.!?…]+$/u;
 
 function key(word: string): string {
   return normaliseWord(word).replace(/[^\p{L}\p{N}]/gu, '');
@@ -35,36 +43,82 @@ function split(text: string): string[] {
   return text.split(/\s+/u).filter((w) => key(w) !== '');
 }
 
+/** The words without the final punctuation of the last one, and that punctuation. */
+function withoutEnd(words: readonly string[]): { words: string[]; end: string } {
+  const last = words[words.length - 1];
+  const end = last === undefined ? '' : (SENTENCE_END.exec(last)?.[0] ?? '');
+  return { words: end ? [...words.slice(0, -1), last!.slice(0, -end.length)] : [...words], end };
+}
+
 /** The chunk's words that have letters or digits: every index below is into this list. */
 export function letteredWords<W extends WordInfo>(words: readonly W[]): W[] {
   return words.filter((w) => key(w.text) !== '');
 }
 
+/** The runs of words that differ between `b` and `a` (a longest common subsequence of their keys between them). */
+function changes(b: readonly string[], a: readonly string[]): Array<{ from: number; to: number; aFrom: number; aTo: number }> {
+  const bk = b.map(key);
+  const ak = a.map(key);
+  // lcs[i][j]: the longest common subsequence of bk[i..] and ak[j..].
+  const lcs = Array.from({ length: bk.length + 1 }, () => new Array<number>(ak.length + 1).fill(0));
+  for (let i = bk.length - 1; i >= 0; i--) {
+    for (let j = ak.length - 1; j >= 0; j--) {
+      lcs[i]![j] = bk[i] === ak[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    }
+  }
+  const out: Array<{ from: number; to: number; aFrom: number; aTo: number }> = [];
+  let i = 0;
+  let j = 0;
+  let open: { from: number; aFrom: number } | undefined;
+  const close = (): void => {
+    if (!open) return;
+    const prev = out[out.length - 1];
+    if (prev && open.from - prev.to <= JOIN_GAP) {
+      prev.to = i;
+      prev.aTo = j;
+    } else out.push({ from: open.from, to: i, aFrom: open.aFrom, aTo: j });
+    open = undefined;
+  };
+  while (i < bk.length || j < ak.length) {
+    if (i < bk.length && j < ak.length && bk[i] === ak[j]) {
+      close();
+      i++;
+      j++;
+      continue;
+    }
+    open ??= { from: i, aFrom: j };
+    if (j >= ak.length || (i < bk.length && lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) i++;
+    else j++;
+  }
+  close();
+  return out;
+}
+
 /**
- * The readings that differ from `best` (the texts of the chunk's {@link letteredWords}), each reduced to the words it changes; with
- * `selected` (word indices `[from, to)`), only those that change a selected word. Once each, in the
- * engine's order, at most {@link MAX_READINGS}.
+ * The changes the readings make to `best` (the texts of the chunk's {@link letteredWords}), each on its own;
+ * with `selected` (word indices `[from, to)`), only those that change a selected word. Once each, in the
+ * engine's order, at most {@link MAX_READINGS}. Words that differ only in case or punctuation are the same
+ * word (a reading in sentence case, with a final period, changes neither the first word nor the last).
  */
 export function readings(best: readonly string[], alternatives: readonly string[], selected?: { from: number; to: number }): Reading[] {
-  const b = best;
+  const b = withoutEnd(best);
   const out: Reading[] = [];
   const seen = new Set<string>();
   for (const full of alternatives) {
-    const a = split(full);
-    let p = 0;
-    while (p < b.length && p < a.length && key(b[p]!) === key(a[p]!)) p++;
-    let q = 0;
-    while (q < b.length - p && q < a.length - p && key(b[b.length - 1 - q]!) === key(a[a.length - 1 - q]!)) q++;
-    const from = p;
-    const to = b.length - q;
-    const replacement = a.slice(p, a.length - q).join(' ');
-    if (from === to && replacement === '') continue;
-    if (selected && !(from < selected.to && to > selected.from) && !(from === to && from >= selected.from && from <= selected.to)) continue;
-    const id = `${from}:${to}:${key(replacement)}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    out.push({ from, to, replacement, full });
-    if (out.length === MAX_READINGS) break;
+    const a = withoutEnd(split(full));
+    for (const c of changes(b.words, a.words)) {
+      const { from, to } = c;
+      const said = a.words.slice(c.aFrom, c.aTo);
+      const replacement = said.join(' ');
+      if (selected && !(from < selected.to && to > selected.from) && !(from === to && from >= selected.from && from <= selected.to))
+        continue;
+      const id = `${from}:${to}:${said.map(key).join(' ')}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const words = [...b.words.slice(0, from), ...said, ...b.words.slice(to)];
+      out.push({ from, to, replacement, full: `${words.join(' ')}${b.end || a.end}` });
+      if (out.length === MAX_READINGS) return out;
+    }
   }
   return out;
 }
@@ -79,14 +133,29 @@ export function wordsIn(written: string, words: readonly WordInfo[], start: numb
   return { from: Math.min(...idx), to: Math.max(...idx) + 1 };
 }
 
+/** `text` with its first letter in the case of `like`'s first letter (a word in sentence case, "Mr", only: not "NATO", not "McKay"). */
+function caseLike(text: string, like: string): string {
+  const first = text.charAt(0);
+  const want = like.charAt(0);
+  if (want === '' || want.toLowerCase() === want.toUpperCase()) return text;
+  if (want === want.toUpperCase()) return first.toUpperCase() + text.slice(1);
+  const word = /^\S*/u.exec(text)![0];
+  return word.slice(1) === word.slice(1).toLowerCase() ? first.toLowerCase() + text.slice(1) : text;
+}
+
 /**
  * Where `reading` goes in the chunk's written text (`words`: its {@link letteredWords}): over the words it changes when each was written as
- * said (or at their place for words added), else over the whole chunk with the whole alternative.
+ * said (or at their place for words added), else over the whole chunk (its final punctuation included) with the chunk's best reading
+ * so changed. The punctuation around the words changed stays as written; a change at the start of the chunk takes the case of the
+ * chunk's first letter (a sentence begins with a capital, the reading's capital is not one mid-sentence).
  */
 export function readingEdit(written: string, words: readonly WordInfo[], reading: Reading): ChunkEdit {
   // The whole chunk, without the spaces around it (a chunk is written with the space before it).
   const lead = written.length - written.trimStart().length;
-  const whole: ChunkEdit = { start: lead, end: Math.max(lead, written.trimEnd().length), text: reading.full, whole: true };
+  const body = written.trim();
+  const end = SENTENCE_END.exec(body)?.[0] ?? '';
+  const full = caseLike(SENTENCE_END.test(reading.full) || !end ? reading.full : `${reading.full}${end}`, body);
+  const whole: ChunkEdit = { start: lead, end: lead + body.length, text: full, whole: true };
   const exact = new Map<number, { start: number; end: number }>();
   for (const s of placeWords(written, words)) if (s.exact) exact.set(s.words[0]!, s);
   if (reading.from < reading.to) {
@@ -94,18 +163,63 @@ export function readingEdit(written: string, words: readonly WordInfo[], reading
     const last = exact.get(reading.to - 1);
     if (!first || !last) return whole;
     for (let k = reading.from; k < reading.to; k++) if (!exact.has(k)) return whole;
-    if (reading.replacement !== '') return { start: first.start, end: last.end, text: reading.replacement, whole: false };
-    // The words go, with the space before them (or after them at the start).
+    const old = written.slice(first.start, last.end);
+    if (reading.replacement !== '') {
+      const text = reading.from === 0 ? caseLike(reading.replacement, old) : reading.replacement;
+      return { start: first.start, end: last.end, text, whole: false };
+    }
+    // The words go. At the start, the word after them takes their capital.
+    const next = exact.get(reading.to);
+    if (reading.from === 0 && next) {
+      const nextWord = written.slice(next.start, next.end);
+      const text = caseLike(nextWord, old);
+      if (text !== nextWord) return { start: first.start, end: next.end, text, whole: false };
+    }
+    // With the space before them (or after them at the start).
     const before = /\s$/u.test(written.slice(0, first.start)) ? 1 : 0;
     const after = before === 0 && /^\s/u.test(written.slice(last.end)) ? 1 : 0;
     return { start: first.start - before, end: last.end + after, text: '', whole: false };
   }
-  // Words added: after the word before them, or before the first word.
+  // Words added: after the word before them, or before the first word (then in its case, the first word in lower case).
   const prev = reading.from > 0 ? exact.get(reading.from - 1) : undefined;
   if (prev) return { start: prev.end, end: prev.end, text: ` ${reading.replacement}`, whole: false };
   const next = exact.get(reading.from);
-  if (reading.from === 0 && next) return { start: next.start, end: next.start, text: `${reading.replacement} `, whole: false };
+  if (reading.from === 0 && next) {
+    const nextWord = written.slice(next.start, next.end);
+    const text = `${caseLike(reading.replacement, nextWord)} ${caseLike(nextWord, 'a')}`;
+    return { start: next.start, end: next.end, text, whole: false };
+  }
   return whole;
+}
+
+/**
+ * What a row of the list shows of a change: the words it deletes, or the words it changes and what they become
+ * (`old → new`); a short change with the word before and after it in the written text (the engine's words for a whole replacement).
+ */
+export function readingRow(
+  written: string,
+  words: readonly WordInfo[],
+  reading: Reading,
+  e: ChunkEdit,
+): { kind: 'delete' | 'change'; words: string; context?: string } {
+  const count = (s: string): number => split(s).length;
+  if (e.whole) {
+    const b = words.map((w) => w.text);
+    const old = b.slice(reading.from, reading.to).join(' ');
+    const short = count(old) + count(reading.replacement) <= SHORT_CHANGE;
+    const before = short && reading.from > 0 ? `${b[reading.from - 1]!} ` : '';
+    const after = short && reading.to < b.length ? ` ${b[reading.to]!}` : '';
+    const shown = (s: string): string => `${before}${s}${after}`.replace(/\s+/gu, ' ').trim();
+    if (reading.replacement === '') return { kind: 'delete', words: old, ...(short ? { context: `${shown(old)} → ${shown('')}` } : {}) };
+    return { kind: 'change', words: `${shown(old)} → ${shown(reading.replacement)}` };
+  }
+  const old = written.slice(e.start, e.end);
+  const short = count(old) + count(e.text) <= SHORT_CHANGE;
+  const before = short ? /\S*\s*$/u.exec(written.slice(0, e.start))![0] : '';
+  const after = short ? /^\s*\S*/u.exec(written.slice(e.end))![0] : '';
+  const shown = (s: string): string => `${before}${s}${after}`.replace(/\s+/gu, ' ').trim();
+  if (e.text.trim() === '') return { kind: 'delete', words: old.trim(), ...(short ? { context: `${shown(old)} → ${shown('')}` } : {}) };
+  return { kind: 'change', words: `${shown(old)} → ${shown(e.text)}` };
 }
 
 /**

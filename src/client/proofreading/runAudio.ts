@@ -5,6 +5,7 @@
  * Each new service session of the run (a generation) starts its times afresh. Bounded: past `maxBytes`
  * the oldest audio is forgotten. Pure: no `vscode`.
  */
+import { placeWords } from './wordMap';
 
 /** 16-bit mono PCM. */
 const BYTES_PER_SAMPLE = 2;
@@ -75,16 +76,37 @@ export class RunAudio {
   }
 }
 
-/** A word to light while it plays: its times relative to the start of what plays. */
+/** A word of the sentence shown while it plays, lit between its times (relative to the start of what plays); without times, never lit. */
 export interface TimedWord {
   text: string;
-  startMs: number;
-  endMs: number;
+  startMs?: number;
+  endMs?: number;
 }
 
-/** The words of a chunk with times, relative to `startMs` (words without times are left out). */
-export function timedWords(words: ReadonlyArray<{ text: string; start_ms?: number; end_ms?: number }>, startMs: number): TimedWord[] {
-  return words
-    .filter((w) => typeof w.start_ms === 'number' && typeof w.end_ms === 'number')
-    .map((w) => ({ text: w.text, startMs: Math.max(0, w.start_ms! - startMs), endMs: Math.max(0, w.end_ms! - startMs) }));
+/**
+ * The words the player shows of a chunk: its text as it stands now in the document (`written`: the chunk's text, edited or
+ * corrected since, maybe), word by word, each with the times of the engine's words it was written from (relative to `startMs`).
+ * Text written over the engine's words (a correction) has the times of the words it stands in place of, when it lies between
+ * words still there; other text has none.
+ */
+export function shownWords(
+  written: string,
+  words: ReadonlyArray<{ text: string; start_ms?: number; end_ms?: number }>,
+  startMs: number,
+): TimedWord[] {
+  const spans = placeWords(written, words);
+  return [...written.matchAll(/\S+/gu)].map((m) => {
+    const start = m.index;
+    const end = start + m[0].length;
+    const timed = spans
+      .filter((s) => s.start < end && s.end > start)
+      .flatMap((s) => s.words.map((i) => words[i]!))
+      .filter((w) => typeof w.start_ms === 'number' && typeof w.end_ms === 'number');
+    if (timed.length === 0) return { text: m[0] };
+    return {
+      text: m[0],
+      startMs: Math.max(0, Math.min(...timed.map((w) => w.start_ms!)) - startMs),
+      endMs: Math.max(0, Math.max(...timed.map((w) => w.end_ms!)) - startMs),
+    };
+  });
 }

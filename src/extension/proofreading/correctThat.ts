@@ -9,7 +9,15 @@
 import * as vscode from 'vscode';
 import type { DictationAction, FormatOptions } from '../../dictation';
 import type { PlacedChunk } from '../../client/proofreading/proofMarks';
-import { lastOccurrence, letteredWords, readingEdit, readings, wordsIn, type ChunkEdit } from '../../client/proofreading/readings';
+import {
+  lastOccurrence,
+  letteredWords,
+  readingEdit,
+  readingRow,
+  readings,
+  wordsIn,
+  type ChunkEdit,
+} from '../../client/proofreading/readings';
 import type { DoubtfulWords } from './doubtfulWords';
 import { formatReading } from './readingText';
 
@@ -56,14 +64,19 @@ export class CorrectThat implements vscode.Disposable {
     const pick = vscode.window.createQuickPick<ReadingItem>();
     pick.title = vscode.l10n.t('Dictée: Correct That');
     pick.placeholder = vscode.l10n.t('Pick the right reading, or say “choose two”');
-    pick.items = list.map((r, i) => {
+    // Each row shows what it changes (not the whole sentence), once.
+    const rows = new Map<string, { row: ReturnType<typeof readingRow>; edit: ChunkEdit }>();
+    for (const r of list) {
       const edit = this.formatted(d, chunk.start, readingEdit(written, w, r));
-      return {
-        label: `${i + 1}. ${edit.text.trim() || vscode.l10n.t('(delete these words)')}`,
-        description: edit.whole ? undefined : r.full,
-        edit,
-      };
-    });
+      const row = readingRow(written, w, r, edit);
+      const id = `${row.kind}:${row.words}`;
+      if (!rows.has(id)) rows.set(id, { row, edit });
+    }
+    pick.items = [...rows.values()].map(({ row, edit }, i) => ({
+      label: `${i + 1}. ${row.kind === 'delete' ? `${vscode.l10n.t('(delete these words)')} ${row.words}` : row.words}`,
+      description: row.context,
+      edit,
+    }));
     this.open = { pick, target };
     pick.onDidAccept(() => {
       const item = pick.selectedItems[0];

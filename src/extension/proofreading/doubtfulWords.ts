@@ -21,6 +21,9 @@ export class DoubtfulWords implements vscode.Disposable {
   private readonly changeEmitter = new vscode.EventEmitter<vscode.Uri>();
   /** The marks of a document changed (placed, accepted, edited away). */
   readonly onDidChange = this.changeEmitter.event;
+  private readonly editEmitter = new vscode.EventEmitter<vscode.TextDocument>();
+  /** A document Dictée dictated into was edited: its chunks and marks have moved with the text. */
+  readonly onDidEdit = this.editEmitter.event;
 
   constructor() {
     this.type = vscode.window.createTextEditorDecorationType({
@@ -41,6 +44,7 @@ export class DoubtfulWords implements vscode.Disposable {
         const before = marks.count;
         marks.changed(textChanges(e));
         this.render(e.document.uri, marks.count !== before);
+        this.editEmitter.fire(e.document);
       }),
       vscode.window.onDidChangeVisibleTextEditors(() => this.renderAll()),
       vscode.window.onDidChangeActiveTextEditor(() => this.showCount()),
@@ -172,6 +176,7 @@ export class DoubtfulWords implements vscode.Disposable {
   dispose(): void {
     for (const l of this.listeners) l.dispose();
     this.changeEmitter.dispose();
+    this.editEmitter.dispose();
     this.type.dispose();
     this.item.dispose();
   }

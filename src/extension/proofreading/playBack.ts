@@ -13,11 +13,11 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { PlacedChunk } from '../../client/proofreading/proofMarks';
-import { RunAudio, timedWords, type TimedWord } from '../../client/proofreading/runAudio';
+import { RunAudio, shownWords, type TimedWord } from '../../client/proofreading/runAudio';
 import { REOPEN_GRACE_MS } from '../editor/vscodeDocument';
 import type { Logger } from '../../shared/logger';
 import type { DoubtfulWords } from './doubtfulWords';
-import { playerHtml, type PlayMessage } from './playerHtml';
+import { playerHtml, type PlayerUpdate, type PlayMessage } from './playerHtml';
 
 /** This machine's wall clock (ms), with the precision of `performance.now()`: the player's page reads the same. */
 const wallClock = (): number => performance.timeOrigin + performance.now();
@@ -32,6 +32,8 @@ export class PlayBack implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   /** The sentence asked for while the player was being made: it comes with its page. */
   private pending: PlayMessage | undefined;
+  /** The sentence the player shows: its chunks, and the words sent for them. */
+  private shown: { doc: vscode.TextDocument; ids: string[]; startMs: number; words: string } | undefined;
   private readonly listeners: vscode.Disposable[];
 
   constructor(
@@ -46,6 +48,8 @@ export class PlayBack implements vscode.WebviewViewProvider, vscode.Disposable {
           if (!vscode.workspace.getConfiguration('dictee').get<boolean>('audio.keep', false)) this.audio.delete(uri);
         }, REOPEN_GRACE_MS);
       }),
+      // The sentence shown changed (a correction, an edit): the player shows it as it now reads, or nothing once it is gone.
+      words.onDidEdit((d) => this.refresh(d)),
     ];
   }
 
@@ -94,7 +98,9 @@ export class PlayBack implements vscode.WebviewViewProvider, vscode.Disposable {
       void vscode.window.showInformationMessage(vscode.l10n.t('Dictée: the audio of this sentence is no longer kept.'));
       return;
     }
-    const words: TimedWord[] = same.flatMap((c) => timedWords(c.words, startMs));
+    // The words as they now read in the document (a correction changed them, maybe), not as the engine heard them.
+    const words: TimedWord[] = same.flatMap((c) => shownWords(d.getText().slice(c.start, c.end), c.words, startMs));
+    this.shown = { doc: d, ids: same.map((c) => c.id), startMs, words: JSON.stringify(words) };
     this.show({
       type: 'play',
       pcm: new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.length),
@@ -139,6 +145,26 @@ export class PlayBack implements vscode.WebviewViewProvider, vscode.Disposable {
     this.pending = undefined;
   }
 
+  /** After an edit of `doc`: the words of the sentence shown, sent again when they changed; cleared once it is gone. */
+  private refresh(doc: vscode.TextDocument): void {
+    const shown = this.shown;
+    if (!shown || shown.doc !== doc) return;
+    const marks = this.words.marksOf(doc);
+    const chunks = shown.ids.map((id) => marks?.chunk(id)).filter((c): c is PlacedChunk => c !== undefined && c.end > c.start);
+    const words = chunks.flatMap((c) => shownWords(doc.getText().slice(c.start, c.end), c.words, shown.startMs));
+    const json = JSON.stringify(words);
+    if (json === shown.words) return;
+    shown.words = json;
+    const message: PlayerUpdate = words.length > 0 ? { type: 'words', words } : { type: 'clear' };
+    if (message.type === 'clear') this.shown = undefined;
+    if (this.pending) {
+      // Not made yet: the page comes with the sentence as it now reads, or with none.
+      this.pending = message.type === 'words' ? { ...this.pending, words } : undefined;
+      return;
+    }
+    void this.view?.webview.postMessage(message);
+  }
+
   private show(message: PlayMessage): void {
     if (this.view) {
       // Shown without taking the keyboard from the editor: the user goes on dictating or typing.
@@ -155,6 +181,7 @@ export class PlayBack implements vscode.WebviewViewProvider, vscode.Disposable {
     for (const l of this.listeners) l.dispose();
     this.view = undefined;
     this.pending = undefined;
+    this.shown = undefined;
     this.audio.clear();
   }
 }

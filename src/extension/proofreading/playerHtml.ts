@@ -23,9 +23,22 @@ export interface PlayMessage {
   sampleRate: number;
   startMs: number;
   endMs: number;
-  words: { text: string; startMs: number; endMs: number }[];
+  words: ShownWord[];
   askedAt: number;
 }
+
+/** A word shown, lit between its times (none: never lit). */
+interface ShownWord {
+  text: string;
+  startMs?: number;
+  endMs?: number;
+}
+
+/**
+ * The sentence shown changed in the document: its words as it now reads (`words`, the audio kept), or it is gone (`clear`: the
+ * player goes back to saying what it is for).
+ */
+export type PlayerUpdate = { type: 'words'; words: ShownWord[] } | { type: 'clear' };
 
 /**
  * The page, with the sentence that opens it (`first`): it comes with the page, so it plays as soon as
@@ -66,6 +79,7 @@ export function playerHtml(
   const timing = { loadedAt: clock(), contextAt: 0, askedAt: 0, receivedAt: 0, firstSoundAt: 0 };
   const vscode = acquireVsCodeApi();
   const box = document.getElementById('words');
+  const emptyText = box.textContent;
   // Made now, so that the audio output is open by the time the sentence arrives.
   const ctx = new AudioContext();
   timing.contextAt = clock();
@@ -121,12 +135,28 @@ export function playerHtml(
     const ch = buffer.getChannelData(0);
     for (let i = 0; i < n; i++) ch[i] = pcm.getInt16(i * 2, true) / 32768;
     span = { startMs: m.startMs, endMs: m.endMs };
-    words = m.words;
     asked = m.askedAt;
-    box.replaceChildren(...words.map((w) => { const s = document.createElement('span'); s.textContent = w.text; return s; }).flatMap((s, i) => i ? [document.createTextNode(' '), s] : [s]));
+    showWords(m.words);
     play();
   }
-  window.addEventListener('message', (e) => { if (e.data && e.data.type === 'play') load(e.data); });
+  function showWords(ws) {
+    words = ws;
+    box.replaceChildren(...words.map((w) => { const s = document.createElement('span'); s.textContent = w.text; return s; }).flatMap((s, i) => i ? [document.createTextNode(' '), s] : [s]));
+  }
+  function clear() {
+    if (source) { source.onended = null; source.stop(); source = undefined; }
+    buffer = undefined;
+    span = undefined;
+    words = [];
+    box.textContent = emptyText;
+  }
+  window.addEventListener('message', (e) => {
+    const m = e.data;
+    if (!m) return;
+    if (m.type === 'play') load(m);
+    else if (m.type === 'words') showWords(m.words);
+    else if (m.type === 'clear') clear();
+  });
   const first = ${firstJson};
   if (first) {
     const b = atob(first.pcm);
