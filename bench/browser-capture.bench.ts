@@ -18,10 +18,9 @@
  *   capture before this process (the browser's or PulseAudio's buffers) is in neither: no shared clock
  *   with the microphone exists here.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { CapturePageServer } from '../src/audio/browser/pageServer';
 import { ENGLISH_PAGE_STRINGS } from '../src/audio/browser/pageAssets';
@@ -33,6 +32,7 @@ import { silence, speechPcm } from '../test/helpers/speech';
 import { startVirtualMic } from '../test/e2e/lib/pulse';
 import { waitFor } from '../test/helpers/wait';
 import type { BenchSection } from './run';
+import { wavOf } from '../src/shared/wavFile';
 
 const CYCLES = Number(process.env.DICTEE_BENCH_BROWSER_CYCLES ?? 12);
 const CHROMIUM = process.env.DICTEE_E2E_CHROMIUM ?? '/usr/bin/chromium';
@@ -46,23 +46,6 @@ function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   if (s.length === 0) return NaN;
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-}
-
-function wav(pcm: Buffer): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + pcm.length, 4);
-  h.write('WAVEfmt ', 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(RATE, 24);
-  h.writeUInt32LE(RATE * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([h, pcm]);
 }
 
 /** What one path received: each frame's arrival (ms, this process's clock) and the finals' arrivals. */
@@ -143,7 +126,7 @@ export async function run(): Promise<BenchSection> {
   const cycle = Buffer.concat([utterance, silence(SILENCE_MS)]);
   const cycleMs = (cycle.length / 2 / RATE) * 1000;
   const file = path.join(dir, 'cycle.wav');
-  writeFileSync(file, wav(cycle));
+  writeFileSync(file, wavOf(cycle, RATE));
   const script = path.join(dir, 'script.txt');
   writeFileSync(script, Array.from({ length: CYCLES * 4 }, () => 'The lungs are clear.').join(' '));
   const mic = await startVirtualMic();

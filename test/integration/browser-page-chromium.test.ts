@@ -14,6 +14,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { CapturePageServer, type PageRequest } from '../../src/audio/browser/pageServer';
 import { ENGLISH_PAGE_STRINGS } from '../../src/audio/browser/pageAssets';
 import { waitFor } from '../helpers/wait';
+import { wavOf } from '../../src/shared/wavFile';
 
 const CHROMIUM = process.env.DICTEE_E2E_CHROMIUM ?? '/usr/bin/chromium';
 const TONE_HZ = 440;
@@ -48,22 +49,9 @@ const FAKE_DICTATION_SUPPORT = String.raw`(function () {
 /** A 48 kHz mono 16-bit WAV of a tone. */
 function toneWav(file: string, seconds: number): void {
   const rate = 48000;
-  const n = rate * seconds;
-  const b = Buffer.alloc(44 + n * 2);
-  b.write('RIFF', 0);
-  b.writeUInt32LE(36 + n * 2, 4);
-  b.write('WAVEfmt ', 8);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(rate, 24);
-  b.writeUInt32LE(rate * 2, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write('data', 36);
-  b.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++) b.writeInt16LE(Math.round(12000 * Math.sin((2 * Math.PI * TONE_HZ * i) / rate)), 44 + i * 2);
-  writeFileSync(file, b);
+  const pcm = Buffer.alloc(rate * seconds * 2);
+  for (let i = 0; i < rate * seconds; i++) pcm.writeInt16LE(Math.round(12000 * Math.sin((2 * Math.PI * TONE_HZ * i) / rate)), i * 2);
+  writeFileSync(file, wavOf(pcm, rate));
 }
 
 /** The tone's frequency in 16 kHz s16le PCM, by rising zero crossings. */
