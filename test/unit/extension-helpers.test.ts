@@ -378,6 +378,8 @@ describe('extension pure helpers', () => {
       assert.match(text(mic.description), /command:dictee\.testMicrophone/);
       assert.match(text(steps[0]!.description), /apt-get install sox/);
       for (const s of steps) assert.ok(s.completionEvents?.length, `${s.id} completes on an event`);
+      // A key stored otherwise than by the command (npm start's DICTEE_API_KEY) ticks the key's step too.
+      assert.ok(steps.find((s) => s.id === 'dictee.apiKey')!.completionEvents!.includes('onContext:dictee.hasApiKey'));
     });
   });
 
