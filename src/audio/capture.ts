@@ -244,3 +244,22 @@ export interface LiveAudioSource {
   stop(): Promise<void>;
   on<K extends keyof CaptureEvents>(event: K, listener: (v: CaptureEvents[K]) => void): Disposable;
 }
+
+/**
+ * Resolves once `source` delivers its first audio (true), or fails, or `timeoutMs` passes (false). A
+ * recorder takes a while to open its device after `start()` (over a second for SoX on a busy machine):
+ * what is said before its first audio is never recorded.
+ */
+export function firstAudio(source: LiveAudioSource, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      data.dispose();
+      error.dispose();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    const data = source.on('data', () => done(true));
+    const error = source.on('error', () => done(false));
+  });
+}

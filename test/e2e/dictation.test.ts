@@ -12,6 +12,7 @@ import { sleep, waitFor } from '../helpers/wait';
 import { dicteeSettings, firstPassWords, getWorld, REPORT_INITIAL, SCRIPT, useWorld, type World } from './lib/world';
 import {
   AFTER,
+  audioSecondsAtService,
   BEFORE,
   ensureKey,
   extensionLog,
@@ -164,9 +165,27 @@ describe('Dictée in VS Code (code-server, Chromium, PulseAudio virtual micropho
     assert.equal(await framesAtService(w, sessionId), framesBefore, 'no audio reaches the service while paused');
     assert.equal(await findingsLine(wb), frozen, 'nothing is written while paused');
     assert.deepEqual(await wb.afterDecorations(), [], 'nothing is shown as provisional while paused');
-    // Resume from the tooltip's link.
+    // Resume from the tooltip's link. "Recording" means the microphone records: a person who speaks as soon
+    // as it shows loses nothing, although the restarted recorder takes a while (over a second) to open the
+    // device. The audio the service gets from then on covers all the time since, less the recorder's and
+    // the network's latency — a recorder still opening its device would leave a gap that never shrinks.
     await wb.clickTooltipLink(wb.statusItem().first(), UI.resumeLink);
     await waitForState(wb, UI.recording);
+    const shownAt = Date.now();
+    const audioAtShown = await audioSecondsAtService(w, sessionId);
+    await mic.playPcm(await speechPcm('He might even have been made amiable himself.'));
+    let gapMs = 0;
+    await waitFor(
+      async () => {
+        const covered = ((await audioSecondsAtService(w, sessionId)) - audioAtShown) * 1000;
+        gapMs = Date.now() - shownAt - covered;
+        return gapMs < 500;
+      },
+      5000,
+      'the audio since "recording" showed to reach the service',
+      100,
+    ).catch((e: Error) => assert.fail(`${Math.round(gapMs)} ms of the time since "recording" showed is missing: ${e.message}`));
+    console.log(`      resume: the service has all but ${Math.round(gapMs)} ms of the audio since "recording" showed`);
     // Click: stop.
     await wb.statusItem().first().click();
     await waitForState(wb, UI.idle, 30_000);

@@ -37,6 +37,8 @@ export class DictationController implements vscode.Disposable, RunHost {
   private run: DictationRun | undefined;
   private runCounter = 0;
   private starting = false;
+  /** Resume waits for the restarted recorder's first audio: until then the status stays "paused". */
+  private resuming = false;
   private readonly decoration = new ProvisionalDecoration();
   private readonly stateEmitter = new vscode.EventEmitter<DictationState>();
   /** Fires at every change of state. */
@@ -214,8 +216,15 @@ export class DictationController implements vscode.Disposable, RunHost {
 
   async resume(): Promise<void> {
     const run = this.run;
-    if (!run || this.stateValue !== 'paused') return;
-    if (await run.resume()) this.setState('recording');
+    if (!run || this.stateValue !== 'paused' || this.resuming) return;
+    this.resuming = true;
+    try {
+      if (!(await run.resume())) return;
+    } finally {
+      this.resuming = false;
+    }
+    // What the session said meanwhile ("recording", or "connecting" for a connection lost during the wait).
+    if (this.run === run && !run.isEnding) this.sessionState(run, run.session.state);
   }
 
   async stop(): Promise<void> {
@@ -243,7 +252,8 @@ export class DictationController implements vscode.Disposable, RunHost {
         break;
       case 'recording':
       case 'paused':
-        if (this.stateValue !== 'stopping') this.setState(s);
+        // The session resumes before the recorder has started again: "recording" only once it records.
+        if (this.stateValue !== 'stopping' && !(s === 'recording' && this.resuming)) this.setState(s);
         break;
       case 'stopping':
         this.setState('stopping');

@@ -5,7 +5,7 @@
  * (dictationController.ts) owns the state machine and the commands; a run tells it what happens.
  */
 import * as vscode from 'vscode';
-import { MicrophoneCapture, type LiveAudioSource } from '../../audio/capture';
+import { MicrophoneCapture, firstAudio, type LiveAudioSource } from '../../audio/capture';
 import { AudioFileSource } from '../../audio/fileSource';
 import { SilenceDetector } from '../../audio/silence';
 import type { DictationError } from '../../client/errors';
@@ -36,6 +36,11 @@ const MUTED_AFTER_S = 3;
  * bound (it waits while the service shows it is working, DEFAULT_STOP_MAX_WAIT_MS at most), so the
  * session decides.
  */
+/**
+ * How long Resume waits for the restarted recorder's first audio before it says "recording" anyway (a
+ * recorder that delivers nothing for that long is stuck; the muted-microphone warning covers a silent one).
+ */
+const RESUME_FIRST_AUDIO_MS = 5000;
 const STOP_EXTRA_S = 5 + DEFAULT_STOP_MAX_WAIT_MS / 1000 + 10;
 /** Seconds of a file's audio that may wait unsent (in the session or the socket) before decoding pauses. */
 const FILE_AHEAD_S = 2;
@@ -202,12 +207,25 @@ export class DictationRun {
     this.silence.reset();
   }
 
-  /** The session first, so that the first audio of the restarted recorder is not taken for paused audio. False when the recorder could not restart. */
+  /**
+   * The session first, so that the first audio of the restarted recorder is not taken for paused audio;
+   * then the recorder, and the run says it records only once the recorder delivers its first audio: what
+   * is said while the recorder is still opening the device (over a second for SoX on a busy machine) would
+   * be lost. False when the recorder could not restart, or failed before its first audio.
+   */
   async resume(): Promise<boolean> {
     this.session.resume();
-    if (this.startCapture()) return true;
-    await this.end('the recorder could not be restarted');
-    return false;
+    if (!this.startCapture()) {
+      await this.end('the recorder could not be restarted');
+      return false;
+    }
+    if (this.capture instanceof AudioFileSource) return true;
+    const t0 = Date.now();
+    const delivered = await firstAudio(this.capture, RESUME_FIRST_AUDIO_MS);
+    this.log.info(
+      `run ${this.id}: the recorder ${delivered ? 'delivered its first audio' : 'has delivered no audio yet'} ${Date.now() - t0} ms after resume`,
+    );
+    return !this.isEnding;
   }
 
   /**

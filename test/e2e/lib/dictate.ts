@@ -137,6 +137,12 @@ export async function framesAtService(w: World, sessionId: string): Promise<numb
   return (s.metrics as { total_chunks?: number } | undefined)?.total_chunks ?? 0;
 }
 
+/** Seconds of audio the service session has received. */
+export async function audioSecondsAtService(w: World, sessionId: string): Promise<number> {
+  const s = await w.service.session(sessionId);
+  return (s.metrics as { audio_seconds?: number } | undefined)?.audio_seconds ?? 0;
+}
+
 /**
  * Starts dictation and returns the service session's id once the recorder's audio reaches the service:
  * speech played before sox's PulseAudio stream is set up would not be captured, so, like a person, the
