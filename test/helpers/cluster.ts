@@ -14,17 +14,16 @@ import type { BatchReplaceMessage, TranscriptMessage } from '../../src/protocol'
 import { TranscriptModel } from '../../src/client/transcript';
 import { type TestPostgres, type TestRedis, startPostgres, startRedis } from './backends';
 import { type TestServer, WsProbe, startServer } from './server';
-import { framesOf, silence, tone } from './speech';
+import { framesOf, scriptFile, silence, tone } from './speech';
 
 /** 100 ms of 16 kHz 16-bit mono audio. */
 export const FRAME = 3200;
 
 export const WORDS = Array.from({ length: 80 }, (_, i) => `w${i + 1}`);
 
-export function scriptFile(): string {
-  const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-cluster-')), 'script.txt');
-  writeFileSync(f, WORDS.join(' '));
-  return f;
+/** The script of {@link WORDS}. */
+export function clusterScript(): string {
+  return scriptFile(WORDS.join(' '));
 }
 
 /** Four sentences of 10 words each (3 s of tone), each followed by a 3 s pause (their finals come 2 s into it). */

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -72,4 +72,18 @@ export function framesOf(pcm: Buffer, bytes = 3200): Buffer[] {
   const frames: Buffer[] = [];
   for (let off = 0; off < pcm.length; off += bytes) frames.push(pcm.subarray(off, Math.min(off + bytes, pcm.length)));
   return frames;
+}
+
+/** A script file for the simulated engine (the words it gives, in order), in a folder of its own. */
+export function scriptFile(text: string): string {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-script-')), 'script.txt');
+  writeFileSync(file, text);
+  return file;
+}
+
+/** `n` bursts of tone (≈ 2 words each of the simulated engine at 700 ms), each followed by a pause that ends its sentence. */
+export function bursts(n: number, toneMs = 700, gapMs = 1300): Buffer {
+  const parts: Buffer[] = [];
+  for (let i = 0; i < n; i++) parts.push(tone(toneMs), silence(gapMs));
+  return Buffer.concat(parts);
 }

@@ -16,17 +16,11 @@ import path from 'node:path';
 import { DictationSession, type ConfiguredInfo } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
 import { startServer, withServer, type TestServer } from '../helpers/server';
-import { silence, tone } from '../helpers/speech';
+import { scriptFile, silence, tone } from '../helpers/speech';
 import { sleep, waitFor } from '../helpers/wait';
 
 const WORDS = Array.from({ length: 80 }, (_, i) => `w${i + 1}`);
 const SCRIPT = WORDS.join(' ');
-
-function scriptFile(): string {
-  const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-reconnect-')), 'script.txt');
-  writeFileSync(f, SCRIPT);
-  return f;
-}
 
 /** Four sentences of 10 words each (3 s of tone), each followed by a 3 s pause (finals come 2 s into it). */
 function dictation(): Buffer {
@@ -84,7 +78,7 @@ describe('client: recovery when the service goes away mid-run', function () {
   this.timeout(90_000);
 
   it('service killed (SIGKILL) mid-sentence and restarted on the same port: resumed, every word exactly once', async () => {
-    await withServer({ script: scriptFile() }, async (server) => {
+    await withServer({ script: scriptFile(SCRIPT) }, async (server) => {
       const { key } = await server.createKey();
       const h = harness(server, key);
       await h.session.start();
@@ -114,7 +108,7 @@ describe('client: recovery when the service goes away mid-run', function () {
   });
 
   it('service drained (SIGTERM) and restarted: the run goes on by itself, every word exactly once', async () => {
-    await withServer({ script: scriptFile() }, async (server) => {
+    await withServer({ script: scriptFile(SCRIPT) }, async (server) => {
       const { key } = await server.createKey();
       const h = harness(server, key);
       await h.session.start();
@@ -136,7 +130,7 @@ describe('client: recovery when the service goes away mid-run', function () {
   it('a service that does not know the session: a new generation continues after the text of the first, nothing lost or repeated', async () => {
     let second: TestServer | undefined;
     try {
-      await withServer({ script: scriptFile() }, async (first) => {
+      await withServer({ script: scriptFile(SCRIPT) }, async (first) => {
         const { key } = await first.createKey();
         const h = harness(first, key);
         const generations: number[] = [];
@@ -150,7 +144,7 @@ describe('client: recovery when the service goes away mid-run', function () {
             const db = new Database(path.join(first.dataDir, 'dictee.sqlite'));
             db.exec('DELETE FROM session_events; DELETE FROM session_checkpoints;');
             db.close();
-            second = await startServer({ script: scriptFile(), port: first.port, dataDir: first.dataDir });
+            second = await startServer({ script: scriptFile(SCRIPT), port: first.port, dataDir: first.dataDir });
           }
         });
         const result = await h.session.stop();
@@ -170,7 +164,7 @@ describe('client: recovery when the service goes away mid-run', function () {
   });
 
   it('stop() while the service is down: sent once it is back, with the buffered audio first', async () => {
-    await withServer({ script: scriptFile() }, async (server) => {
+    await withServer({ script: scriptFile(SCRIPT) }, async (server) => {
       const { key } = await server.createKey();
       const h = harness(server, key);
       await h.session.start();
@@ -194,7 +188,7 @@ describe('client: recovery when the service goes away mid-run', function () {
   });
 
   it('gives up after the bounded number of attempts with a fatal error, keeping the audio it could not deliver', async () => {
-    await withServer({ script: scriptFile() }, async (server) => {
+    await withServer({ script: scriptFile(SCRIPT) }, async (server) => {
       const { key } = await server.createKey();
       const session = new DictationSession({ serverUrl: server.url, apiKey: key, backoffBaseMs: 20, backoffMaxMs: 50, maxAttempts: 3 });
       const attempts: number[] = [];

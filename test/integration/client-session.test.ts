@@ -13,14 +13,8 @@ import { DictationSession, type DictationSessionOptions, type SessionState } fro
 import { TranscriptModel } from '../../src/client/transcript';
 import type { Logger } from '../../src/shared/logger';
 import { withServer, useServer } from '../helpers/server';
-import { silence, speechPcm, tone } from '../helpers/speech';
+import { scriptFile, silence, speechPcm, tone } from '../helpers/speech';
 import { sleep, waitFor } from '../helpers/wait';
-
-function scriptFile(text: string): string {
-  const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-client-')), 'script.txt');
-  writeFileSync(f, text);
-  return f;
-}
 
 /** A logger that keeps every line (to check session ids and the absence of the key). */
 function memoryLogger(): Logger & { lines: string[] } {

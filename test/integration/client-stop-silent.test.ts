@@ -10,24 +10,18 @@ import path from 'node:path';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
 import { startServer, withServer } from '../helpers/server';
-import { silence, tone } from '../helpers/speech';
+import { scriptFile, silence, tone } from '../helpers/speech';
 import { startTcpProxy } from '../helpers/tcpProxy';
 import { waitFor } from '../helpers/wait';
 
 const WORDS = Array.from({ length: 60 }, (_, i) => `w${i + 1}`);
-
-function scriptFile(): string {
-  const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-client-')), 'script.txt');
-  writeFileSync(f, WORDS.join(' '));
-  return f;
-}
 
 describe('client: the connection goes silent during the stop', function () {
   this.timeout(90_000);
 
   for (const when of ['before the stop is sent', 'after the stop is sent'] as const) {
     it(`${when}: the client resumes the session on a new connection and the last sentence arrives, once`, async () => {
-      await withServer({ script: scriptFile() }, async (server) => {
+      await withServer({ script: scriptFile(WORDS.join(' ')) }, async (server) => {
         const proxy = await startTcpProxy(Number(new URL(server.url).port));
         try {
           const { key } = await server.createKey();

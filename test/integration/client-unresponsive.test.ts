@@ -12,16 +12,10 @@ import path from 'node:path';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
 import { startServer, withServer } from '../helpers/server';
-import { silence, tone } from '../helpers/speech';
+import { scriptFile, silence, tone } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
 
 const WORDS = Array.from({ length: 60 }, (_, i) => `w${i + 1}`);
-
-function scriptFile(): string {
-  const f = path.join(mkdtempSync(path.join(os.tmpdir(), 'dictee-client-')), 'script.txt');
-  writeFileSync(f, WORDS.join(' '));
-  return f;
-}
 
 /** A run against the service, its transcript model, a sender of real-time-ish audio (4× real time), and the client's log lines. */
 function run(
@@ -57,7 +51,7 @@ describe('client: a frozen service (SIGSTOP)', function () {
   this.timeout(60_000);
 
   it('is reported unresponsive within 10 s with the default options, the audio kept; after SIGCONT every word arrives once', async () => {
-    await withServer({ script: scriptFile() }, async (server) => {
+    await withServer({ script: scriptFile(WORDS.join(' ')) }, async (server) => {
       const pid = server.process().pid!;
       try {
         const { key } = await server.createKey();
@@ -96,7 +90,7 @@ describe('client: a frozen service (SIGSTOP)', function () {
   });
 
   it('paused past the idle limit: closed by the service (SESSION_IDLE) unnoticed, no reconnection while paused, and on resume the text goes on where it was', async () => {
-    await withServer({ script: scriptFile(), env: { DICTEE_IDLE_TIMEOUT_MS: '1500' } }, async (server) => {
+    await withServer({ script: scriptFile(WORDS.join(' ')), env: { DICTEE_IDLE_TIMEOUT_MS: '1500' } }, async (server) => {
       const { key } = await server.createKey();
       const { session, words, send, log } = run(server.url, key);
       const states: string[] = [];

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { DictationSession } from '../../src/client/session';
 import { TranscriptModel } from '../../src/client/transcript';
 import { type BalancerKind, type TestBalancer, startBalancer } from '../helpers/balancer';
-import { DICTATED, dictation, scriptFile, startInstances, useBackends } from '../helpers/cluster';
+import { DICTATED, dictation, clusterScript, startInstances, useBackends } from '../helpers/cluster';
 import type { TestServer } from '../helpers/server';
 import { sleep, waitFor } from '../helpers/wait';
 
@@ -21,7 +21,7 @@ describe('the client library through a load balancer, its instance killed (built
       let lb: TestBalancer | undefined;
       try {
         const instances = backends.track(
-          await startInstances(3, { database: await backends.database(), redis: backends.redis.url(), script: scriptFile() }),
+          await startInstances(3, { database: await backends.database(), redis: backends.redis.url(), script: clusterScript() }),
         );
         lb = await startBalancer(
           kind,

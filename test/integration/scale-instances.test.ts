@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { DICTATED, FRAME, LiveDictation, scriptFile, startInstances, tryConfigure, useBackends } from '../helpers/cluster';
+import { DICTATED, FRAME, LiveDictation, clusterScript, startInstances, tryConfigure, useBackends } from '../helpers/cluster';
 import { SERVER_JS, type TestServer, WsProbe } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 
@@ -151,7 +151,7 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
   });
 
   it('an instance killed mid-dictation: the session resumes on another with the same id, seq continuing, every word once', async () => {
-    const [a, c] = await cluster(2, { script: scriptFile() });
+    const [a, c] = await cluster(2, { script: clusterScript() });
     const { key } = await a!.createKey();
     const live = await LiveDictation.start(a!, key);
     // 13.5 s: two sentences final, the third half spoken.
@@ -183,7 +183,7 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
   });
 
   it('two instances never both write a session: the one that had it is fenced and ends it, the resumed one goes on', async () => {
-    const [a, c] = await cluster(2, { script: scriptFile() });
+    const [a, c] = await cluster(2, { script: clusterScript() });
     const { key } = await a!.createKey();
     const live = await LiveDictation.start(a!, key);
     const cut = 75; // 7.5 s: one sentence final, the second under way

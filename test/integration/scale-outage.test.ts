@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { DICTATED, LiveDictation, scriptFile, startInstances, tryConfigure, useBackends } from '../helpers/cluster';
+import { DICTATED, LiveDictation, clusterScript, startInstances, tryConfigure, useBackends } from '../helpers/cluster';
 import type { TestServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 
@@ -51,7 +51,7 @@ describe('a backend lost while the service runs (built service)', function () {
 
   it('PostgreSQL lost: finals wait until they are durable, new sessions get INTERNAL_ERROR with retry_after_ms, all resumes once it is back', async () => {
     const [one, two] = backends.track(
-      await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: scriptFile() }),
+      await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: clusterScript() }),
     ) as [TestServer, TestServer];
     const { key } = await one.createKey();
     const live = await LiveDictation.start(one, key);
@@ -83,7 +83,7 @@ describe('a backend lost while the service runs (built service)', function () {
       await startInstances(2, {
         database: await backends.database(),
         redis: backends.redis.url(),
-        script: scriptFile(),
+        script: clusterScript(),
         args: ['--concurrency-limit', '2'],
         env: { DICTEE_SLOT_LEASE_MS: '1500' },
       }),

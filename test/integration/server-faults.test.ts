@@ -13,22 +13,14 @@ import path from 'node:path';
 import type net from 'node:net';
 import { logLines } from '../helpers/hostile';
 import { WsProbe, startServer, withServer } from '../helpers/server';
-import { framesOf, silence, tone } from '../helpers/speech';
+import { bursts, framesOf, scriptFile, silence, tone } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
 
 const FAST = { language: 'en', silence_threshold: 1, engine_endpointing: 0.3, flush_timeout: 30, enable_final_proofreading: false };
 
-function scriptFile(words: number, pad = 0): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-faults-'));
-  const file = path.join(dir, 'script.txt');
-  writeFileSync(file, Array.from({ length: words }, (_, i) => `${'w'.repeat(pad)}word${i}`).join(' '));
-  return file;
-}
-
-function bursts(n: number, toneMs = 700, gapMs = 1300): Buffer {
-  const parts: Buffer[] = [];
-  for (let i = 0; i < n; i++) parts.push(tone(toneMs), silence(gapMs));
-  return Buffer.concat(parts);
+/** A script of `words` words, each `pad` w's longer than `word<i>`. */
+function wordsScript(words: number, pad = 0): string {
+  return scriptFile(Array.from({ length: words }, (_, i) => `${'w'.repeat(pad)}word${i}`).join(' '));
 }
 
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
@@ -37,7 +29,7 @@ describe('service faults (built service)', function () {
   this.timeout(60_000);
 
   it('a socket destroyed without a close: the slot is freed at once and the session resumes with its text', async () => {
-    await withServer({ script: scriptFile(60), args: ['--concurrency-limit', '1'] }, async (server) => {
+    await withServer({ script: wordsScript(60), args: ['--concurrency-limit', '1'] }, async (server) => {
       const { key } = await server.createKey();
       const p = new WsProbe(server.wsUrl, { header: key });
       const c = await p.configure(FAST);
@@ -81,7 +73,7 @@ describe('service faults (built service)', function () {
   });
 
   it('a client that stops reading: dropped past the unsent-bytes bound, its text persisted and resumable', async () => {
-    await withServer({ script: scriptFile(4000, 40), env: { DICTEE_MAX_UNSENT_BYTES: String(256 * 1024) } }, async (server) => {
+    await withServer({ script: wordsScript(4000, 40), env: { DICTEE_MAX_UNSENT_BYTES: String(256 * 1024) } }, async (server) => {
       const { key } = await server.createKey();
       const p = new WsProbe(server.wsUrl, { header: key });
       // Long chunks of long words: every word re-sends the chunk's whole text, so the service has megabytes to
@@ -124,7 +116,7 @@ describe('service faults (built service)', function () {
     mkdirSync(dataDir, { mode: 0o700 });
     const filler = path.join(mnt, 'filler');
     try {
-      await withServer({ dataDir, script: scriptFile(200) }, async (server) => {
+      await withServer({ dataDir, script: wordsScript(200) }, async (server) => {
         const { key } = await server.createKey();
         // A session under way when the disk fills up.
         const p = new WsProbe(server.wsUrl, { header: key });
@@ -184,7 +176,7 @@ describe('service faults (built service)', function () {
       writeFileSync(stamp, '+0\n');
       await withServer(
         {
-          script: scriptFile(60),
+          script: wordsScript(60),
           args: ['--rate-limit', '5'],
           env: {
             LD_PRELOAD: LIBFAKETIME,

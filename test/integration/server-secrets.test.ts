@@ -12,7 +12,7 @@ import path from 'node:path';
 import { DB_FILE } from '../../src/server/storage/db';
 import { logLines, rawRequest } from '../helpers/hostile';
 import { SERVER_JS, WsProbe, useServer, withServer } from '../helpers/server';
-import { framesOf, silence, tone } from '../helpers/speech';
+import { bursts, framesOf, scriptFile, silence, tone } from '../helpers/speech';
 
 const SCRIPT = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
 const FAST = {
@@ -23,20 +23,6 @@ const FAST = {
   max_buffer_size: 2,
   enable_final_proofreading: false,
 };
-
-function scriptFile(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-hard-'));
-  const file = path.join(dir, 'script.txt');
-  writeFileSync(file, SCRIPT);
-  return file;
-}
-
-/** `n` bursts of tone (≈ 2 words each) each followed by a sentence-ending pause. */
-function bursts(n: number): Buffer {
-  const parts: Buffer[] = [];
-  for (let i = 0; i < n; i++) parts.push(tone(700), silence(1300));
-  return Buffer.concat(parts);
-}
 
 /** Runs a command; kills it (SIGKILL) if it has not exited within 10 s. */
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -168,7 +154,7 @@ describe('service: keys and stored data stay private (built service)', function 
       const dataDir = path.join(parent, 'data');
       mkdirSync(dataDir, { mode: 0o755 });
       chmodSync(dataDir, 0o755);
-      await withServer({ dataDir, script: scriptFile() }, async (server) => {
+      await withServer({ dataDir, script: scriptFile(SCRIPT) }, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         await p.configure(FAST);

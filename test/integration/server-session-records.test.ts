@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DB_FILE } from '../../src/server/storage/db';
 import { WsProbe, withServer } from '../helpers/server';
-import { framesOf, silence, tone } from '../helpers/speech';
+import { bursts, framesOf, scriptFile, silence, tone } from '../helpers/speech';
 
 const SCRIPT = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
 const FAST = {
@@ -21,20 +21,6 @@ const FAST = {
   max_buffer_size: 2,
   enable_final_proofreading: false,
 };
-
-function scriptFile(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-hard-'));
-  const file = path.join(dir, 'script.txt');
-  writeFileSync(file, SCRIPT);
-  return file;
-}
-
-/** `n` bursts of tone (≈ 2 words each) each followed by a sentence-ending pause. */
-function bursts(n: number): Buffer {
-  const parts: Buffer[] = [];
-  for (let i = 0; i < n; i++) parts.push(tone(700), silence(1300));
-  return Buffer.concat(parts);
-}
 
 async function get(url: string, token?: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -47,7 +33,7 @@ describe('service: session records, metrics and resume (built service)', functio
 
   describe('metrics survive a SIGKILL and a resume', () => {
     it('after SIGKILL and a resume, status.metrics and the session record count every final of the session', async () => {
-      await withServer({ script: scriptFile() }, async (server) => {
+      await withServer({ script: scriptFile(SCRIPT) }, async (server) => {
         const { key } = await server.createKey();
         const p = new WsProbe(server.wsUrl, { header: key });
         const c = await p.configure(FAST);

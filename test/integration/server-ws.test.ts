@@ -10,18 +10,11 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { WsProbe, useServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
-import { framesOf, silence, speechPcm } from '../helpers/speech';
+import { framesOf, scriptFile, silence, speechPcm } from '../helpers/speech';
 
 const SCRIPT = 'Good morning, Doctor Smith. All clear.';
 const SCRIPT_WORDS = ['good', 'morning', 'doctor', 'smith', 'all', 'clear'];
 const FAST = { silence_threshold: 1, engine_endpointing: 0.3, stop_delay: 0.5, flush_timeout: 5 };
-
-function scriptFile(text: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-script-'));
-  const file = path.join(dir, 'script.txt');
-  writeFileSync(file, text);
-  return file;
-}
 
 async function speech(): Promise<Buffer> {
   // ≈ 3 s of voiced audio: more than the 6 words × 300 ms the script needs.
