@@ -107,6 +107,18 @@ export async function stream(
   }
 }
 
+/** A whole dictation of `pcm` through `server` with a new key: started, streamed (4× real time), stopped. */
+export async function dictateThrough(
+  server: TestServer,
+  pcm: Buffer,
+): Promise<{ run: Run; result: Awaited<ReturnType<DictationSession['stop']>> }> {
+  const { key } = await server.createKey();
+  const run = clientRun(server, key);
+  await run.session.start();
+  await stream(run.session, pcm);
+  return { run, result: await run.session.stop() };
+}
+
 /** The client's transcript is every recorded word once, in order. */
 export function assertEveryWordOnce(run: Run, words: string[]): void {
   assert.deepEqual(normalizeWords(run.model.committedText()), words, `committed: ${run.model.committedText()}`);

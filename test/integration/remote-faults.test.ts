@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { FakeRealtime, type FakeRealtimeOptions } from '../helpers/fakeRealtime';
 import { FakeTranscriptions } from '../helpers/fakeTranscriptions';
-import { assertEveryWordOnce, clientRun, dictation, stream } from '../helpers/remote';
+import { assertEveryWordOnce, clientRun, dictateThrough, dictation, stream } from '../helpers/remote';
 import { normalizeWords, recordings } from '../helpers/recordings';
 import { SERVER_JS, type TestServer, WsProbe, startServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
@@ -103,11 +103,7 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
       assert.match(bearer.stderr, /refused the credential \(HTTP 401\)/);
       const server = await serve(f, {}, ['--engine-auth', 'api-key', '--proofread-url', second.url, '--proofread-auth', 'api-key']);
       try {
-        const { key } = await server.createKey();
-        const run = clientRun(server, key);
-        await run.session.start();
-        await stream(run.session, d.pcm);
-        const result = await run.session.stop();
+        const { run, result } = await dictateThrough(server, d.pcm);
         assert.equal(result.reason, 'stopped');
         assertEveryWordOnce(run, d.words);
         assert.equal(second.requests.length, 2, 'each sentence proofread with the api-key header');
@@ -159,11 +155,7 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
       const f = await fake({ dialect, dropAfter: 45 });
       const server = await serve(f);
       try {
-        const { key } = await server.createKey();
-        const run = clientRun(server, key);
-        await run.session.start();
-        await stream(run.session, d.pcm);
-        const result = await run.session.stop();
+        const { run, result } = await dictateThrough(server, d.pcm);
         assert.equal(result.reason, 'stopped');
         assert.deepEqual(run.errors, []);
         assertEveryWordOnce(run, d.words);
@@ -239,11 +231,7 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
     const f = await fake({ dialect: 'openai', garbageEvery: 10, hugeAfter: 60 });
     const server = await serve(f);
     try {
-      const { key } = await server.createKey();
-      const run = clientRun(server, key);
-      await run.session.start();
-      await stream(run.session, d.pcm);
-      await run.session.stop();
+      const { run } = await dictateThrough(server, d.pcm);
       assertEveryWordOnce(run, d.words);
       const logs = server.logs();
       assert.match(logs, /not a JSON object: ignored/);
@@ -280,11 +268,7 @@ describe('remote engine faults (built service, fake realtime upstream)', functio
       assert.doesNotMatch(untrusted.stderr, new RegExp(SECRET));
       const server = await serve(f, {}, ['--engine-ca', path.join(dir, 'ca.pem')]);
       try {
-        const { key } = await server.createKey();
-        const run = clientRun(server, key);
-        await run.session.start();
-        await stream(run.session, d.pcm);
-        await run.session.stop();
+        const { run } = await dictateThrough(server, d.pcm);
         assertEveryWordOnce(run, d.words);
         assert.doesNotMatch(server.logs(), new RegExp(SECRET));
       } finally {

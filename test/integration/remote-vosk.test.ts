@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { FakeVosk } from '../helpers/fakeVosk';
 import type { FakeOptions } from '../helpers/fakeUpstream';
-import { assertEveryWordOnce, clientRun, dictation, stream } from '../helpers/remote';
+import { assertEveryWordOnce, clientRun, dictateThrough, dictation, stream } from '../helpers/remote';
 import { startServer } from '../helpers/server';
 
 describe('remote engine: vosk (built service, fake upstream)', function () {
@@ -22,11 +22,7 @@ describe('remote engine: vosk (built service, fake upstream)', function () {
       env: { DICTEE_ENGINE_STALL_MS: '1500', ...env },
     });
     try {
-      const { key } = await server.createKey();
-      const run = clientRun(server, key);
-      await run.session.start();
-      await stream(run.session, d.pcm);
-      const result = await run.session.stop();
+      const { run, result } = await dictateThrough(server, d.pcm);
       assert.equal(result.reason, 'stopped', JSON.stringify(result));
       assert.deepEqual(run.errors, []);
       assertEveryWordOnce(run, d.words);
