@@ -36,12 +36,12 @@ const MUTED_AFTER_S = 3;
  * bound (it waits while the service shows it is working, DEFAULT_STOP_MAX_WAIT_MS at most), so the
  * session decides.
  */
+const STOP_EXTRA_S = 5 + DEFAULT_STOP_MAX_WAIT_MS / 1000 + 10;
 /**
  * How long Resume waits for the restarted recorder's first audio before it says "recording" anyway (a
  * recorder that delivers nothing for that long is stuck; the muted-microphone warning covers a silent one).
  */
 const RESUME_FIRST_AUDIO_MS = 5000;
-const STOP_EXTRA_S = 5 + DEFAULT_STOP_MAX_WAIT_MS / 1000 + 10;
 /** Seconds of a file's audio that may wait unsent (in the session or the socket) before decoding pauses. */
 const FILE_AHEAD_S = 2;
 
