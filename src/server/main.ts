@@ -164,7 +164,16 @@ async function main(): Promise<void> {
     process.stderr.write(`error: ${e.message}\n`);
     process.exit(1);
   }
-  const service = new Service({ backends, engine, log, timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays, server, trustProxy: opts.trustProxy });
+  const service = new Service({
+    backends,
+    engine,
+    log,
+    timing,
+    perKeyLimit: opts.perKeyLimit,
+    retentionDays: opts.retentionDays,
+    server,
+    trustProxy: opts.trustProxy,
+  });
   const port = await service.listen(opts.host, opts.port);
   process.exitCode = 0;
   if (backends.storeKind === 'postgres' && backends.limitsKind === 'in-process') {

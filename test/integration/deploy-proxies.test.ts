@@ -136,7 +136,7 @@ describe('the shipped proxy configurations (deploy/): TLS, HSTS, no plain HTTP, 
       let child: ChildProcess | undefined;
       let plainUrl = '';
       let tlsUrl = '';
-      let ca = Buffer.alloc(0);
+      let ca: Buffer = Buffer.alloc(0);
 
       before(async function () {
         const missing = missingBalancer(kind);

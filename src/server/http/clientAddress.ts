@@ -30,14 +30,16 @@ export function compileTrustProxy(spec: string): TrustFn {
   if (v === '') throw new TrustProxyError(`--trust-proxy needs a value: ${ACCEPTED}`);
   if (/^\d+$/.test(v)) {
     const hops = Number(v);
-    if (hops < 1 || hops > 32) throw new TrustProxyError(`--trust-proxy ${v}: a hop count is 1 to 32 (without --trust-proxy, X-Forwarded-For is ignored)`);
+    if (hops < 1 || hops > 32)
+      throw new TrustProxyError(`--trust-proxy ${v}: a hop count is 1 to 32 (without --trust-proxy, X-Forwarded-For is ignored)`);
     return (_addr, i) => i < hops;
   }
   if (/^(true|all|\*)$/i.test(v)) {
     throw new TrustProxyError(`--trust-proxy ${v}: trusting every hop lets any client choose its own address; give ${ACCEPTED}`);
   }
   const parts = v.split(',').map((p) => p.trim());
-  if (parts.some((p) => p === '')) throw new TrustProxyError(`--trust-proxy ${JSON.stringify(v)}: an empty entry in the list; give ${ACCEPTED}`);
+  if (parts.some((p) => p === ''))
+    throw new TrustProxyError(`--trust-proxy ${JSON.stringify(v)}: an empty entry in the list; give ${ACCEPTED}`);
   try {
     return proxyAddr.compile(parts);
   } catch (e) {
