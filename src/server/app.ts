@@ -14,6 +14,7 @@ import type { ApiContext } from './http/context';
 import { httpFailure, route } from './http/routes';
 import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl, sendError } from './http/util';
 import { LoopDelayMonitor } from './http/loopDelay';
+import { clientAddressFor } from './http/clientAddress';
 import type { ServerLogger } from './log';
 import { SessionRegistry, type Timing } from './live/registry';
 import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './storage/stores';
@@ -38,6 +39,8 @@ interface ServiceOptions {
   retentionDays: number;
   /** A server already listening ({@link bindHttpServer}); else {@link Service.listen} makes one listen. */
   server?: http.Server;
+  /** `--trust-proxy` (clientAddress.ts): whose X-Forwarded-For gives the client's address; undefined: the socket's. */
+  trustProxy?: string;
 }
 
 function serverOptions(timing: Timing): http.ServerOptions {
@@ -79,6 +82,7 @@ export class Service {
   private readonly wss: WebSocketServer;
   private readonly log: ServerLogger;
   private readonly api: ApiContext;
+  private readonly clientAddress: (req: IncomingMessage) => string;
   private readonly timers: NodeJS.Timeout[] = [];
   private draining = false;
 
@@ -88,6 +92,7 @@ export class Service {
     checkWhole('retentionDays', opts.retentionDays, 1, 3650);
     if (opts.server && !opts.server.listening) throw new TypeError('option server must be a server that listens already (bindHttpServer)');
     this.log = opts.log;
+    this.clientAddress = clientAddressFor(opts.trustProxy);
     const { store, keys, limits, revocations } = opts.backends;
     this.store = store;
     this.keys = keys;
@@ -119,6 +124,7 @@ export class Service {
       draining: () => this.draining,
       status: () => this.status(),
       loopDelay: () => this.healthDelay.take(),
+      clientAddress: this.clientAddress,
     };
     this.server = opts.server ?? http.createServer(serverOptions(opts.timing));
     this.server.removeAllListeners('request');
@@ -211,13 +217,15 @@ export class Service {
       return this.draining;
     };
     if (shuttingDown()) return;
-    authorize(this.keys, this.limits, token, { permission: 'write', lacking: WRITE_NEEDED, rate: true }).then(
+    const address = this.clientAddress(req);
+    authorize(this.keys, this.limits, token, { permission: 'write', lacking: WRITE_NEEDED, rate: true }, address).then(
       (auth) => {
         if (shuttingDown()) return;
         this.wss.handleUpgrade(req, socket, head, (ws) => {
           if (!auth.ok) {
             this.log.info('WebSocket refused', {
               reason: auth.why,
+              address,
               key: auth.keyHint,
               retry_after_ms: auth.retryAfterMs || undefined,
               token_in: where,
@@ -227,7 +235,7 @@ export class Service {
             return;
           }
           const conn = this.registry.accept(ws, auth.key);
-          conn.log.info('WebSocket connected', { key: auth.key.hint, token_in: where, url: safeUrl(req.url ?? '') });
+          conn.log.info('WebSocket connected', { key: auth.key.hint, address, token_in: where, url: safeUrl(req.url ?? '') });
         });
       },
       (e: unknown) => {

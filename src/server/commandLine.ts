@@ -12,6 +12,8 @@ import { AUTH_SCHEMES, type AuthScheme } from './engine/remote/auth';
 import type { RemoteBounds } from './engine/remote/remoteEngine';
 import { VAD_NAMES, type VadName } from './engine/sileroVad';
 import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
+import { TrustProxyError, compileTrustProxy } from './http/clientAddress';
+import { MASTER_KEY_FAILURES } from './storage/limits';
 
 export const USAGE = `Usage: node dist/server.js [options]     (or: npm run server -- [options])
 
@@ -70,6 +72,11 @@ Options:
   --redis URL            count rate limits and concurrency slots in Redis (redis://host:6379), one
                          count for every instance, and tell every instance of a revocation
   --instance-id ID       this instance's name in logs and in storage (default: host name and pid)
+  --trust-proxy HOPS|ADDRESSES
+                         behind a proxy: take the client's address (counted and logged) from
+                         X-Forwarded-For: HOPS proxies in front (1 for one), or the proxies'
+                         addresses and ranges, comma-separated (10.0.0.5, 10.0.0.0/8, loopback);
+                         without it, X-Forwarded-For is ignored
   -h, --help             show this help
 
 Environment:
@@ -77,6 +84,7 @@ Environment:
                          start, printed once, and only its SHA-256 is kept in the data dir
   DICTEE_DATABASE_URL    the same as --database (the flag wins)
   DICTEE_REDIS_URL       the same as --redis (the flag wins)
+  DICTEE_TRUST_PROXY     the same as --trust-proxy (the flag wins)
   DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error
   DICTEE_ENGINE_API_KEY  the credential sent to the remote recogniser (see --engine-auth)
 `;
@@ -110,6 +118,8 @@ export interface CliOptions {
   /** Redis URL (`--redis` or DICTEE_REDIS_URL), or undefined for limits in this process. */
   redis?: string;
   instanceId: string;
+  /** `--trust-proxy` or DICTEE_TRUST_PROXY, checked (clientAddress.ts), or undefined: X-Forwarded-For ignored. */
+  trustProxy?: string;
   help: boolean;
 }
 
@@ -138,6 +148,7 @@ const OPTIONS = {
   database: { type: 'string' },
   redis: { type: 'string' },
   'instance-id': { type: 'string' },
+  'trust-proxy': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -170,6 +181,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
   const redis = v.redis ?? (env.DICTEE_REDIS_URL || undefined);
   if (database !== undefined) o.database = database;
   if (redis !== undefined) o.redis = redis;
+  const trustProxy = v['trust-proxy'] ?? (env.DICTEE_TRUST_PROXY || undefined);
+  if (trustProxy !== undefined) o.trustProxy = checkedTrustProxy(trustProxy);
   if (v.engine !== undefined) {
     if (!(ENGINE_NAMES as readonly string[]).includes(v.engine)) {
       throw new UsageError(`unknown engine ${JSON.stringify(v.engine)}; choose one of ${ENGINE_NAMES.join(', ')}`);
@@ -261,6 +274,25 @@ export function remoteBoundsFromEnv(env: NodeJS.ProcessEnv): Partial<RemoteBound
     out[field] = Number(v);
   }
   return out;
+}
+
+/** A `--trust-proxy` value that compiles, or a UsageError saying what is accepted. */
+function checkedTrustProxy(v: string): string {
+  try {
+    compileTrustProxy(v);
+  } catch (e) {
+    if (e instanceof TrustProxyError) throw new UsageError(e.message);
+    throw e;
+  }
+  return v.trim();
+}
+
+/** `DICTEE_AUTH_FAILURE_LIMIT`: failed master-key (and, apart, API-key) attempts per client address per minute (default 10). */
+export function authFailureLimitFromEnv(env: NodeJS.ProcessEnv): number {
+  const v = env.DICTEE_AUTH_FAILURE_LIMIT;
+  if (v === undefined || v === '') return MASTER_KEY_FAILURES;
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError('DICTEE_AUTH_FAILURE_LIMIT must be a positive whole number of attempts');
+  return Number(v);
 }
 
 /** `DICTEE_SLOT_LEASE_MS`: the lease of a concurrency slot in Redis (default 3000; the slots of a dead instance are free after it). */

@@ -28,6 +28,7 @@ import {
   remoteBoundsFromEnv,
   slotLeaseFromEnv,
   timingFromEnv,
+  authFailureLimitFromEnv,
 } from './commandLine';
 
 async function main(): Promise<void> {
@@ -35,11 +36,13 @@ async function main(): Promise<void> {
   let timing: Timing;
   let slotLeaseMs: number;
   let remoteBounds: Partial<RemoteBounds>;
+  let authFailureLimit: number;
   try {
     opts = parseArgs(process.argv.slice(2), process.env);
     timing = timingFromEnv(process.env);
     slotLeaseMs = slotLeaseFromEnv(process.env);
     remoteBounds = remoteBoundsFromEnv(process.env);
+    authFailureLimit = authFailureLimitFromEnv(process.env);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`error: ${e.message}\n\n${USAGE}`);
@@ -151,6 +154,7 @@ async function main(): Promise<void> {
       rateLimit: opts.rateLimit,
       rateWindowMs: opts.rateWindowS * 1000,
       slotLeaseMs,
+      authFailureLimit,
       log,
     });
   } catch (e) {
@@ -160,7 +164,16 @@ async function main(): Promise<void> {
     process.stderr.write(`error: ${e.message}\n`);
     process.exit(1);
   }
-  const service = new Service({ backends, engine, log, timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays, server });
+  const service = new Service({
+    backends,
+    engine,
+    log,
+    timing,
+    perKeyLimit: opts.perKeyLimit,
+    retentionDays: opts.retentionDays,
+    server,
+    trustProxy: opts.trustProxy,
+  });
   const port = await service.listen(opts.host, opts.port);
   process.exitCode = 0;
   if (backends.storeKind === 'postgres' && backends.limitsKind === 'in-process') {
@@ -186,6 +199,7 @@ async function main(): Promise<void> {
     rate_window_s: opts.rateWindowS,
     per_key_limit: opts.perKeyLimit,
     retention_days: opts.retentionDays,
+    trust_proxy: opts.trustProxy,
   });
   let stopping = false;
   const onSignal = (sig: string): void => {

@@ -101,6 +101,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
     args: ['--concurrency-limit', '100000', '--rate-limit', '10000000'],
     env: {
       DICTEE_LOG_LEVEL: 'warn',
+      // Its unknown keys must not lock its own address out of the sessions it fuzzes.
+      DICTEE_AUTH_FAILURE_LIMIT: '100000000',
       DICTEE_CONFIGURE_TIMEOUT_MS: '1500',
       DICTEE_PING_INTERVAL_MS: '1000',
       DICTEE_PONG_TIMEOUT_MS: '5000',

@@ -37,7 +37,7 @@ export function renderHaproxy(port: number, backends: number[]): string {
     if (/^\s*bind\s/.test(line)) {
       if (!bindWritten) out.push(`    bind 127.0.0.1:${port}`);
       bindWritten = true;
-    } else if (/^\s*http-request redirect scheme https/.test(line)) {
+    } else if (/^\s*http-request (redirect scheme https|return .* unless \{ ssl_fc \})/.test(line)) {
       continue;
     } else if (/^\s*server\s/.test(line)) {
       if (!serversWritten) backends.forEach((p, i) => out.push(`    server dictee${i + 1} 127.0.0.1:${p} check`));
@@ -58,8 +58,8 @@ export function renderNginx(port: number, backends: number[], dir: string): stri
     /(upstream dictee \{[^]*?least_conn;\n)/,
     (m) => m + backends.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;\n`).join(''),
   );
-  // The port-80 redirect goes; the TLS server listens on the test port without TLS.
-  conf = conf.replace(/server \{\n\s*listen 80;[^}]*\}\n/, '');
+  // The port-80 server goes; the TLS server listens on the test port without TLS.
+  conf = conf.replace(/server \{\n\s*listen 80;[^]*?\n\}\n/, '');
   conf = conf.replace(/listen 443 ssl;/, `listen 127.0.0.1:${port};`);
   conf = conf.replace(/^\s*ssl_\w+ .*;\n/gm, '');
   conf = conf.replace(/access_log \S+ dictee;/, `access_log ${path.join(dir, 'access.log')} dictee;`);

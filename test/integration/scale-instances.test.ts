@@ -134,6 +134,37 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
     assert.equal((await fetch(`${a!.url}/v1/api-keys`, { headers: { authorization: `Bearer ${a!.masterKey}` } })).status, 200);
   });
 
+  it('failed API-key attempts from an address are counted across instances, HTTP and WebSocket alike (10 per minute)', async () => {
+    const [a, c] = await cluster(2);
+    const { key } = await a!.createKey();
+    for (let i = 0; i < 10; i++) {
+      const wrong = `svc_live_${randomBytes(32).toString('base64url')}`;
+      if (i % 2) assert.equal((await sessionInit(c!, wrong)).status, 401, `attempt ${i + 1}`);
+      else {
+        const { probe, answer } = await tryConfigure(a!, wrong);
+        assert.equal(answer.code, 'AUTH_ERROR', `attempt ${i + 1}: ${JSON.stringify(answer)}`);
+        assert.equal((await probe.closed).code, 4001);
+      }
+    }
+    for (const s of [a!, c!]) {
+      const res = await sessionInit(s, key);
+      assert.equal(res.status, 429, 'even the right key waits once the address failed ten times');
+      const body = (await res.json()) as { error: { code: string; retry_after_ms: number } };
+      assert.equal(body.error.code, 'RATE_LIMITED');
+      assert.ok(body.error.retry_after_ms > 50_000, `retry_after_ms ${body.error.retry_after_ms}`);
+    }
+    // The window is Redis's, shared by the other tests of this file: this address may present keys again.
+    const redis = new Redis(backends.redis.url());
+    try {
+      const windows = await redis.keys('dictee:key-failures:*');
+      assert.ok(windows.length > 0);
+      await redis.del(...windows);
+    } finally {
+      redis.disconnect();
+    }
+    assert.equal((await sessionInit(c!, key)).status, 200);
+  });
+
   it('a key revoked through one instance ends its live session on another within one second', async () => {
     const [a, b] = await cluster(2);
     const { key, id } = await a!.createKey();

@@ -68,6 +68,23 @@ describe('server in-process limits (concurrency slots per organisation)', () => 
   });
 });
 
+describe('server failed API-key attempts (per address)', () => {
+  it('counted apart from the master key, with the limit given (DICTEE_AUTH_FAILURE_LIMIT)', async () => {
+    let now = 1000;
+    const l = new InProcessLimits(100, 60_000, 10, () => now, 3);
+    for (let i = 0; i < 2; i++) await l.keyFailed('10.0.0.1');
+    assert.equal(await l.keyFailureWait('10.0.0.1'), 0, '2 failures of 3: may still try');
+    now = 11_000;
+    await l.keyFailed('10.0.0.1');
+    assert.equal(await l.keyFailureWait('10.0.0.1'), 50_000, 'the oldest failure leaves the window 50 s later');
+    assert.equal(await l.masterKeyWait('10.0.0.1'), 0, 'the master key is counted apart');
+    assert.equal(await l.keyFailureWait('10.0.0.2'), 0, 'another address is not affected');
+    now = 61_000;
+    assert.equal(await l.keyFailureWait('10.0.0.1'), 0);
+    assert.throws(() => new InProcessLimits(100, 60_000, 10, () => now, 0), /authFailureLimit/);
+  });
+});
+
 describe('server failed master-key attempts (per address)', () => {
   it('10 failures within a minute make the address wait until the oldest is a minute old; other addresses are not affected', async () => {
     let now = 1000;

@@ -1,4 +1,5 @@
-/** What the HTTP API works with: the stores and limits, the session registry, the log. */
+/** What the HTTP API works with: the stores and limits, the session registry, the log, the client's address. */
+import type { IncomingMessage } from 'node:http';
 import type { Engine } from '../engine/engine';
 import type { ServerLogger } from '../log';
 import type { LoopDelay } from './loopDelay';
@@ -19,4 +20,6 @@ export interface ApiContext {
   status(): object;
   /** Event-loop delay since the previous GET /healthz. */
   loopDelay(): LoopDelay | undefined;
+  /** The request's client address (clientAddress.ts: the socket's, or X-Forwarded-For's under --trust-proxy). */
+  clientAddress(req: IncomingMessage): string;
 }

@@ -10,7 +10,7 @@ import { HttpError, bearer, parseJsonBody, readBody, sendJson } from './util';
  * that failed it 10 times within a minute gets 429 for every master-key request until the minute is over.
  */
 export async function requireMaster(ctx: ApiContext, req: IncomingMessage): Promise<void> {
-  const address = req.socket.remoteAddress ?? 'unknown';
+  const address = ctx.clientAddress(req);
   const wait = await ctx.limits.masterKeyWait(address);
   if (wait > 0) {
     ctx.log.info('master key attempts rate limited', { address, retry_after_ms: Math.ceil(wait) });

@@ -95,6 +95,12 @@ export function httpFailure(ctx: ApiContext, req: IncomingMessage, res: ServerRe
     return;
   }
   if (err.status >= 400 && err.status !== 500)
-    ctx.log.info('http error', { status: err.status, code: err.code, path: safeUrl(req.url ?? '') });
+    ctx.log.info('http error', {
+      status: err.status,
+      code: err.code,
+      path: safeUrl(req.url ?? ''),
+      address: ctx.clientAddress(req),
+      ...err.logFields,
+    });
   sendError(res, err);
 }

@@ -2,19 +2,24 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionInitResponse } from '../../protocol';
-import { WRITE_NEEDED, authorize, takeRate, type AuthorizeOptions } from './auth';
+import { WRITE_NEEDED, authorize, httpRefusal, lockedOut, takeRate, type AuthorizeOptions } from './auth';
 import type { ApiKey, SessionRecord } from '../storage/stores';
 import type { ApiContext } from './context';
 import { HttpError, bearer, parseJsonBody, presentedKey, readBody, sendJson } from './util';
 
 /** The rate is counted only once the request is known to be valid (a refused init costs no slot). */
 const INIT: AuthorizeOptions = { permission: 'write', lacking: WRITE_NEEDED, rate: false };
-const READ: AuthorizeOptions = { permission: 'admin', lacking: 'reading sessions needs the master key or an "admin" key', rate: false };
+const READ: AuthorizeOptions = {
+  permission: 'admin',
+  lacking: 'reading sessions needs the master key or an "admin" key',
+  rate: false,
+  lockChecked: true,
+};
 
 /** A session id for the WebSocket to come (it adopts it); counted against the key's rate limit. */
 export async function sessionInit(ctx: ApiContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const auth = await authorize(ctx.keys, ctx.limits, presentedKey(req, true), INIT);
-  if (!auth.ok) throw new HttpError(auth.status, auth.code, auth.message, auth.retryAfterMs);
+  const auth = await authorize(ctx.keys, ctx.limits, presentedKey(req, true), INIT, ctx.clientAddress(req));
+  if (!auth.ok) throw httpRefusal(auth);
   const key = auth.key;
   const body = parseJsonBody(await readBody(req));
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
@@ -36,10 +41,14 @@ export async function sessionInit(ctx: ApiContext, req: IncomingMessage, res: Se
 /** A session's record and, while it is in memory, its live state; the master key sees all, an admin key its organisation's. */
 export async function readSession(ctx: ApiContext, req: IncomingMessage, id: string, res: ServerResponse): Promise<void> {
   const token = bearer(req);
+  const address = ctx.clientAddress(req);
+  // The lockout first, even for the master key: a locked-out address learns nothing of what it presents.
+  const locked = await lockedOut(ctx.limits, address);
+  if (locked) throw httpRefusal(locked);
   let reader: ApiKey | undefined;
   if (!ctx.keys.isMaster(token)) {
-    const auth = await authorize(ctx.keys, ctx.limits, token, READ);
-    if (!auth.ok) throw new HttpError(auth.status, auth.code, auth.message, auth.retryAfterMs);
+    const auth = await authorize(ctx.keys, ctx.limits, token, READ, address);
+    if (!auth.ok) throw httpRefusal(auth);
     reader = auth.key;
   }
   const found = await ctx.store.getSession(id);

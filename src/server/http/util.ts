@@ -11,11 +11,19 @@ import { unavailableMessage } from '../storage/stores';
 
 const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * On every answer of the service, success or error, and on every refused upgrade: nothing is cached (an
+ * answer may carry a new key or a session's record), and no browser guesses a type other than JSON.
+ */
+export const API_HEADERS: Readonly<Record<string, string>> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+
 type HttpErrorCode = HttpErrorBody['error']['code'];
 
 export class HttpError extends Error {
   /** Headers of the answer: `Retry-After` when there is a wait, `Allow` for a 405. */
   readonly headers: Record<string, string>;
+  /** Fields the refusal's log line adds (why a key was refused, its hint): never a key, never a secret. */
+  logFields?: Record<string, unknown>;
 
   constructor(
     readonly status: number,
@@ -49,7 +57,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(text)),
-    'cache-control': 'no-store',
+    ...API_HEADERS,
     ...headers,
   });
   res.end(text);
@@ -77,6 +85,7 @@ export function refuseUpgrade(socket: Duplex, err: HttpError): void {
   const headers = {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(text)),
+    ...API_HEADERS,
     connection: 'close',
     ...err.headers,
   };
@@ -131,8 +140,11 @@ export function answerClientError(
   const message =
     status === 408 ? 'request headers not received in time' : status === 431 ? 'request headers too large' : 'malformed HTTP request';
   const text = JSON.stringify({ success: false, error: { code: 'PROTOCOL_ERROR', message, retry_after_ms: 0 } });
+  const extra = Object.entries(API_HEADERS)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extra}connection: close\r\n\r\n${text}`,
     () => socket.destroy(),
   );
   setTimeout(() => socket.destroy(), 2000).unref();

@@ -32,6 +32,8 @@ interface BackendOptions {
   rateWindowMs: number;
   /** Lease of a concurrency slot in Redis (the slots of a dead instance are free after it). */
   slotLeaseMs: number;
+  /** Failed master-key (and, apart, API-key) attempts allowed per client address per minute (default 10). */
+  authFailureLimit?: number;
   log: ServerLogger;
 }
 
@@ -96,6 +98,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
         concurrencyLimit: o.concurrencyLimit,
         leaseMs: o.slotLeaseMs,
         holder,
+        authFailureLimit: o.authFailureLimit,
         log: o.log,
       });
       opened.push(() => redisLimits.close());
@@ -109,7 +112,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       limits = redisLimits;
       revocations = feed;
     } else {
-      limits = new InProcessLimits(o.rateLimit, o.rateWindowMs, o.concurrencyLimit);
+      limits = new InProcessLimits(o.rateLimit, o.rateWindowMs, o.concurrencyLimit, undefined, o.authFailureLimit);
       revocations = new LocalRevocations();
     }
     return {

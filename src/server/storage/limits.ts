@@ -60,13 +60,17 @@ export class RateLimiter {
   }
 }
 
-/** Failed master-key attempts allowed per client address within {@link MASTER_KEY_WINDOW_MS}. */
+/**
+ * Failed attempts allowed per client address within {@link MASTER_KEY_WINDOW_MS} (by default; the
+ * environment's `DICTEE_AUTH_FAILURE_LIMIT` changes it), counted apart for the master key and for API keys.
+ */
 export const MASTER_KEY_FAILURES = 10;
 export const MASTER_KEY_WINDOW_MS = 60_000;
 
 export class InProcessLimits implements Limits {
   private readonly rate: RateLimiter;
   private readonly masterFailures: RateLimiter;
+  private readonly keyFailures: RateLimiter;
   private readonly slots = new Map<string, Set<string>>();
 
   constructor(
@@ -74,12 +78,15 @@ export class InProcessLimits implements Limits {
     readonly rateWindowMs: number,
     readonly concurrencyLimit: number,
     now: () => number = monotonicMs,
+    readonly authFailureLimit = MASTER_KEY_FAILURES,
   ) {
     checkWhole('rateLimit', rateLimit, 1);
     checkWhole('rateWindowMs', rateWindowMs, 1);
     checkWhole('concurrencyLimit', concurrencyLimit, 1);
+    checkWhole('authFailureLimit', authFailureLimit, 1);
     this.rate = new RateLimiter(rateLimit, rateWindowMs, now);
-    this.masterFailures = new RateLimiter(MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS, now);
+    this.masterFailures = new RateLimiter(authFailureLimit, MASTER_KEY_WINDOW_MS, now);
+    this.keyFailures = new RateLimiter(authFailureLimit, MASTER_KEY_WINDOW_MS, now);
   }
 
   async masterKeyWait(address: string): Promise<number> {
@@ -88,6 +95,14 @@ export class InProcessLimits implements Limits {
 
   async masterKeyFailed(address: string): Promise<void> {
     this.masterFailures.take(address);
+  }
+
+  async keyFailureWait(address: string): Promise<number> {
+    return this.keyFailures.wait(address);
+  }
+
+  async keyFailed(address: string): Promise<void> {
+    this.keyFailures.take(address);
   }
 
   async takeRate(keyId: string): Promise<RateDecision> {
@@ -121,6 +136,7 @@ export class InProcessLimits implements Limits {
   sweep(): void {
     this.rate.sweep();
     this.masterFailures.sweep();
+    this.keyFailures.sweep();
   }
 
   async close(): Promise<void> {}

@@ -217,6 +217,10 @@ export interface Limits {
   masterKeyWait(address: string): Promise<number>;
   /** Counts one failed master-key attempt of an address. */
   masterKeyFailed(address: string): Promise<void>;
+  /** How long (ms) an address must wait because it presented unknown or malformed API keys too often; 0 when it may try. */
+  keyFailureWait(address: string): Promise<number>;
+  /** Counts one failed API-key attempt (an unknown or malformed key) of an address. */
+  keyFailed(address: string): Promise<void>;
   /** Forgets what no longer counts (now and then). */
   sweep(): void;
   close(): Promise<void>;

@@ -3,7 +3,8 @@
  *
  * - rate: a sliding-window log per key (a sorted set of request times), checked and counted by one Lua
  *   script, so two instances never both take the last request of a window; times are Redis's clock;
- * - failed master-key attempts per client address: the same window, counted the same way;
+ * - failed master-key attempts, and failed API-key attempts, per client address: the same window, counted
+ *   the same way (two counts);
  * - concurrency: per organisation, a sorted set of the sessions holding a slot, scored by when their lease
  *   ends, and a hash of which instance holds each. The holding instance renews its leases every
  *   `leaseMs / 3`; the slots of an instance that died are free again when their leases end (`leaseMs`).
@@ -138,6 +139,8 @@ interface RedisLimitsOptions {
   leaseMs: number;
   /** This instance (unique per process: the holder of its slots). */
   holder: string;
+  /** Failed master-key (and, apart, API-key) attempts allowed per client address per minute (default 10). */
+  authFailureLimit?: number;
   log: ServerLogger;
 }
 
@@ -145,6 +148,7 @@ export class RedisLimits implements Limits {
   readonly rateLimit: number;
   readonly rateWindowMs: number;
   readonly concurrencyLimit: number;
+  readonly authFailureLimit: number;
   /** The slots this instance holds: organisation → sessions. */
   private readonly held = new Map<string, Set<string>>();
   private readonly renewTimer: NodeJS.Timeout;
@@ -160,6 +164,8 @@ export class RedisLimits implements Limits {
     this.rateLimit = o.rateLimit;
     this.rateWindowMs = o.rateWindowMs;
     this.concurrencyLimit = o.concurrencyLimit;
+    this.authFailureLimit = o.authFailureLimit ?? MASTER_KEY_FAILURES;
+    checkWhole('authFailureLimit', this.authFailureLimit, 1);
     this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(o.leaseMs / 3)));
   }
 
@@ -178,11 +184,20 @@ export class RedisLimits implements Limits {
 
   /** Failed master-key attempts per address, one window for every instance (as in limits.ts). */
   masterKeyWait(address: string): Promise<number> {
-    return this.run<number>(WAIT, [`${PREFIX}master-failures:{${address}}`], [MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS]);
+    return this.run<number>(WAIT, [`${PREFIX}master-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS]);
   }
 
   async masterKeyFailed(address: string): Promise<void> {
-    await this.run(RATE, [`${PREFIX}master-failures:{${address}}`], [MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS, uniqueMember()]);
+    await this.run(RATE, [`${PREFIX}master-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS, uniqueMember()]);
+  }
+
+  /** Failed API-key attempts per address, one window for every instance. */
+  keyFailureWait(address: string): Promise<number> {
+    return this.run<number>(WAIT, [`${PREFIX}key-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS]);
+  }
+
+  async keyFailed(address: string): Promise<void> {
+    await this.run(RATE, [`${PREFIX}key-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS, uniqueMember()]);
   }
 
   async acquireSlot(orgId: string, sessionId: string): Promise<boolean> {
