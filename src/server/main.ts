@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { Service, type Timing, bindHttpServer } from './app';
+import { bindMetricsServer, closeMetricsServer, metricsUrl } from './http/metricsListener';
 import { BackendStartError } from './storage/backend';
 import { type Backends, openBackends } from './storage/backends';
 import { openEngine } from './engine/pooled';
@@ -136,6 +137,17 @@ async function main(): Promise<void> {
     await engine.close?.();
     process.exit(1);
   }
+  let metricsServer: http.Server | undefined;
+  if (opts.metricsPort !== undefined) {
+    try {
+      metricsServer = await bindMetricsServer(opts.metricsHost, opts.metricsPort);
+    } catch (e) {
+      process.stderr.write(`error: cannot listen for --metrics-port on ${opts.metricsHost}:${opts.metricsPort}: ${errorMessage(e)}\n`);
+      server.close();
+      await engine.close?.();
+      process.exit(1);
+    }
+  }
   const dirWarning = opts.database ? undefined : dataDirWarning(dataDir);
   if (dirWarning) log.warn(dirWarning);
   let backends: Backends;
@@ -155,12 +167,22 @@ async function main(): Promise<void> {
     });
   } catch (e) {
     server.close();
+    if (metricsServer) await closeMetricsServer(metricsServer);
     await engine.close?.();
     if (!(e instanceof BackendStartError)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
     process.exit(1);
   }
-  const service = new Service({ backends, engine, log, timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays, server });
+  const service = new Service({
+    backends,
+    engine,
+    log,
+    timing,
+    perKeyLimit: opts.perKeyLimit,
+    retentionDays: opts.retentionDays,
+    server,
+    ...(metricsServer ? { metricsServer } : {}),
+  });
   const port = await service.listen(opts.host, opts.port);
   process.exitCode = 0;
   if (backends.storeKind === 'postgres' && backends.limitsKind === 'in-process') {
@@ -186,7 +208,13 @@ async function main(): Promise<void> {
     rate_window_s: opts.rateWindowS,
     per_key_limit: opts.perKeyLimit,
     retention_days: opts.retentionDays,
+    metrics: metricsServer ? metricsUrl(metricsServer) : undefined,
   });
+  if (metricsServer && !isLoopback(opts.metricsHost)) {
+    log.warn('the metrics listener takes no key and listens beyond loopback: protect it by the network or a proxy', {
+      metrics: metricsUrl(metricsServer),
+    });
+  }
   let stopping = false;
   const onSignal = (sig: string): void => {
     if (stopping) return;
@@ -214,6 +242,11 @@ async function main(): Promise<void> {
   // Only now, with the signal handlers in place: whoever waits for this line may signal us at once.
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   stdout(`listening on http://${hostForUrl}:${port}\n`);
+}
+
+/** Whether a host given on the command line is this machine's loopback only. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 if (require.main === module) {

@@ -1,7 +1,9 @@
 /** What the HTTP API works with: the stores and limits, the session registry, the log. */
+import type { ServiceCounters } from '../counters';
 import type { Engine } from '../engine/engine';
 import type { ServerLogger } from '../log';
 import type { LoopDelay } from './loopDelay';
+import type { Readiness } from './readiness';
 import type { SessionRegistry } from '../live/registry';
 import type { KeyStore, Limits, SessionStore } from '../storage/stores';
 
@@ -19,4 +21,8 @@ export interface ApiContext {
   status(): object;
   /** Event-loop delay since the previous GET /healthz. */
   loopDelay(): LoopDelay | undefined;
+  /** Where the errors answered are counted (the metrics). */
+  counters: ServiceCounters;
+  /** GET /readyz: whether the instance takes new sessions (not draining, its backends answer). */
+  readiness(): Promise<Readiness>;
 }

@@ -30,6 +30,12 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
     });
     return;
   }
+  if (p === PATHS.ready) {
+    allow('GET', 'HEAD');
+    const r = await ctx.readiness();
+    sendJson(res, r.ready ? 200 : 503, r);
+    return;
+  }
   if (ctx.draining()) throw HttpError.of('INTERNAL_ERROR', 'service shutting down', 1000, 503);
   if (p === PATHS.sessionInit || p === PATHS.sessionInitAlt) {
     allow('POST');
@@ -96,5 +102,6 @@ export function httpFailure(ctx: ApiContext, req: IncomingMessage, res: ServerRe
   }
   if (err.status >= 400 && err.status !== 500)
     ctx.log.info('http error', { status: err.status, code: err.code, path: safeUrl(req.url ?? '') });
+  ctx.counters.error(err.code);
   sendError(res, err);
 }
