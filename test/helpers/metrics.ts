@@ -17,7 +17,8 @@ export async function scrape(port: number, host = '127.0.0.1'): Promise<Samples>
   const res = await fetch(`http://${host}:${port}/metrics`);
   const text = await res.text();
   if (res.status !== 200) throw new Error(`GET /metrics: HTTP ${res.status} ${text}`);
-  if (!/^text\/plain; version=0\.0\.4/.test(res.headers.get('content-type') ?? '')) throw new Error(`content-type ${res.headers.get('content-type')}`);
+  if (!/^text\/plain; version=0\.0\.4/.test(res.headers.get('content-type') ?? ''))
+    throw new Error(`content-type ${res.headers.get('content-type')}`);
   return parseMetrics(text);
 }
 

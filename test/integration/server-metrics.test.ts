@@ -168,7 +168,11 @@ describe('metrics and GET /readyz during a drain (built service, pocketsphinx sl
       socket.write('\r\n');
       await waitFor(() => /\r\n\r\n\{.*\}$/.test(answer), 5000, 'the /readyz answer');
       assert.match(answer, /^HTTP\/1\.1 503 /);
-      assert.deepEqual(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), { ready: false, draining: true, backends: { sqlite: true } });
+      assert.deepEqual(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), {
+        ready: false,
+        draining: true,
+        backends: { sqlite: true },
+      });
       assert.equal(sample(await scrape(metricsPort), 'dictee_draining'), 1, 'still draining after the answer');
       assert.equal((await probe.waitFor((m) => m.state === 'stopped', 30_000, 'stopped')).resumable, true);
       assert.equal(await server.stop(), 0);
