@@ -151,7 +151,14 @@ describe('metrics and GET /readyz during a drain (built service, pocketsphinx sl
       const probe = new WsProbe(server.wsUrl, { header: key });
       await probe.configure({ language: 'en' });
       for (const f of framesOf(tone(2000))) probe.sendAudio(f);
-      await waitFor(async () => sample(await scrape(metricsPort), 'dictee_decoder_backlog_seconds') > 1, 5000, 'a backlog of over 1 s');
+      await waitFor(
+        async () => {
+          const s = await scrape(metricsPort);
+          return sample(s, 'dictee_decoded_audio_seconds_total') > 0 && sample(s, 'dictee_decoder_backlog_seconds') > 1;
+        },
+        5000,
+        'a frame decoded, and a backlog of over 1 s',
+      );
       // A request begun before the drain (its headers not finished) is answered during it: the listener no
       // longer takes connections, but this one is not idle.
       const socket = await rawSocket(server.port);
@@ -165,6 +172,10 @@ describe('metrics and GET /readyz during a drain (built service, pocketsphinx sl
       assert.equal(sample(draining, 'dictee_draining'), 1);
       assert.equal(sample(draining, 'dictee_ready'), 0);
       assert.ok(sample(draining, 'dictee_decoder_backlog_seconds') > 0, 'still decoding what it received');
+      // The worker thread reports its decoding time: 250 ms more for each 100 ms frame.
+      const decoded = sample(draining, 'dictee_decoded_audio_seconds_total');
+      assert.ok(decoded > 0, 'audio decoded in the worker thread');
+      assert.ok(sample(draining, 'dictee_decode_seconds_total') / decoded > 2.5, 'a real-time factor above 2.5');
       socket.write('\r\n');
       await waitFor(() => /\r\n\r\n\{.*\}$/.test(answer), 5000, 'the /readyz answer');
       assert.match(answer, /^HTTP\/1\.1 503 /);
