@@ -11,7 +11,7 @@ import type { Readiness } from './readiness';
 
 const BACKENDS: readonly BackendName[] = ['sqlite', 'postgresql', 'redis'];
 
-export interface MetricsSource {
+interface MetricsSource {
   tallies: Tallies;
   /** Live sessions, those with a connection, and the audio they have waiting to be decoded (ms). */
   live(): { live: number; connected: number; backlogMs: number; worstBacklogMs: number };
@@ -23,7 +23,7 @@ export interface MetricsSource {
 }
 
 /** An end reason as a label value: `client stop` → `client_stop`. */
-export function reasonLabel(reason: string): string {
+function reasonLabel(reason: string): string {
   return reason.replace(/ /g, '_');
 }
 

@@ -12,7 +12,7 @@ import type { Registry } from 'prom-client';
 import type { ServerLogger } from '../log';
 import { HttpError, parseRequestUrl, sendError } from './util';
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 export async function bindMetricsServer(host: string, port: number): Promise<http.Server> {
   const server = http.createServer({ headersTimeout: 10_000, requestTimeout: 15_000 });
