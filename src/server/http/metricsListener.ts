@@ -45,7 +45,7 @@ export function serveMetrics(server: http.Server, registry: Registry, log: Serve
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendError(res, HttpError.methodNotAllowed(req.method ?? '', ['GET']));
+      sendError(res, HttpError.methodNotAllowed(req.method ?? '', ['GET', 'HEAD']));
       return;
     }
     registry.metrics().then(
