@@ -88,21 +88,18 @@ export class SessionRegistry implements ConnectionHost {
     return this.connections.size;
   }
 
-  /** For the metrics, read when scraped: live sessions, those with a connection, and the audio waiting to be decoded. */
+  /** For the metrics, read when scraped: live sessions, those with a connection, the audio waiting to be decoded (ms). */
   liveFigures(): { live: number; connected: number; backlogMs: number; worstBacklogMs: number } {
-    let live = 0;
-    let connected = 0;
-    let backlogMs = 0;
-    let worstBacklogMs = 0;
+    const f = { live: 0, connected: 0, backlogMs: 0, worstBacklogMs: 0 };
     for (const s of this.sessions.values()) {
       if (!s.isLive) continue;
-      live++;
-      if (s.peer) connected++;
       const queued = s.queuedMs();
-      backlogMs += queued;
-      worstBacklogMs = Math.max(worstBacklogMs, queued);
+      f.live++;
+      f.connected += s.peer ? 1 : 0;
+      f.backlogMs += queued;
+      f.worstBacklogMs = Math.max(f.worstBacklogMs, queued);
     }
-    return { live, connected, backlogMs, worstBacklogMs };
+    return f;
   }
 
   lookup(sessionId: string): LiveSession | undefined {
