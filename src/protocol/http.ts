@@ -17,6 +17,8 @@ export const PATHS = {
   /** `GET /v1/sessions/{id}`: a session's record and live state. */
   sessions: '/v1/sessions',
   health: '/healthz',
+  /** Readiness: 200 while the instance takes new sessions, 503 while it drains or a backend does not answer. */
+  ready: '/readyz',
   /** Operational figures (master key): live sessions, connections, memory, event-loop delay. */
   status: '/v1/status',
 } as const;

@@ -15,6 +15,10 @@ import { httpFailure, route } from './http/routes';
 import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl, sendError } from './http/util';
 import { LoopDelayMonitor } from './http/loopDelay';
 import { clientAddressFor } from './http/clientAddress';
+import { serviceMetrics } from './http/metrics';
+import { closeMetricsServer, serveMetrics } from './http/metricsListener';
+import { type Readiness, readiness } from './http/readiness';
+import { Tallies } from './counters';
 import type { ServerLogger } from './log';
 import { SessionRegistry, type Timing } from './live/registry';
 import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './storage/stores';
@@ -29,7 +33,7 @@ const SHUTDOWN_DRAIN_MS = 30_000;
 
 interface ServiceOptions {
   /** What the service keeps and counts (backends.ts); closed by the shutdown. */
-  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'close'>;
+  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'checks' | 'close'>;
   engine: Engine;
   log: ServerLogger;
   timing: Timing;
@@ -41,6 +45,8 @@ interface ServiceOptions {
   server?: http.Server;
   /** `--trust-proxy` (clientAddress.ts): whose X-Forwarded-For gives the client's address; undefined: the socket's. */
   trustProxy?: string;
+  /** The metrics listener (`--metrics-port`, http/metricsListener.ts), listening already; closed after the drain. */
+  metricsServer?: http.Server;
 }
 
 function serverOptions(timing: Timing): http.ServerOptions {
@@ -85,6 +91,8 @@ export class Service {
   private readonly clientAddress: (req: IncomingMessage) => string;
   private readonly timers: NodeJS.Timeout[] = [];
   private draining = false;
+  /** What the sessions and the API count, for the metrics. */
+  readonly tallies = new Tallies();
 
   constructor(private readonly opts: ServiceOptions) {
     checkAllWhole('timing', opts.timing, 1);
@@ -106,6 +114,7 @@ export class Service {
       timing: opts.timing,
       perKeyLimit: opts.perKeyLimit,
       retentionDays: opts.retentionDays,
+      counters: this.tallies,
     });
     revocations.subscribe(
       (keyId) =>
@@ -125,7 +134,10 @@ export class Service {
       status: () => this.status(),
       loopDelay: () => this.healthDelay.take(),
       clientAddress: this.clientAddress,
+      counters: this.tallies,
+      readiness: () => this.readiness(),
     };
+    if (opts.metricsServer) this.serveMetrics(opts.metricsServer);
     this.server = opts.server ?? http.createServer(serverOptions(opts.timing));
     this.server.removeAllListeners('request');
     this.server.removeAllListeners('upgrade');
@@ -145,13 +157,13 @@ export class Service {
         this.upgrade(req, socket, head);
       } catch (e) {
         this.log.error('internal error on a WebSocket upgrade', { error: e, url: safeUrl(req.url ?? '') });
-        refuseUpgrade(socket, HttpError.of('INTERNAL_ERROR', 'internal error'));
+        this.refuse(socket, HttpError.of('INTERNAL_ERROR', 'internal error'));
       }
     });
     // CONNECT is not served: answered, never left hanging.
     this.server.on('connect', (req: IncomingMessage, socket: Duplex) => {
       this.log.debug('CONNECT refused', { url: safeUrl(req.url ?? '') });
-      refuseUpgrade(socket, HttpError.methodNotAllowed('CONNECT', ['GET', 'POST', 'DELETE']));
+      this.refuse(socket, HttpError.methodNotAllowed('CONNECT', ['GET', 'POST', 'DELETE']));
     });
     this.server.on('clientError', (e: NodeJS.ErrnoException, socket: Duplex) => answerClientError(this.log, e, socket));
   }
@@ -171,6 +183,28 @@ export class Service {
       event_loop_delay_p99_ms: delay?.p99 ?? 0,
       event_loop_delay_max_ms: delay?.max ?? 0,
     };
+  }
+
+  /** `GET /readyz`: not while draining, nor while a backend does not answer. */
+  readiness(): Promise<Readiness> {
+    return readiness(this.opts.backends.checks, this.draining);
+  }
+
+  private serveMetrics(server: http.Server): void {
+    const registry = serviceMetrics({
+      tallies: this.tallies,
+      live: () => this.registry.liveFigures(),
+      connections: () => this.registry.connectionCount,
+      engineBusy: () => Boolean(this.opts.engine.busy?.()),
+      readiness: () => this.readiness(),
+    });
+    serveMetrics(server, registry, this.log);
+  }
+
+  /** An upgrade refused (and counted) before it becomes a WebSocket. */
+  private refuse(socket: Duplex, err: HttpError): void {
+    this.tallies.error(err.code);
+    refuseUpgrade(socket, err);
   }
 
   /** Listens (unless the server given to the constructor already does) and starts the timers; the port. */
@@ -198,22 +232,22 @@ export class Service {
     const url = parseRequestUrl(req.url);
     if (!url) {
       this.log.debug('upgrade refused: malformed URL', { url: safeUrl(req.url ?? '') });
-      refuseUpgrade(socket, HttpError.of('PROTOCOL_ERROR', 'malformed request URL'));
+      this.refuse(socket, HttpError.of('PROTOCOL_ERROR', 'malformed request URL'));
       return;
     }
     if (url.pathname.replace(/\/+$/, '') !== PATHS.audioLive) {
       this.log.info('upgrade refused: unknown path', { path: safeUrl(req.url ?? '') });
-      refuseUpgrade(socket, new HttpError(404, 'NOT_FOUND', 'no such WebSocket endpoint'));
+      this.refuse(socket, new HttpError(404, 'NOT_FOUND', 'no such WebSocket endpoint'));
       return;
     }
     if (req.method !== 'GET') {
-      refuseUpgrade(socket, HttpError.methodNotAllowed(req.method ?? '', ['GET']));
+      this.refuse(socket, HttpError.methodNotAllowed(req.method ?? '', ['GET']));
       return;
     }
     const token = bearer(req) ?? url.searchParams.get('token') ?? undefined;
     const where = bearer(req) ? 'header' : url.searchParams.has('token') ? 'query' : 'none';
     const shuttingDown = (): boolean => {
-      if (this.draining) refuseUpgrade(socket, HttpError.of('INTERNAL_ERROR', 'service shutting down', 1000, 503));
+      if (this.draining) this.refuse(socket, HttpError.of('INTERNAL_ERROR', 'service shutting down', 1000, 503));
       return this.draining;
     };
     if (shuttingDown()) return;
@@ -231,6 +265,7 @@ export class Service {
               token_in: where,
               url: safeUrl(req.url ?? ''),
             });
+            this.tallies.error(auth.code);
             rejectSocket(ws, auth.code, auth.message, auth.retryAfterMs);
             return;
           }
@@ -241,11 +276,11 @@ export class Service {
       (e: unknown) => {
         if (e instanceof BackendUnavailableError) {
           this.log.warn('WebSocket refused: backend unreachable', { backend: e.backend, retry_after_ms: e.retryAfterMs });
-          refuseUpgrade(socket, HttpError.unavailable(e.retryAfterMs));
+          this.refuse(socket, HttpError.unavailable(e.retryAfterMs));
           return;
         }
         this.log.error('internal error while authorising a WebSocket', { error: e, url: safeUrl(req.url ?? '') });
-        refuseUpgrade(socket, HttpError.of('INTERNAL_ERROR', 'internal error'));
+        this.refuse(socket, HttpError.of('INTERNAL_ERROR', 'internal error'));
       },
     );
   }
@@ -268,6 +303,8 @@ export class Service {
     await this.registry.settled(3000);
     this.server.closeAllConnections();
     await Promise.race([serverClosed, new Promise((r) => setTimeout(r, 1000))]);
+    // Scraped until the drain is over (dictee_draining 1), then closed.
+    if (this.opts.metricsServer) await closeMetricsServer(this.opts.metricsServer);
     this.healthDelay.dispose();
     this.statusDelay.dispose();
     await this.opts.backends.close();

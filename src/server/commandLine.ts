@@ -77,6 +77,10 @@ Options:
                          X-Forwarded-For: HOPS proxies in front (1 for one), or the proxies'
                          addresses and ranges, comma-separated (10.0.0.5, 10.0.0.0/8, loopback);
                          without it, X-Forwarded-For is ignored
+  --metrics-port N       serve Prometheus metrics on GET /metrics on this port, a listener of its
+                         own without keys (default: none; 0 picks a free port)
+  --metrics-host H       its interface (default 127.0.0.1); another address must be protected by
+                         the network or a proxy
   -h, --help             show this help
 
 Environment:
@@ -85,6 +89,8 @@ Environment:
   DICTEE_DATABASE_URL    the same as --database (the flag wins)
   DICTEE_REDIS_URL       the same as --redis (the flag wins)
   DICTEE_TRUST_PROXY     the same as --trust-proxy (the flag wins)
+  DICTEE_METRICS_PORT    the same as --metrics-port (the flag wins)
+  DICTEE_METRICS_HOST    the same as --metrics-host (the flag wins)
   DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error
   DICTEE_ENGINE_API_KEY  the credential sent to the remote recogniser (see --engine-auth)
 `;
@@ -120,6 +126,10 @@ export interface CliOptions {
   instanceId: string;
   /** `--trust-proxy` or DICTEE_TRUST_PROXY, checked (clientAddress.ts), or undefined: X-Forwarded-For ignored. */
   trustProxy?: string;
+  /** `--metrics-port` or DICTEE_METRICS_PORT: the metrics listener's port, or undefined for none. */
+  metricsPort?: number;
+  /** `--metrics-host` or DICTEE_METRICS_HOST (default 127.0.0.1). */
+  metricsHost: string;
   help: boolean;
 }
 
@@ -149,6 +159,8 @@ const OPTIONS = {
   redis: { type: 'string' },
   'instance-id': { type: 'string' },
   'trust-proxy': { type: 'string' },
+  'metrics-port': { type: 'string' },
+  'metrics-host': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -174,8 +186,11 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     rateWindowS: v['rate-window'] === undefined ? 60 : wholeNumber('--rate-window', v['rate-window'], 1, 86400),
     retentionDays: v['retention-days'] === undefined ? 30 : wholeNumber('--retention-days', v['retention-days'], 1, 3650),
     instanceId: v['instance-id'] === undefined ? defaultInstanceId() : nonEmpty('--instance-id', v['instance-id']),
+    metricsHost: DEFAULT_HOST,
     help: v.help === true,
   };
+  Object.assign(o, metricsListener(v['metrics-port'], v['metrics-host'], env));
+  if (o.metricsPort && o.metricsPort === o.port) throw new UsageError('--metrics-port must differ from --port');
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(o.instanceId)) throw new UsageError('--instance-id takes 1 to 64 letters, digits, ".", "_" or "-"');
   const database = v.database ?? (env.DICTEE_DATABASE_URL || undefined);
   const redis = v.redis ?? (env.DICTEE_REDIS_URL || undefined);
@@ -225,6 +240,31 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     throw new UsageError('--engine-model is for the realtime engine (a Vosk server serves one model)');
   if (v['per-key-limit'] !== undefined) o.perKeyLimit = wholeNumber('--per-key-limit', v['per-key-limit'], 1, 100000);
   return o;
+}
+
+/** `--metrics-port` and `--metrics-host`, or their variables (the flag wins); the host only with a port. */
+function metricsListener(
+  portFlag: string | undefined,
+  hostFlag: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Pick<CliOptions, 'metricsPort' | 'metricsHost'> {
+  const port =
+    portFlag !== undefined
+      ? { name: '--metrics-port', v: portFlag }
+      : env.DICTEE_METRICS_PORT
+        ? { name: 'DICTEE_METRICS_PORT', v: env.DICTEE_METRICS_PORT }
+        : undefined;
+  const host =
+    hostFlag !== undefined
+      ? { name: '--metrics-host', v: hostFlag }
+      : env.DICTEE_METRICS_HOST
+        ? { name: 'DICTEE_METRICS_HOST', v: env.DICTEE_METRICS_HOST }
+        : undefined;
+  if (host && !port) throw new UsageError(`${host.name} goes with --metrics-port (or DICTEE_METRICS_PORT)`);
+  return {
+    metricsHost: host ? nonEmpty(host.name, host.v) : DEFAULT_HOST,
+    ...(port ? { metricsPort: wholeNumber(port.name, port.v, 0, 65535) } : {}),
+  };
 }
 
 /** Timings overridable by (undocumented in --help, documented in docs/server.md) env vars, for tests. */

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { Service, type Timing, bindHttpServer } from './app';
+import { bindMetricsServer, closeMetricsServer, metricsUrl } from './http/metricsListener';
 import { BackendStartError } from './storage/backend';
 import { type Backends, openBackends } from './storage/backends';
 import { openEngine } from './engine/pooled';
@@ -139,6 +140,17 @@ async function main(): Promise<void> {
     await engine.close?.();
     process.exit(1);
   }
+  let metricsServer: http.Server | undefined;
+  if (opts.metricsPort !== undefined) {
+    try {
+      metricsServer = await bindMetricsServer(opts.metricsHost, opts.metricsPort);
+    } catch (e) {
+      process.stderr.write(`error: cannot listen for --metrics-port on ${opts.metricsHost}:${opts.metricsPort}: ${errorMessage(e)}\n`);
+      server.close();
+      await engine.close?.();
+      process.exit(1);
+    }
+  }
   const dirWarning = opts.database ? undefined : dataDirWarning(dataDir);
   if (dirWarning) log.warn(dirWarning);
   let backends: Backends;
@@ -159,6 +171,7 @@ async function main(): Promise<void> {
     });
   } catch (e) {
     server.close();
+    if (metricsServer) await closeMetricsServer(metricsServer);
     await engine.close?.();
     if (!(e instanceof BackendStartError)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
@@ -173,6 +186,7 @@ async function main(): Promise<void> {
     retentionDays: opts.retentionDays,
     server,
     trustProxy: opts.trustProxy,
+    ...(metricsServer ? { metricsServer } : {}),
   });
   const port = await service.listen(opts.host, opts.port);
   process.exitCode = 0;
@@ -200,7 +214,13 @@ async function main(): Promise<void> {
     per_key_limit: opts.perKeyLimit,
     retention_days: opts.retentionDays,
     trust_proxy: opts.trustProxy,
+    metrics: metricsServer ? metricsUrl(metricsServer) : undefined,
   });
+  if (metricsServer && !isLoopback(opts.metricsHost)) {
+    log.warn('the metrics listener takes no key and listens beyond loopback: protect it by the network or a proxy', {
+      metrics: metricsUrl(metricsServer),
+    });
+  }
   let stopping = false;
   const onSignal = (sig: string): void => {
     if (stopping) return;
@@ -228,6 +248,11 @@ async function main(): Promise<void> {
   // Only now, with the signal handlers in place: whoever waits for this line may signal us at once.
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   stdout(`listening on http://${hostForUrl}:${port}\n`);
+}
+
+/** Whether a host given on the command line is this machine's loopback only. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 if (require.main === module) {

@@ -18,6 +18,7 @@ describe('server command line', () => {
       rateWindowS: 60,
       retentionDays: 30,
       instanceId: defaultInstanceId(),
+      metricsHost: '127.0.0.1',
       help: false,
     });
     assert.match(defaultInstanceId(), new RegExp(`^[A-Za-z0-9._-]+-${process.pid}$`));
@@ -51,6 +52,21 @@ describe('server command line', () => {
       () => parseArgs(['--database']),
       (e: unknown) => e instanceof UsageError && /--database needs a value/.test(e.message),
     );
+  });
+
+  it('--metrics-port and --metrics-host, or DICTEE_METRICS_PORT and DICTEE_METRICS_HOST (the flag wins); no listener by default', () => {
+    assert.equal(parseArgs([]).metricsPort, undefined);
+    assert.deepEqual(pick(parseArgs(['--metrics-port', '9787'])), { metricsPort: 9787, metricsHost: '127.0.0.1' });
+    assert.deepEqual(pick(parseArgs(['--metrics-port=0', '--metrics-host', '10.0.0.11'])), { metricsPort: 0, metricsHost: '10.0.0.11' });
+    const env = { DICTEE_METRICS_PORT: '9788', DICTEE_METRICS_HOST: '0.0.0.0' };
+    assert.deepEqual(pick(parseArgs([], env)), { metricsPort: 9788, metricsHost: '0.0.0.0' });
+    assert.deepEqual(pick(parseArgs(['--metrics-port', '9789', '--metrics-host', '::1'], env)), { metricsPort: 9789, metricsHost: '::1' });
+    assert.throws(() => parseArgs(['--metrics-host', '0.0.0.0']), /--metrics-host goes with --metrics-port/);
+    assert.throws(() => parseArgs([], { DICTEE_METRICS_HOST: '0.0.0.0' }), /DICTEE_METRICS_HOST goes with --metrics-port/);
+    assert.throws(() => parseArgs(['--metrics-port', 'x']), /--metrics-port needs a whole number, got "x"/);
+    assert.throws(() => parseArgs([], { DICTEE_METRICS_PORT: '70000' }), /DICTEE_METRICS_PORT must be between 0 and 65535, got 70000/);
+    assert.throws(() => parseArgs(['--port', '9000', '--metrics-port', '9000']), /--metrics-port must differ from --port/);
+    assert.throws(() => parseArgs(['--metrics-port', '9000', '--metrics-host', '']), /--metrics-host needs a value/);
   });
 
   it('DICTEE_SLOT_LEASE_MS: 3000 by default, at least 300', () => {
@@ -148,3 +164,7 @@ describe('server command line', () => {
     assert.throws(() => makeDirs('/proc/dictee-nope/x'), /ENOENT/);
   });
 });
+
+function pick(o: { metricsPort?: number; metricsHost: string }): { metricsPort?: number; metricsHost: string } {
+  return { metricsPort: o.metricsPort, metricsHost: o.metricsHost };
+}

@@ -112,6 +112,7 @@ class RemotePort implements SegmenterPort {
   receive(m: FromWorker): void {
     if (m.t === 'events' || m.t === 'progress') this.progressAt = Date.now();
     if (m.t === 'events') {
+      if (m.decodeMs !== undefined) this.init.onDecoded?.((m.decoded - this.decoded) / 2 / this.init.config.sample_rate, m.decodeMs / 1000);
       this.decoded = m.decoded;
       this.pending = m.pending;
       this.cp = m.checkpoint;

@@ -3,6 +3,7 @@
  * engines as cheap as `simulated`) or in a worker thread (engine/pool.ts, for real decoders). Events
  * are handed to `onEvents` in order, whenever they are produced.
  */
+import { performance } from 'node:perf_hooks';
 import type { EffectiveConfig } from '../../protocol';
 import type { Recognizer } from './recognizer';
 import { type ChunkEvent, type SegmentEvent, Segmenter, type SegmenterCheckpoint } from './segmenter';
@@ -16,6 +17,11 @@ export interface PortInit {
   onEvents(events: SegmentEvent[]): void;
   /** The decoder failed: the session cannot go on. */
   onFailure(message: string): void;
+  /**
+   * A decoder of this process (in-process or in a worker thread) decoded `audioSeconds` of audio in
+   * `decodeSeconds` (the metrics' real-time factor; a remote recogniser does not say).
+   */
+  onDecoded?(audioSeconds: number, decodeSeconds: number): void;
 }
 
 export interface SegmenterPort {
@@ -83,11 +89,17 @@ export class LocalSegmenterPort implements SegmenterPort {
   }
 
   push(pcm: Buffer): void {
-    this.init.onEvents(this.segmenter.push(pcm));
+    const t0 = performance.now();
+    const events = this.segmenter.push(pcm);
+    this.init.onDecoded?.(pcm.length / 2 / this.init.config.sample_rate, (performance.now() - t0) / 1000);
+    this.init.onEvents(events);
   }
 
   flush(opts: { proofread: boolean }): undefined {
-    this.init.onEvents(this.segmenter.flush(opts));
+    const t0 = performance.now();
+    const events = this.segmenter.flush(opts);
+    this.init.onDecoded?.(0, (performance.now() - t0) / 1000);
+    this.init.onEvents(events);
     return undefined;
   }
 

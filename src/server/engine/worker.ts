@@ -111,7 +111,7 @@ function prepareWhenIdle(): void {
   });
 }
 
-function report(id: string, h: Hosted, events: SegmentEvent[], flushed?: number): void {
+function report(id: string, h: Hosted, events: SegmentEvent[], flushed?: number, decodeMs?: number): void {
   post({
     t: 'events',
     id,
@@ -120,6 +120,7 @@ function report(id: string, h: Hosted, events: SegmentEvent[], flushed?: number)
     pending: h.segmenter.pendingChunks(),
     checkpoint: h.segmenter.checkpoint(),
     ...(flushed !== undefined ? { flushed } : {}),
+    ...(decodeMs !== undefined ? { decodeMs } : {}),
   });
 }
 
@@ -166,10 +167,12 @@ function handle(m: ToWorker): void {
   }
   if (!h) return; // failed earlier: the service already knows
   if (m.t === 'audio') {
+    // The test delay counts as decoding time: it stands for a decoder starved of CPU.
+    const t0 = performance.now();
     if (delayCell) Atomics.wait(delayCell, 0, 0, DELAY_MS);
     const events = h.segmenter.push(Buffer.from(m.pcm));
     h.decoded += m.pcm.byteLength;
-    report(m.id, h, events);
+    report(m.id, h, events, undefined, performance.now() - t0);
     if (CRASH_AFTER_MS && (h.decoded / 2 / h.config.sample_rate) * 1000 >= CRASH_AFTER_MS) {
       setImmediate(() => {
         throw new Error('decoder crash requested by DICTEE_TEST_DECODER_CRASH_AFTER_MS');
@@ -178,7 +181,9 @@ function handle(m: ToWorker): void {
     return;
   }
   // The answer to a flush comes after the proofreading it started (a stop's `stopped` follows it).
-  report(m.id, h, h.segmenter.flush({ proofread: m.proofread }));
+  const t0 = performance.now();
+  const flushed = h.segmenter.flush({ proofread: m.proofread });
+  report(m.id, h, flushed, undefined, performance.now() - t0);
   const req = m.req;
   void h.segmenter.proofreadingDone().finally(() => report(m.id, h, [], req));
 }

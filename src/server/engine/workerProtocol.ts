@@ -38,6 +38,8 @@ export type FromWorker =
       checkpoint: SegmenterCheckpoint;
       /** Present on the answer to a flush. */
       flushed?: number;
+      /** Milliseconds the worker spent decoding what this message reports (the metrics' real-time factor). */
+      decodeMs?: number;
     }
   /** This session's decoder threw: it is gone, the worker goes on. */
   | { t: 'failed'; id: string; message: string }

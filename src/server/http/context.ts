@@ -1,8 +1,10 @@
-/** What the HTTP API works with: the stores and limits, the session registry, the log, the client's address. */
+/** What the HTTP API works with: the stores and limits, the session registry, the log, the client's address, the counters. */
 import type { IncomingMessage } from 'node:http';
+import type { ServiceCounters } from '../counters';
 import type { Engine } from '../engine/engine';
 import type { ServerLogger } from '../log';
 import type { LoopDelay } from './loopDelay';
+import type { Readiness } from './readiness';
 import type { SessionRegistry } from '../live/registry';
 import type { KeyStore, Limits, SessionStore } from '../storage/stores';
 
@@ -22,4 +24,8 @@ export interface ApiContext {
   loopDelay(): LoopDelay | undefined;
   /** The request's client address (clientAddress.ts: the socket's, or X-Forwarded-For's under --trust-proxy). */
   clientAddress(req: IncomingMessage): string;
+  /** Where the errors answered are counted (the metrics). */
+  counters: ServiceCounters;
+  /** GET /readyz: whether the instance takes new sessions (not draining, its backends answer). */
+  readiness(): Promise<Readiness>;
 }

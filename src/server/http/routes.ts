@@ -30,6 +30,12 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
     });
     return;
   }
+  if (p === PATHS.ready) {
+    allow('GET', 'HEAD');
+    const r = await ctx.readiness();
+    sendJson(res, r.ready ? 200 : 503, r);
+    return;
+  }
   if (ctx.draining()) throw HttpError.of('INTERNAL_ERROR', 'service shutting down', 1000, 503);
   if (p === PATHS.sessionInit || p === PATHS.sessionInitAlt) {
     allow('POST');
@@ -102,5 +108,6 @@ export function httpFailure(ctx: ApiContext, req: IncomingMessage, res: ServerRe
       address: ctx.clientAddress(req),
       ...err.logFields,
     });
+  ctx.counters.error(err.code);
   sendError(res, err);
 }

@@ -20,6 +20,7 @@ import {
   parseClientMessage,
 } from '../../protocol';
 import { monotonicMs } from '../clock';
+import type { ServiceCounters } from '../counters';
 import type { ServerLogger } from '../log';
 import type { LiveSession, SessionPeer } from './session';
 import { type ApiKey, BackendUnavailableError, type JournalOutcome, unavailableMessage } from '../storage/stores';
@@ -39,6 +40,8 @@ export interface ConnectionHost {
   readonly configureTimeoutMs: number;
   /** Unsent bytes past which a client that does not read is dropped (default MAX_UNSENT_BYTES). */
   readonly maxUnsentBytes?: number;
+  /** Where the `error` messages sent are counted (the service's metrics). */
+  readonly counters?: ServiceCounters;
 }
 
 let nextConnId = 1;
@@ -160,6 +163,7 @@ export class Connection implements SessionPeer {
       const err: OutgoingError = { type: 'error', code, message, retry_after_ms: Math.max(0, Math.round(opts.retryAfterMs ?? 0)) };
       if (s) err.session_id = s.id;
       this.log.info('error sent', { code, message });
+      this.host.counters?.error(code);
       this.send(err);
       this.closeAfterSent(opts.closeCode ?? closeCodeFor(code), code);
     };

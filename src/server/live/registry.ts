@@ -6,6 +6,7 @@
 import type { WebSocket } from 'ws';
 import { type ClientConfig, ConfigConflictError, type EffectiveConfig, resolveConfig } from '../../protocol';
 import { monotonicMs } from '../clock';
+import { type ServiceCounters, Tallies } from '../counters';
 import { Admission } from './admission';
 import { Connection, type ConnectionHost } from './connection';
 import type { Engine, EngineLink } from '../engine/engine';
@@ -34,6 +35,8 @@ interface RegistryOptions {
   perKeyLimit?: number;
   /** Session records and their events are deleted this many days after the session ended. */
   retentionDays: number;
+  /** What the sessions and connections count for the service's metrics (default: counted nowhere). */
+  counters?: ServiceCounters;
 }
 
 export class SessionRegistry implements ConnectionHost {
@@ -46,9 +49,11 @@ export class SessionRegistry implements ConnectionHost {
   private lastPrune = -Infinity;
   readonly configureTimeoutMs: number;
   readonly maxUnsentBytes: number;
+  readonly counters: ServiceCounters;
 
   constructor(private readonly o: RegistryOptions) {
     this.log = o.log;
+    this.counters = o.counters ?? new Tallies();
     this.httpInits = new HttpInits(o.timing.initAdoptMs);
     this.resumer = new Resumer({ engine: o.engine, store: o.store, log: o.log });
     this.admission = new Admission({
@@ -81,6 +86,20 @@ export class SessionRegistry implements ConnectionHost {
 
   get connectionCount(): number {
     return this.connections.size;
+  }
+
+  /** For the metrics, read when scraped: live sessions, those with a connection, the audio waiting to be decoded (ms). */
+  liveFigures(): { live: number; connected: number; backlogMs: number; worstBacklogMs: number } {
+    const f = { live: 0, connected: 0, backlogMs: 0, worstBacklogMs: 0 };
+    for (const s of this.sessions.values()) {
+      if (!s.isLive) continue;
+      const queued = s.queuedMs();
+      f.live++;
+      f.connected += s.peer ? 1 : 0;
+      f.backlogMs += queued;
+      f.worstBacklogMs = Math.max(f.worstBacklogMs, queued);
+    }
+    return f;
   }
 
   lookup(sessionId: string): LiveSession | undefined {
@@ -126,6 +145,7 @@ export class SessionRegistry implements ConnectionHost {
     const session = this.create(id, conn.key, effective, undefined, link);
     this.sessions.set(id, session);
     if (!this.attach(session, conn)) return;
+    this.counters.sessionStarted();
     session.log.info('session configured', {
       engine: this.o.engine.name,
       note: this.o.engine.name === 'simulated' ? 'simulated engine: produces text without recognising speech' : undefined,
@@ -290,7 +310,10 @@ export class SessionRegistry implements ConnectionHost {
         if (!session) return false;
     }
     const events = await this.resumer.unseenEvents(session, lastSeq);
-    if (this.attach(session, conn)) this.resumer.resumed(session, conn, lastSeq, events);
+    if (this.attach(session, conn)) {
+      this.counters.sessionResumed();
+      this.resumer.resumed(session, conn, lastSeq, events);
+    }
     return true;
   }
 
@@ -328,6 +351,7 @@ export class SessionRegistry implements ConnectionHost {
       log: this.log.child({ session_id: id }),
       restore,
       onStop: (s) => this.admission.release(s.orgId, s.id),
+      counters: this.counters,
     });
   }
 

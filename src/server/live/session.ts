@@ -7,6 +7,7 @@ import type { ControlAction, EffectiveConfig, ErrorCode, OutgoingMessage, SentMe
 import { type Recognizer } from '../engine/recognizer';
 import { type WorkerRecognizer, isWorkerRecognizer } from '../engine/engine';
 import { monotonicMs } from '../clock';
+import { type EndReason, type ServiceCounters, Tallies } from '../counters';
 import type { ServerLogger } from '../log';
 import type { SegmentEvent, SegmenterCheckpoint } from '../engine/segmenter';
 import { LocalSegmenterPort, type PortInit, type SegmenterPort, whileProgressing } from '../engine/segmenterPort';
@@ -41,6 +42,8 @@ export interface LiveSessionInit {
   restore?: { row: CheckpointRow; lastSeq: number; storedSeq: number };
   /** Called once the session has stopped (its concurrency slot is free). */
   onStop?: (session: LiveSession) => void;
+  /** What the session counts for the service's metrics (default: counted nowhere). */
+  counters?: ServiceCounters;
 }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
@@ -60,6 +63,7 @@ export class LiveSession {
   stoppedAt: number | undefined;
 
   private readonly onStop: ((session: LiveSession) => void) | undefined;
+  private readonly counters: ServiceCounters;
   /** The seq of the last durable event persisted (0: none). */
   private readonly journal: SessionJournal;
   private readonly segmenter: SegmenterPort;
@@ -85,6 +89,7 @@ export class LiveSession {
     this.config = init.config;
     this.engineName = init.recognizer.name;
     this.onStop = init.onStop;
+    this.counters = init.counters ?? new Tallies();
     this.log = init.log;
     const portInit = (restore?: SegmenterCheckpoint): PortInit => ({
       sessionId: init.id,
@@ -92,6 +97,7 @@ export class LiveSession {
       ...(restore ? { restore } : {}),
       onEvents: (events) => this.emitAll(events),
       onFailure: (message) => this.failed(message),
+      onDecoded: (audioSeconds, decodeSeconds) => this.counters.decoded(audioSeconds, decodeSeconds),
     });
     const open = (restore?: SegmenterCheckpoint): SegmenterPort =>
       isWorkerRecognizer(init.recognizer)
@@ -190,6 +196,7 @@ export class LiveSession {
       this.log.debug('audio discarded', { state: this.state, bytes: frame.length });
       return;
     }
+    this.counters.audio(frame.length, this.config.sample_rate);
     this.segmenter.push(frame);
     this.lastAudioMono = now;
     if (!this.flushTimer) this.armFlushTimer(this.config.flush_timeout * 1000);
@@ -219,7 +226,7 @@ export class LiveSession {
    * With `resumable` (service shutdown) the session is not marked stopped in storage, so a client
    * may resume it after the restart.
    */
-  stop(opts: { reason: string; resumable?: boolean }): Promise<SentMetrics | undefined> {
+  stop(opts: { reason: EndReason; resumable?: boolean }): Promise<SentMetrics | undefined> {
     if (this.state === 'stopping' || this.state === 'stopped') return Promise.resolve(undefined);
     this.state = 'stopping';
     this.clearFlushTimer();
@@ -239,7 +246,7 @@ export class LiveSession {
     });
   }
 
-  private finishStop(opts: { reason: string; resumable?: boolean }): SentMetrics {
+  private finishStop(opts: { reason: EndReason; resumable?: boolean }): SentMetrics {
     this.state = 'stopped';
     this.stoppedAt = monotonicMs();
     const metrics = this.metrics();
@@ -260,7 +267,7 @@ export class LiveSession {
   }
 
   /** The end in storage: stopped for good (resumable: a last checkpoint instead), and the session's record. */
-  private recordStop(reason: string, resumable: boolean): void {
+  private recordStop(reason: EndReason, resumable: boolean): void {
     const at = new Date().toISOString();
     try {
       if (resumable) this.journal.saveCheckpoint(this.segmenter.checkpoint());
@@ -332,7 +339,8 @@ export class LiveSession {
   }
 
   /** Records the end of the session (also of one never stopped: expired after a drop, key revoked). Does not wait. */
-  recordEnd(reason: string, at = new Date().toISOString()): void {
+  recordEnd(reason: EndReason, at = new Date().toISOString()): void {
+    this.counters.sessionEnded(reason);
     const m = this.metrics();
     const end: SessionEnd = { at, duration: m.session_duration, totalFrames: m.total_chunks, finals: m.final_chunks, reason };
     this.journal.sessionEnded(end);
@@ -364,6 +372,7 @@ export class LiveSession {
     }
     const seq = this.nextSeq++;
     if (event.type === 'transcript' && event.status === 'final') this.finalChunks++;
+    this.counters.transcriptEvent(event.type === 'transcript' ? event.status : event.type);
     // Serialised once: the same text is persisted and sent.
     const json = JSON.stringify(wireEvent(event, seq));
     if (event.checkpoint) this.journal.persist(seq, json, event.checkpoint);

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { BackendStartError } from './backend';
+import { type BackendCheck, BackendProbe, LOCAL_STORE } from './health';
 import { SqliteStore } from './db';
 import { ApiKeys, SqliteKeyStore } from './keys';
 import { InProcessLimits, LocalRevocations } from './limits';
@@ -47,6 +48,8 @@ export interface Backends {
   limitsKind: 'in-process' | 'redis';
   /** Migrations this start applied (PostgreSQL). */
   migrationsApplied: number[];
+  /** Whether each backend answers now (`GET /readyz`, the metrics): the store, then Redis when there is one. */
+  checks: BackendCheck[];
   /** Closes the limits, then the store (after its queued writes). */
   close(): Promise<void>;
 }
@@ -60,6 +63,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
     let store: SessionStore;
     let keys: KeyStore;
     let migrationsApplied: number[] = [];
+    const checks: BackendCheck[] = [];
     if (o.databaseUrl) {
       const pool = await openPool(o.databaseUrl);
       opened.push(() => pool.end());
@@ -70,6 +74,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       opened.push(() => pg.close());
       store = pg;
       keys = new ApiKeys(pg, prepared.masterHash);
+      checks.push(new BackendProbe('postgresql', { known: () => pg.availability.up, ping: () => pg.ping() }));
     } else {
       let sqlite: SqliteStore;
       try {
@@ -83,12 +88,14 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       }
       opened.push(() => sqlite.close());
       store = sqlite;
+      checks.push(LOCAL_STORE);
     }
     let limits: Limits;
     let revocations: RevocationFeed;
     if (o.redisUrl) {
       const link = await openRedis(o.redisUrl, o.log);
       opened.push(async () => void link.redis.disconnect());
+      checks.push(new BackendProbe('redis', { known: () => link.up, ping: () => link.redis.ping() }));
       // Unique per process, so that a restarted instance never renews the leases of its previous life.
       const holder = `${o.instanceId}/${randomBytes(4).toString('hex')}`;
       const redisLimits = new RedisLimits({
@@ -123,6 +130,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       storeKind: o.databaseUrl ? 'postgres' : 'sqlite',
       limitsKind: o.redisUrl ? 'redis' : 'in-process',
       migrationsApplied,
+      checks,
       close: closeAll,
     };
   } catch (e) {

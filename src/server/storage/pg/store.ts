@@ -61,6 +61,11 @@ export class PgStore implements SessionStore, KeyRows {
     }
   }
 
+  /** Asks the database whether it answers (`GET /readyz`, the metrics); a connection lost is noticed as by any query. */
+  async ping(): Promise<void> {
+    await this.q('SELECT 1');
+  }
+
   // ---------------------------------------------------------------- keys (KeyRows)
   async insertKey(row: KeyRow): Promise<void> {
     await this.q(
