@@ -19,6 +19,12 @@ export interface Timing {
   maxUnsentBytes: number;
   /** Time allowed for an HTTP request's headers (then 408). */
   headersTimeoutMs: number;
+  /**
+   * A session ended from outside (key revoked, key expired, an administrator, a dropped session expired)
+   * waits this long at most for its decoder to make everything final and proofread, and for that to be sent,
+   * before its end is recorded and its client gets the error (live/endSession.ts).
+   */
+  endFlushMs: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -32,4 +38,5 @@ export const DEFAULT_TIMING: Timing = {
   idleTimeoutMs: 10 * 60_000,
   maxUnsentBytes: MAX_UNSENT_BYTES,
   headersTimeoutMs: 15_000,
+  endFlushMs: 10_000,
 };

@@ -66,6 +66,12 @@ export class LiveSession {
   /** Flushes asked of a worker and not answered yet. */
   private inFlight = new Set<Promise<void>>();
   private failedMessage: string | undefined;
+  /** Set once an end from outside gave up waiting: what the decoder still sends is dropped (never persisted unsent). */
+  private cutOff = false;
+  /** The end from outside under way ({@link end}). */
+  private ending: Promise<SentMetrics | undefined> | undefined;
+  /** The client's stop under way. */
+  private stopping: Promise<SentMetrics | undefined> | undefined;
   private nextSeq = 1;
   private totalFrames = 0;
   private discardedFrames = 0;
@@ -221,6 +227,11 @@ export class LiveSession {
    */
   stop(opts: { reason: string; resumable?: boolean }): Promise<SentMetrics | undefined> {
     if (this.state === 'stopping' || this.state === 'stopped') return Promise.resolve(undefined);
+    this.stopping = this.stopNow(opts);
+    return this.stopping;
+  }
+
+  private stopNow(opts: { reason: string; resumable?: boolean }): Promise<SentMetrics | undefined> {
     this.state = 'stopping';
     this.clearFlushTimer();
     const message = opts.resumable ? 'service shutting down: finalising transcripts' : 'finalising transcripts';
@@ -272,11 +283,63 @@ export class LiveSession {
   }
 
   /**
+   * The session is ended from outside (see {@link OutsideEnd} in endSession.ts): it takes no more audio;
+   * everything the decoder has is made final and proofread (the proofreading under way included), persisted
+   * and handed to the peer if there is one; this waits for that at most `boundMs`. Past the bound, the
+   * pending text is made final as it stands and what the decoder sends later is dropped, so no word is
+   * persisted that was not handed to the peer. Then the end is recorded (`resumable`: a checkpoint instead
+   * of stopped, for the drain). Resolves with the metrics recorded, or undefined when the session had
+   * already ended (a client's stop under way is waited for, within the same bound).
+   */
+  end(opts: { reason: string; boundMs: number; resumable?: boolean }): Promise<SentMetrics | undefined> {
+    if (this.ending) return this.ending;
+    if (this.state === 'stopped') return Promise.resolve(undefined);
+    if (this.state === 'stopping') {
+      const stop = this.stopping ?? Promise.resolve(undefined);
+      return within(stop, opts.boundMs).then((r) => (r === 'late' ? undefined : r));
+    }
+    this.ending = this.endNow(opts);
+    return this.ending;
+  }
+
+  private async endNow(opts: { reason: string; boundMs: number; resumable?: boolean }): Promise<SentMetrics | undefined> {
+    this.state = 'stopping';
+    this.clearFlushTimer();
+    const flushed = this.track(this.segmenter.flush({ proofread: true }));
+    if (flushed && (await within(flushed, opts.boundMs)) === 'late') {
+      if (!this.isLive) return undefined; // the decoder failed meanwhile: the session has ended
+      const queued = Math.round(this.queuedMs());
+      this.log.warn('decoder did not finish within the bound of an end: pending text made final as it stands', {
+        reason: opts.reason,
+        bound_ms: opts.boundMs,
+        undecoded_audio_ms: queued,
+      });
+      this.finaliseAsItStands();
+      this.cutOff = true;
+    }
+    if (!this.isLive) return undefined;
+    this.state = 'stopped';
+    this.stoppedAt = monotonicMs();
+    const metrics = this.metrics();
+    this.recordStop(opts.reason, opts.resumable === true);
+    if (!opts.resumable) this.segmenter.close();
+    this.log.info('session ended', { reason: opts.reason, ...metrics });
+    this.onStop?.(this);
+    return metrics;
+  }
+
+  /** The pending chunks made final as they stand (nothing shown is lost), with a checkpoint past them. */
+  private finaliseAsItStands(): void {
+    const cp: SegmenterCheckpoint = { ...this.segmenter.checkpoint(), audioOffset: this.segmenter.receivedBytes, sentence: [] };
+    for (const chunk of this.segmenter.pendingChunks()) this.emit({ ...chunk, status: 'final', checkpoint: cp });
+  }
+
+  /**
    * Finalises pending text (it is persisted and sent to the peer if there is one). Used before an
-   * error closes the socket, on revocation, and when a dropped session is cleaned up.
+   * error closes the socket.
    */
   flush(opts: { proofread: boolean }): Promise<void> | undefined {
-    if (this.state === 'stopped') return undefined;
+    if (!this.isLive) return undefined;
     return this.track(this.segmenter.flush(opts));
   }
 
@@ -299,8 +362,7 @@ export class LiveSession {
     this.clearFlushTimer();
     const queued = Math.round(this.queuedMs());
     this.log.error('speech decoder failed: session ended', { reason: message, undecoded_audio_ms: queued });
-    const cp: SegmenterCheckpoint = { ...this.segmenter.checkpoint(), audioOffset: this.segmenter.receivedBytes, sentence: [] };
-    for (const chunk of this.segmenter.pendingChunks()) this.emit({ ...chunk, status: 'final', checkpoint: cp });
+    this.finaliseAsItStands();
     this.failedMessage = message; // from here on, anything the failed decoder still sends is dropped
     this.state = 'stopped';
     this.stoppedAt = monotonicMs();
@@ -358,8 +420,8 @@ export class LiveSession {
   }
 
   private emit(event: SegmentEvent): void {
-    if (this.failedMessage) {
-      this.log.warn('event from a failed decoder dropped', { type: event.type });
+    if (this.failedMessage || this.cutOff) {
+      this.log.warn(this.cutOff ? 'event after the end of the session dropped' : 'event from a failed decoder dropped', { type: event.type });
       return;
     }
     const seq = this.nextSeq++;
@@ -393,5 +455,16 @@ export class LiveSession {
   private clearFlushTimer(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+  }
+}
+
+/** Waits for `p`, at most `ms`: its value, or `late`. */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
