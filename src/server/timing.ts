@@ -21,8 +21,9 @@ export interface Timing {
   headersTimeoutMs: number;
   /**
    * A session ended from outside (key revoked, key expired, an administrator, a dropped session expired)
-   * waits this long at most for its decoder to make everything final and proofread, and for that to be sent,
-   * before its end is recorded and its client gets the error (live/endSession.ts).
+   * waits this long at most for its decoder to make everything final and proofread (less when the decoder
+   * makes no progress for its stop's stall time), before its end is recorded and its client gets the error
+   * after its last words (live/endSession.ts).
    */
   endFlushMs: number;
 }
@@ -38,5 +39,5 @@ export const DEFAULT_TIMING: Timing = {
   idleTimeoutMs: 10 * 60_000,
   maxUnsentBytes: MAX_UNSENT_BYTES,
   headersTimeoutMs: 15_000,
-  endFlushMs: 10_000,
+  endFlushMs: 30_000,
 };

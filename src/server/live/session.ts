@@ -306,12 +306,16 @@ export class LiveSession {
     this.state = 'stopping';
     this.clearFlushTimer();
     const flushed = this.track(this.segmenter.flush({ proofread: true }));
-    if (flushed && (await within(flushed, opts.boundMs)) === 'late') {
+    // As long as the decoder makes progress (as for a stop), and at most `boundMs` in all.
+    const stallMs = this.config.stop_delay * 1000 + STOP_STALL_MS;
+    const outcome = flushed && (await within(whileProgressing(this.segmenter, flushed, stallMs), opts.boundMs));
+    if (outcome === 'late' || outcome === 'stalled') {
       if (!this.isLive) return undefined; // the decoder failed meanwhile: the session has ended
       const queued = Math.round(this.queuedMs());
-      this.log.warn('decoder did not finish within the bound of an end: pending text made final as it stands', {
+      this.log.warn('decoder did not finish in time for the end of the session: pending text made final as it stands', {
         reason: opts.reason,
-        bound_ms: opts.boundMs,
+        outcome,
+        bound_ms: outcome === 'late' ? opts.boundMs : stallMs,
         undecoded_audio_ms: queued,
       });
       this.finaliseAsItStands();
