@@ -11,6 +11,7 @@ import type { ServerLogger } from '../log';
 import type { SegmentEvent, SegmenterCheckpoint } from '../engine/segmenter';
 import { LocalSegmenterPort, type PortInit, type SegmenterPort, whileProgressing } from '../engine/segmenterPort';
 import { SessionJournal } from '../storage/sessionJournal';
+import { FlushTimer, within } from './timers';
 import { wireEvent } from './wire';
 import type { CheckpointRow, SessionEnd, SessionStore, StoredEvent } from '../storage/stores';
 
@@ -80,9 +81,7 @@ export class LiveSession {
   /** `createdAt` on the monotonic clock: durations do not move when the wall clock steps. */
   private readonly createdMono: number;
   private readonly createdIso: string;
-  private flushTimer: NodeJS.Timeout | undefined;
-  /** When the last audio frame was taken (monotonic ms): the flush timer counts from here. */
-  private lastAudioMono = 0;
+  private readonly flushTimer: FlushTimer;
 
   constructor(init: LiveSessionInit) {
     this.id = init.id;
@@ -92,6 +91,11 @@ export class LiveSession {
     this.engineName = init.recognizer.name;
     this.onStop = init.onStop;
     this.log = init.log;
+    this.flushTimer = new FlushTimer(init.config.flush_timeout * 1000, () => {
+      if (this.state === 'stopped' || this.state === 'stopping') return;
+      this.log.debug('flush timeout: pending text finalised');
+      void this.track(this.segmenter.flush({ proofread: true }));
+    });
     const portInit = (restore?: SegmenterCheckpoint): PortInit => ({
       sessionId: init.id,
       config: init.config,
@@ -197,8 +201,7 @@ export class LiveSession {
       return;
     }
     this.segmenter.push(frame);
-    this.lastAudioMono = now;
-    if (!this.flushTimer) this.armFlushTimer(this.config.flush_timeout * 1000);
+    this.flushTimer.audio(now);
   }
 
   /** A control action other than `stop` (see {@link stop}). Returns whether it changed the state. */
@@ -233,7 +236,7 @@ export class LiveSession {
 
   private stopNow(opts: { reason: string; resumable?: boolean }): Promise<SentMetrics | undefined> {
     this.state = 'stopping';
-    this.clearFlushTimer();
+    this.flushTimer.clear();
     const message = opts.resumable ? 'service shutting down: finalising transcripts' : 'finalising transcripts';
     this.send({ type: 'status', state: 'stopping', message, metrics: this.metrics() });
     const flushed = this.track(this.segmenter.flush({ proofread: true }));
@@ -304,7 +307,7 @@ export class LiveSession {
 
   private async endNow(opts: { reason: string; boundMs: number; resumable?: boolean }): Promise<SentMetrics | undefined> {
     this.state = 'stopping';
-    this.clearFlushTimer();
+    this.flushTimer.clear();
     const flushed = this.track(this.segmenter.flush({ proofread: true }));
     // As long as the decoder makes progress (as for a stop), and at most `boundMs` in all.
     const stallMs = this.config.stop_delay * 1000 + STOP_STALL_MS;
@@ -363,7 +366,7 @@ export class LiveSession {
    */
   failed(message: string): void {
     if (this.state === 'stopped' || this.failedMessage) return;
-    this.clearFlushTimer();
+    this.flushTimer.clear();
     const queued = Math.round(this.queuedMs());
     this.log.error('speech decoder failed: session ended', { reason: message, undecoded_audio_ms: queued });
     this.finaliseAsItStands();
@@ -405,7 +408,7 @@ export class LiveSession {
   }
 
   dispose(): void {
-    this.clearFlushTimer();
+    this.flushTimer.clear();
     this.peer = undefined;
     this.segmenter.close();
   }
@@ -435,40 +438,5 @@ export class LiveSession {
     if (event.checkpoint) this.journal.persist(seq, json, event.checkpoint);
     this.peer?.send(json);
   }
-
-  /**
-   * The flush timer fires `flush_timeout` after the last audio frame. Frames do not move it (a timer
-   * re-armed 10 times a second per session is work for nothing): when it fires early, it is armed again
-   * for what remains.
-   */
-  private armFlushTimer(delayMs: number): void {
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      if (this.state === 'stopped' || this.state === 'stopping') return;
-      const remaining = this.config.flush_timeout * 1000 - (monotonicMs() - this.lastAudioMono);
-      if (remaining > 0) {
-        this.armFlushTimer(remaining);
-        return;
-      }
-      this.log.debug('flush timeout: pending text finalised');
-      void this.track(this.segmenter.flush({ proofread: true }));
-    }, delayMs);
-    this.flushTimer.unref();
-  }
-
-  private clearFlushTimer(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-  }
 }
 
-/** Waits for `p`, at most `ms`: its value, or `late`. */
-async function within<T>(p: Promise<T>, ms: number): Promise<T | 'late'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
