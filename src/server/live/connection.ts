@@ -21,7 +21,8 @@ import {
 } from '../../protocol';
 import { monotonicMs } from '../clock';
 import type { ServerLogger } from '../log';
-import type { LiveSession, SessionPeer } from './session';
+import type { LiveSession } from './session';
+import type { SessionPeer } from './sessionTypes';
 import { type ApiKey, BackendUnavailableError, type JournalOutcome, unavailableMessage } from '../storage/stores';
 
 /** The journal writes a message must wait for (those of its session queued so far), or undefined when none. */

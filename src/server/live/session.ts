@@ -3,46 +3,17 @@
  * through its {@link SessionJournal}. Knows nothing of sockets: it talks to its current peer through
  * {@link SessionPeer} (absent while the socket is gone and the session waits to be resumed).
  */
-import type { ControlAction, EffectiveConfig, ErrorCode, OutgoingMessage, SentMetrics } from '../../protocol';
-import { type Recognizer } from '../engine/recognizer';
-import { type WorkerRecognizer, isWorkerRecognizer } from '../engine/engine';
+import type { ControlAction, EffectiveConfig, OutgoingMessage, SentMetrics } from '../../protocol';
+import { isWorkerRecognizer } from '../engine/engine';
 import { monotonicMs } from '../clock';
 import type { ServerLogger } from '../log';
 import type { SegmentEvent, SegmenterCheckpoint } from '../engine/segmenter';
 import { LocalSegmenterPort, type PortInit, type SegmenterPort, whileProgressing } from '../engine/segmenterPort';
 import { SessionJournal } from '../storage/sessionJournal';
+import { type LiveSessionInit, STOP_STALL_MS, type SessionPeer, type SessionState } from './sessionTypes';
 import { FlushTimer, within } from './timers';
 import { wireEvent } from './wire';
-import type { CheckpointRow, SessionEnd, SessionStore, StoredEvent } from '../storage/stores';
-
-type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
-
-export interface SessionPeer {
-  /** A message, or one already serialised as JSON (sent as it is). */
-  send(message: OutgoingMessage | string): void;
-  /** Sends `error` and closes (the session has ended on a failure of its own). */
-  fail?(code: ErrorCode, message: string): void;
-}
-
-/**
- * A stop waits for a worker to decode the audio it already has for as long as decoding advances;
- * it gives up when nothing advanced for `stop_delay` plus this long.
- */
-const STOP_STALL_MS = 10_000;
-
-export interface LiveSessionInit {
-  id: string;
-  keyId: string;
-  orgId: string;
-  config: EffectiveConfig;
-  recognizer: Recognizer | WorkerRecognizer;
-  store: SessionStore;
-  log: ServerLogger;
-  /** Rebuild from a persisted checkpoint (after a restart); `storedSeq` is the highest durable seq kept. */
-  restore?: { row: CheckpointRow; lastSeq: number; storedSeq: number };
-  /** Called once the session has stopped (its concurrency slot is free). */
-  onStop?: (session: LiveSession) => void;
-}
+import type { SessionEnd, StoredEvent } from '../storage/stores';
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -286,13 +257,9 @@ export class LiveSession {
   }
 
   /**
-   * The session is ended from outside (see {@link OutsideEnd} in endSession.ts): it takes no more audio;
-   * everything the decoder has is made final and proofread (the proofreading under way included), persisted
-   * and handed to the peer if there is one; this waits for that at most `boundMs`. Past the bound, the
-   * pending text is made final as it stands and what the decoder sends later is dropped, so no word is
-   * persisted that was not handed to the peer. Then the end is recorded (`resumable`: a checkpoint instead
-   * of stopped, for the drain). Resolves with the metrics recorded, or undefined when the session had
-   * already ended (a client's stop under way is waited for, within the same bound).
+   * Ended from outside (endSession.ts): no more audio; everything the decoder has made final and proofread,
+   * waited for while it progresses and at most `boundMs` (past that, the pending text final as it stands and
+   * later events dropped); then the end recorded. Undefined when already ended (a stop under way is awaited).
    */
   end(opts: { reason: string; boundMs: number; resumable?: boolean }): Promise<SentMetrics | undefined> {
     if (this.ending) return this.ending;
