@@ -9,7 +9,15 @@
 import type { HttpErrorBody } from '../protocol';
 
 /** Why a session ended, as its record says (`end_reason`). */
-export const END_REASONS = ['client stop', 'service shutdown', 'decoder failure', 'key revoked', 'dropped and not resumed'] as const;
+export const END_REASONS = [
+  'client stop',
+  'service shutdown',
+  'decoder failure',
+  'key revoked',
+  'key expired',
+  'ended by an administrator',
+  'dropped and not resumed',
+] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
 /** The transcript events a session sends: `transcript` by its status, and `batch.replace`. */

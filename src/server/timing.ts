@@ -19,6 +19,13 @@ export interface Timing {
   maxUnsentBytes: number;
   /** Time allowed for an HTTP request's headers (then 408). */
   headersTimeoutMs: number;
+  /**
+   * A session ended from outside (key revoked, key expired, an administrator, a dropped session expired)
+   * waits this long at most for its decoder to make everything final and proofread (less when the decoder
+   * makes no progress for its stop's stall time), before its end is recorded and its client gets the error
+   * after its last words (live/endSession.ts).
+   */
+  endFlushMs: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -32,4 +39,5 @@ export const DEFAULT_TIMING: Timing = {
   idleTimeoutMs: 10 * 60_000,
   maxUnsentBytes: MAX_UNSENT_BYTES,
   headersTimeoutMs: 15_000,
+  endFlushMs: 30_000,
 };

@@ -247,7 +247,7 @@ export class DictationRun {
 
   /** Now, without waiting for the service (disposal). */
   dispose(): void {
-    void this.capture.stop();
+    this.capture.stop().catch((e: unknown) => this.log.error(`could not stop the recorder: ${errorMessage(e)}`));
     this.session.dispose();
     for (const d of this.disposables) d.dispose();
   }

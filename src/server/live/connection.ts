@@ -22,7 +22,8 @@ import {
 import { monotonicMs } from '../clock';
 import type { ServiceCounters } from '../counters';
 import type { ServerLogger } from '../log';
-import type { LiveSession, SessionPeer } from './session';
+import type { LiveSession } from './session';
+import type { SessionPeer } from './sessionTypes';
 import { type ApiKey, BackendUnavailableError, type JournalOutcome, unavailableMessage } from '../storage/stores';
 
 /** The journal writes a message must wait for (those of its session queued so far), or undefined when none. */
@@ -46,6 +47,14 @@ export interface ConnectionHost {
 
 let nextConnId = 1;
 
+/**
+ * What a client may send while its `configure` is handled (before `configured`), in bytes: 10 s of audio at
+ * the highest sample rate (48 kHz, 16-bit mono) is 960 000 bytes; this is a little more. Each message counts
+ * {@link BACKLOG_MESSAGE_BYTES} more, so that a flood of empty frames is bounded too.
+ */
+export const MAX_CONFIGURING_BACKLOG_BYTES = 1024 * 1024;
+const BACKLOG_MESSAGE_BYTES = 64;
+
 /** RFC 6455 close code for a text frame that is not valid UTF-8 (sent after our PROTOCOL_ERROR). */
 const INVALID_UTF8_CLOSE = 1007;
 
@@ -59,11 +68,15 @@ export class Connection implements SessionPeer {
   /** Last time the service pinged the peer (0: never). */
   lastPing = 0;
   closing = false;
+  /** The session is being ended from outside (endSession.ts): what the peer sends is ignored meanwhile. */
+  held = false;
   log: ServerLogger;
   private configureTimer: NodeJS.Timeout | undefined;
   /** `configure` is being handled: what arrives meanwhile waits, in order, until it is done. */
   private configuring = false;
   private backlog: Array<{ data: Buffer | Buffer[] | ArrayBuffer; isBinary: boolean }> = [];
+  /** What the backlog holds, in bytes (each message counted {@link BACKLOG_MESSAGE_BYTES} more). */
+  private backlogBytes = 0;
   /** Arrival times of the latest control messages (at most MAX_CONTROL_MESSAGES). */
   private readonly controlTimes: number[] = [];
   private overflowed = false;
@@ -186,6 +199,13 @@ export class Connection implements SessionPeer {
     });
   }
 
+  /** Takes nothing more from the peer (its session is being ended from outside); sending goes on. */
+  hold(): void {
+    this.held = true;
+    this.backlog = [];
+    this.backlogBytes = 0;
+  }
+
   /** Closes once what waits to be sent is sent. */
   close(code: number, reason = ''): void {
     if (this.closing) return;
@@ -241,9 +261,9 @@ export class Connection implements SessionPeer {
   private onMessage(data: Buffer | Buffer[] | ArrayBuffer, isBinary: boolean): void {
     const now = monotonicMs();
     this.lastSeen = now;
-    if (this.closing) return;
+    if (this.closing || this.held) return;
     if (this.configuring) {
-      this.backlog.push({ data, isBinary });
+      this.queueWhileConfiguring(data, isBinary);
       return;
     }
     try {
@@ -255,6 +275,26 @@ export class Connection implements SessionPeer {
       this.log.error('internal error while handling a message', { error: e });
       this.fail('INTERNAL_ERROR', 'internal error while handling the message; the session can be resumed');
     }
+  }
+
+  /**
+   * A message that arrived while `configure` is handled (it may wait up to the configure timeout for the
+   * stores): kept in order, up to {@link MAX_CONFIGURING_BACKLOG_BYTES} in all; past that, PROTOCOL_ERROR.
+   */
+  private queueWhileConfiguring(data: Buffer | Buffer[] | ArrayBuffer, isBinary: boolean): void {
+    const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
+    this.backlogBytes += bytes + BACKLOG_MESSAGE_BYTES;
+    if (this.backlogBytes > MAX_CONFIGURING_BACKLOG_BYTES) {
+      this.log.warn('too much sent before configured: connection closed', { backlog_bytes: this.backlogBytes });
+      this.backlog = [];
+      this.backlogBytes = 0;
+      this.fail(
+        'PROTOCOL_ERROR',
+        `more than ${MAX_CONFIGURING_BACKLOG_BYTES} bytes sent before "configured"; wait for "configured" before sending audio`,
+      );
+      return;
+    }
+    this.backlog.push({ data, isBinary });
   }
 
   private onAudio(buf: Buffer, now: number): void {
@@ -313,6 +353,7 @@ export class Connection implements SessionPeer {
           this.configuring = false;
           const waiting = this.backlog;
           this.backlog = [];
+          this.backlogBytes = 0;
           for (const m of waiting) this.onMessage(m.data, m.isBinary);
         });
       return;
@@ -326,10 +367,16 @@ export class Connection implements SessionPeer {
       return;
     }
     if (msg.action === 'stop') {
-      void s.stop({ reason: 'client stop' }).then((metrics) => {
-        if (metrics) this.close(1000, 'stopped');
-        else this.log.debug('stop ignored: already stopping or stopped');
-      });
+      s.stop({ reason: 'client stop' }).then(
+        (metrics) => {
+          if (metrics) this.close(1000, 'stopped');
+          else this.log.debug('stop ignored: already stopping or stopped');
+        },
+        (e: unknown) => {
+          this.log.error('internal error while stopping the session', { error: e });
+          this.fail('INTERNAL_ERROR', 'internal error while stopping the session; resume it to get its text', { flush: false });
+        },
+      );
       return;
     }
     s.control(msg.action);

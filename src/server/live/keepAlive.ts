@@ -16,7 +16,7 @@ export function keepAlive(connections: Iterable<Connection>, t: Timing, now = mo
       continue;
     }
     const s = conn.session;
-    if (s && s.peer === conn && s.isLive && now - conn.lastAudioAt >= t.idleTimeoutMs) {
+    if (s && s.peer === conn && s.isLive && !conn.held && now - conn.lastAudioAt >= t.idleTimeoutMs) {
       conn.log.info('session idle: closed', { idle_ms: Math.round(now - conn.lastAudioAt), state: s.state });
       conn.fail(
         'SESSION_IDLE',

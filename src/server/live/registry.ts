@@ -9,11 +9,13 @@ import { monotonicMs } from '../clock';
 import { type ServiceCounters, Tallies } from '../counters';
 import { Admission } from './admission';
 import { Connection, type ConnectionHost } from './connection';
+import { OUTSIDE_ENDS, type OutsideEnd, endFromOutside } from './endSession';
 import type { Engine, EngineLink } from '../engine/engine';
 import { HttpInits } from './httpInits';
 import { keepAlive } from './keepAlive';
 import type { ServerLogger } from '../log';
-import { LiveSession, type LiveSessionInit } from './session';
+import { LiveSession } from './session';
+import type { LiveSessionInit } from './sessionTypes';
 import { type Restoration, Resumer, configured } from './resume';
 import type { ApiKey, Limits, RevocationFeed, SessionStore } from '../storage/stores';
 import type { Timing } from '../timing';
@@ -42,6 +44,8 @@ interface RegistryOptions {
 export class SessionRegistry implements ConnectionHost {
   private readonly sessions = new Map<string, LiveSession>();
   private readonly connections = new Set<Connection>();
+  /** Dropped sessions the sweep is ending. */
+  private readonly ending = new Set<LiveSession>();
   readonly httpInits: HttpInits;
   private readonly log: ServerLogger;
   private readonly resumer: Resumer;
@@ -173,19 +177,33 @@ export class SessionRegistry implements ConnectionHost {
     return [...new Set([...this.sessions.values()].filter((s) => s.isLive).map((s) => s.keyId))];
   }
 
-  /** A revoked key: every connection of the key gets AUTH_ERROR (its pending text flushed first); its sessions end for good. */
-  async endKeySessions(keyId: string): Promise<void> {
+  /**
+   * A revoked key (here, or announced by another instance): each of its sessions is ended from outside
+   * (endSession.ts: every word its decoder has is sent first, then AUTH_ERROR, close 4001) and can no longer
+   * be resumed; the key's connections without a session get AUTH_ERROR at once.
+   */
+  async endKeySessions(keyId: string, end: OutsideEnd = OUTSIDE_ENDS.revoked): Promise<void> {
+    const sessions = [...this.sessions.values()].filter((s) => s.keyId === keyId);
+    const ending = sessions.map((s) => this.endSession(s, end).then(() => this.o.store.dropResumeData(s.id)));
     for (const conn of [...this.connections]) {
-      if (conn.key.id === keyId) conn.fail('AUTH_ERROR', 'API key revoked');
+      if (conn.key.id !== keyId || (conn.session && sessions.includes(conn.session))) continue;
+      if (end.error) conn.fail(end.error.code, end.error.message);
     }
-    for (const s of [...this.sessions.values()]) {
-      if (s.keyId !== keyId) continue;
-      if (s.isLive) {
-        void s.flush({ proofread: false });
-        s.recordEnd('key revoked');
-      }
-      this.forget(s);
-      await this.o.store.dropResumeData(s.id);
+    await Promise.all(ending);
+  }
+
+  /**
+   * Ends a session from outside (endSession.ts) and forgets it here: revocation, the sweep of a dropped
+   * session, and what is to come (an administrator's DELETE /v1/sessions/<id>, a key's expiry). Bounded by
+   * `Timing.endFlushMs`.
+   */
+  async endSession(s: LiveSession, end: OutsideEnd): Promise<void> {
+    try {
+      await endFromOutside(s, end, this.o.timing.endFlushMs);
+    } catch (e) {
+      s.log.error('could not end the session cleanly', { reason: end.reason, error: e });
+    } finally {
+      if (this.sessions.get(s.id) === s) this.forget(s);
     }
   }
 
@@ -204,13 +222,12 @@ export class SessionRegistry implements ConnectionHost {
       const expired = s.isLive
         ? !s.peer && s.detachedAt !== undefined && now - s.detachedAt >= t.resumeTtlMs
         : now - (s.stoppedAt ?? now) >= t.stoppedTtlMs;
-      if (!expired || s.peer) continue;
+      if (!expired || s.peer || this.ending.has(s)) continue;
       if (s.isLive) {
-        void s.flush({ proofread: true });
-        s.recordEnd('dropped and not resumed');
         s.log.info('dropped session expired');
-      }
-      this.forget(s);
+        this.ending.add(s);
+        void this.endSession(s, OUTSIDE_ENDS.dropped).finally(() => this.ending.delete(s));
+      } else this.forget(s);
     }
     try {
       const gone = (
@@ -260,7 +277,7 @@ export class SessionRegistry implements ConnectionHost {
       }
     }
     for (const s of this.sessions.values()) {
-      if (s.isLive && !s.peer) drains.push(Promise.resolve(s.flush({ proofread: true })));
+      if (s.isLive && !s.peer) drains.push(endFromOutside(s, OUTSIDE_ENDS.shutdown, maxMs));
     }
     await within(Promise.all(drains), maxMs);
     for (const s of this.sessions.values()) s.dispose();

@@ -11,7 +11,8 @@ import type { EffectiveConfig, OutgoingConfigured, SentMetrics } from '../../pro
 import type { Connection } from './connection';
 import { type Engine, keytermsApplied } from '../engine/engine';
 import type { ServerLogger } from '../log';
-import type { LiveSession, LiveSessionInit } from './session';
+import type { LiveSession } from './session';
+import type { LiveSessionInit } from './sessionTypes';
 import type { ApiKey, CheckpointRow, SessionStore, StoredEvent } from '../storage/stores';
 
 /** What a resume request gets: carried out by the registry. */

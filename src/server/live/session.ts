@@ -3,48 +3,18 @@
  * through its {@link SessionJournal}. Knows nothing of sockets: it talks to its current peer through
  * {@link SessionPeer} (absent while the socket is gone and the session waits to be resumed).
  */
-import type { ControlAction, EffectiveConfig, ErrorCode, OutgoingMessage, SentMetrics } from '../../protocol';
-import { type Recognizer } from '../engine/recognizer';
-import { type WorkerRecognizer, isWorkerRecognizer } from '../engine/engine';
+import type { ControlAction, EffectiveConfig, OutgoingMessage, SentMetrics } from '../../protocol';
+import { isWorkerRecognizer } from '../engine/engine';
 import { monotonicMs } from '../clock';
 import { type EndReason, type ServiceCounters, Tallies } from '../counters';
 import type { ServerLogger } from '../log';
 import type { SegmentEvent, SegmenterCheckpoint } from '../engine/segmenter';
 import { LocalSegmenterPort, type PortInit, type SegmenterPort, whileProgressing } from '../engine/segmenterPort';
 import { SessionJournal } from '../storage/sessionJournal';
+import { type LiveSessionInit, STOP_STALL_MS, type SessionPeer, type SessionState } from './sessionTypes';
+import { FlushTimer, within } from './timers';
 import { wireEvent } from './wire';
-import type { CheckpointRow, SessionEnd, SessionStore, StoredEvent } from '../storage/stores';
-
-type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
-
-export interface SessionPeer {
-  /** A message, or one already serialised as JSON (sent as it is). */
-  send(message: OutgoingMessage | string): void;
-  /** Sends `error` and closes (the session has ended on a failure of its own). */
-  fail?(code: ErrorCode, message: string): void;
-}
-
-/**
- * A stop waits for a worker to decode the audio it already has for as long as decoding advances;
- * it gives up when nothing advanced for `stop_delay` plus this long.
- */
-const STOP_STALL_MS = 10_000;
-
-export interface LiveSessionInit {
-  id: string;
-  keyId: string;
-  orgId: string;
-  config: EffectiveConfig;
-  recognizer: Recognizer | WorkerRecognizer;
-  store: SessionStore;
-  log: ServerLogger;
-  /** Rebuild from a persisted checkpoint (after a restart); `storedSeq` is the highest durable seq kept. */
-  restore?: { row: CheckpointRow; lastSeq: number; storedSeq: number };
-  /** Called once the session has stopped (its concurrency slot is free). */
-  onStop?: (session: LiveSession) => void;
-  /** What the session counts for the service's metrics (default: counted nowhere). */
-  counters?: ServiceCounters;
-}
+import type { SessionEnd, StoredEvent } from '../storage/stores';
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -70,6 +40,12 @@ export class LiveSession {
   /** Flushes asked of a worker and not answered yet. */
   private inFlight = new Set<Promise<void>>();
   private failedMessage: string | undefined;
+  /** Set once an end from outside gave up waiting: what the decoder still sends is dropped (never persisted unsent). */
+  private cutOff = false;
+  /** The end from outside under way ({@link end}). */
+  private ending: Promise<SentMetrics | undefined> | undefined;
+  /** The client's stop under way. */
+  private stopping: Promise<SentMetrics | undefined> | undefined;
   private nextSeq = 1;
   private totalFrames = 0;
   private discardedFrames = 0;
@@ -78,9 +54,7 @@ export class LiveSession {
   /** `createdAt` on the monotonic clock: durations do not move when the wall clock steps. */
   private readonly createdMono: number;
   private readonly createdIso: string;
-  private flushTimer: NodeJS.Timeout | undefined;
-  /** When the last audio frame was taken (monotonic ms): the flush timer counts from here. */
-  private lastAudioMono = 0;
+  private readonly flushTimer: FlushTimer;
 
   constructor(init: LiveSessionInit) {
     this.id = init.id;
@@ -91,6 +65,11 @@ export class LiveSession {
     this.onStop = init.onStop;
     this.counters = init.counters ?? new Tallies();
     this.log = init.log;
+    this.flushTimer = new FlushTimer(init.config.flush_timeout * 1000, () => {
+      if (this.state === 'stopped' || this.state === 'stopping') return;
+      this.log.debug('flush timeout: pending text finalised');
+      void this.track(this.segmenter.flush({ proofread: true }));
+    });
     const portInit = (restore?: SegmenterCheckpoint): PortInit => ({
       sessionId: init.id,
       config: init.config,
@@ -198,8 +177,7 @@ export class LiveSession {
     }
     this.counters.audio(frame.length, this.config.sample_rate);
     this.segmenter.push(frame);
-    this.lastAudioMono = now;
-    if (!this.flushTimer) this.armFlushTimer(this.config.flush_timeout * 1000);
+    this.flushTimer.audio(now);
   }
 
   /** A control action other than `stop` (see {@link stop}). Returns whether it changed the state. */
@@ -228,8 +206,13 @@ export class LiveSession {
    */
   stop(opts: { reason: EndReason; resumable?: boolean }): Promise<SentMetrics | undefined> {
     if (this.state === 'stopping' || this.state === 'stopped') return Promise.resolve(undefined);
+    this.stopping = this.stopNow(opts);
+    return this.stopping;
+  }
+
+  private stopNow(opts: { reason: EndReason; resumable?: boolean }): Promise<SentMetrics | undefined> {
     this.state = 'stopping';
-    this.clearFlushTimer();
+    this.flushTimer.clear();
     const message = opts.resumable ? 'service shutting down: finalising transcripts' : 'finalising transcripts';
     this.send({ type: 'status', state: 'stopping', message, metrics: this.metrics() });
     const flushed = this.track(this.segmenter.flush({ proofread: true }));
@@ -279,11 +262,63 @@ export class LiveSession {
   }
 
   /**
+   * Ended from outside (endSession.ts): no more audio; everything the decoder has made final and proofread,
+   * waited for while it progresses and at most `boundMs` (past that, the pending text final as it stands and
+   * later events dropped); then the end recorded. Undefined when already ended (a stop under way is awaited).
+   */
+  end(opts: { reason: EndReason; boundMs: number; resumable?: boolean }): Promise<SentMetrics | undefined> {
+    if (this.ending) return this.ending;
+    if (this.state === 'stopped') return Promise.resolve(undefined);
+    if (this.state === 'stopping') {
+      const stop = this.stopping ?? Promise.resolve(undefined);
+      return within(stop, opts.boundMs).then((r) => (r === 'late' ? undefined : r));
+    }
+    this.ending = this.endNow(opts);
+    return this.ending;
+  }
+
+  private async endNow(opts: { reason: EndReason; boundMs: number; resumable?: boolean }): Promise<SentMetrics | undefined> {
+    this.state = 'stopping';
+    this.flushTimer.clear();
+    const flushed = this.track(this.segmenter.flush({ proofread: true }));
+    // As long as the decoder makes progress (as for a stop), and at most `boundMs` in all.
+    const stallMs = this.config.stop_delay * 1000 + STOP_STALL_MS;
+    const outcome = flushed && (await within(whileProgressing(this.segmenter, flushed, stallMs), opts.boundMs));
+    if (outcome === 'late' || outcome === 'stalled') {
+      if (!this.isLive) return undefined; // the decoder failed meanwhile: the session has ended
+      const queued = Math.round(this.queuedMs());
+      this.log.warn('decoder did not finish in time for the end of the session: pending text made final as it stands', {
+        reason: opts.reason,
+        outcome,
+        bound_ms: outcome === 'late' ? opts.boundMs : stallMs,
+        undecoded_audio_ms: queued,
+      });
+      this.finaliseAsItStands();
+      this.cutOff = true;
+    }
+    if (!this.isLive) return undefined;
+    this.state = 'stopped';
+    this.stoppedAt = monotonicMs();
+    const metrics = this.metrics();
+    this.recordStop(opts.reason, opts.resumable === true);
+    if (!opts.resumable) this.segmenter.close();
+    this.log.info('session ended', { reason: opts.reason, ...metrics });
+    this.onStop?.(this);
+    return metrics;
+  }
+
+  /** The pending chunks made final as they stand (nothing shown is lost), with a checkpoint past them. */
+  private finaliseAsItStands(): void {
+    const cp: SegmenterCheckpoint = { ...this.segmenter.checkpoint(), audioOffset: this.segmenter.receivedBytes, sentence: [] };
+    for (const chunk of this.segmenter.pendingChunks()) this.emit({ ...chunk, status: 'final', checkpoint: cp });
+  }
+
+  /**
    * Finalises pending text (it is persisted and sent to the peer if there is one). Used before an
-   * error closes the socket, on revocation, and when a dropped session is cleaned up.
+   * error closes the socket.
    */
   flush(opts: { proofread: boolean }): Promise<void> | undefined {
-    if (this.state === 'stopped') return undefined;
+    if (!this.isLive) return undefined;
     return this.track(this.segmenter.flush(opts));
   }
 
@@ -303,11 +338,10 @@ export class LiveSession {
    */
   failed(message: string): void {
     if (this.state === 'stopped' || this.failedMessage) return;
-    this.clearFlushTimer();
+    this.flushTimer.clear();
     const queued = Math.round(this.queuedMs());
     this.log.error('speech decoder failed: session ended', { reason: message, undecoded_audio_ms: queued });
-    const cp: SegmenterCheckpoint = { ...this.segmenter.checkpoint(), audioOffset: this.segmenter.receivedBytes, sentence: [] };
-    for (const chunk of this.segmenter.pendingChunks()) this.emit({ ...chunk, status: 'final', checkpoint: cp });
+    this.finaliseAsItStands();
     this.failedMessage = message; // from here on, anything the failed decoder still sends is dropped
     this.state = 'stopped';
     this.stoppedAt = monotonicMs();
@@ -347,7 +381,7 @@ export class LiveSession {
   }
 
   dispose(): void {
-    this.clearFlushTimer();
+    this.flushTimer.clear();
     this.peer = undefined;
     this.segmenter.close();
   }
@@ -366,8 +400,10 @@ export class LiveSession {
   }
 
   private emit(event: SegmentEvent): void {
-    if (this.failedMessage) {
-      this.log.warn('event from a failed decoder dropped', { type: event.type });
+    if (this.failedMessage || this.cutOff) {
+      this.log.warn(this.cutOff ? 'event after the end of the session dropped' : 'event from a failed decoder dropped', {
+        type: event.type,
+      });
       return;
     }
     const seq = this.nextSeq++;
@@ -377,30 +413,5 @@ export class LiveSession {
     const json = JSON.stringify(wireEvent(event, seq));
     if (event.checkpoint) this.journal.persist(seq, json, event.checkpoint);
     this.peer?.send(json);
-  }
-
-  /**
-   * The flush timer fires `flush_timeout` after the last audio frame. Frames do not move it (a timer
-   * re-armed 10 times a second per session is work for nothing): when it fires early, it is armed again
-   * for what remains.
-   */
-  private armFlushTimer(delayMs: number): void {
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      if (this.state === 'stopped' || this.state === 'stopping') return;
-      const remaining = this.config.flush_timeout * 1000 - (monotonicMs() - this.lastAudioMono);
-      if (remaining > 0) {
-        this.armFlushTimer(remaining);
-        return;
-      }
-      this.log.debug('flush timeout: pending text finalised');
-      void this.track(this.segmenter.flush({ proofread: true }));
-    }, delayMs);
-    this.flushTimer.unref();
-  }
-
-  private clearFlushTimer(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
   }
 }
