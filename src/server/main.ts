@@ -16,7 +16,8 @@ import { openEngine } from './engine/pooled';
 import { type Engine, EngineUnavailableError } from './engine/engine';
 import type { RemoteBounds } from './engine/remote/remoteEngine';
 import { dataDirWarning } from './storage/db';
-import { masterKeyWeakness } from './storage/keys';
+import { type GivenMasterKey, MasterKeyConflictError } from './storage/masterKey';
+import { masterKeyFromEnvironment } from './masterKeySource';
 import { LEVELS, type Level, createLogger, streamWriter } from './log';
 import { errorMessage } from '../shared/errors';
 import {
@@ -51,10 +52,11 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const masterKey = process.env.DICTEE_MASTER_KEY || undefined;
-  const weakness = masterKey === undefined ? undefined : masterKeyWeakness(masterKey);
-  if (weakness) {
-    process.stderr.write(`error: ${weakness}\n`);
+  let masterKey: GivenMasterKey | undefined;
+  try {
+    masterKey = masterKeyFromEnvironment(process.env);
+  } catch (e) {
+    process.stderr.write(`error: ${errorMessage(e)}\n`);
     process.exit(2);
   }
   const levelEnv = (process.env.DICTEE_LOG_LEVEL ?? 'info') as Level;
@@ -156,9 +158,9 @@ async function main(): Promise<void> {
   } catch (e) {
     server.close();
     await engine.close?.();
-    if (!(e instanceof BackendStartError)) throw e;
+    if (!(e instanceof BackendStartError) && !(e instanceof MasterKeyConflictError)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
-    process.exit(1);
+    process.exit(e instanceof MasterKeyConflictError ? 2 : 1);
   }
   const service = new Service({ backends, engine, log, timing, perKeyLimit: opts.perKeyLimit, retentionDays: opts.retentionDays, server });
   const port = await service.listen(opts.host, opts.port);
