@@ -12,6 +12,7 @@ import { AUTH_SCHEMES, type AuthScheme } from './engine/remote/auth';
 import type { RemoteBounds } from './engine/remote/remoteEngine';
 import { VAD_NAMES, type VadName } from './engine/sileroVad';
 import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
+import { SUBCOMMAND_USAGE } from './subcommands';
 
 export const USAGE = `Usage: node dist/server.js [options]     (or: npm run server -- [options])
 
@@ -72,9 +73,12 @@ Options:
   --instance-id ID       this instance's name in logs and in storage (default: host name and pid)
   -h, --help             show this help
 
+${SUBCOMMAND_USAGE}
 Environment:
   DICTEE_MASTER_KEY      master key for key management; if unset, one is generated at the first
-                         start, printed once, and only its SHA-256 is kept in the data dir
+                         start, printed once, and only its SHA-256 is kept in the store; a store's
+                         master key is never replaced by another (a start that disagrees: exit 2)
+  DICTEE_MASTER_KEY_FILE a file holding the master key instead (e.g. a systemd credential)
   DICTEE_DATABASE_URL    the same as --database (the flag wins)
   DICTEE_REDIS_URL       the same as --redis (the flag wins)
   DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error

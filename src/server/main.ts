@@ -1,7 +1,8 @@
 /**
  * `node dist/server.js [--host H] [--port P] [--data-dir DIR] [--engine NAME] [--model NAME|DIR] [--proofread-model NAME|DIR]
  *  [--script FILE] [--workers N] [--concurrency-limit N] [--rate-limit N] [--rate-window S] …
- *  [--database URL] [--redis URL] [--instance-id ID]`
+ *  [--database URL] [--redis URL] [--instance-id ID]`, or a subcommand: `node dist/server.js backup FILE …`
+ *  (subcommands.ts)
  *
  * stdout carries only the `listening on http://HOST:PORT` line and, at a first start without
  * DICTEE_MASTER_KEY, the one-time master key notice. Logs are JSON lines on stderr.
@@ -18,6 +19,7 @@ import type { RemoteBounds } from './engine/remote/remoteEngine';
 import { dataDirWarning } from './storage/db';
 import { type GivenMasterKey, MasterKeyConflictError } from './storage/masterKey';
 import { masterKeyFromEnvironment } from './masterKeySource';
+import { runSubcommand } from './subcommands';
 import { LEVELS, type Level, createLogger, streamWriter } from './log';
 import { errorMessage } from '../shared/errors';
 import {
@@ -32,6 +34,12 @@ import {
 } from './commandLine';
 
 async function main(): Promise<void> {
+  const write = (stream: NodeJS.WriteStream) => (s: string) => void stream.write(s);
+  const status = await runSubcommand(process.argv.slice(2), process.env, write(process.stdout), write(process.stderr));
+  if (status !== undefined) {
+    process.exitCode = status;
+    return;
+  }
   let opts: CliOptions;
   let timing: Timing;
   let slotLeaseMs: number;
