@@ -42,7 +42,9 @@ function readKeyFile(file: string): string {
   let text: string;
   try {
     if (statSync(file).size > MAX_FILE_BYTES) {
-      throw new MasterKeySourceError(`DICTEE_MASTER_KEY_FILE (${file}) is larger than ${MAX_FILE_BYTES} bytes: it must hold the master key alone`);
+      throw new MasterKeySourceError(
+        `DICTEE_MASTER_KEY_FILE (${file}) is larger than ${MAX_FILE_BYTES} bytes: it must hold the master key alone`,
+      );
     }
     text = readFileSync(file, 'utf8');
   } catch (e) {

@@ -51,11 +51,14 @@ async function backup(argv: string[], env: NodeJS.ProcessEnv, out: Out, err: Out
     );
     return 2;
   }
-  if (positionals.length !== 1 || positionals[0] === '') throw new UsageError('backup takes one FILE: node dist/server.js backup FILE [--data-dir DIR]');
+  if (positionals.length !== 1 || positionals[0] === '')
+    throw new UsageError('backup takes one FILE: node dist/server.js backup FILE [--data-dir DIR]');
   const dataDir = v['data-dir'] ?? './.dictee-data';
   try {
     const r = backupSqlite(dataDir, positionals[0]!, v.force === true);
-    out(`backup written: ${r.file} (${r.bytes} bytes, schema version ${r.userVersion}, ${r.keys} API keys, ${r.sessions} session records)\n`);
+    out(
+      `backup written: ${r.file} (${r.bytes} bytes, schema version ${r.userVersion}, ${r.keys} API keys, ${r.sessions} session records)\n`,
+    );
     return 0;
   } catch (e) {
     err(`error: ${e instanceof BackupRefusedError ? e.message : `backup failed, nothing written: ${errorMessage(e)}`}\n`);

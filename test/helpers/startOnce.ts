@@ -18,10 +18,17 @@ export interface StartOutcome {
 }
 
 /** `env` replaces every DICTEE_* variable of this process's environment. */
-export function startOnce(args: string[], env: Record<string, string>, onListening?: (port: number) => Promise<void>): Promise<StartOutcome> {
+export function startOnce(
+  args: string[],
+  env: Record<string, string>,
+  onListening?: (port: number) => Promise<void>,
+): Promise<StartOutcome> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DICTEE_')));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVER_JS, '--port', '0', ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SERVER_JS, '--port', '0', ...args], {
+      env: { ...base, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out = { listened: false, stdout: '', stderr: '', port: undefined as number | undefined };
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     child.stdout.setEncoding('utf8').on('data', (d: string) => {

@@ -86,11 +86,17 @@ describe('keys across instances, in an outage (built service)', function () {
     assert.equal(without.code, 2, without.stderr);
     assert.equal(without.listened, false);
     assert.doesNotMatch(without.stdout, /master key/, 'no master key generated or shown');
-    assert.match(without.stderr, /^error: the PostgreSQL database has a master key that was given to the service, and this instance has none/m);
+    assert.match(
+      without.stderr,
+      /^error: the PostgreSQL database has a master key that was given to the service, and this instance has none/m,
+    );
     const other = newKey();
     const wrong = await startOnce(['--database', database, '--instance-id', 'i3'], { DICTEE_MASTER_KEY: other });
     assert.equal(wrong.code, 2, wrong.stderr);
-    assert.match(wrong.stderr, /^error: the master key in DICTEE_MASTER_KEY does not match the master key the PostgreSQL database already has/m);
+    assert.match(
+      wrong.stderr,
+      /^error: the master key in DICTEE_MASTER_KEY does not match the master key the PostgreSQL database already has/m,
+    );
     for (const r of [without, wrong]) {
       const all = r.stdout + r.stderr;
       assert.ok(!all.includes(master) && !all.includes(other) && !all.includes(backends.pg.password), 'no key, no password');
@@ -109,13 +115,16 @@ describe('keys across instances, in an outage (built service)', function () {
     await waitFor(() => live.words().length === 10, 15_000, 'the first sentence final');
     const mark = one.logs().length;
     await backends.redis.stop();
-    await waitFor(() => /Redis connection lost/.test(one.logs().slice(mark)), 5000, 'the loss seen by the instance that revokes');
-    const r = await revoke(one, key);
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.ok(r.body.revoked_at);
-    await assertRefused(one, key);
-    await assertRefused(two, key);
-    await backends.redis.start();
+    try {
+      await waitFor(() => /Redis connection lost/.test(one.logs().slice(mark)), 5000, 'the loss seen by the instance that revokes');
+      const r = await revoke(one, key);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.ok(r.body.revoked_at);
+      await assertRefused(one, key);
+      await assertRefused(two, key);
+    } finally {
+      await backends.redis.start();
+    }
     const error = await live.probe.waitFor((m) => m.type === 'error', 30_000, 'the live session on the other instance to end');
     assert.equal(error.code, 'AUTH_ERROR');
     assert.equal((await live.probe.closed).code, 4001);

@@ -67,7 +67,10 @@ describe('SQLite backup, restore and migrations (built service)', function () {
       live.send(0, 60);
       const taken = await backup([file, '--data-dir', dataDir]);
       assert.equal(taken.code, 0, taken.stderr);
-      assert.match(taken.stdout, /^backup written: .*dictee-backup\.sqlite \(\d+ bytes, schema version 2, 1 API keys, 2 session records\)\n$/);
+      assert.match(
+        taken.stdout,
+        /^backup written: .*dictee-backup\.sqlite \(\d+ bytes, schema version 2, 1 API keys, 2 session records\)\n$/,
+      );
       assert.equal(statSync(file).mode & 0o777, 0o600, 'the copy holds dictated text: private');
       const again = await backup([file, '--data-dir', dataDir]);
       assert.equal(again.code, 2);
@@ -79,8 +82,16 @@ describe('SQLite backup, restore and migrations (built service)', function () {
       assert.deepEqual(await live.stop(), DICTATED, 'the live session lost nothing to the backups');
     });
     const copy = new Database(file, { readonly: true });
-    const events = copy.prepare<[string], { json: string }>('SELECT json FROM session_events WHERE session_id = ? ORDER BY seq').all(sessionId);
-    assert.ok(events.map((e) => e.json).join(' ').includes('w40'), 'the finals of the stopped session are in the copy');
+    const events = copy
+      .prepare<[string], { json: string }>('SELECT json FROM session_events WHERE session_id = ? ORDER BY seq')
+      .all(sessionId);
+    assert.ok(
+      events
+        .map((e) => e.json)
+        .join(' ')
+        .includes('w40'),
+      'the finals of the stopped session are in the copy',
+    );
     assert.equal(copy.pragma('user_version', { simple: true }), 2);
     copy.close();
 
@@ -169,7 +180,11 @@ describe('SQLite backup, restore and migrations (built service)', function () {
     const after = new Database(path.join(dataDir, 'dictee.sqlite'), { readonly: true });
     assert.equal(after.pragma('user_version', { simple: true }), 2);
     assert.equal((after.prepare("SELECT count(*) AS n FROM session_events WHERE session_id = 'ses_old'").get() as { n: number }).n, 3);
-    assert.equal((after.prepare("SELECT final_chunks FROM session_checkpoints WHERE session_id = 'ses_old'").get() as { final_chunks: number }).final_chunks, 3);
+    assert.equal(
+      (after.prepare("SELECT final_chunks FROM session_checkpoints WHERE session_id = 'ses_old'").get() as { final_chunks: number })
+        .final_chunks,
+      3,
+    );
     after.close();
 
     // A second start applies nothing.

@@ -137,7 +137,7 @@ describe('server API keys', () => {
     await s1.close();
   });
 
-  it("imports the hash an older version kept in master-key.sha256 (then removes the file)", async () => {
+  it('imports the hash an older version kept in master-key.sha256 (then removes the file)', async () => {
     const dir = tmp();
     const key = generateMasterKey();
     writeFileSync(path.join(dir, LEGACY_MASTER_KEY_FILE), sha256Hex(key) + '\n', { mode: 0o600 });

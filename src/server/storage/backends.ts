@@ -140,9 +140,12 @@ function logSqliteMigrations(log: ServerLogger, sqlite: SqliteStore): void {
   for (const m of applied) log.info('SQLite migration applied', { version: m.version, name: m.name, user_version: m.version });
   if (applied.length) log.info('SQLite schema upgraded', { from_user_version: from, user_version: to });
   if (from > SQLITE_SCHEMA_VERSION) {
-    log.warn('the database was written by a newer version of the service; downgrades are not supported (restore a backup taken before the upgrade)', {
-      user_version: from,
-      known_user_version: SQLITE_SCHEMA_VERSION,
-    });
+    log.warn(
+      'the database was written by a newer version of the service; downgrades are not supported (restore a backup taken before the upgrade)',
+      {
+        user_version: from,
+        known_user_version: SQLITE_SCHEMA_VERSION,
+      },
+    );
   }
 }

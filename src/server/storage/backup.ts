@@ -33,7 +33,8 @@ export interface BackupReport {
 export function backupSqlite(dataDir: string, file: string, force: boolean): BackupReport {
   const source = path.join(path.resolve(dataDir), DB_FILE);
   const target = path.resolve(file);
-  if (!existsSync(source)) throw new BackupRefusedError(`no database in the data dir ${path.resolve(dataDir)} (no ${DB_FILE}); is --data-dir right?`);
+  if (!existsSync(source))
+    throw new BackupRefusedError(`no database in the data dir ${path.resolve(dataDir)} (no ${DB_FILE}); is --data-dir right?`);
   if (target === source) throw new BackupRefusedError('the backup file cannot be the database itself');
   if (existsSync(target) && !force) throw new BackupRefusedError(`${target} exists: choose another file, or add --force to replace it`);
   const dir = path.dirname(target);
@@ -78,7 +79,7 @@ function check(copy: string, target: string): BackupReport {
   try {
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') throw new Error(`the copy failed its integrity check: ${String(integrity)}`);
-    const count = (table: string): number => (db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0);
+    const count = (table: string): number => db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table}`).get()?.n ?? 0;
     return {
       file: target,
       bytes: statSync(copy).size,

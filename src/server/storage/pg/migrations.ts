@@ -150,9 +150,14 @@ async function ensureOrg(client: pg.PoolClient): Promise<string> {
 }
 
 /** The database's master key, settled with the one given (masterKey.ts); recorded when the database had none. */
-async function ensureMasterHash(client: pg.PoolClient, given: GivenMasterKey | undefined, announce: (masterKey: string) => void): Promise<string> {
-  const rows = (await client.query<{ k: string; v: string }>('SELECT k, v FROM meta WHERE k = ANY($1)', [[MASTER_HASH_META, MASTER_ORIGIN_META]]))
-    .rows;
+async function ensureMasterHash(
+  client: pg.PoolClient,
+  given: GivenMasterKey | undefined,
+  announce: (masterKey: string) => void,
+): Promise<string> {
+  const rows = (
+    await client.query<{ k: string; v: string }>('SELECT k, v FROM meta WHERE k = ANY($1)', [[MASTER_HASH_META, MASTER_ORIGIN_META]])
+  ).rows;
   const get = (k: string): string | undefined => rows.find((r) => r.k === k)?.v;
   const where = 'the PostgreSQL database';
   const settled = settleMasterKey(storedMasterKey(get(MASTER_HASH_META), get(MASTER_ORIGIN_META), where), given, where);
