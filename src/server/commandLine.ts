@@ -232,6 +232,7 @@ export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
     DICTEE_IDLE_TIMEOUT_MS: 'idleTimeoutMs',
     DICTEE_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
     DICTEE_MAX_UNSENT_BYTES: 'maxUnsentBytes',
+    DICTEE_KEY_RECHECK_MS: 'keyRecheckMs',
   };
   for (const [name, field] of Object.entries(map)) {
     const v = env[name];

@@ -19,6 +19,11 @@ export interface Timing {
   maxUnsentBytes: number;
   /** Time allowed for an HTTP request's headers (then 408). */
   headersTimeoutMs: number;
+  /**
+   * How often the keys of the live sessions are read again from the key store: the longest a session of a
+   * key revoked through another instance lives on here when its announcement cannot reach us (Redis down).
+   */
+  keyRecheckMs: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -32,4 +37,5 @@ export const DEFAULT_TIMING: Timing = {
   idleTimeoutMs: 10 * 60_000,
   maxUnsentBytes: MAX_UNSENT_BYTES,
   headersTimeoutMs: 15_000,
+  keyRecheckMs: 10_000,
 };

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { LiveDictation, clusterScript, startInstances, useBackends } from '../helpers/cluster';
+import { DICTATED, LiveDictation, clusterScript, startInstances, useBackends } from '../helpers/cluster';
 import { type TestServer, WsProbe, startServer } from '../helpers/server';
 import { startOnce } from '../helpers/startOnce';
 import { waitFor } from '../helpers/wait';
@@ -107,7 +107,13 @@ describe('keys across instances, in an outage (built service)', function () {
 
   it('revoked while Redis is stopped: 200, refused on both instances at once; its live session on the other instance ends once Redis is back', async () => {
     const [one, two] = backends.track(
-      await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: clusterScript() }),
+      await startInstances(2, {
+        database: await backends.database(),
+        redis: backends.redis.url(),
+        script: clusterScript(),
+        // No periodic re-check within the test: what ends the session is Redis coming back.
+        env: { DICTEE_KEY_RECHECK_MS: '600000' },
+      }),
     ) as [TestServer, TestServer];
     const { key } = await one.createKey();
     const live = await LiveDictation.start(two, key);
@@ -131,6 +137,32 @@ describe('keys across instances, in an outage (built service)', function () {
     await waitFor(() => /revocation announced to every instance/.test(one.logs().slice(mark)), 20_000, 'the pending announcement sent');
   });
 
+  it('Redis staying down: a live session of the revoked key on the other instance ends within DICTEE_KEY_RECHECK_MS all the same', async () => {
+    const [one, two] = backends.track(
+      await startInstances(2, {
+        database: await backends.database(),
+        redis: backends.redis.url(),
+        script: clusterScript(),
+        env: { DICTEE_KEY_RECHECK_MS: '1000' },
+      }),
+    ) as [TestServer, TestServer];
+    const { key } = await one.createKey();
+    const live = await LiveDictation.start(two, key);
+    live.send(0, 60);
+    await waitFor(() => live.words().length === 10, 15_000, 'the first sentence final');
+    await backends.redis.stop();
+    try {
+      const r = await revoke(one, key);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      const error = await live.probe.waitFor((m) => m.type === 'error', 5000, 'the session ended by the re-check, Redis still down');
+      assert.equal(error.code, 'AUTH_ERROR');
+      assert.equal((await live.probe.closed).code, 4001);
+      assert.deepEqual(live.words(), DICTATED.slice(0, 10), 'its final text kept');
+    } finally {
+      await backends.redis.start();
+    }
+  });
+
   it('the announcement is durable: the revoking instance cut from Redis and stopped, it is sent when it starts again, and the live session elsewhere ends', async () => {
     const relay = await cuttableRelay(backends.redis.port);
     try {
@@ -148,7 +180,8 @@ describe('keys across instances, in an outage (built service)', function () {
         await startServer({
           script: clusterScript(),
           args: ['--database', database, '--redis', backends.redis.url(), '--instance-id', 'i2'],
-          env: { DICTEE_MASTER_KEY: master },
+          // No periodic re-check within the test: only the announcement can end the session.
+          env: { DICTEE_MASTER_KEY: master, DICTEE_KEY_RECHECK_MS: '600000' },
         }),
       ])[0]!;
       const { key } = await one.createKey();
