@@ -10,7 +10,7 @@ import { errorMessage } from '../shared/errors';
 import type { GivenMasterKey } from './storage/masterKey';
 import { masterKeyWeakness } from './storage/keys';
 
-export class MasterKeySourceError extends Error {
+class MasterKeySourceError extends Error {
   override readonly name = 'MasterKeySourceError';
 }
 

@@ -20,7 +20,7 @@ export class BackupRefusedError extends Error {
   override readonly name = 'BackupRefusedError';
 }
 
-export interface BackupReport {
+interface BackupReport {
   file: string;
   bytes: number;
   /** The copy's schema version (`PRAGMA user_version`). */

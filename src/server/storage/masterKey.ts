@@ -19,9 +19,9 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { generateMasterKey, hashesEqual, sha256Hex } from './keys';
 
-export type MasterKeyOrigin = 'generated' | 'given';
+type MasterKeyOrigin = 'generated' | 'given';
 
-export interface StoredMasterKey {
+interface StoredMasterKey {
   hash: string;
   origin: MasterKeyOrigin;
 }
@@ -42,7 +42,7 @@ export class MasterKeyConflictError extends Error {
   override readonly name = 'MasterKeyConflictError';
 }
 
-export interface SettledMasterKey {
+interface SettledMasterKey {
   hash: string;
   /** What to record in the store (when it had nothing). */
   record?: StoredMasterKey;
@@ -88,7 +88,7 @@ export function storedMasterKey(hash: string | undefined, origin: string | undef
 }
 
 /** What {@link sqliteMasterHash} needs of the SQLite store (db.ts). */
-export interface SqliteMeta {
+interface SqliteMeta {
   getMeta(k: string): string | undefined;
   /** Sets these meta rows in one transaction. */
   setMetas(rows: Record<string, string>): void;

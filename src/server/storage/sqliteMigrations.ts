@@ -42,7 +42,7 @@ const ADDED_COLUMNS: Array<[table: string, column: string, definition: string]> 
   ['session_checkpoints', 'final_chunks', 'INTEGER NOT NULL DEFAULT 0'],
 ];
 
-export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   {
     version: 1,
     name: 'keys, sessions, resume data',
