@@ -150,11 +150,13 @@ describe('keys across instances, in an outage (built service)', function () {
     const live = await LiveDictation.start(two, key);
     live.send(0, 60);
     await waitFor(() => live.words().length === 10, 15_000, 'the first sentence final');
+    const mark = one.logs().length;
     await backends.redis.stop();
     try {
+      await waitFor(() => /Redis connection lost/.test(one.logs().slice(mark)), 5000, 'the loss seen by the instance that revokes');
       const r = await revoke(one, key);
       assert.equal(r.status, 200, JSON.stringify(r.body));
-      const error = await live.probe.waitFor((m) => m.type === 'error', 5000, 'the session ended by the re-check, Redis still down');
+      const error = await live.probe.waitFor((m) => m.type === 'error', 10_000, 'the session ended by the re-check, Redis still down');
       assert.equal(error.code, 'AUTH_ERROR');
       assert.equal((await live.probe.closed).code, 4001);
       assert.deepEqual(live.words(), DICTATED.slice(0, 10), 'its final text kept');

@@ -17,7 +17,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS, RateLimiter } from '../limits';
 import type { ServerLogger } from '../../log';
-import { BackendUnavailableError, type Limits, type RateDecision } from '../stores';
+import type { Limits, RateDecision } from '../stores';
 import type { RedisLink } from './connect';
 import { checkWhole } from '../../../shared/options';
 
@@ -188,7 +188,8 @@ export class RedisLimits implements Limits {
     try {
       return await this.run<number>(WAIT, [`${PREFIX}master-failures:{${address}}`], [MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS]);
     } catch (e) {
-      if (!(e instanceof BackendUnavailableError)) throw e;
+      // Also a command that failed as the connection was being lost, before it is known to be down.
+      this.o.log.debug('failed master-key attempts counted in this instance (Redis unreachable)', { error: e });
       return this.localMasterFailures.wait(address);
     }
   }
@@ -198,7 +199,7 @@ export class RedisLimits implements Limits {
     try {
       await this.run(RATE, [`${PREFIX}master-failures:{${address}}`], [MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS, uniqueMember()]);
     } catch (e) {
-      if (!(e instanceof BackendUnavailableError)) throw e;
+      this.o.log.debug('a failed master-key attempt counted in this instance only (Redis unreachable)', { error: e });
     }
   }
 
