@@ -224,6 +224,8 @@ export class Service {
     this.timers.push(setInterval(() => this.registry.heartbeat(), Math.max(50, Math.min(t.pingIntervalMs, 1000))));
     this.timers.push(setInterval(() => void this.registry.sweep(), Math.max(1000, Math.min(t.stoppedTtlMs, 30_000))));
     void this.registry.sweep();
+    // Revocations that could not be announced to this instance (Redis down) still end its sessions.
+    this.timers.push(setInterval(() => void this.recheckKeys(true), t.keyRecheckMs));
     return actual;
   }
 
@@ -311,13 +313,20 @@ export class Service {
     this.log.info('shutdown complete');
   }
 
-  /** Revocations may have been missed (the feed reconnected): the keys of the live sessions are checked again. */
-  private async recheckKeys(): Promise<void> {
+  /**
+   * Revocations may have been missed (the feed reconnected; `periodic`: every `keyRecheckMs`, in case the feed
+   * could not tell us): the keys of the live sessions are checked again.
+   */
+  private async recheckKeys(periodic = false): Promise<void> {
     try {
-      const revoked = await this.keys.revokedAmong(this.registry.liveKeyIds());
+      const live = this.registry.liveKeyIds();
+      if (periodic && live.length === 0) return;
+      const revoked = await this.keys.revokedAmong(live);
       for (const keyId of revoked) await this.registry.endKeySessions(keyId);
       if (revoked.length) this.log.info('revocations missed while the feed was down: sessions ended', { keys: revoked.length });
     } catch (e) {
+      // An unreachable store is logged once by its own reconnection; the next check tries again.
+      if (periodic && e instanceof BackendUnavailableError) return;
       this.log.warn('could not re-check the keys of the live sessions', { error: errorMessage(e) });
     }
   }

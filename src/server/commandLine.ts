@@ -14,6 +14,7 @@ import { VAD_NAMES, type VadName } from './engine/sileroVad';
 import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
 import { TrustProxyError, compileTrustProxy } from './http/clientAddress';
 import { MASTER_KEY_FAILURES } from './storage/limits';
+import { SUBCOMMAND_USAGE } from './subcommands';
 
 export const USAGE = `Usage: node dist/server.js [options]     (or: npm run server -- [options])
 
@@ -83,9 +84,12 @@ Options:
                          the network or a proxy
   -h, --help             show this help
 
+${SUBCOMMAND_USAGE}
 Environment:
   DICTEE_MASTER_KEY      master key for key management; if unset, one is generated at the first
-                         start, printed once, and only its SHA-256 is kept in the data dir
+                         start, printed once, and only its SHA-256 is kept in the store; a store's
+                         master key is never replaced by another (a start that disagrees: exit 2)
+  DICTEE_MASTER_KEY_FILE a file holding the master key instead (e.g. a systemd credential)
   DICTEE_DATABASE_URL    the same as --database (the flag wins)
   DICTEE_REDIS_URL       the same as --redis (the flag wins)
   DICTEE_TRUST_PROXY     the same as --trust-proxy (the flag wins)
@@ -282,6 +286,7 @@ export function timingFromEnv(env: NodeJS.ProcessEnv): Timing {
     DICTEE_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
     DICTEE_MAX_UNSENT_BYTES: 'maxUnsentBytes',
     DICTEE_END_FLUSH_MS: 'endFlushMs',
+    DICTEE_KEY_RECHECK_MS: 'keyRecheckMs',
   };
   for (const [name, field] of Object.entries(map)) {
     const v = env[name];

@@ -1,7 +1,8 @@
 /**
  * `node dist/server.js [--host H] [--port P] [--data-dir DIR] [--engine NAME] [--model NAME|DIR] [--proofread-model NAME|DIR]
  *  [--script FILE] [--workers N] [--concurrency-limit N] [--rate-limit N] [--rate-window S] …
- *  [--database URL] [--redis URL] [--instance-id ID]`
+ *  [--database URL] [--redis URL] [--instance-id ID]`, or a subcommand: `node dist/server.js backup FILE …`
+ *  (subcommands.ts)
  *
  * stdout carries only the `listening on http://HOST:PORT` line and, at a first start without
  * DICTEE_MASTER_KEY, the one-time master key notice. Logs are JSON lines on stderr.
@@ -17,7 +18,9 @@ import { openEngine } from './engine/pooled';
 import { type Engine, EngineUnavailableError } from './engine/engine';
 import type { RemoteBounds } from './engine/remote/remoteEngine';
 import { dataDirWarning } from './storage/db';
-import { masterKeyWeakness } from './storage/keys';
+import { type GivenMasterKey, MasterKeyConflictError } from './storage/masterKey';
+import { masterKeyFromEnvironment } from './masterKeySource';
+import { runSubcommand } from './subcommands';
 import { LEVELS, type Level, createLogger, streamWriter } from './log';
 import { errorMessage } from '../shared/errors';
 import {
@@ -33,6 +36,12 @@ import {
 } from './commandLine';
 
 async function main(): Promise<void> {
+  const write = (stream: NodeJS.WriteStream) => (s: string) => void stream.write(s);
+  const status = await runSubcommand(process.argv.slice(2), process.env, write(process.stdout), write(process.stderr));
+  if (status !== undefined) {
+    process.exitCode = status;
+    return;
+  }
   let opts: CliOptions;
   let timing: Timing;
   let slotLeaseMs: number;
@@ -55,10 +64,11 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const masterKey = process.env.DICTEE_MASTER_KEY || undefined;
-  const weakness = masterKey === undefined ? undefined : masterKeyWeakness(masterKey);
-  if (weakness) {
-    process.stderr.write(`error: ${weakness}\n`);
+  let masterKey: GivenMasterKey | undefined;
+  try {
+    masterKey = masterKeyFromEnvironment(process.env);
+  } catch (e) {
+    process.stderr.write(`error: ${errorMessage(e)}\n`);
     process.exit(2);
   }
   const levelEnv = (process.env.DICTEE_LOG_LEVEL ?? 'info') as Level;
@@ -173,9 +183,9 @@ async function main(): Promise<void> {
     server.close();
     if (metricsServer) await closeMetricsServer(metricsServer);
     await engine.close?.();
-    if (!(e instanceof BackendStartError)) throw e;
+    if (!(e instanceof BackendStartError) && !(e instanceof MasterKeyConflictError)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
-    process.exit(1);
+    process.exit(e instanceof MasterKeyConflictError ? 2 : 1);
   }
   const service = new Service({
     backends,

@@ -26,6 +26,11 @@ export interface Timing {
    * after its last words (live/endSession.ts).
    */
   endFlushMs: number;
+  /**
+   * How often the keys of the live sessions are read again from the key store: the longest a session of a
+   * key revoked through another instance lives on here when its announcement cannot reach us (Redis down).
+   */
+  keyRecheckMs: number;
 }
 
 export const DEFAULT_TIMING: Timing = {
@@ -40,4 +45,5 @@ export const DEFAULT_TIMING: Timing = {
   maxUnsentBytes: MAX_UNSENT_BYTES,
   headersTimeoutMs: 15_000,
   endFlushMs: 30_000,
+  keyRecheckMs: 10_000,
 };

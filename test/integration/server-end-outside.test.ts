@@ -106,8 +106,17 @@ async function endedRecord(server: TestServer, id: string): Promise<Record<strin
 function assertSameText(revoked: Ended, stopped: Ended, proofreadText = true): void {
   assert.deepEqual(revoked.finals, stopped.finals, 'the finals of a revocation are those of a stop at the same point');
   if (proofreadText) assert.deepEqual(revoked.proofread, stopped.proofread, 'the proofread sentences too');
-  else assert.equal(revoked.proofread.length, stopped.proofread.length, `as many proofread sentences: ${JSON.stringify([revoked.proofread, stopped.proofread])}`);
-  assert.deepEqual(revoked.seqs, [...revoked.seqs].sort((a, b) => a - b), 'in seq order');
+  else
+    assert.equal(
+      revoked.proofread.length,
+      stopped.proofread.length,
+      `as many proofread sentences: ${JSON.stringify([revoked.proofread, stopped.proofread])}`,
+    );
+  assert.deepEqual(
+    revoked.seqs,
+    [...revoked.seqs].sort((a, b) => a - b),
+    'in seq order',
+  );
 }
 
 /** Revocation and an ordinary stop at the same point of the same audio give the same text; every final sent is counted. */
@@ -136,7 +145,10 @@ describe('sessions ended from outside: every word sent first (built service)', f
     // The first recording whole and a pause (a sentence ended), then most of a second one: a sentence under way.
     const [first, second] = recordings().filter((r) => r.name !== 'goforward');
     const pcm = Buffer.concat([first!.pcm, silence(1500), second!.pcm.subarray(0, Math.floor(second!.pcm.length * 0.7) & ~1)]);
-    const server = useServer({ args: ['--engine', 'pocketsphinx'], env: { ...SLOW_MACHINE, DICTEE_RESUME_TTL_MS: '1500', DICTEE_STOPPED_TTL_MS: '1500' } });
+    const server = useServer({
+      args: ['--engine', 'pocketsphinx'],
+      env: { ...SLOW_MACHINE, DICTEE_RESUME_TTL_MS: '1500', DICTEE_STOPPED_TTL_MS: '1500' },
+    });
     /** What an ordinary stop gives at the point where the session is ended from outside. */
     let stopped: Ended;
 

@@ -384,9 +384,10 @@ describe('server process (built service)', function () {
     const lines = first.out.trim().split('\n');
     assert.equal(lines.length, 2, 'stdout: the master key notice and the listening line only');
     assert.match(lines[1]!, /^listening on http:\/\/127\.0\.0\.1:\d+$/);
-    const file = path.join(dataDir, 'master-key.sha256');
+    // Its hash is in the database (mode 0600), never the key itself.
+    const file = path.join(dataDir, 'dictee.sqlite');
     assert.equal(statSync(file).mode & 0o777, 0o600);
-    assert.ok(!readFileSync(file, 'utf8').includes(m[1]!));
+    assert.ok(!readFileSync(file).includes(m[1]!));
     const second = JSON.parse(await run()) as { out: string; code: number };
     assert.ok(!/master key/.test(second.out), 'not shown again');
     // The generated key works for key management.

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KEY_PATTERN } from '../../src/protocol';
 import { SqliteStore as Store } from '../../src/server/storage/db';
-import { SqliteKeyStore as KeyStore, MASTER_KEY_FILE, generateKey, hashesEqual, sha256Hex } from '../../src/server/storage/keys';
+import { SqliteKeyStore as KeyStore, generateKey, generateMasterKey, hashesEqual, sha256Hex } from '../../src/server/storage/keys';
+import { LEGACY_MASTER_KEY_FILE, MasterKeyConflictError } from '../../src/server/storage/masterKey';
 
 function tmp(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'dictee-keys-'));
@@ -76,15 +77,16 @@ describe('server API keys', () => {
     await store.close();
   });
 
-  it('generates a master key once, keeps only its hash (mode 0600), never shows it again', async () => {
+  it('generates a master key once, keeps only its hash (in the database, mode 0600), never shows it again', async () => {
     const dir = tmp();
     const shown: string[] = [];
     const s1 = new Store(dir);
     const k1 = new KeyStore(s1, dir, undefined, (k: string) => shown.push(k));
     assert.equal(shown.length, 1);
-    const file = path.join(dir, MASTER_KEY_FILE);
-    assert.equal(statSync(file).mode & 0o777, 0o600);
-    assert.equal(readFileSync(file, 'utf8').trim(), sha256Hex(shown[0]!));
+    assert.equal(s1.getMeta('master_key_sha256'), sha256Hex(shown[0]!));
+    assert.equal(s1.getMeta('master_key_origin'), 'generated');
+    assert.equal(statSync(path.join(dir, 'dictee.sqlite')).mode & 0o777, 0o600);
+    assert.ok(!readFileSync(path.join(dir, 'dictee.sqlite')).includes(shown[0]!), 'the key itself is not stored');
     assert.ok(k1.isMaster(shown[0]));
     await s1.close();
     const s2 = new Store(dir);
@@ -93,5 +95,58 @@ describe('server API keys', () => {
     assert.ok(k2.isMaster(shown[0]));
     assert.equal(s2.orgId, s1.orgId, 'the default organisation persists');
     await s2.close();
+  });
+
+  it('a data dir started with a master key records it: a start without it, or with another, is refused; none is generated', async () => {
+    const dir = tmp();
+    const key = generateMasterKey();
+    const shown: string[] = [];
+    const s1 = new Store(dir);
+    assert.ok(new KeyStore(s1, dir, key, (k: string) => shown.push(k)).isMaster(key));
+    assert.equal(s1.getMeta('master_key_origin'), 'given');
+    await s1.close();
+    const s2 = new Store(dir);
+    assert.throws(
+      () => new KeyStore(s2, dir, undefined, (k: string) => shown.push(k)),
+      (e: unknown) => e instanceof MasterKeyConflictError && /has a master key that was given/.test(e.message),
+    );
+    const other = generateMasterKey();
+    assert.throws(
+      () => new KeyStore(s2, dir, other, (k: string) => shown.push(k)),
+      (e: unknown) =>
+        e instanceof MasterKeyConflictError &&
+        /DICTEE_MASTER_KEY does not match/.test(e.message) &&
+        !e.message.includes(other) &&
+        !e.message.includes(key) &&
+        !e.message.includes(sha256Hex(key)),
+    );
+    assert.deepEqual(shown, [], 'no master key generated');
+    assert.equal(s2.getMeta('master_key_sha256'), sha256Hex(key), 'the recorded hash is unchanged');
+    assert.ok(new KeyStore(s2, dir, key, () => undefined).isMaster(key), 'the same key still starts');
+    await s2.close();
+  });
+
+  it('a generated master key: a start without a key uses it, a start with another is refused', async () => {
+    const dir = tmp();
+    const shown: string[] = [];
+    const s1 = new Store(dir);
+    new KeyStore(s1, dir, undefined, (k: string) => shown.push(k));
+    assert.throws(() => new KeyStore(s1, dir, generateMasterKey(), () => undefined), MasterKeyConflictError);
+    assert.ok(new KeyStore(s1, dir, shown[0], () => undefined).isMaster(shown[0]), 'the generated key given explicitly');
+    assert.equal(s1.getMeta('master_key_origin'), 'generated');
+    await s1.close();
+  });
+
+  it('imports the hash an older version kept in master-key.sha256 (then removes the file)', async () => {
+    const dir = tmp();
+    const key = generateMasterKey();
+    writeFileSync(path.join(dir, LEGACY_MASTER_KEY_FILE), sha256Hex(key) + '\n', { mode: 0o600 });
+    const shown: string[] = [];
+    const s = new Store(dir);
+    assert.ok(new KeyStore(s, dir, undefined, (k: string) => shown.push(k)).isMaster(key));
+    assert.deepEqual(shown, []);
+    assert.equal(s.getMeta('master_key_sha256'), sha256Hex(key));
+    assert.ok(!existsSync(path.join(dir, LEGACY_MASTER_KEY_FILE)));
+    await s.close();
   });
 });

@@ -9,6 +9,8 @@ import { BackendStartError } from './backend';
 import { type BackendCheck, BackendProbe, LOCAL_STORE } from './health';
 import { SqliteStore } from './db';
 import { ApiKeys, SqliteKeyStore } from './keys';
+import { type GivenMasterKey, MasterKeyConflictError } from './masterKey';
+import { SQLITE_SCHEMA_VERSION } from './sqliteMigrations';
 import { InProcessLimits, LocalRevocations } from './limits';
 import type { ServerLogger } from '../log';
 import { openPool } from './pg/connect';
@@ -26,7 +28,8 @@ interface BackendOptions {
   /** `--redis`, or undefined for limits in this process. */
   redisUrl?: string;
   instanceId: string;
-  masterKey: string | undefined;
+  /** The master key this instance was started with (DICTEE_MASTER_KEY or DICTEE_MASTER_KEY_FILE), if any. */
+  masterKey: GivenMasterKey | undefined;
   announceMasterKey: (key: string) => void;
   concurrencyLimit: number;
   rateLimit: number;
@@ -46,7 +49,7 @@ export interface Backends {
   /** For the log: `sqlite` or `postgres`, `in-process` or `redis`. */
   storeKind: 'sqlite' | 'postgres';
   limitsKind: 'in-process' | 'redis';
-  /** Migrations this start applied (PostgreSQL). */
+  /** Migrations this start applied (PostgreSQL, SQLite). */
   migrationsApplied: number[];
   /** Whether each backend answers now (`GET /readyz`, the metrics): the store, then Redis when there is one. */
   checks: BackendCheck[];
@@ -82,11 +85,14 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
           onCheckpointError: (message) =>
             o.log.warn('could not checkpoint the database log; retried every second, nothing is lost', { error: message }),
         });
+        opened.push(() => sqlite.close());
+        logSqliteMigrations(o.log, sqlite);
+        migrationsApplied = sqlite.migrations.applied.map((m) => m.version);
         keys = new SqliteKeyStore(sqlite, o.dataDir, o.masterKey, o.announceMasterKey);
       } catch (e) {
+        if (e instanceof MasterKeyConflictError) throw e;
         throw new BackendStartError(`cannot open the data dir ${o.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
       }
-      opened.push(() => sqlite.close());
       store = sqlite;
       checks.push(LOCAL_STORE);
     }
@@ -109,7 +115,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
         log: o.log,
       });
       opened.push(() => redisLimits.close());
-      const feed = new RedisRevocations(link, connectRedis(o.redisUrl, o.log, 'revocations'), o.log);
+      const feed = new RedisRevocations(link, connectRedis(o.redisUrl, o.log, 'revocations'), keys, o.log);
       opened.push(() => feed.close());
       try {
         await feed.start();
@@ -120,7 +126,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       revocations = feed;
     } else {
       limits = new InProcessLimits(o.rateLimit, o.rateWindowMs, o.concurrencyLimit, undefined, o.authFailureLimit);
-      revocations = new LocalRevocations();
+      revocations = new LocalRevocations(keys);
     }
     return {
       store,
@@ -136,5 +142,21 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
   } catch (e) {
     await closeAll();
     throw e;
+  }
+}
+
+/** The SQLite migrations of this start, each logged with the schema version (`user_version`) it brought. */
+function logSqliteMigrations(log: ServerLogger, sqlite: SqliteStore): void {
+  const { from, to, applied } = sqlite.migrations;
+  for (const m of applied) log.info('SQLite migration applied', { version: m.version, name: m.name, user_version: m.version });
+  if (applied.length) log.info('SQLite schema upgraded', { from_user_version: from, user_version: to });
+  if (from > SQLITE_SCHEMA_VERSION) {
+    log.warn(
+      'the database was written by a newer version of the service; downgrades are not supported (restore a backup taken before the upgrade)',
+      {
+        user_version: from,
+        known_user_version: SQLITE_SCHEMA_VERSION,
+      },
+    );
   }
 }

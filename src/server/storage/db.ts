@@ -22,6 +22,7 @@ import {
   type StoredEvent,
 } from './stores';
 import { SqliteJournal } from './sqliteJournal';
+import { type SqliteMigrationReport, migrateSqlite } from './sqliteMigrations';
 import { WalCheckpointer } from './walCheckpointer';
 
 export const DB_FILE = 'dictee.sqlite';
@@ -39,26 +40,6 @@ export interface KeyRow {
   created_at: string;
   revoked_at: string | null;
 }
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS orgs (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS api_keys (
-  id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, hint TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
-  project_id TEXT, permissions TEXT NOT NULL, environment TEXT NOT NULL, org_id TEXT NOT NULL,
-  created_at TEXT NOT NULL, revoked_at TEXT);
-CREATE TABLE IF NOT EXISTS sessions (
-  id TEXT PRIMARY KEY, key_id TEXT NOT NULL, org_id TEXT NOT NULL, origin TEXT NOT NULL, created_at TEXT NOT NULL,
-  started_at TEXT, ended_at TEXT, duration REAL, total_frames INTEGER NOT NULL DEFAULT 0,
-  final_chunks INTEGER NOT NULL DEFAULT 0, end_reason TEXT);
-CREATE TABLE IF NOT EXISTS session_checkpoints (
-  session_id TEXT PRIMARY KEY, key_id TEXT NOT NULL, org_id TEXT NOT NULL, next_seq INTEGER NOT NULL,
-  next_index INTEGER NOT NULL, audio_offset INTEGER NOT NULL, engine TEXT NOT NULL, config TEXT NOT NULL,
-  total_frames INTEGER NOT NULL DEFAULT 0, discarded_frames INTEGER NOT NULL DEFAULT 0,
-  final_chunks INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, stopped_at TEXT, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS session_events (
-  session_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
-`;
 
 /** The database and the files SQLite keeps beside it. */
 function dataFiles(dataDir: string): string[] {
@@ -86,18 +67,6 @@ export function dataDirWarning(dataDir: string): string | undefined {
   return `the data dir ${dataDir} is readable by other users (mode ${mode.toString(8).padStart(4, '0')}); its files are kept 0600, but chmod 700 it`;
 }
 
-/** Columns added after a table was first created (a data dir of an older version gets them at open). */
-const ADDED_COLUMNS: Array<[table: string, column: string, definition: string]> = [
-  ['session_checkpoints', 'final_chunks', 'INTEGER NOT NULL DEFAULT 0'],
-];
-
-function migrate(db: Database.Database): void {
-  for (const [table, column, definition] of ADDED_COLUMNS) {
-    const cols = db.prepare<[], { name: string }>(`PRAGMA table_info(${table})`).all();
-    if (!cols.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
-  }
-}
-
 export class SqliteStore implements SessionStore {
   readonly db: Database.Database;
   readonly orgId: string;
@@ -107,6 +76,8 @@ export class SqliteStore implements SessionStore {
 
   /** Checkpoints the WAL off the event loop (walCheckpointer.ts). */
   readonly checkpointer: WalCheckpointer;
+  /** The schema versions at open and the migrations applied then (sqliteMigrations.ts). */
+  readonly migrations: SqliteMigrationReport;
 
   /**
    * `onCheckpointError`: a checkpoint of the WAL failed (nothing is lost; said once per run of failures).
@@ -125,8 +96,7 @@ export class SqliteStore implements SessionStore {
     // the only writer; WAL readers such as backups never block it); a failed write is an INTERNAL_ERROR
     // for one request, or a logged loss of durability for one final, never lost text.
     this.db.pragma('busy_timeout = 500');
-    this.db.exec(SCHEMA);
-    migrate(this.db);
+    this.migrations = migrateSqlite(this.db);
     this.checkpointer = new WalCheckpointer(file, opts.onCheckpointError, opts.checkpointEveryMs);
     const st = {
       getMeta: this.db.prepare<[string], { v: string }>('SELECT v FROM meta WHERE k = ?'),
@@ -140,6 +110,9 @@ export class SqliteStore implements SessionStore {
       keyById: this.db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?'),
       listKeys: this.db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id'),
       revokeKey: this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      addPendingRevocation: this.db.prepare('INSERT INTO pending_revocations (key_id, revoked_at) VALUES (?, ?) ON CONFLICT DO NOTHING'),
+      pendingRevocations: this.db.prepare<[], { key_id: string }>('SELECT key_id FROM pending_revocations ORDER BY revoked_at'),
+      revocationAnnounced: this.db.prepare('DELETE FROM pending_revocations WHERE key_id = ?'),
       insertSession: this.db.prepare(
         `INSERT INTO sessions (id, key_id, org_id, origin, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
       ),
@@ -221,8 +194,29 @@ export class SqliteStore implements SessionStore {
   listKeys(): KeyRow[] {
     return this.st.listKeys.all();
   }
+  /** Marks the key revoked and, in the same transaction, its announcement to other instances as pending. */
   revokeKey(id: string, at: string): boolean {
-    return this.st.revokeKey.run(at, id).changes > 0;
+    return this.db.transaction(() => {
+      const changed = this.st.revokeKey.run(at, id).changes > 0;
+      if (changed) this.st.addPendingRevocation.run(id, at);
+      return changed;
+    })();
+  }
+  pendingRevocations(): string[] {
+    return this.st.pendingRevocations.all().map((r) => r.key_id);
+  }
+  revocationAnnounced(keyId: string): void {
+    this.st.revocationAnnounced.run(keyId);
+  }
+
+  // ---------------------------------------------------------------- meta (the master key's hash: masterKey.ts)
+  getMeta(k: string): string | undefined {
+    return this.st.getMeta.get(k)?.v;
+  }
+  setMetas(rows: Record<string, string>): void {
+    this.db.transaction(() => {
+      for (const [k, v] of Object.entries(rows)) this.st.setMeta.run(k, v);
+    })();
   }
 
   // ---------------------------------------------------------------- session records

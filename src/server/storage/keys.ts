@@ -5,15 +5,12 @@
  * hashed, looked up by hash, and compared in constant time.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { type CreateKeyRequest, type CreateKeyResponse, type KeyListing, type Permission, KEY_PATTERN, redactKey } from '../../protocol';
 import type { KeyRow, SqliteStore } from './db';
+import { type GivenMasterKey, sqliteMasterHash } from './masterKey';
 
 export type { KeyRow };
 import { type ApiKey, type Authenticated, type KeyStore, KeyRequestError } from './stores';
-
-export const MASTER_KEY_FILE = 'master-key.sha256';
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
@@ -48,23 +45,23 @@ const MIN_MASTER_KEY_BITS = 90;
  * consecutive characters (`abcdef…`, `0123…`). `openssl rand -hex 32` or `-base64 32` passes easily.
  * The message never contains the key.
  */
-export function masterKeyWeakness(key: string): string | undefined {
+export function masterKeyWeakness(key: string, source = 'DICTEE_MASTER_KEY'): string | undefined {
   const need = `at least ${MIN_MASTER_KEY_LENGTH} characters of high entropy, e.g. the output of: openssl rand -base64 32`;
   const chars = [...key];
-  if (chars.length < MIN_MASTER_KEY_LENGTH) return `DICTEE_MASTER_KEY is too short (${chars.length} characters); it must be ${need}`;
+  if (chars.length < MIN_MASTER_KEY_LENGTH) return `${source} is too short (${chars.length} characters); it must be ${need}`;
   const counts = new Map<string, number>();
   for (const c of chars) counts.set(c, (counts.get(c) ?? 0) + 1);
   let perChar = 0;
   for (const n of counts.values()) perChar -= (n / chars.length) * Math.log2(n / chars.length);
   const bits = perChar * chars.length;
   if (bits < MIN_MASTER_KEY_BITS)
-    return `DICTEE_MASTER_KEY is too predictable (about ${Math.floor(bits)} bits; repeated characters); it must be ${need}`;
+    return `${source} is too predictable (about ${Math.floor(bits)} bits; repeated characters); it must be ${need}`;
   let sequential = 0;
   for (let i = 1; i < chars.length; i++) {
     const d = chars[i]!.codePointAt(0)! - chars[i - 1]!.codePointAt(0)!;
     if (d === 1 || d === -1) sequential++;
   }
-  if (sequential * 2 > chars.length - 1) return `DICTEE_MASTER_KEY is too predictable (runs of consecutive characters); it must be ${need}`;
+  if (sequential * 2 > chars.length - 1) return `${source} is too predictable (runs of consecutive characters); it must be ${need}`;
   return undefined;
 }
 
@@ -105,27 +102,14 @@ export interface KeyRows {
   keyByHash(hash: string): Promise<KeyRow | undefined>;
   keyById(id: string): Promise<KeyRow | undefined>;
   listKeys(): Promise<KeyRow[]>;
-  /** Marks the key revoked at `at` unless it already is. */
+  /** Marks the key revoked at `at` unless it already is, and its announcement to the other instances pending (one transaction). */
   revokeKey(id: string, at: string): Promise<void>;
+  /** The ids of the revoked keys whose announcement is still pending, oldest first. */
+  pendingRevocations(): Promise<string[]>;
+  /** The revocation of the key was announced: no longer pending. */
+  revocationAnnounced(keyId: string): Promise<void>;
   /** Which of these ids are revoked or unknown. */
   revokedAmong(ids: string[]): Promise<string[]>;
-}
-
-/** The SHA-256 of the master key: of DICTEE_MASTER_KEY when set, else the one kept in the data dir (or a new one, announced once). */
-function masterHashInDataDir(dataDir: string, masterKeyFromEnv: string | undefined, announce: (masterKey: string) => void): string {
-  if (masterKeyFromEnv) return sha256Hex(masterKeyFromEnv);
-  const file = path.join(dataDir, MASTER_KEY_FILE);
-  if (existsSync(file)) {
-    const stored = readFileSync(file, 'utf8').trim();
-    if (!/^[0-9a-f]{64}$/.test(stored)) throw new Error(`${file} does not hold a SHA-256 hex digest`);
-    return stored;
-  }
-  const key = generateMasterKey();
-  const hash = sha256Hex(key);
-  writeFileSync(file, hash + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
-  announce(key);
-  return hash;
 }
 
 export class ApiKeys implements KeyStore {
@@ -211,16 +195,26 @@ export class ApiKeys implements KeyStore {
   revokedAmong(keyIds: string[]): Promise<string[]> {
     return keyIds.length ? this.rows.revokedAmong(keyIds) : Promise.resolve([]);
   }
+
+  pendingRevocations(): Promise<string[]> {
+    return this.rows.pendingRevocations();
+  }
+
+  revocationAnnounced(keyId: string): Promise<void> {
+    return this.rows.revocationAnnounced(keyId);
+  }
 }
 
-/** The KeyStore on SQLite (one instance): rows in the data dir's database, the master key's hash in the data dir. */
+/** The KeyStore on SQLite (one instance): rows in the data dir's database, the master key's hash in its `meta` table. */
 export class SqliteKeyStore extends ApiKeys {
   /**
-   * @param masterKeyFromEnv `DICTEE_MASTER_KEY`. When absent, the hash kept in the data dir is used, or
-   *   a new master key is generated, its hash stored (mode 0600) and the key handed to `announce` once.
+   * @param given the master key this instance was started with (a string: from `DICTEE_MASTER_KEY`), or
+   *   undefined; settled against the data dir's own by `sqliteMasterHash` (masterKey.ts), which throws
+   *   MasterKeyConflictError when they disagree, and hands a key generated at a first start to `announce` once.
    */
-  constructor(store: SqliteStore, dataDir: string, masterKeyFromEnv: string | undefined, announce: (masterKey: string) => void) {
-    super(sqliteKeyRows(store), masterHashInDataDir(dataDir, masterKeyFromEnv, announce));
+  constructor(store: SqliteStore, dataDir: string, given: string | GivenMasterKey | undefined, announce: (masterKey: string) => void) {
+    const g = typeof given === 'string' ? { key: given, source: 'DICTEE_MASTER_KEY' } : given;
+    super(sqliteKeyRows(store), sqliteMasterHash(store, dataDir, g, announce));
   }
 }
 
@@ -235,5 +229,7 @@ function sqliteKeyRows(store: SqliteStore): KeyRows {
       store.revokeKey(id, at);
     },
     revokedAmong: async (ids) => ids.filter((id) => store.keyById(id)?.revoked_at !== null),
+    pendingRevocations: async () => store.pendingRevocations(),
+    revocationAnnounced: async (keyId) => store.revocationAnnounced(keyId),
   };
 }

@@ -7,7 +7,7 @@
  * when a session gets a connection and gives it back when it loses it, stops or ends.
  */
 import { monotonicMs } from '../clock';
-import type { Limits, RateDecision, RevocationFeed } from './stores';
+import type { KeyStore, Limits, RateDecision, RevocationFeed } from './stores';
 import { checkWhole } from '../../shared/options';
 
 export class RateLimiter {
@@ -142,9 +142,12 @@ export class InProcessLimits implements Limits {
   async close(): Promise<void> {}
 }
 
-/** Revocation in one process: the registry has already ended the key's sessions; nobody else to tell. */
+/** Revocation in one process: the registry has already ended the key's sessions; nobody else to tell (nothing stays pending). */
 export class LocalRevocations implements RevocationFeed {
-  async announce(): Promise<void> {}
+  constructor(private readonly pending?: Pick<KeyStore, 'revocationAnnounced'>) {}
+  async announce(keyId: string): Promise<void> {
+    await this.pending?.revocationAnnounced(keyId);
+  }
   subscribe(): void {}
   async close(): Promise<void> {}
 }

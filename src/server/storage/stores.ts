@@ -63,6 +63,10 @@ export interface KeyStore {
   revoke(keyOrId: string): Promise<ApiKey | undefined>;
   /** Which of these key ids are revoked (or unknown). */
   revokedAmong(keyIds: string[]): Promise<string[]>;
+  /** Revocations recorded (with the key's, durably) whose announcement to the other instances is still pending. */
+  pendingRevocations(): Promise<string[]>;
+  /** The revocation of this key was announced to every instance: no longer pending. */
+  revocationAnnounced(keyId: string): Promise<void>;
 }
 
 export interface SessionRecord {

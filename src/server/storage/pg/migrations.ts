@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL schema as versioned migrations, applied at start under an advisory lock (several
  * instances may start at once: one applies, the others wait and find them applied), and what the first
- * start creates: the organisation and, without DICTEE_MASTER_KEY, the master key's hash.
+ * start creates: the organisation and the master key's hash (the one given, or one generated and shown
+ * once; masterKey.ts: a database never gets a second one).
  *
  * A migration is never edited once released; a change is a new migration. Migrations only add (tables,
  * nullable columns, indexes) so that during a rolling upgrade the older instances still running keep
@@ -11,7 +12,14 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { errorMessage } from '../../../shared/errors';
 import { BackendStartError } from '../backend';
-import { generateMasterKey, sha256Hex } from '../keys';
+import {
+  type GivenMasterKey,
+  MASTER_HASH_META,
+  MASTER_ORIGIN_META,
+  MasterKeyConflictError,
+  settleMasterKey,
+  storedMasterKey,
+} from '../masterKey';
 
 interface Migration {
   version: number;
@@ -52,6 +60,11 @@ CREATE TABLE session_events (
   session_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (session_id, seq));
 `,
   },
+  {
+    version: 2,
+    name: 'revocations not yet announced to the other instances',
+    sql: 'CREATE TABLE pending_revocations (key_id TEXT PRIMARY KEY, revoked_at TEXT NOT NULL);',
+  },
 ];
 
 /** The key of the advisory lock taken while migrating ("dictee" in ASCII). */
@@ -70,9 +83,11 @@ interface Prepared {
  */
 export async function prepareDatabase(
   pool: pg.Pool,
-  masterKeyFromEnv: string | undefined,
+  /** The master key this instance was started with (a string: from DICTEE_MASTER_KEY), if any. */
+  given: GivenMasterKey | string | undefined,
   announce: (masterKey: string) => void,
 ): Promise<Prepared> {
+  const g = typeof given === 'string' ? { key: given, source: 'DICTEE_MASTER_KEY' } : given;
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -84,13 +99,13 @@ export async function prepareDatabase(
     try {
       const applied = await applyMigrations(client);
       const orgId = await ensureOrg(client);
-      const masterHash = masterKeyFromEnv ? sha256Hex(masterKeyFromEnv) : await ensureMasterHash(client, announce);
+      const masterHash = await ensureMasterHash(client, g, announce);
       return { orgId, masterHash, applied };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     }
   } catch (e) {
-    if (e instanceof BackendStartError) throw e;
+    if (e instanceof BackendStartError || e instanceof MasterKeyConflictError) throw e;
     throw new BackendStartError(`cannot prepare the PostgreSQL database: ${errorMessage(e)}`);
   } finally {
     client.release();
@@ -134,12 +149,28 @@ async function ensureOrg(client: pg.PoolClient): Promise<string> {
   return id;
 }
 
-async function ensureMasterHash(client: pg.PoolClient, announce: (masterKey: string) => void): Promise<string> {
-  const found = await client.query<{ v: string }>("SELECT v FROM meta WHERE k = 'master_key_sha256'");
-  if (found.rows[0]) return found.rows[0].v;
-  const key = generateMasterKey();
-  const hash = sha256Hex(key);
-  await client.query("INSERT INTO meta (k, v) VALUES ('master_key_sha256', $1)", [hash]);
-  announce(key);
-  return hash;
+/** The database's master key, settled with the one given (masterKey.ts); recorded when the database had none. */
+async function ensureMasterHash(
+  client: pg.PoolClient,
+  given: GivenMasterKey | undefined,
+  announce: (masterKey: string) => void,
+): Promise<string> {
+  const rows = (
+    await client.query<{ k: string; v: string }>('SELECT k, v FROM meta WHERE k = ANY($1)', [[MASTER_HASH_META, MASTER_ORIGIN_META]])
+  ).rows;
+  const get = (k: string): string | undefined => rows.find((r) => r.k === k)?.v;
+  const where = 'the PostgreSQL database';
+  const settled = settleMasterKey(storedMasterKey(get(MASTER_HASH_META), get(MASTER_ORIGIN_META), where), given, where);
+  if (settled.record) {
+    await client.query('BEGIN');
+    await client.query('INSERT INTO meta (k, v) VALUES ($1, $2), ($3, $4) ON CONFLICT (k) DO UPDATE SET v = excluded.v', [
+      MASTER_HASH_META,
+      settled.record.hash,
+      MASTER_ORIGIN_META,
+      settled.record.origin,
+    ]);
+    await client.query('COMMIT');
+  }
+  if (settled.generated) announce(settled.generated);
+  return settled.hash;
 }

@@ -95,8 +95,19 @@ export class PgStore implements SessionStore, KeyRows {
   async listKeys(): Promise<KeyRow[]> {
     return (await this.q<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).rows;
   }
+  /** Marks the key revoked and, in the same statement, its announcement to the other instances as pending. */
   async revokeKey(id: string, at: string): Promise<void> {
-    await this.q('UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [id, at]);
+    await this.q(
+      `WITH r AS (UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id)
+       INSERT INTO pending_revocations (key_id, revoked_at) SELECT id, $2 FROM r ON CONFLICT DO NOTHING`,
+      [id, at],
+    );
+  }
+  async pendingRevocations(): Promise<string[]> {
+    return (await this.q<{ key_id: string }>('SELECT key_id FROM pending_revocations ORDER BY revoked_at')).rows.map((r) => r.key_id);
+  }
+  async revocationAnnounced(keyId: string): Promise<void> {
+    await this.q('DELETE FROM pending_revocations WHERE key_id = $1', [keyId]);
   }
   async revokedAmong(ids: string[]): Promise<string[]> {
     const live = new Set(

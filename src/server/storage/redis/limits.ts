@@ -10,12 +10,13 @@
  *   `leaseMs / 3`; the slots of an instance that died are free again when their leases end (`leaseMs`).
  *   A session resumed on another instance takes its slot over (as a take-over does in one process).
  *
- * While Redis is unreachable, taking a rate token or a slot fails with BackendUnavailableError (the
+ * While Redis is unreachable, the failed master-key attempts count in this instance (so that key management,
+ * a revocation above all, still works), and taking a rate token or a slot fails with BackendUnavailableError (the
  * request gets INTERNAL_ERROR with `retry_after_ms`); live sessions go on, and their leases are renewed
  * (re-taken if Redis lost them) once it is back.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS } from '../limits';
+import { MASTER_KEY_FAILURES, MASTER_KEY_WINDOW_MS, RateLimiter } from '../limits';
 import type { ServerLogger } from '../../log';
 import type { Limits, RateDecision } from '../stores';
 import type { RedisLink } from './connect';
@@ -153,6 +154,10 @@ export class RedisLimits implements Limits {
   private readonly held = new Map<string, Set<string>>();
   private readonly renewTimer: NodeJS.Timeout;
   private renewing = false;
+  /** Failed master-key attempts counted here too, for when Redis is unreachable. */
+  private readonly localMasterFailures: RateLimiter;
+  /** Failed API-key attempts counted here too, for when Redis is unreachable. */
+  private readonly localKeyFailures: RateLimiter;
   /** Sessions whose lease ended while the organisation was at its limit (told once). */
   private readonly waiting = new Set<string>();
 
@@ -166,6 +171,8 @@ export class RedisLimits implements Limits {
     this.concurrencyLimit = o.concurrencyLimit;
     this.authFailureLimit = o.authFailureLimit ?? MASTER_KEY_FAILURES;
     checkWhole('authFailureLimit', this.authFailureLimit, 1);
+    this.localMasterFailures = new RateLimiter(this.authFailureLimit, MASTER_KEY_WINDOW_MS);
+    this.localKeyFailures = new RateLimiter(this.authFailureLimit, MASTER_KEY_WINDOW_MS);
     this.renewTimer = setInterval(() => void this.renew(), Math.max(100, Math.floor(o.leaseMs / 3)));
   }
 
@@ -182,22 +189,47 @@ export class RedisLimits implements Limits {
     return wait === 0 ? { allowed: true } : { allowed: false, retryAfterMs: wait };
   }
 
-  /** Failed master-key attempts per address, one window for every instance (as in limits.ts). */
-  masterKeyWait(address: string): Promise<number> {
-    return this.run<number>(WAIT, [`${PREFIX}master-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS]);
+  /**
+   * Failed master-key attempts per address, one window for every instance (as in limits.ts). While Redis is
+   * unreachable, this instance's own window counts instead: key management (a revocation above all) must
+   * work during a Redis outage, and the failures are still limited, per instance.
+   */
+  async masterKeyWait(address: string): Promise<number> {
+    try {
+      return await this.run<number>(WAIT, [`${PREFIX}master-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS]);
+    } catch (e) {
+      // Also a command that failed as the connection was being lost, before it is known to be down.
+      this.o.log.debug('failed master-key attempts counted in this instance (Redis unreachable)', { error: e });
+      return this.localMasterFailures.wait(address);
+    }
   }
 
   async masterKeyFailed(address: string): Promise<void> {
-    await this.run(RATE, [`${PREFIX}master-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS, uniqueMember()]);
+    this.localMasterFailures.take(address);
+    try {
+      await this.run(RATE, [`${PREFIX}master-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS, uniqueMember()]);
+    } catch (e) {
+      this.o.log.debug('a failed master-key attempt counted in this instance only (Redis unreachable)', { error: e });
+    }
   }
 
-  /** Failed API-key attempts per address, one window for every instance. */
-  keyFailureWait(address: string): Promise<number> {
-    return this.run<number>(WAIT, [`${PREFIX}key-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS]);
+  /** Failed API-key attempts per address, one window for every instance; this instance's own while Redis is unreachable. */
+  async keyFailureWait(address: string): Promise<number> {
+    try {
+      return await this.run<number>(WAIT, [`${PREFIX}key-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS]);
+    } catch (e) {
+      this.o.log.debug('failed API-key attempts counted in this instance (Redis unreachable)', { error: e });
+      return this.localKeyFailures.wait(address);
+    }
   }
 
   async keyFailed(address: string): Promise<void> {
-    await this.run(RATE, [`${PREFIX}key-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS, uniqueMember()]);
+    this.localKeyFailures.take(address);
+    try {
+      await this.run(RATE, [`${PREFIX}key-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS, uniqueMember()]);
+    } catch (e) {
+      this.o.log.debug('a failed API-key attempt counted in this instance only (Redis unreachable)', { error: e });
+    }
   }
 
   async acquireSlot(orgId: string, sessionId: string): Promise<boolean> {
@@ -224,7 +256,10 @@ export class RedisLimits implements Limits {
     return this.held.get(orgId)?.size ?? 0;
   }
 
-  sweep(): void {}
+  sweep(): void {
+    this.localMasterFailures.sweep();
+    this.localKeyFailures.sweep();
+  }
 
   private async renew(): Promise<void> {
     if (this.renewing || !this.o.link.up) return;
