@@ -64,7 +64,10 @@ describe('npm run server: a signal to npm stops the service with its drain', fun
 
       const signalled = Date.now();
       child.kill(signal);
-      const npmExit = await Promise.race([exited(child), new Promise<undefined>((r) => setTimeout(r, STOP_BOUND_MS).unref())]);
+      const npmExit = await Promise.race([
+        exited(child),
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), STOP_BOUND_MS).unref()),
+      ]);
       assert.ok(npmExit, `npm still running ${STOP_BOUND_MS} ms after ${signal}`);
       const pid = servicePid;
       await waitFor(
