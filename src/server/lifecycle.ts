@@ -12,12 +12,12 @@
 import type { ServerLogger } from './log';
 
 export const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-export type StopSignal = (typeof STOP_SIGNALS)[number];
+type StopSignal = (typeof STOP_SIGNALS)[number];
 
 /** The longest the drain may take after an uncaught exception before the process exits anyway. */
-export const FATAL_DRAIN_MS = 10_000;
+const FATAL_DRAIN_MS = 10_000;
 
-export interface LifecycleOptions {
+interface LifecycleOptions {
   log: ServerLogger;
   /** The drain: the service's shutdown, then the engine's close. Called once. */
   stop: () => Promise<void>;
@@ -28,7 +28,7 @@ export interface LifecycleOptions {
 }
 
 /** What a process emits that ends the service: the signals, uncaught exceptions and unhandled rejections. */
-export interface ProcessEvents {
+interface ProcessEvents {
   on(event: StopSignal, listener: () => void): unknown;
   on(event: 'uncaughtException', listener: (e: unknown) => void): unknown;
   on(event: 'unhandledRejection', listener: (reason: unknown) => void): unknown;
