@@ -38,8 +38,8 @@ const common = {
   plugins: [problemMatcher],
 };
 
-// The service's native modules stay in node_modules (devDependencies: they never ship in the .vsix).
-// Native modules, loaded from node_modules at run time. pg loads its optional libpq binding (pg-native) only
+// The service's native modules stay in node_modules: dependencies, so that `npm ci --omit=dev` installs them on a
+// server (docs/server.md); .vscodeignore keeps them out of the .vsix. Native modules, loaded at run time. pg loads its optional libpq binding (pg-native) only
 // when asked for `pg.native`, which the service never is; pg and ioredis themselves are bundled.
 const serverNative = ['better-sqlite3', 'koffi', 'sherpa-onnx-node', 'pg-native'];
 

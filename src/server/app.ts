@@ -12,7 +12,8 @@ import { WRITE_NEEDED, authorize } from './http/auth';
 import type { Engine } from './engine/engine';
 import type { ApiContext } from './http/context';
 import { httpFailure, route } from './http/routes';
-import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl, sendError } from './http/util';
+import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl } from './http/util';
+import { detachStartingAnswers, serverOptions } from './http/bind';
 import { LoopDelayMonitor } from './http/loopDelay';
 import { clientAddressFor } from './http/clientAddress';
 import { serviceMetrics } from './http/metrics';
@@ -27,6 +28,7 @@ import { errorMessage } from '../shared/errors';
 import { checkAllWhole, checkWhole } from '../shared/options';
 
 export { DEFAULT_TIMING, type Timing } from './live/registry';
+export { bindHttpServer } from './http/bind';
 
 /** How long a shutdown waits for sessions to be finalised (decoders in workers decode what they have). */
 const SHUTDOWN_DRAIN_MS = 30_000;
@@ -47,36 +49,6 @@ interface ServiceOptions {
   trustProxy?: string;
   /** The metrics listener (`--metrics-port`, http/metricsListener.ts), listening already; closed after the drain. */
   metricsServer?: http.Server;
-}
-
-function serverOptions(timing: Timing): http.ServerOptions {
-  const headersTimeout = timing.headersTimeoutMs;
-  return { headersTimeout, requestTimeout: Math.max(30_000, headersTimeout), connectionsCheckingInterval: Math.min(1000, headersTimeout) };
-}
-
-/**
- * Listens before anything is created (a master key, a database): a service that cannot have its port
- * fails first, having changed nothing. Until a {@link Service} takes the server, a request gets 503
- * (INTERNAL_ERROR with `retry_after_ms`) and an upgrade is refused the same way.
- */
-export async function bindHttpServer(host: string, port: number, timing: Timing): Promise<http.Server> {
-  const server = http.createServer(serverOptions(timing));
-  const starting = HttpError.of('INTERNAL_ERROR', 'the service is starting; retry in 1 s', 1000, 503);
-  server.on('request', function startingAnswer(req: IncomingMessage, res: http.ServerResponse) {
-    req.resume();
-    sendError(res, starting);
-  });
-  server.on('upgrade', function startingUpgrade(_req: IncomingMessage, socket: Duplex) {
-    refuseUpgrade(socket, starting);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return server;
 }
 
 export class Service {
@@ -139,8 +111,7 @@ export class Service {
     };
     if (opts.metricsServer) this.serveMetrics(opts.metricsServer);
     this.server = opts.server ?? http.createServer(serverOptions(opts.timing));
-    this.server.removeAllListeners('request');
-    this.server.removeAllListeners('upgrade');
+    detachStartingAnswers(this.server);
     this.server.on('request', (req: IncomingMessage, res: http.ServerResponse) => {
       route(this.api, req, res).catch((e: unknown) => httpFailure(this.api, req, res, e));
     });
@@ -296,10 +267,10 @@ export class Service {
     this.draining = true;
     this.log.info('shutting down: draining sessions', { sessions: this.registry.sessionCount, connections: this.registry.connectionCount });
     for (const t of this.timers) clearInterval(t);
+    // Stop accepting, drain, then close what is left (the order of the capture page's server too).
     const serverClosed = new Promise<void>((r) => this.server.close(() => r()));
     await this.registry.drain(SHUTDOWN_DRAIN_MS);
-    const deadline = Date.now() + 3000;
-    while (this.registry.connectionCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await this.registry.connectionsClosed(3000);
     this.registry.terminateAll();
     // Decoders in workers hand in their last finals before storage closes.
     await this.registry.settled(3000);

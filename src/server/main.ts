@@ -22,6 +22,7 @@ import { type GivenMasterKey, MasterKeyConflictError } from './storage/masterKey
 import { masterKeyFromEnvironment } from './masterKeySource';
 import { runSubcommand } from './subcommands';
 import { LEVELS, type Level, createLogger, streamWriter } from './log';
+import { Lifecycle } from './lifecycle';
 import { errorMessage } from '../shared/errors';
 import {
   type CliOptions,
@@ -231,30 +232,8 @@ async function main(): Promise<void> {
       metrics: metricsUrl(metricsServer),
     });
   }
-  let stopping = false;
-  const onSignal = (sig: string): void => {
-    if (stopping) return;
-    stopping = true;
-    log.info('signal received', { signal: sig });
-    service
-      .shutdown()
-      .then(() => engine.close?.())
-      .then(
-        () => process.exit(0),
-        (e: unknown) => {
-          log.error('shutdown failed', { error: e });
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('uncaughtException', (e) => {
-    log.error('uncaught exception', { error: e });
-  });
-  process.on('unhandledRejection', (e) => {
-    log.error('unhandled rejection', { error: e });
-  });
+  // Signals drain and exit 0; an uncaught exception drains within a deadline and exits 1 (lifecycle.ts).
+  new Lifecycle({ log, stop: () => service.shutdown().then(() => engine.close?.()), exit: (code) => process.exit(code) }).install(process);
   // Only now, with the signal handlers in place: whoever waits for this line may signal us at once.
   const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   stdout(`listening on http://${hostForUrl}:${port}\n`);

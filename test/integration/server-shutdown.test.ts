@@ -1,4 +1,4 @@
-/** SIGTERM / SIGINT drain of the BUILT service. */
+/** SIGTERM / SIGINT / SIGHUP drain of the BUILT service. */
 import assert from 'node:assert/strict';
 import { WsProbe, startServer, withServer } from '../helpers/server';
 import { framesOf, silence, speechPcm } from '../helpers/speech';
@@ -6,7 +6,7 @@ import { framesOf, silence, speechPcm } from '../helpers/speech';
 describe('server shutdown drain (built service)', function () {
   this.timeout(30000);
 
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     it(`${signal}: live sessions get stopping/stopped with their pending text final, close 1000, exit 0`, async () => {
       await withServer({}, async (server) => {
         const { key } = await server.createKey();

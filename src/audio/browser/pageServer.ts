@@ -26,6 +26,8 @@ const PAGE_PREFIX = '/d/';
 export const PAGE_SAMPLE_RATE = 16000;
 /** How long `stop()` waits for the page to send what it recorded before the pause. */
 const DRAIN_TIMEOUT_MS = 1000;
+/** How long `close()` waits for the page to answer its socket's close before cutting it. */
+const CLOSE_WAIT_MS = 1000;
 /** WebSocket close codes of the page's socket. */
 export const PAGE_CLOSE = { policy: 1008, tooBig: 1009, replaced: 4001, shutdown: 1001 } as const;
 
@@ -180,16 +182,32 @@ export class CapturePageServer {
     this.flush();
   }
 
-  /** Closes the page's socket and the server. */
+  /**
+   * Closes in the order of the service's shutdown (src/server/app.ts): stops accepting (no new page, no new
+   * socket), closes the page's socket (1001: the page does not reconnect; its close awaited, at most
+   * {@link CLOSE_WAIT_MS}), then cuts what is left (a socket that did not close, an HTTP connection still
+   * sending) and resolves once the server is closed.
+   */
   async close(): Promise<void> {
     this.capturing = false;
-    this.draining?.();
-    this.page?.close(PAGE_CLOSE.shutdown, 'closing');
+    const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.pageTokens.revokeAll();
     this.socketTokens.revokeAll();
+    this.draining?.();
+    const page = this.page;
+    if (page && page.readyState !== page.CLOSED) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+        page.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        page.close(PAGE_CLOSE.shutdown, 'closing');
+      });
+    }
     for (const c of this.wss.clients) c.terminate();
-    await new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeAllConnections();
+    await closed;
   }
 
   private flush(): void {

@@ -7,6 +7,7 @@ import type { WebSocket } from 'ws';
 import { type ClientConfig, ConfigConflictError, type EffectiveConfig, resolveConfig } from '../../protocol';
 import { monotonicMs } from '../clock';
 import { type ServiceCounters, Tallies } from '../counters';
+import { Condition } from '../../shared/condition';
 import { Admission } from './admission';
 import { Connection, type ConnectionHost } from './connection';
 import { OUTSIDE_ENDS, type OutsideEnd, endFromOutside } from './endSession';
@@ -46,6 +47,7 @@ export class SessionRegistry implements ConnectionHost {
   private readonly connections = new Set<Connection>();
   /** Dropped sessions the sweep is ending. */
   private readonly ending = new Set<LiveSession>();
+  private readonly noConnections = new Condition(() => this.connections.size === 0);
   readonly httpInits: HttpInits;
   private readonly log: ServerLogger;
   private readonly resumer: Resumer;
@@ -119,6 +121,7 @@ export class SessionRegistry implements ConnectionHost {
 
   closed(conn: Connection): void {
     this.connections.delete(conn);
+    this.noConnections.changed();
     const s = conn.session;
     if (s && s.peer === conn) {
       this.detach(s);
@@ -288,6 +291,11 @@ export class SessionRegistry implements ConnectionHost {
     return within(Promise.all([...this.sessions.values()].map((s) => s.settled())), maxMs);
   }
 
+  /** Resolves true once every connection has closed (at once when none is open), false after `maxMs`. */
+  connectionsClosed(maxMs: number): Promise<boolean> {
+    return this.noConnections.wait(maxMs);
+  }
+
   /** Cuts the connections still open (after the drain's grace time). */
   terminateAll(): void {
     for (const conn of this.connections) conn.terminate();
@@ -411,6 +419,7 @@ export class SessionRegistry implements ConnectionHost {
   private cut(conn: Connection): void {
     conn.terminate();
     this.connections.delete(conn);
+    this.noConnections.changed();
   }
 }
 

@@ -66,6 +66,7 @@ export class Availability {
   private nextProbeAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private waiters: Array<() => void> = [];
+  private downWaiters: Array<() => void> = [];
   private closed = false;
 
   constructor(
@@ -87,11 +88,18 @@ export class Availability {
     if (!this.upFlag || this.closed) return;
     this.upFlag = false;
     this.attempt = 0;
+    this.wakeDown();
     this.log.error(
       `${this.name} connection lost: new sessions are refused (INTERNAL_ERROR with retry_after_ms) until it is back; reconnecting with backoff`,
       { error: errorMessage(e) },
     );
     this.schedule();
+  }
+
+  /** Resolves once the backend is lost (at once when it is), or when closed. */
+  whenDown(): Promise<void> {
+    if (!this.upFlag || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.downWaiters.push(resolve));
   }
 
   /** Resolves once the backend answers again (at once when it does), or when closed. */
@@ -104,6 +112,7 @@ export class Availability {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.wake();
+    this.wakeDown();
   }
 
   private schedule(): void {
@@ -125,6 +134,12 @@ export class Availability {
     this.upFlag = true;
     this.log.info(`${this.name} connection restored`, { attempts: this.attempt });
     this.wake();
+  }
+
+  private wakeDown(): void {
+    const w = this.downWaiters;
+    this.downWaiters = [];
+    for (const f of w) f();
   }
 
   private wake(): void {

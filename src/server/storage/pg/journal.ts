@@ -15,6 +15,7 @@
  */
 import type pg from 'pg';
 import type { Availability } from '../backend';
+import { Condition } from '../../../shared/condition';
 import type { ServerLogger } from '../../log';
 import { type CheckpointRow, type JournalOutcome, MAX_EVENTS_PER_SESSION, type SessionEnd } from '../stores';
 import { isConnectionError, isRetryableError } from './connect';
@@ -66,6 +67,8 @@ function queued(op: JournalOp): Queued {
 export class Journal {
   private readonly sessions = new Map<string, SessionJournal>();
   private closing = false;
+  /** What {@link close} waits for: no session has writes queued or under way, or the database is lost (then none can be written). */
+  private readonly writesDone = new Condition(() => this.backlog === 0 || !this.availability.up);
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -137,8 +140,8 @@ export class Journal {
 
   /** Waits up to `graceMs` for the queued writes, then abandons what is left. */
   async close(graceMs: number): Promise<number> {
-    const deadline = Date.now() + graceMs;
-    while (this.backlog > 0 && this.availability.up && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    void this.availability.whenDown().then(() => this.writesDone.changed());
+    await this.writesDone.wait(graceMs);
     this.closing = true;
     clearInterval(this.sweeper);
     let abandoned = 0;
@@ -178,6 +181,7 @@ export class Journal {
       }
     } finally {
       j.running = false;
+      this.writesDone.changed();
     }
   }
 
