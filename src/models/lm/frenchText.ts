@@ -6,8 +6,28 @@
  * words (`23` → `vingt-trois`, traditional spelling: `quatre-vingts`, `deux cents`, `vingt et un`).
  */
 
-const UNITS = ['zéro', 'un', 'deux', 'trois', 'quatre', 'cinq', 'six', 'sept', 'huit', 'neuf', 'dix',
-  'onze', 'douze', 'treize', 'quatorze', 'quinze', 'seize', 'dix-sept', 'dix-huit', 'dix-neuf'];
+const UNITS = [
+  'zéro',
+  'un',
+  'deux',
+  'trois',
+  'quatre',
+  'cinq',
+  'six',
+  'sept',
+  'huit',
+  'neuf',
+  'dix',
+  'onze',
+  'douze',
+  'treize',
+  'quatorze',
+  'quinze',
+  'seize',
+  'dix-sept',
+  'dix-huit',
+  'dix-neuf',
+];
 const TENS = ['', '', 'vingt', 'trente', 'quarante', 'cinquante', 'soixante'];
 
 function below100(n: number): string {
@@ -52,7 +72,10 @@ const TOKEN = /[\p{L}\p{M}]+(?:['-][\p{L}\p{M}]+)*'?|\d+/gu;
  * has a word (hyphenated and elided forms are kept whole when it does).
  */
 export function frenchWords(line: string, has: (w: string) => boolean): string[] {
-  const text = line.normalize('NFC').toLowerCase().replace(/[’ʼ‘`´]/gu, "'");
+  const text = line
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[’ʼ‘`´]/gu, "'");
   const out: string[] = [];
   const word = (w: string): void => {
     if (has(w) || !w.includes('-')) {

