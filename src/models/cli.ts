@@ -1,5 +1,5 @@
 /**
- * `npm run models -- <command>`: the models of the sherpa-onnx engine (see USAGE).
+ * `npm run models -- <command>`: the models of the sherpa-onnx engine, the French pocketsphinx model and its language models (see USAGE).
  * Exit codes: 0 done, 1 failed (nothing installed, the reason and what to do said), 2 usage.
  */
 import { errorMessage } from '../shared/errors';
