@@ -20,7 +20,7 @@ import { Progress, type ProgressSink } from './progress';
 
 export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org/';
 
-export interface NpmFetchOptions extends Omit<HttpOptions, 'progress'> {
+interface NpmFetchOptions extends Omit<HttpOptions, 'progress'> {
   modelsDir: string;
   /** The registry (default: npm_config_registry, else {@link DEFAULT_NPM_REGISTRY}). */
   registryUrl?: string;

@@ -11,7 +11,16 @@ import { main } from '../../src/models/cli';
 import { buildLm } from '../../src/models/lm/build';
 import { CorpusError, readCorpus, validUtf8 } from '../../src/models/lm/corpus';
 import { frenchNumber, frenchWords } from '../../src/models/lm/frenchText';
-import { BOS, EOS, TrigramCounter, adjustedCounts, discounts, estimate, idsOf } from '../../src/models/lm/kneserNey';
+import {
+  BOS,
+  EOS,
+  FALLBACK_DISCOUNTS,
+  LmEstimateError,
+  TrigramCounter,
+  adjustedCounts,
+  discounts,
+  idsOf,
+} from '../../src/models/lm/kneserNey';
 
 /** A made-up corpus: Zipf-distributed words from a 1000-word vocabulary, seeded (the same every run). */
 function corpus(lines: number, seed = 7): { text: string; words: string[] } {
@@ -212,12 +221,23 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
     assert.throws(() => discounts([1, 1, 2], 2), /too little text.*2-gram/);
   });
 
+  it('stops counting beyond its bound of distinct n-grams, saying what to do (a huge corpus)', () => {
+    const c = new TrigramCounter(20);
+    c.add([3, 4, 5]);
+    assert.throws(
+      () => c.add([6, 7, 8, 9, 10, 11, 12, 13, 14]),
+      (e: Error) => e instanceof LmEstimateError && /more than 20 distinct n-grams.*--max-lines/.test(e.message),
+    );
+  });
+
   it('every context sums to 1 (unigrams, bigram and trigram contexts), with singleton trigrams pruned', async () => {
     const text = path.join(dir, 'c.txt');
     writeFileSync(text, corpus(3000).text);
     const r = await buildLm({ language: 'fr', texts: [text], dict, out: path.join(dir, 'lm.arpa'), vocabulary: 800 });
     assert.equal(r.vocabulary, 800);
     assert.deepEqual(r.fallbackDiscounts, [3]); // this made-up text has fewer trigrams seen twice than a real one
+    assert.deepEqual(r.model.discounts[2], FALLBACK_DISCOUNTS);
+    assert.notDeepEqual(r.model.discounts[1], FALLBACK_DISCOUNTS);
     assert.ok(r.oovRate > 0 && r.oovRate < 0.2, String(r.oovRate));
     const m = r.model;
     const vocab = m.words.map((_, i) => i).filter((i) => i !== BOS);

@@ -13,7 +13,7 @@ import { EOS, MAX_WORDS, TrigramCounter, type TrigramModel, UNK, estimate, write
 export const LM_LANGUAGES = ['fr'] as const;
 export const DEFAULT_VOCABULARY = 65_000;
 
-export interface BuildOptions {
+interface BuildOptions {
   language: (typeof LM_LANGUAGES)[number];
   texts: readonly string[];
   /** The pronunciation dictionary (pocketsphinx format: `word phones…`, `word(2) …` for variants). */
@@ -26,7 +26,7 @@ export interface BuildOptions {
   maxEntries?: number;
 }
 
-export interface BuildResult {
+interface BuildResult {
   out: string;
   lines: number;
   invalidBytes: number;
@@ -41,7 +41,7 @@ export interface BuildResult {
 }
 
 /** The words of a pocketsphinx dictionary (variants `word(2)` folded into `word`). */
-export function dictionaryWords(file: string): Set<string> {
+function dictionaryWords(file: string): Set<string> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -12,7 +12,7 @@ export class CorpusError extends Error {
   override readonly name = 'CorpusError';
 }
 
-export interface CorpusStats {
+interface CorpusStats {
   lines: number;
   /** Bytes dropped because they were not part of a valid UTF-8 sequence. */
   invalidBytes: number;
