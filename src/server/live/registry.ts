@@ -18,13 +18,11 @@ import type { ServerLogger } from '../log';
 import { LiveSession } from './session';
 import type { LiveSessionInit } from './sessionTypes';
 import { type Restoration, Resumer, configured } from './resume';
+import { Retention } from './retention';
 import type { ApiKey, Limits, RevocationFeed, SessionStore } from '../storage/stores';
 import type { Timing } from '../timing';
 
 export { DEFAULT_TIMING, type Timing } from '../timing';
-
-/** How often old session records are pruned (retention). */
-const PRUNE_EVERY_MS = 60 * 60_000;
 
 interface RegistryOptions {
   engine: Engine;
@@ -52,7 +50,7 @@ export class SessionRegistry implements ConnectionHost {
   private readonly log: ServerLogger;
   private readonly resumer: Resumer;
   private readonly admission: Admission;
-  private lastPrune = -Infinity;
+  private readonly retention: Retention;
   readonly configureTimeoutMs: number;
   readonly maxUnsentBytes: number;
   readonly counters: ServiceCounters;
@@ -61,6 +59,7 @@ export class SessionRegistry implements ConnectionHost {
     this.log = o.log;
     this.counters = o.counters ?? new Tallies();
     this.httpInits = new HttpInits(o.timing.initAdoptMs);
+    this.retention = new Retention(o.store, o.retentionDays, o.log);
     this.resumer = new Resumer({ engine: o.engine, store: o.store, log: o.log });
     this.admission = new Admission({
       engine: o.engine,
@@ -241,26 +240,7 @@ export class SessionRegistry implements ConnectionHost {
       this.log.error('could not expire resume data', { error: e });
     }
     this.httpInits.sweep();
-    if (now - this.lastPrune >= PRUNE_EVERY_MS) {
-      this.lastPrune = now;
-      await this.prune();
-    }
-  }
-
-  /** Retention: session records and transcript events of sessions that ended more than `retentionDays` ago. */
-  async prune(): Promise<void> {
-    try {
-      const before = new Date(Date.now() - this.o.retentionDays * 86_400_000).toISOString();
-      const r = await this.o.store.pruneBefore(before);
-      if (r.sessions || r.events)
-        this.log.info('retention: old session records deleted', {
-          sessions: r.sessions,
-          events: r.events,
-          retention_days: this.o.retentionDays,
-        });
-    } catch (e) {
-      this.log.error('could not prune old session records', { error: e });
-    }
+    await this.retention.due();
   }
 
   /**
