@@ -6,7 +6,7 @@
  * Counting costs an addition: no allocation, no label built on the audio path. Every label is one of a
  * closed set fixed here (an end reason, an error code, an event type): never a key, a session id or text.
  */
-import type { HttpErrorBody } from '../protocol';
+import { ERROR_CODES, type HttpErrorBody } from '../protocol';
 
 /** Why a session ended, as its record says (`end_reason`). */
 export const END_REASONS = [
@@ -26,19 +26,7 @@ export type TranscriptEventType = (typeof TRANSCRIPT_EVENTS)[number];
 
 /** The code of an error sent to a client: over HTTP (with the HTTP-only codes) or over the WebSocket. */
 export type CountedErrorCode = HttpErrorBody['error']['code'];
-export const COUNTED_ERROR_CODES: readonly CountedErrorCode[] = [
-  'PROTOCOL_ERROR',
-  'AUTH_ERROR',
-  'CONFIG_ERROR',
-  'INIT_ERROR',
-  'RATE_LIMITED',
-  'CONCURRENCY_LIMIT_EXCEEDED',
-  'INTERNAL_ERROR',
-  'SESSION_IDLE',
-  'NOT_FOUND',
-  'PAYLOAD_TOO_LARGE',
-  'METHOD_NOT_ALLOWED',
-];
+export const COUNTED_ERROR_CODES: readonly CountedErrorCode[] = [...ERROR_CODES, 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'METHOD_NOT_ALLOWED'];
 
 export interface ServiceCounters {
   /** A new session was created (not a resume). */

@@ -41,14 +41,19 @@ export async function bindHttpServer(host: string, port: number, timing: Timing)
   server.on('request', answers.request);
   server.on('upgrade', answers.upgrade);
   startingAnswers.set(server, answers);
-  await new Promise<void>((resolve, reject) => {
+  await listen(server, host, port);
+  return server;
+}
+
+/** Makes `server` listen; rejects with the listen error (a port in use) instead of throwing it later. */
+export function listen(server: http.Server, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  return server;
 }
 
 /** Removes the answers {@link bindHttpServer} gave while the service started (nothing else); none on another server. */

@@ -11,6 +11,7 @@ import type { Duplex } from 'node:stream';
 import type { Registry } from 'prom-client';
 import type { ServerLogger } from '../log';
 import { HttpError, parseRequestUrl, sendError } from './util';
+import { listen } from './bind';
 
 const METRICS_PATH = '/metrics';
 
@@ -24,13 +25,7 @@ export async function bindMetricsServer(host: string, port: number): Promise<htt
   server.on('upgrade', cut);
   server.on('connect', cut);
   server.on('clientError', (_e: Error, socket: Duplex) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, host, port);
   return server;
 }
 

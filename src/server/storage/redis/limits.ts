@@ -194,41 +194,41 @@ export class RedisLimits implements Limits {
    * unreachable, this instance's own window counts instead: key management (a revocation above all) must
    * work during a Redis outage, and the failures are still limited, per instance.
    */
-  async masterKeyWait(address: string): Promise<number> {
+  masterKeyWait(address: string): Promise<number> {
+    return this.failureWait('master-failures', this.localMasterFailures, address);
+  }
+
+  masterKeyFailed(address: string): Promise<void> {
+    return this.failed('master-failures', this.localMasterFailures, address);
+  }
+
+  /** Failed API-key attempts per address, the same way (counted apart from the master key's). */
+  keyFailureWait(address: string): Promise<number> {
+    return this.failureWait('key-failures', this.localKeyFailures, address);
+  }
+
+  keyFailed(address: string): Promise<void> {
+    return this.failed('key-failures', this.localKeyFailures, address);
+  }
+
+  /** The wait before `address` may try again: from Redis, or from this instance's window when Redis fails. */
+  private async failureWait(kind: string, local: RateLimiter, address: string): Promise<number> {
     try {
-      return await this.run<number>(WAIT, [`${PREFIX}master-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS]);
+      return await this.run<number>(WAIT, [`${PREFIX}${kind}:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS]);
     } catch (e) {
       // Also a command that failed as the connection was being lost, before it is known to be down.
-      this.o.log.debug('failed master-key attempts counted in this instance (Redis unreachable)', { error: e });
-      return this.localMasterFailures.wait(address);
+      this.o.log.debug('failed attempts counted in this instance (Redis unreachable)', { kind, error: e });
+      return local.wait(address);
     }
   }
 
-  async masterKeyFailed(address: string): Promise<void> {
-    this.localMasterFailures.take(address);
+  /** One failure of `address`: counted here (for an outage) and in Redis. */
+  private async failed(kind: string, local: RateLimiter, address: string): Promise<void> {
+    local.take(address);
     try {
-      await this.run(RATE, [`${PREFIX}master-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS, uniqueMember()]);
+      await this.run(RATE, [`${PREFIX}${kind}:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS, uniqueMember()]);
     } catch (e) {
-      this.o.log.debug('a failed master-key attempt counted in this instance only (Redis unreachable)', { error: e });
-    }
-  }
-
-  /** Failed API-key attempts per address, one window for every instance; this instance's own while Redis is unreachable. */
-  async keyFailureWait(address: string): Promise<number> {
-    try {
-      return await this.run<number>(WAIT, [`${PREFIX}key-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS]);
-    } catch (e) {
-      this.o.log.debug('failed API-key attempts counted in this instance (Redis unreachable)', { error: e });
-      return this.localKeyFailures.wait(address);
-    }
-  }
-
-  async keyFailed(address: string): Promise<void> {
-    this.localKeyFailures.take(address);
-    try {
-      await this.run(RATE, [`${PREFIX}key-failures:{${address}}`], [this.authFailureLimit, MASTER_KEY_WINDOW_MS, uniqueMember()]);
-    } catch (e) {
-      this.o.log.debug('a failed API-key attempt counted in this instance only (Redis unreachable)', { error: e });
+      this.o.log.debug('a failed attempt counted in this instance only (Redis unreachable)', { kind, error: e });
     }
   }
 
