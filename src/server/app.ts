@@ -14,6 +14,7 @@ import type { ApiContext } from './http/context';
 import { httpFailure, route } from './http/routes';
 import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl, sendError } from './http/util';
 import { LoopDelayMonitor } from './http/loopDelay';
+import { activeResources } from './http/activeResources';
 import type { ServerLogger } from './log';
 import { SessionRegistry, type Timing } from './live/registry';
 import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './storage/stores';
@@ -154,7 +155,7 @@ export class Service {
   private readonly healthDelay = new LoopDelayMonitor();
   private readonly statusDelay = new LoopDelayMonitor();
 
-  /** What GET /v1/status tells the master key: sessions, connections, memory, event-loop delay (since the last call). */
+  /** What GET /v1/status tells the master key: sessions, connections, memory, event-loop delay (since the last call), active handles. */
   private status(): object {
     const delay = this.statusDelay.take();
     return {
@@ -164,6 +165,7 @@ export class Service {
       rss_bytes: process.memoryUsage.rss(),
       event_loop_delay_p99_ms: delay?.p99 ?? 0,
       event_loop_delay_max_ms: delay?.max ?? 0,
+      active_resources: activeResources(),
     };
   }
 
