@@ -197,7 +197,11 @@ export interface AfterState {
 }
 
 /** Waits (as long as the service may take to forget stopped sessions) until descriptors and handles are back. */
-async function waitBaseline(probe: ServiceProbe, ttlMs: number, before: { fds: number; resources: Record<string, number> }): Promise<AfterState> {
+async function waitBaseline(
+  probe: ServiceProbe,
+  ttlMs: number,
+  before: { fds: number; resources: Record<string, number> },
+): Promise<AfterState> {
   let st = await waitIdle(probe, ttlMs);
   const deadline = Date.now() + 10_000;
   for (;;) {

@@ -276,7 +276,17 @@ export class SoakSlot {
 
 function failure(slot: number, problem: string): GenerationResult {
   const check = { expected: 0, received: 0, duplicates: 0, lost: 0, extra: 0, outOfOrder: 0, ok: true };
-  return { slot, outcome: 'broken', frames: 0, reconnects: 0, check, repeatedSeqs: 0, repeatedFinals: 0, unknownTargets: 0, problems: [problem] };
+  return {
+    slot,
+    outcome: 'broken',
+    frames: 0,
+    reconnects: 0,
+    check,
+    repeatedSeqs: 0,
+    repeatedFinals: 0,
+    unknownTargets: 0,
+    problems: [problem],
+  };
 }
 
 /** A ping and its pong (rejects after 10 s or when the socket closes first). */

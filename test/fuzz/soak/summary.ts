@@ -83,12 +83,16 @@ export function summarize(x: SummaryInput) {
     );
   }
   if (repeats.seqs || repeats.finals || repeats.unknownTargets) {
-    failures.push(`replays: ${repeats.seqs} seq handled twice, ${repeats.finals} finals repeated, ${repeats.unknownTargets} unknown batch.replace targets`);
+    failures.push(
+      `replays: ${repeats.seqs} seq handled twice, ${repeats.finals} finals repeated, ${repeats.unknownTargets} unknown batch.replace targets`,
+    );
   }
   if (problems.length) failures.push(`${problems.length} protocol problems, first: ${problems.slice(0, 5).join('; ')}`);
   if (x.notStopped.length) failures.push(`places that did not stop: ${x.notStopped.slice(0, 5).join('; ')}`);
-  if (rssJudged && growth > MAX_RSS_GROWTH) failures.push(`RSS grew ${(growth * 100).toFixed(1)} % after warm-up (limit ${MAX_RSS_GROWTH * 100} %)`);
-  if (x.after.sessions || x.after.connections) failures.push(`left in the service: ${x.after.sessions} sessions, ${x.after.connections} connections`);
+  if (rssJudged && growth > MAX_RSS_GROWTH)
+    failures.push(`RSS grew ${(growth * 100).toFixed(1)} % after warm-up (limit ${MAX_RSS_GROWTH * 100} %)`);
+  if (x.after.sessions || x.after.connections)
+    failures.push(`left in the service: ${x.after.sessions} sessions, ${x.after.connections} connections`);
   if (x.after.fds > x.before.fds) failures.push(`descriptors: ${x.before.fds} before, ${x.after.fds} after`);
   if (x.after.above.length) failures.push(`active handles above the baseline: ${x.after.above.join(', ')}`);
   if (x.lag.p99Ms > x.limits.maxLagP99Ms || x.lag.maxMs > x.limits.maxLagMs) {
@@ -125,7 +129,10 @@ const mib = (b: number): string => (b / 2 ** 20).toFixed(1);
 export function markdown(r: SoakReport, loadAtStart: number[]): string {
   const pct = (v: number): string => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)} %`;
   const rows: Array<[string, string]> = [
-    ['sessions (places), duration', `${r.sessions} concurrent real-time sessions, ${r.durationS} s (warm-up ${r.warmupS} s), seed ${r.seed}`],
+    [
+      'sessions (places), duration',
+      `${r.sessions} concurrent real-time sessions, ${r.durationS} s (warm-up ${r.warmupS} s), seed ${r.seed}`,
+    ],
     [
       'sessions checked',
       `${r.generations.total}: ${r.generations.stopped} stopped, ${r.generations.revoked} revoked, ${r.generations.broken} broken`,
@@ -141,19 +148,25 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
     ['service descriptors', `${r.fds.before} before, ${r.fds.peak} at the peak, ${r.fds.after} after every session stopped`],
     ['service active handles', `before ${fmtResources(r.resources.before)}; after ${fmtResources(r.resources.after)}`],
     ['sessions, connections left', `${r.left.sessions}, ${r.left.connections}`],
-    ['service CPU', `${r.service.cpuPercent.toFixed(0)} % of a core (${r.service.cpuMsPerSessionSecond.toFixed(3)} ms per session-second); event-loop delay p99 at most ${r.service.loopP99MaxMs} ms`],
+    [
+      'service CPU',
+      `${r.service.cpuPercent.toFixed(0)} % of a core (${r.service.cpuMsPerSessionSecond.toFixed(3)} ms per session-second); event-loop delay p99 at most ${r.service.loopP99MaxMs} ms`,
+    ],
     [
       'client (one process, one timer)',
       `${r.client.cpuPercent.toFixed(0)} % of a core; tick lag mean ${r.lag.meanMs.toFixed(1)} ms, p99 ${r.lag.p99Ms.toFixed(0)} ms, max ${r.lag.maxMs.toFixed(0)} ms`,
     ],
-    ['machine load (1 min)', `${loadAtStart[0]!.toFixed(1)} at the start, ${r.loadAverage[0]!.toFixed(1)} at the end (${os.cpus().length} cores)`],
+    [
+      'machine load (1 min)',
+      `${loadAtStart[0]!.toFixed(1)} at the start, ${r.loadAverage[0]!.toFixed(1)} at the end (${os.cpus().length} cores)`,
+    ],
   ];
   return [
     '`npm run soak` (`test/fuzz/soak.ts`): the built service (`node dist/server.js`, simulated engine: **the',
     "service's own cost, without speech recognition**) in its own process; one client process holds N places, each",
     'dictating session after session at real-time pace (16 kHz PCM, 100 ms frames every 100 ms from one timer for all',
     'sessions; a loop of 1.2 s of tone and 1.3 s of silence, so sentences end and are proofread). At seeded random',
-    'moments a live session is dropped (socket destroyed) and resumed with its last `seq` and the service\'s',
+    "moments a live session is dropped (socket destroyed) and resumed with its last `seq` and the service's",
     '`resume_audio_offset`, stopped cleanly, or has its key revoked through the API (its pending text must come as',
     'finals, then `AUTH_ERROR`, close 4001; the place gets a new key); a new session follows each end. Every',
     "session's final text (finals and `batch.replace` applied) is compared with the words the engine released for",
