@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   const seed = Math.round(arg(['seed'], Date.now() % 1_000_000));
   const outIdx = process.argv.indexOf('--out');
   const out = outIdx >= 0 ? process.argv[outIdx + 1]! : path.join('test-output', 'soak', 'report.json');
+  mkdirSync(path.dirname(out), { recursive: true });
   const loadAtStart = os.loadavg();
   const report = await runSoak({
     sessions,
@@ -39,8 +40,9 @@ async function main(): Promise<void> {
     log: (line) => console.log(line),
     maxLagP99Ms: arg(['max-lag-p99'], 200),
     maxLagMs: arg(['max-lag'], 2000),
+    serviceLogLevel: process.env.DICTEE_SOAK_SERVICE_LOG ?? 'warn',
+    serviceLog: path.join(path.dirname(out), 'service.log'),
   });
-  mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
   const md = markdown(report, loadAtStart);
   console.log(`\n${md}`);

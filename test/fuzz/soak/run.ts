@@ -4,6 +4,7 @@
  * the service sampled from outside; every session's words checked; at the end, once every session has stopped
  * and the service has forgotten them, its descriptors and active handles compared with the baseline.
  */
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +25,9 @@ export interface SoakOptions {
   seed: number;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /** The service's log level (default `warn`); its output goes to `serviceLog` when given. */
+  serviceLogLevel?: string;
+  serviceLog?: string;
   /** The client's lag limits: p99 and max of its ticks' lateness (defaults 200 ms and 2000 ms). */
   maxLagP99Ms?: number;
   maxLagMs?: number;
@@ -37,9 +41,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const n = opts.sessions;
   const durationMs = opts.durationS * 1000;
   const rng = new Rng(opts.seed);
-  // Stopped (and dropped) sessions stay resumable this long: shortened from 5 (30) minutes so that the
-  // service's memory reaches its steady state early in the run and is empty soon after the end.
+  // Stopped sessions stay resumable (replayable) this long: shortened from 5 minutes so that the service's
+  // memory reaches its steady state early in the run and is empty soon after the end. Dropped sessions keep
+  // 60 s (30 minutes by default): every drop here is resumed within a second or so.
   const ttlMs = Math.round(Math.min(30_000, Math.max(2000, durationMs / 20)));
+  const resumeTtlMs = 60_000;
   // Actions come every 2 % to 15 % of the run (12 s to 90 s in 10 minutes), at least 1.5 s apart.
   const gapLo = Math.max(1500, Math.min(20_000, durationMs * 0.02));
   const gapHi = Math.max(3000, Math.min(90_000, durationMs * 0.15));
@@ -50,7 +56,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const server = await startServer({
     script: scriptFile(script.join(' ')),
     args: ['--concurrency-limit', String(n * 2 + 10), '--rate-limit', '10000000'],
-    env: { DICTEE_LOG_LEVEL: 'warn', DICTEE_STOPPED_TTL_MS: String(ttlMs), DICTEE_RESUME_TTL_MS: String(ttlMs) },
+    env: {
+      DICTEE_LOG_LEVEL: opts.serviceLogLevel ?? 'warn',
+      DICTEE_STOPPED_TTL_MS: String(ttlMs),
+      DICTEE_RESUME_TTL_MS: String(resumeTtlMs),
+    },
   });
   const probe = new ServiceProbe(server.url, server.masterKey, server.process().pid!);
   try {
@@ -92,7 +102,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const t0 = performance.now();
     const cpu0 = { service: probe.cpuMs(), client: process.cpuUsage() };
     const sampleMs = Math.max(1000, Math.min(5000, durationMs / 60));
-    let sampling: Promise<void> = Promise.resolve();
+    // One sample at a time: a slow answer (a loaded service) skips a sample rather than queueing them.
+    let sampling: Promise<void> | undefined;
     const takeSample = async (): Promise<void> => {
       let st: ServiceStatus | undefined;
       try {
@@ -116,7 +127,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       );
     };
     const sampler = setInterval(() => {
-      sampling = sampling.then(takeSample);
+      sampling ??= takeSample().finally(() => {
+        sampling = undefined;
+      });
     }, sampleMs);
 
     ticker.start();
@@ -172,6 +185,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     return report;
   } finally {
     await server.stop();
+    if (opts.serviceLog) writeFileSync(opts.serviceLog, server.logs());
   }
 }
 

@@ -68,6 +68,12 @@ export function summarize(x: SummaryInput) {
   const rssJudged = opts.durationS - opts.warmupS >= MIN_JUDGED_S;
 
   const liveAvg = load.length ? load.reduce((a, s) => a + s.live, 0) / load.length : 0;
+  const steady = load.filter((s) => s.t >= opts.warmupS);
+  const live = {
+    mean: steady.length ? steady.reduce((a, s) => a + s.live, 0) / steady.length : 0,
+    min: steady.length ? Math.min(...steady.map((s) => s.live)) : 0,
+    max: steady.length ? Math.max(...steady.map((s) => s.live)) : 0,
+  };
   const service = {
     cpuPercent: (x.load.cpuMs / (x.load.t * 1000)) * 100,
     cpuMsPerSessionSecond: liveAvg > 0 ? x.load.cpuMs / (liveAvg * x.load.t) : 0,
@@ -104,6 +110,7 @@ export function summarize(x: SummaryInput) {
     ...opts,
     generations: { total: results.length, stopped: count('stopped'), revoked: count('revoked'), broken: count('broken') },
     actions: { ...x.actions, sessionsOpened: slotSum('sessions') },
+    live,
     words,
     repeats,
     problems: problems.slice(0, 50),
@@ -136,6 +143,10 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
     [
       'sessions checked',
       `${r.generations.total}: ${r.generations.stopped} stopped, ${r.generations.revoked} revoked, ${r.generations.broken} broken`,
+    ],
+    [
+      'sessions live (sending audio) after warm-up',
+      `mean ${r.live.mean.toFixed(0)}, min ${r.live.min}, max ${r.live.max} (the others between a drop and its resume, stopping, or opening the next)`,
     ],
     ['actions mixed in', `${r.actions.reconnect} drops and resumes, ${r.actions.stop} clean stops, ${r.actions.revoke} revocations`],
     ['words released / received', `${r.words.released} / ${r.words.received}`],
