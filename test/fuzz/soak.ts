@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     durationS,
     seed,
     log: (line) => console.log(line),
-    maxLagP99Ms: arg(['max-lag-p99'], 200),
+    maxLagP99Ms: arg(['max-lag-p99'], 500),
     maxLagMs: arg(['max-lag'], 2000),
     serviceLogLevel: process.env.DICTEE_SOAK_SERVICE_LOG ?? 'warn',
     serviceLog: path.join(path.dirname(out), 'service.log'),

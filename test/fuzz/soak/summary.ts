@@ -58,14 +58,17 @@ export function summarize(x: SummaryInput) {
   const count = (o: string): number => results.filter((r) => r.outcome === o).length;
   const slotSum = (k: keyof SoakSlot['counts']): number => x.slots.reduce((a, s) => a + s.counts[k], 0);
 
-  // RSS: the median over a window right after warm-up and over the last window of the load (GC moves it).
-  const w = Math.max(5, opts.durationS * 0.05);
+  // RSS: the median over a window right after warm-up and over the last window of the load, each a tenth of
+  // the run: the garbage collector moves RSS by tens of MiB between two samples.
+  const w = Math.max(5, opts.durationS * 0.1);
   const load = samples.filter((s) => s.t <= opts.durationS + 1);
   const rssIn = (lo: number, hi: number): number => median(load.filter((s) => s.t >= lo && s.t <= hi).map((s) => s.rss));
   const rssAfterWarmup = rssIn(opts.warmupS, opts.warmupS + w);
   const rssEnd = rssIn(opts.durationS - w, opts.durationS + 1);
   const growth = rssAfterWarmup > 0 ? (rssEnd - rssAfterWarmup) / rssAfterWarmup : 0;
   const rssJudged = opts.durationS - opts.warmupS >= MIN_JUDGED_S;
+  const steadyRss = load.filter((s) => s.t >= opts.warmupS).map((s) => s.rss);
+  if (steadyRss.length === 0) steadyRss.push(0);
 
   const liveAvg = load.length ? load.reduce((a, s) => a + s.live, 0) / load.length : 0;
   const steady = load.filter((s) => s.t >= opts.warmupS);
@@ -115,7 +118,16 @@ export function summarize(x: SummaryInput) {
     repeats,
     problems: problems.slice(0, 50),
     problemCount: problems.length,
-    rss: { beforeSessions: x.before.rss, afterWarmup: rssAfterWarmup, end: rssEnd, afterStop: x.after.rss, growth, judged: rssJudged },
+    rss: {
+      beforeSessions: x.before.rss,
+      afterWarmup: rssAfterWarmup,
+      end: rssEnd,
+      afterStop: x.after.rss,
+      growth,
+      judged: rssJudged,
+      min: Math.min(...steadyRss),
+      max: Math.max(...steadyRss),
+    },
     fds: { before: x.before.fds, peak: Math.max(0, ...samples.map((s) => s.fds)), after: x.after.fds },
     resources: { before: x.before.resources, after: x.after.resources, above: x.after.above },
     left: { sessions: x.after.sessions, connections: x.after.connections },
@@ -154,7 +166,7 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
     ['protocol problems, replayed seq handled twice', `${r.problemCount}, ${r.repeats.seqs}`],
     [
       'service RSS',
-      `${mib(r.rss.beforeSessions)} MiB before the sessions, ${mib(r.rss.afterWarmup)} MiB after warm-up, ${mib(r.rss.end)} MiB at the end: **${pct(r.rss.growth)}**${r.rss.judged ? '' : ' (run too short to judge)'}; ${mib(r.rss.afterStop)} MiB once every session stopped`,
+      `${mib(r.rss.beforeSessions)} MiB before the sessions, ${mib(r.rss.afterWarmup)} MiB after warm-up, ${mib(r.rss.end)} MiB at the end: **${pct(r.rss.growth)}**${r.rss.judged ? '' : ' (run too short to judge)'} (samples after warm-up between ${mib(r.rss.min)} and ${mib(r.rss.max)} MiB); ${mib(r.rss.afterStop)} MiB once every session stopped`,
     ],
     ['service descriptors', `${r.fds.before} before, ${r.fds.peak} at the peak, ${r.fds.after} after every session stopped`],
     ['service active handles', `before ${fmtResources(r.resources.before)}; after ${fmtResources(r.resources.after)}`],
@@ -184,7 +196,7 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
     'the audio the service accounted for (the segmenter run locally on the same frames): each word once and in',
     'order. The service is sampled from outside: RSS (`/proc/PID/status`), descriptors (`/proc/PID/fd`), CPU',
     '(`/proc/PID/stat`), and `GET /v1/status` (sessions, connections, event-loop delay, `active_resources`). RSS',
-    'growth: median over a window after warm-up against the last window of the load (limit 5 %). Once every session',
+    'growth: the median over a tenth of the run after warm-up against the last tenth of the load (limit 5 %). Once every session',
     'has stopped and the service has forgotten them (stopped and dropped sessions are kept',
     `${r.ttlS} s here instead of 5 and 30 min), descriptors and active handles must be back at the baseline taken`,
     'after one warm-up session.',
