@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { FRAME_MS, ReleasedWords } from '../fuzz/soak/audio';
 import { TranscriptLog, type WireMessage, checkWords, numberedScript } from '../fuzz/soak/check';
+import { resourcesAbove } from '../fuzz/soak/service';
 
 const SCRIPT = numberedScript(20);
 
@@ -120,5 +121,18 @@ describe('soak audio: the words the engine releases', () => {
     assert.equal(r.after(1200 / FRAME_MS), 4);
     assert.equal(r.after(2500 / FRAME_MS), 4);
     assert.equal(r.after(25_000 / FRAME_MS), 40);
+  });
+});
+
+describe('soak leak check: active handles against the baseline', () => {
+  it('a type above its baseline count, or new, is named; the same or fewer pass', () => {
+    const before = { TCPServerWrap: 1, TCPSocketWrap: 1, Timeout: 2 };
+    assert.deepEqual(resourcesAbove(before, { TCPServerWrap: 1, TCPSocketWrap: 1, Timeout: 2 }), []);
+    assert.deepEqual(resourcesAbove(before, { TCPServerWrap: 1, Timeout: 1 }), []);
+    assert.deepEqual(resourcesAbove(before, { TCPServerWrap: 1, TCPSocketWrap: 2, Timeout: 3, Immediate: 1 }), [
+      'TCPSocketWrap: 1 → 2',
+      'Timeout: 2 → 3',
+      'Immediate: 0 → 1',
+    ]);
   });
 });
