@@ -163,6 +163,7 @@ export class Service {
       connected_sessions: this.registry.connectedSessions,
       connections: this.registry.connectionCount,
       rss_bytes: process.memoryUsage.rss(),
+      heap_used_bytes: process.memoryUsage().heapUsed,
       event_loop_delay_p99_ms: delay?.p99 ?? 0,
       event_loop_delay_max_ms: delay?.max ?? 0,
       active_resources: activeResources(),

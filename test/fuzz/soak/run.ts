@@ -116,6 +116,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         rss: probe.rss(),
         fds: probe.fds(),
         cpuMs: probe.cpuMs() - cpu0.service,
+        heapUsed: st?.heap_used_bytes,
         sessions: st?.sessions,
         connections: st?.connections,
         loopP99Ms: st?.event_loop_delay_p99_ms,

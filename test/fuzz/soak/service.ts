@@ -13,6 +13,7 @@ export interface ServiceStatus {
   connected_sessions: number;
   connections: number;
   rss_bytes: number;
+  heap_used_bytes?: number;
   event_loop_delay_p99_ms: number;
   event_loop_delay_max_ms: number;
   active_resources?: Record<string, number>;

@@ -44,7 +44,7 @@ export interface SlotContext {
   pauseMs(): number;
 }
 
-type State = 'idle' | 'connecting' | 'live' | 'reconnecting' | 'stopping' | 'revoking';
+export type State = 'idle' | 'connecting' | 'live' | 'reconnecting' | 'stopping' | 'revoking';
 
 const CONFIGURE_WAIT_MS = 20_000;
 const END_WAIT_MS = 30_000;
@@ -63,7 +63,29 @@ class Generation {
 }
 
 export class SoakSlot {
-  state: State = 'idle';
+  private current: State = 'idle';
+  private since = Date.now();
+  /** Time spent in each state, and how many times each was entered. */
+  readonly time: Record<State, { ms: number; entered: number }> = {
+    idle: { ms: 0, entered: 0 },
+    connecting: { ms: 0, entered: 0 },
+    live: { ms: 0, entered: 0 },
+    reconnecting: { ms: 0, entered: 0 },
+    stopping: { ms: 0, entered: 0 },
+    revoking: { ms: 0, entered: 0 },
+  };
+
+  get state(): State {
+    return this.current;
+  }
+
+  set state(next: State) {
+    const now = Date.now();
+    this.time[this.current].ms += now - this.since;
+    this.time[next].entered++;
+    this.current = next;
+    this.since = now;
+  }
   /** Set while a new session is waiting to open. */
   private restart: NodeJS.Timeout | undefined;
   private ws: WebSocket | undefined;

@@ -8,6 +8,8 @@ export interface Sample {
   /** Seconds since the load started. */
   t: number;
   rss: number;
+  /** The service's JavaScript heap in use (GET /v1/status). */
+  heapUsed?: number;
   fds: number;
   /** Service CPU time since the load started. */
   cpuMs: number;
@@ -63,6 +65,9 @@ export function summarize(x: SummaryInput) {
   const w = Math.max(5, opts.durationS * 0.1);
   const load = samples.filter((s) => s.t <= opts.durationS + 1);
   const rssIn = (lo: number, hi: number): number => median(load.filter((s) => s.t >= lo && s.t <= hi).map((s) => s.rss));
+  const heapIn = (lo: number, hi: number): number =>
+    median(load.filter((s) => s.t >= lo && s.t <= hi && s.heapUsed).map((s) => s.heapUsed!));
+  const heap = { afterWarmup: heapIn(opts.warmupS, opts.warmupS + w), end: heapIn(opts.durationS - w, opts.durationS + 1) };
   const rssAfterWarmup = rssIn(opts.warmupS, opts.warmupS + w);
   const rssEnd = rssIn(opts.durationS - w, opts.durationS + 1);
   const growth = rssAfterWarmup > 0 ? (rssEnd - rssAfterWarmup) / rssAfterWarmup : 0;
@@ -70,6 +75,13 @@ export function summarize(x: SummaryInput) {
   const steadyRss = load.filter((s) => s.t >= opts.warmupS).map((s) => s.rss);
   if (steadyRss.length === 0) steadyRss.push(0);
 
+  // Mean time a place spent in each state per entry (the transitions: how long a resume, a stop, a revocation took).
+  const stateTimes: Record<string, { meanMs: number; entered: number }> = {};
+  for (const st of ['connecting', 'reconnecting', 'stopping', 'revoking', 'idle', 'live'] as const) {
+    const ms = x.slots.reduce((a, s) => a + s.time[st].ms, 0);
+    const entered = x.slots.reduce((a, s) => a + s.time[st].entered, 0);
+    stateTimes[st] = { meanMs: entered ? ms / entered : 0, entered };
+  }
   const liveAvg = load.length ? load.reduce((a, s) => a + s.live, 0) / load.length : 0;
   const steady = load.filter((s) => s.t >= opts.warmupS);
   const live = {
@@ -114,6 +126,7 @@ export function summarize(x: SummaryInput) {
     generations: { total: results.length, stopped: count('stopped'), revoked: count('revoked'), broken: count('broken') },
     actions: { ...x.actions, sessionsOpened: slotSum('sessions') },
     live,
+    stateTimes,
     words,
     repeats,
     problems: problems.slice(0, 50),
@@ -128,6 +141,7 @@ export function summarize(x: SummaryInput) {
       min: Math.min(...steadyRss),
       max: Math.max(...steadyRss),
     },
+    heap,
     fds: { before: x.before.fds, peak: Math.max(0, ...samples.map((s) => s.fds)), after: x.after.fds },
     resources: { before: x.before.resources, after: x.after.resources, above: x.after.above },
     left: { sessions: x.after.sessions, connections: x.after.connections },
@@ -142,6 +156,7 @@ export function summarize(x: SummaryInput) {
   };
 }
 
+const ms = (t: { meanMs: number } | undefined): string => `${(t?.meanMs ?? 0).toFixed(0)} ms`;
 const mib = (b: number): string => (b / 2 ** 20).toFixed(1);
 
 /** The body of docs/benchmarks.md's "Soak" section. */
@@ -160,6 +175,10 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
       'sessions live (sending audio) after warm-up',
       `mean ${r.live.mean.toFixed(0)}, min ${r.live.min}, max ${r.live.max} (the others between a drop and its resume, stopping, or opening the next)`,
     ],
+    [
+      'mean time to open a session, resume, stop, revoke; pause between sessions',
+      `${ms(r.stateTimes.connecting)}, ${ms(r.stateTimes.reconnecting)}, ${ms(r.stateTimes.stopping)}, ${ms(r.stateTimes.revoking)}; ${ms(r.stateTimes.idle)}`,
+    ],
     ['actions mixed in', `${r.actions.reconnect} drops and resumes, ${r.actions.stop} clean stops, ${r.actions.revoke} revocations`],
     ['words released / received', `${r.words.released} / ${r.words.received}`],
     ['duplicated, lost, extra, out of order', `${r.words.duplicates}, ${r.words.lost}, ${r.words.extra}, ${r.words.outOfOrder}`],
@@ -167,6 +186,10 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
     [
       'service RSS',
       `${mib(r.rss.beforeSessions)} MiB before the sessions, ${mib(r.rss.afterWarmup)} MiB after warm-up, ${mib(r.rss.end)} MiB at the end: **${pct(r.rss.growth)}**${r.rss.judged ? '' : ' (run too short to judge)'} (samples after warm-up between ${mib(r.rss.min)} and ${mib(r.rss.max)} MiB); ${mib(r.rss.afterStop)} MiB once every session stopped`,
+    ],
+    [
+      'service JavaScript heap in use (not judged)',
+      `${mib(r.heap.afterWarmup)} MiB after warm-up, ${mib(r.heap.end)} MiB at the end (${pct(r.heap.afterWarmup ? (r.heap.end - r.heap.afterWarmup) / r.heap.afterWarmup : 0)})`,
     ],
     ['service descriptors', `${r.fds.before} before, ${r.fds.peak} at the peak, ${r.fds.after} after every session stopped`],
     ['service active handles', `before ${fmtResources(r.resources.before)}; after ${fmtResources(r.resources.after)}`],
