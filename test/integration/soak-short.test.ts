@@ -23,6 +23,7 @@ describe('soak, short run (built service)', function () {
     assert.equal(r.words.received, r.words.released);
     // GET /v1/status counts the service's active handles: its listening socket and its timers at least.
     assert.ok((r.resources.before.TCPServerWrap ?? 0) >= 1 && (r.resources.before.Timeout ?? 0) >= 1, JSON.stringify(r.resources.before));
-    assert.ok(r.fds.peak >= r.fds.before + 40, `descriptors: ${r.fds.before} before, ${r.fds.peak} at the peak (one per session)`);
+    // One descriptor per connected session (some are between two sessions at any moment).
+    assert.ok(r.fds.peak >= r.fds.before + 20, `descriptors: ${r.fds.before} before, ${r.fds.peak} at the peak`);
   });
 });

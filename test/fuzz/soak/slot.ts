@@ -91,7 +91,11 @@ export class SoakSlot {
   private ws: WebSocket | undefined;
   private gen: Generation | undefined;
   nextActionAt = Infinity;
-  readonly counts = { sessions: 0, reconnects: 0, revocations: 0, stops: 0 };
+  /** WebSocket handshakes (connect to open) and configures (open to `configured`): total ms and count. */
+  readonly handshake = { ms: 0, n: 0 };
+  readonly configure = { ms: 0, n: 0 };
+  /** `retries`: sockets given up after {@link CONFIGURE_WAIT_MS} without `configured`, and opened again. */
+  readonly counts = { sessions: 0, reconnects: 0, revocations: 0, stops: 0, retries: 0 };
 
   constructor(
     readonly index: number,
@@ -181,13 +185,23 @@ export class SoakSlot {
     const ws = new WebSocket(this.ctx.wsUrl, { headers: { authorization: `Bearer ${this.key.key}` }, perMessageDeflate: false });
     this.ws = ws;
     const gen = this.gen!;
+    // A client gives up on a socket that brings no `configured` and tries again (the same resume, or a new session).
     const timer = setTimeout(() => {
       if (this.ws === ws && (this.state === 'connecting' || this.state === 'reconnecting')) {
-        gen.problems.push(`no configured within ${CONFIGURE_WAIT_MS} ms`);
+        this.counts.retries++;
+        this.ws = undefined;
         ws.terminate();
+        this.open(resume);
       }
     }, CONFIGURE_WAIT_MS);
-    ws.on('open', () => ws.send(JSON.stringify({ type: 'configure', config: resume ? { ...SESSION_CONFIG, resume } : SESSION_CONFIG })));
+    const t0 = Date.now();
+    let opened = t0;
+    ws.on('open', () => {
+      opened = Date.now();
+      this.handshake.ms += opened - t0;
+      this.handshake.n++;
+      ws.send(JSON.stringify({ type: 'configure', config: resume ? { ...SESSION_CONFIG, resume } : SESSION_CONFIG }));
+    });
     ws.on('message', (data) => {
       if (this.ws !== ws) return; // a dropped socket: what it still had is replayed on the new one
       let m: WireMessage & Record<string, unknown>;
@@ -197,7 +211,11 @@ export class SoakSlot {
         gen.problems.push('a message that is not JSON');
         return;
       }
-      if (m.type === 'configured') clearTimeout(timer);
+      if (m.type === 'configured') {
+        clearTimeout(timer);
+        this.configure.ms += Date.now() - opened;
+        this.configure.n++;
+      }
       this.onMessage(gen, m);
     });
     ws.on('error', () => undefined);

@@ -82,6 +82,11 @@ export function summarize(x: SummaryInput) {
     const entered = x.slots.reduce((a, s) => a + s.time[st].entered, 0);
     stateTimes[st] = { meanMs: entered ? ms / entered : 0, entered };
   }
+  const meanOf = (k: 'handshake' | 'configure'): number => {
+    const n = x.slots.reduce((a, s) => a + s[k].n, 0);
+    return n ? x.slots.reduce((a, s) => a + s[k].ms, 0) / n : 0;
+  };
+  const opening = { handshakeMs: meanOf('handshake'), configureMs: meanOf('configure') };
   const liveAvg = load.length ? load.reduce((a, s) => a + s.live, 0) / load.length : 0;
   const steady = load.filter((s) => s.t >= opts.warmupS);
   const live = {
@@ -124,9 +129,10 @@ export function summarize(x: SummaryInput) {
   return {
     ...opts,
     generations: { total: results.length, stopped: count('stopped'), revoked: count('revoked'), broken: count('broken') },
-    actions: { ...x.actions, sessionsOpened: slotSum('sessions') },
+    actions: { ...x.actions, sessionsOpened: slotSum('sessions'), retries: slotSum('retries') },
     live,
     stateTimes,
+    opening,
     words,
     repeats,
     problems: problems.slice(0, 50),
@@ -177,9 +183,12 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
     ],
     [
       'mean time to open a session, resume, stop, revoke; pause between sessions',
-      `${ms(r.stateTimes.connecting)}, ${ms(r.stateTimes.reconnecting)}, ${ms(r.stateTimes.stopping)}, ${ms(r.stateTimes.revoking)}; ${ms(r.stateTimes.idle)}`,
+      `${ms(r.stateTimes.connecting)}, ${ms(r.stateTimes.reconnecting)}, ${ms(r.stateTimes.stopping)}, ${ms(r.stateTimes.revoking)}; ${ms(r.stateTimes.idle)} (a socket: handshake ${r.opening.handshakeMs.toFixed(0)} ms, then \`configured\` ${r.opening.configureMs.toFixed(0)} ms)`,
     ],
-    ['actions mixed in', `${r.actions.reconnect} drops and resumes, ${r.actions.stop} clean stops, ${r.actions.revoke} revocations`],
+    [
+      'actions mixed in',
+      `${r.actions.reconnect} drops and resumes, ${r.actions.stop} clean stops, ${r.actions.revoke} revocations; ${r.actions.retries} sockets given up after 20 s without \`configured\` and opened again`,
+    ],
     ['words released / received', `${r.words.released} / ${r.words.received}`],
     ['duplicated, lost, extra, out of order', `${r.words.duplicates}, ${r.words.lost}, ${r.words.extra}, ${r.words.outOfOrder}`],
     ['protocol problems, replayed seq handled twice', `${r.problemCount}, ${r.repeats.seqs}`],
