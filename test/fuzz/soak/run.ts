@@ -120,6 +120,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         sessions: st?.sessions,
         connections: st?.connections,
         loopP99Ms: st?.event_loop_delay_p99_ms,
+        loopMaxMs: st?.event_loop_delay_max_ms,
         live: slots.filter((x) => x.state === 'live').length,
       };
       samples.push(s);
