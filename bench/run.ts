@@ -52,15 +52,16 @@ async function main(): Promise<void> {
   ];
   const stamp = `_Measured ${new Date().toISOString()}, commit ${commit}, load average ${os.loadavg()[0]!.toFixed(1)} at the end._`;
   const fresh = new Map(sections.map((s) => [s.title, `## ${s.title}\n\n${stamp}\n\n${s.markdown.trim()}\n`]));
-  // A run of some benches (`npm run bench -- NAME`) keeps the other sections as they were measured.
+  // A run of some benches (`npm run bench -- NAME`) keeps the other sections as they were measured; every
+  // run keeps the "Soak" section, which `npm run soak` writes.
   const out = path.join(dir, '..', 'docs', 'benchmarks.md');
   const kept: string[] = [];
-  if (only.length && existsSync(out)) {
+  if (existsSync(out)) {
     for (const part of readFileSync(out, 'utf8')
       .split(/^(?=## )/m)
       .slice(1)) {
       const title = /^## (.*)$/m.exec(part)?.[1];
-      if (title && !fresh.has(title)) kept.push(`${part.trim()}\n`);
+      if (title && !fresh.has(title) && (only.length || title === 'Soak')) kept.push(`${part.trim()}\n`);
     }
   }
   writeFileSync(out, [...header, ...kept, ...fresh.values()].join('\n'));

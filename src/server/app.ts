@@ -20,6 +20,7 @@ import { serviceMetrics } from './http/metrics';
 import { closeMetricsServer, serveMetrics } from './http/metricsListener';
 import { type Readiness, readiness } from './http/readiness';
 import { Tallies } from './counters';
+import { activeResources } from './http/activeResources';
 import type { ServerLogger } from './log';
 import { SessionRegistry, type Timing } from './live/registry';
 import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './storage/stores';
@@ -143,7 +144,7 @@ export class Service {
   private readonly healthDelay = new LoopDelayMonitor();
   private readonly statusDelay = new LoopDelayMonitor();
 
-  /** What GET /v1/status tells the master key: sessions, connections, memory, event-loop delay (since the last call). */
+  /** What GET /v1/status tells the master key: sessions, connections, memory, event-loop delay (since the last call), active handles. */
   private status(): object {
     const delay = this.statusDelay.take();
     return {
@@ -151,8 +152,10 @@ export class Service {
       connected_sessions: this.registry.connectedSessions,
       connections: this.registry.connectionCount,
       rss_bytes: process.memoryUsage.rss(),
+      heap_used_bytes: process.memoryUsage().heapUsed,
       event_loop_delay_p99_ms: delay?.p99 ?? 0,
       event_loop_delay_max_ms: delay?.max ?? 0,
+      active_resources: activeResources(),
     };
   }
 

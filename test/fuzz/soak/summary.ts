@@ -1,0 +1,255 @@
+/** The soak's figures: what the run measured, which checks failed, and the Markdown of its section. */
+import os from 'node:os';
+import type { LagStats } from './ticker';
+import type { GenerationResult, SoakSlot } from './slot';
+import type { AfterState } from './run';
+
+export interface Sample {
+  /** Seconds since the load started. */
+  t: number;
+  rss: number;
+  /** The service's JavaScript heap in use (GET /v1/status). */
+  heapUsed?: number;
+  fds: number;
+  /** Service CPU time since the load started. */
+  cpuMs: number;
+  sessions?: number;
+  connections?: number;
+  loopP99Ms?: number;
+  loopMaxMs?: number;
+  /** Places whose session was live (sending audio). */
+  live: number;
+}
+
+export interface SummaryInput {
+  opts: { sessions: number; durationS: number; seed: number; warmupS: number; ttlS: number };
+  limits: { maxLagP99Ms: number; maxLagMs: number };
+  samples: Sample[];
+  results: GenerationResult[];
+  slots: SoakSlot[];
+  actions: { reconnect: number; stop: number; revoke: number };
+  notStopped: string[];
+  lag: LagStats;
+  load: { cpuMs: number; client: NodeJS.CpuUsage; t: number };
+  before: { fds: number; rss: number; resources: Record<string, number> };
+  after: AfterState;
+}
+
+/** RSS growth allowed between the end of warm-up and the end of the load. */
+export const MAX_RSS_GROWTH = 0.05;
+/** Shorter than this after warm-up, RSS growth is reported but not judged (ramp-up and GC dominate). */
+const MIN_JUDGED_S = 60;
+
+export type SoakReport = ReturnType<typeof summarize>;
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+export function summarize(x: SummaryInput) {
+  const { opts, samples, results } = x;
+  const sum = (f: (r: GenerationResult) => number): number => results.reduce((a, r) => a + f(r), 0);
+  const words = {
+    released: sum((r) => r.check.expected),
+    received: sum((r) => r.check.received),
+    duplicates: sum((r) => r.check.duplicates),
+    lost: sum((r) => r.check.lost),
+    extra: sum((r) => r.check.extra),
+    outOfOrder: sum((r) => r.check.outOfOrder),
+  };
+  const repeats = { seqs: sum((r) => r.repeatedSeqs), finals: sum((r) => r.repeatedFinals), unknownTargets: sum((r) => r.unknownTargets) };
+  const problems = results.flatMap((r) => r.problems.map((p) => `place ${r.slot}: ${p}`));
+  const wrongWords = results.filter((r) => !r.check.ok);
+  const count = (o: string): number => results.filter((r) => r.outcome === o).length;
+  const slotSum = (k: keyof SoakSlot['counts']): number => x.slots.reduce((a, s) => a + s.counts[k], 0);
+
+  // RSS: the median over a window right after warm-up and over the last window of the load, each a tenth of
+  // the run: the garbage collector moves RSS by tens of MiB between two samples.
+  const w = Math.max(5, opts.durationS * 0.1);
+  const load = samples.filter((s) => s.t <= opts.durationS + 1);
+  const rssIn = (lo: number, hi: number): number => median(load.filter((s) => s.t >= lo && s.t <= hi).map((s) => s.rss));
+  const heapIn = (lo: number, hi: number): number =>
+    median(load.filter((s) => s.t >= lo && s.t <= hi && s.heapUsed).map((s) => s.heapUsed!));
+  const heap = { afterWarmup: heapIn(opts.warmupS, opts.warmupS + w), end: heapIn(opts.durationS - w, opts.durationS + 1) };
+  const rssAfterWarmup = rssIn(opts.warmupS, opts.warmupS + w);
+  const rssEnd = rssIn(opts.durationS - w, opts.durationS + 1);
+  const growth = rssAfterWarmup > 0 ? (rssEnd - rssAfterWarmup) / rssAfterWarmup : 0;
+  const rssJudged = opts.durationS - opts.warmupS >= MIN_JUDGED_S;
+  const steadyRss = load.filter((s) => s.t >= opts.warmupS).map((s) => s.rss);
+  if (steadyRss.length === 0) steadyRss.push(0);
+
+  // Mean time a place spent in each state per entry (the transitions: how long a resume, a stop, a revocation took).
+  const stateTimes: Record<string, { meanMs: number; entered: number }> = {};
+  for (const st of ['connecting', 'reconnecting', 'stopping', 'revoking', 'idle', 'live'] as const) {
+    const ms = x.slots.reduce((a, s) => a + s.time[st].ms, 0);
+    const entered = x.slots.reduce((a, s) => a + s.time[st].entered, 0);
+    stateTimes[st] = { meanMs: entered ? ms / entered : 0, entered };
+  }
+  const meanOf = (k: 'handshake' | 'configure'): number => {
+    const n = x.slots.reduce((a, s) => a + s[k].n, 0);
+    return n ? x.slots.reduce((a, s) => a + s[k].ms, 0) / n : 0;
+  };
+  const opening = { handshakeMs: meanOf('handshake'), configureMs: meanOf('configure') };
+  const liveAvg = load.length ? load.reduce((a, s) => a + s.live, 0) / load.length : 0;
+  const steady = load.filter((s) => s.t >= opts.warmupS);
+  const live = {
+    mean: steady.length ? steady.reduce((a, s) => a + s.live, 0) / steady.length : 0,
+    min: steady.length ? Math.min(...steady.map((s) => s.live)) : 0,
+    max: steady.length ? Math.max(...steady.map((s) => s.live)) : 0,
+  };
+  const service = {
+    cpuPercent: (x.load.cpuMs / (x.load.t * 1000)) * 100,
+    cpuMsPerSessionSecond: liveAvg > 0 ? x.load.cpuMs / (liveAvg * x.load.t) : 0,
+    loopP99MaxMs: Math.max(0, ...samples.map((s) => s.loopP99Ms ?? 0)),
+    loopP99MedianMs: median(samples.map((s) => s.loopP99Ms ?? 0)),
+    loopMaxMs: Math.max(0, ...samples.map((s) => s.loopMaxMs ?? 0)),
+  };
+  const client = { cpuPercent: ((x.load.client.user + x.load.client.system) / 1000 / (x.load.t * 1000)) * 100 };
+
+  const failures: string[] = [];
+  if (results.length === 0 || words.released === 0) failures.push('no session released a word: the harness checked nothing');
+  if (wrongWords.length) {
+    failures.push(
+      `${wrongWords.length} sessions with wrong words (duplicated ${words.duplicates}, lost ${words.lost}, extra ${words.extra}, out of order ${words.outOfOrder})`,
+    );
+  }
+  if (repeats.seqs || repeats.finals || repeats.unknownTargets) {
+    failures.push(
+      `replays: ${repeats.seqs} seq handled twice, ${repeats.finals} finals repeated, ${repeats.unknownTargets} unknown batch.replace targets`,
+    );
+  }
+  if (problems.length) failures.push(`${problems.length} protocol problems, first: ${problems.slice(0, 5).join('; ')}`);
+  if (x.notStopped.length) failures.push(`places that did not stop: ${x.notStopped.slice(0, 5).join('; ')}`);
+  if (rssJudged && growth > MAX_RSS_GROWTH)
+    failures.push(`RSS grew ${(growth * 100).toFixed(1)} % after warm-up (limit ${MAX_RSS_GROWTH * 100} %)`);
+  if (x.after.sessions || x.after.connections)
+    failures.push(`left in the service: ${x.after.sessions} sessions, ${x.after.connections} connections`);
+  if (x.after.fds > x.before.fds) failures.push(`descriptors: ${x.before.fds} before, ${x.after.fds} after`);
+  if (x.after.above.length) failures.push(`active handles above the baseline: ${x.after.above.join(', ')}`);
+  if (x.lag.p99Ms > x.limits.maxLagP99Ms || x.lag.maxMs > x.limits.maxLagMs) {
+    failures.push(
+      `the client did not keep real time: tick lag p99 ${x.lag.p99Ms.toFixed(0)} ms (limit ${x.limits.maxLagP99Ms}), max ${x.lag.maxMs.toFixed(0)} ms (limit ${x.limits.maxLagMs})`,
+    );
+  }
+  return {
+    ...opts,
+    generations: { total: results.length, stopped: count('stopped'), revoked: count('revoked'), broken: count('broken') },
+    actions: { ...x.actions, sessionsOpened: slotSum('sessions'), retries: slotSum('retries') },
+    live,
+    stateTimes,
+    opening,
+    words,
+    repeats,
+    problems: problems.slice(0, 50),
+    problemCount: problems.length,
+    rss: {
+      beforeSessions: x.before.rss,
+      afterWarmup: rssAfterWarmup,
+      end: rssEnd,
+      afterStop: x.after.rss,
+      growth,
+      judged: rssJudged,
+      min: Math.min(...steadyRss),
+      max: Math.max(...steadyRss),
+    },
+    heap,
+    fds: { before: x.before.fds, peak: Math.max(0, ...samples.map((s) => s.fds)), after: x.after.fds },
+    resources: { before: x.before.resources, after: x.after.resources, above: x.after.above },
+    left: { sessions: x.after.sessions, connections: x.after.connections },
+    lag: x.lag,
+    limits: x.limits,
+    service,
+    client,
+    loadAverage: os.loadavg(),
+    failures,
+    ok: failures.length === 0,
+    samples,
+  };
+}
+
+const ms = (t: { meanMs: number } | undefined): string => `${(t?.meanMs ?? 0).toFixed(0)} ms`;
+const mib = (b: number): string => (b / 2 ** 20).toFixed(1);
+
+/** The body of docs/benchmarks.md's "Soak" section. */
+export function markdown(r: SoakReport, loadAtStart: number[]): string {
+  const pct = (v: number): string => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)} %`;
+  const rows: Array<[string, string]> = [
+    [
+      'sessions (places), duration',
+      `${r.sessions} concurrent real-time sessions, ${r.durationS} s (warm-up ${r.warmupS} s), seed ${r.seed}`,
+    ],
+    [
+      'sessions checked',
+      `${r.generations.total}: ${r.generations.stopped} stopped, ${r.generations.revoked} revoked, ${r.generations.broken} broken`,
+    ],
+    [
+      'sessions live (sending audio) after warm-up',
+      `mean ${r.live.mean.toFixed(0)}, min ${r.live.min}, max ${r.live.max} (the others between a drop and its resume, stopping, or opening the next)`,
+    ],
+    [
+      'mean time to open a session, resume, stop, revoke; pause between sessions',
+      `${ms(r.stateTimes.connecting)}, ${ms(r.stateTimes.reconnecting)}, ${ms(r.stateTimes.stopping)}, ${ms(r.stateTimes.revoking)}; ${ms(r.stateTimes.idle)} (a socket: handshake ${r.opening.handshakeMs.toFixed(0)} ms, then \`configured\` ${r.opening.configureMs.toFixed(0)} ms)`,
+    ],
+    [
+      'actions mixed in',
+      `${r.actions.reconnect} drops and resumes, ${r.actions.stop} clean stops, ${r.actions.revoke} revocations; ${r.actions.retries} sockets given up after 20 s without \`configured\` and opened again`,
+    ],
+    ['words released / received', `${r.words.released} / ${r.words.received}`],
+    ['duplicated, lost, extra, out of order', `${r.words.duplicates}, ${r.words.lost}, ${r.words.extra}, ${r.words.outOfOrder}`],
+    ['protocol problems, replayed seq handled twice', `${r.problemCount}, ${r.repeats.seqs}`],
+    [
+      'service RSS',
+      `${mib(r.rss.beforeSessions)} MiB before the sessions, ${mib(r.rss.afterWarmup)} MiB after warm-up, ${mib(r.rss.end)} MiB at the end: **${pct(r.rss.growth)}**${r.rss.judged ? '' : ' (run too short to judge)'} (samples after warm-up between ${mib(r.rss.min)} and ${mib(r.rss.max)} MiB); ${mib(r.rss.afterStop)} MiB once every session stopped`,
+    ],
+    [
+      'service JavaScript heap in use (not judged)',
+      `${mib(r.heap.afterWarmup)} MiB after warm-up, ${mib(r.heap.end)} MiB at the end (${pct(r.heap.afterWarmup ? (r.heap.end - r.heap.afterWarmup) / r.heap.afterWarmup : 0)})`,
+    ],
+    ['service descriptors', `${r.fds.before} before, ${r.fds.peak} at the peak, ${r.fds.after} after every session stopped`],
+    ['service active handles', `before ${fmtResources(r.resources.before)}; after ${fmtResources(r.resources.after)}`],
+    ['sessions, connections left', `${r.left.sessions}, ${r.left.connections}`],
+    [
+      'service CPU',
+      `${r.service.cpuPercent.toFixed(0)} % of a core (${r.service.cpuMsPerSessionSecond.toFixed(3)} ms per session-second); event-loop delay p99 ${r.service.loopP99MedianMs} ms (median of the samples), at most ${r.service.loopP99MaxMs} ms; longest delay ${r.service.loopMaxMs} ms`,
+    ],
+    [
+      'client (one process, one timer)',
+      `${r.client.cpuPercent.toFixed(0)} % of a core; tick lag mean ${r.lag.meanMs.toFixed(1)} ms, p99 ${r.lag.p99Ms.toFixed(0)} ms, max ${r.lag.maxMs.toFixed(0)} ms`,
+    ],
+    [
+      'machine load (1 min)',
+      `${loadAtStart[0]!.toFixed(1)} at the start, ${r.loadAverage[0]!.toFixed(1)} at the end (${os.cpus().length} cores)`,
+    ],
+  ];
+  return [
+    '`npm run soak` (`test/fuzz/soak.ts`): the built service (`node dist/server.js`, simulated engine: **the',
+    "service's own cost, without speech recognition**) in its own process; one client process holds N places, each",
+    'dictating session after session at real-time pace (16 kHz PCM, 100 ms frames every 100 ms from one timer for all',
+    'sessions; a loop of 1.2 s of tone and 1.3 s of silence, so sentences end and are proofread). At seeded random',
+    "moments a live session is dropped (socket destroyed) and resumed with its last `seq` and the service's",
+    '`resume_audio_offset`, stopped cleanly, or has its key revoked through the API (its pending text must come as',
+    'finals, then `AUTH_ERROR`, close 4001; the place gets a new key); a new session follows each end. Every',
+    "session's final text (finals and `batch.replace` applied) is compared with the words the engine released for",
+    'the audio the service accounted for (the segmenter run locally on the same frames): each word once and in',
+    'order. The service is sampled from outside: RSS (`/proc/PID/status`), descriptors (`/proc/PID/fd`), CPU',
+    '(`/proc/PID/stat`), and `GET /v1/status` (sessions, connections, event-loop delay, `active_resources`). RSS',
+    'growth: the median over a tenth of the run after warm-up against the last tenth of the load (limit 5 %). Once every session',
+    'has stopped and the service has forgotten them (stopped sessions are kept',
+    `${r.ttlS} s here instead of 5 min, dropped ones 60 s instead of 30), descriptors and active handles must be back at the baseline taken`,
+    'after one warm-up session.',
+    '',
+    '| | |',
+    '|---|---|',
+    ...rows.map(([k, v]) => `| ${k} | ${v} |`),
+    '',
+    r.ok ? '**Every check passed.**' : `**Checks failed:** ${r.failures.join('; ')}`,
+    '',
+  ].join('\n');
+}
+
+function fmtResources(r: Record<string, number>): string {
+  return (
+    Object.entries(r)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none'
+  );
+}
