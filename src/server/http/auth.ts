@@ -38,7 +38,7 @@ export interface AuthorizeOptions {
 export const WRITE_NEEDED = 'this API key lacks the "write" permission needed to open a live session';
 
 /** The refusal of an address that presented too many wrong keys (every key refused until its minute is over). */
-export const LOCKED_OUT = 'too many failed API-key attempts from this address; wait retry_after_ms before trying again';
+const LOCKED_OUT = 'too many failed API-key attempts from this address; wait retry_after_ms before trying again';
 
 /**
  * Lets a key in from the client `address` (clientAddress.ts). An address that presented an unknown or
