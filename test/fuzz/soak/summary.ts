@@ -35,10 +35,10 @@ export interface SummaryInput {
   after: AfterState;
 }
 
-/** RSS growth allowed between the end of warm-up and the end of the load. */
+/** RSS growth allowed from the first half of the load after warm-up to the second (their peaks). */
 export const MAX_RSS_GROWTH = 0.05;
-/** Shorter than this after warm-up, RSS growth is reported but not judged (ramp-up and GC dominate). */
-const MIN_JUDGED_S = 60;
+/** Shorter than this after warm-up, RSS growth is reported but not judged: a half would not span a whole GC cycle. */
+const MIN_JUDGED_S = 240;
 
 export type SoakReport = ReturnType<typeof summarize>;
 
@@ -61,16 +61,17 @@ export function summarize(x: SummaryInput) {
   const count = (o: string): number => results.filter((r) => r.outcome === o).length;
   const slotSum = (k: keyof SoakSlot['counts']): number => x.slots.reduce((a, s) => a + s.counts[k], 0);
 
-  // RSS: the median over a window right after warm-up and over the last window of the load, each a tenth of
-  // the run: the garbage collector moves RSS by tens of MiB between two samples.
-  const w = Math.max(5, opts.durationS * 0.1);
+  // RSS: the peak of each half of the load after warm-up. The garbage collector moves RSS by tens of MiB
+  // within one of its cycles (about 200 s at 500 sessions here), so two short windows compare two moments of
+  // a cycle; each half of a judged run spans whole cycles, and a leak raises the later half's peak.
   const load = samples.filter((s) => s.t <= opts.durationS + 1);
-  const rssIn = (lo: number, hi: number): number => median(load.filter((s) => s.t >= lo && s.t <= hi).map((s) => s.rss));
-  const heapIn = (lo: number, hi: number): number =>
-    median(load.filter((s) => s.t >= lo && s.t <= hi && s.heapUsed).map((s) => s.heapUsed!));
-  const heap = { afterWarmup: heapIn(opts.warmupS, opts.warmupS + w), end: heapIn(opts.durationS - w, opts.durationS + 1) };
-  const rssAfterWarmup = rssIn(opts.warmupS, opts.warmupS + w);
-  const rssEnd = rssIn(opts.durationS - w, opts.durationS + 1);
+  const mid = (opts.warmupS + opts.durationS) / 2;
+  const peak = (xs: number[]): number => (xs.length ? Math.max(...xs) : 0);
+  const rssIn = (lo: number, hi: number): number => peak(load.filter((s) => s.t >= lo && s.t <= hi).map((s) => s.rss));
+  const heapIn = (lo: number, hi: number): number => peak(load.filter((s) => s.t >= lo && s.t <= hi && s.heapUsed).map((s) => s.heapUsed!));
+  const heap = { afterWarmup: heapIn(opts.warmupS, mid), end: heapIn(mid, opts.durationS + 1) };
+  const rssAfterWarmup = rssIn(opts.warmupS, mid);
+  const rssEnd = rssIn(mid, opts.durationS + 1);
   const growth = rssAfterWarmup > 0 ? (rssEnd - rssAfterWarmup) / rssAfterWarmup : 0;
   const rssJudged = opts.durationS - opts.warmupS >= MIN_JUDGED_S;
   const steadyRss = load.filter((s) => s.t >= opts.warmupS).map((s) => s.rss);
@@ -231,7 +232,8 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
     'the audio the service accounted for (the segmenter run locally on the same frames): each word once and in',
     'order. The service is sampled from outside: RSS (`/proc/PID/status`), descriptors (`/proc/PID/fd`), CPU',
     '(`/proc/PID/stat`), and `GET /v1/status` (sessions, connections, event-loop delay, `active_resources`). RSS',
-    'growth: the median over a tenth of the run after warm-up against the last tenth of the load (limit 5 %). Once every session',
+    "growth: the peak of the second half of the load after warm-up against the first half's, each half spanning whole",
+    'garbage-collection cycles (limit 5 %). Once every session',
     'has stopped and the service has forgotten them (stopped sessions are kept',
     `${r.ttlS} s here instead of 5 min, dropped ones 60 s instead of 30), descriptors and active handles must be back at the baseline taken`,
     'after one warm-up session.',
