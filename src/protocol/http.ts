@@ -137,9 +137,14 @@ interface KeyFields {
   created_at: string;
 }
 
-/** The answer to a key creation: the only time the key itself is shown. */
-export interface CreateKeyResponse extends KeyFields {
+/** A key just created: the only time the key itself is shown. */
+export interface CreatedKey extends KeyFields {
   key: string;
+}
+
+/** The answer to a key creation. */
+export interface CreateKeyResponse extends CreatedKey {
+  success: true;
 }
 
 export interface KeyListing extends KeyFields {

@@ -136,6 +136,7 @@ describe('server HTTP (built service)', function () {
         body: JSON.stringify({ name: 'Dr Martin', type: 'personal' }),
       });
       assert.equal(a.status, 201);
+      assert.equal(a.body.success, true, 'a created key answers "success": true, as every other answer');
       assert.match(String(a.body.key), KEY_PATTERN);
       assert.ok(String(a.body.key).startsWith('svc_live_'));
       assert.deepEqual(a.body.permissions, ['read', 'write']);

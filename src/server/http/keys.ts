@@ -1,6 +1,6 @@
 /** Key management with the master key: `GET`/`POST /v1/api-keys`, `DELETE /v1/api-keys/{id or key}`. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CreateKeyRequestSchema, describeZodError, redactKey } from '../../protocol';
+import { type CreateKeyResponse, CreateKeyRequestSchema, describeZodError, redactKey } from '../../protocol';
 import { KeyRequestError } from '../storage/stores';
 import type { ApiContext } from './context';
 import { HttpError, bearer, parseJsonBody, readBody, sendJson } from './util';
@@ -36,7 +36,8 @@ export async function createKey(ctx: ApiContext, req: IncomingMessage, res: Serv
   try {
     const created = await ctx.keys.create(parsed.data);
     ctx.log.info('API key created', { key_id: created.id, key: redactKey(created.key), type: created.type });
-    sendJson(res, 201, created);
+    const answer: CreateKeyResponse = { success: true, ...created };
+    sendJson(res, 201, answer);
   } catch (e) {
     if (e instanceof KeyRequestError) throw HttpError.of('CONFIG_ERROR', e.message);
     throw e;

@@ -5,7 +5,7 @@
  * hashed, looked up by hash, and compared in constant time.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { type CreateKeyRequest, type CreateKeyResponse, type KeyListing, type Permission, KEY_PATTERN, redactKey } from '../../protocol';
+import { type CreateKeyRequest, type CreatedKey, type KeyListing, type Permission, KEY_PATTERN, redactKey } from '../../protocol';
 import type { KeyRow, SqliteStore } from './db';
 import { type GivenMasterKey, sqliteMasterHash } from './masterKey';
 
@@ -133,7 +133,7 @@ export class ApiKeys implements KeyStore {
     return { ok: true, key: fromRow(row) };
   }
 
-  async create(req: CreateKeyRequest): Promise<CreateKeyResponse> {
+  async create(req: CreateKeyRequest): Promise<CreatedKey> {
     const orgId = this.rows.orgId;
     if (req.type === 'project' && !req.project_id) {
       throw new KeyRequestError('project_id', 'project_id is required for a project key');

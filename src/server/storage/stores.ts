@@ -23,7 +23,7 @@
  * session's journal (fencing: the writes of an earlier owner are refused once another instance claimed it,
  * and that instance is told through `onTakenOver`).
  */
-import type { CreateKeyRequest, CreateKeyResponse, KeyListing, Permission } from '../../protocol';
+import type { CreateKeyRequest, CreatedKey, KeyListing, Permission } from '../../protocol';
 
 export interface ApiKey {
   id: string;
@@ -57,7 +57,7 @@ export interface KeyStore {
   isMaster(presented: string | undefined): boolean;
   authenticate(presented: string | undefined): Promise<Authenticated>;
   /** A new key of the service's organisation; throws KeyRequestError for a request that contradicts itself. */
-  create(req: CreateKeyRequest): Promise<CreateKeyResponse>;
+  create(req: CreateKeyRequest): Promise<CreatedKey>;
   list(): Promise<KeyListing[]>;
   /** Revokes a key given by its id or its value (idempotent): the key as revoked, or undefined when unknown. */
   revoke(keyOrId: string): Promise<ApiKey | undefined>;
