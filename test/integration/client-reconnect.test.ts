@@ -144,7 +144,12 @@ describe('client: recovery when the service goes away mid-run', function () {
             const db = new Database(path.join(first.dataDir, 'dictee.sqlite'));
             db.exec('DELETE FROM session_events; DELETE FROM session_checkpoints;');
             db.close();
-            second = await startServer({ script: scriptFile(SCRIPT), port: first.port, dataDir: first.dataDir });
+            second = await startServer({
+              script: scriptFile(SCRIPT),
+              port: first.port,
+              dataDir: first.dataDir,
+              env: { DICTEE_MASTER_KEY: first.masterKey },
+            });
           }
         });
         const result = await h.session.stop();
