@@ -11,7 +11,9 @@ import { chmodSync, copyFileSync, mkdtempSync, readFileSync, statSync, writeFile
 import os from 'node:os';
 import path from 'node:path';
 import { redactKey } from '../../src/protocol';
-import { generateKey, generateMasterKey, sha256Hex } from '../../src/server/storage/keys';
+import { generateKey } from '../../src/server/storage/keys';
+import { generateMasterKey } from '../../src/server/storage/masterKey';
+import { sha256Hex } from '../../src/server/storage/digest';
 import { DICTATED, LiveDictation, clusterScript } from '../helpers/cluster';
 import { SERVER_JS, withServer } from '../helpers/server';
 import { startOnce } from '../helpers/startOnce';

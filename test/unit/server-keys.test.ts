@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { KEY_PATTERN } from '../../src/protocol';
 import { SqliteStore as Store } from '../../src/server/storage/db';
-import { SqliteKeyStore as KeyStore, generateKey, generateMasterKey, hashesEqual, sha256Hex } from '../../src/server/storage/keys';
+import { SqliteKeyStore as KeyStore, generateKey } from '../../src/server/storage/keys';
+import { generateMasterKey } from '../../src/server/storage/masterKey';
+import { hashesEqual, sha256Hex } from '../../src/server/storage/digest';
 import { LEGACY_MASTER_KEY_FILE, MasterKeyConflictError } from '../../src/server/storage/masterKey';
 
 function tmp(): string {

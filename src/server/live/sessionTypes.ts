@@ -5,7 +5,6 @@ import type { Recognizer } from '../engine/recognizer';
 import type { ServiceCounters } from '../counters';
 import type { ServerLogger } from '../log';
 import type { CheckpointRow, SessionStore } from '../storage/stores';
-import type { LiveSession } from './session';
 
 export type SessionState = 'configured' | 'recording' | 'paused' | 'stopping' | 'stopped';
 
@@ -33,7 +32,7 @@ export interface LiveSessionInit {
   /** Rebuild from a persisted checkpoint (after a restart); `storedSeq` is the highest durable seq kept. */
   restore?: { row: CheckpointRow; lastSeq: number; storedSeq: number };
   /** Called once the session has stopped (its concurrency slot is free). */
-  onStop?: (session: LiveSession) => void;
+  onStop?: (ended: { orgId: string; id: string }) => void;
   /** What the session counts for the service's metrics (default: counted nowhere). */
   counters?: ServiceCounters;
 }

@@ -4,33 +4,19 @@
  * characters of base64url (32 random bytes). Only their SHA-256 (hex) is stored; a presented key is
  * hashed, looked up by hash, and compared in constant time.
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { type CreateKeyRequest, type CreatedKey, type KeyListing, type Permission, KEY_PATTERN, redactKey } from '../../protocol';
 import type { KeyRow, SqliteStore } from './db';
 import { type GivenMasterKey, sqliteMasterHash } from './masterKey';
+import { hashesEqual, sha256Hex } from './digest';
 
 export type { KeyRow };
 import { type ApiKey, type Authenticated, type KeyStore, KeyRequestError } from './stores';
-
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}
-
-/** Constant-time comparison of two hex digests of equal length. */
-export function hashesEqual(a: string, b: string): boolean {
-  const ba = Buffer.from(a, 'hex');
-  const bb = Buffer.from(b, 'hex');
-  return ba.length === bb.length && ba.length > 0 && timingSafeEqual(ba, bb);
-}
 
 export function generateKey(prefix: 'svc_live_' | 'svc_test_' | 'svc_proj_'): string {
   const key = prefix + randomBytes(32).toString('base64url');
   if (!KEY_PATTERN.test(key)) throw new Error('generated key does not match the key format');
   return key;
-}
-
-export function generateMasterKey(): string {
-  return `msk_${randomBytes(32).toString('base64url')}`;
 }
 
 /** Fewest characters a master key given in `DICTEE_MASTER_KEY` may have. */

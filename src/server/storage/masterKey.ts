@@ -17,7 +17,12 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { generateMasterKey, hashesEqual, sha256Hex } from './keys';
+import { randomBytes } from 'node:crypto';
+import { hashesEqual, sha256Hex } from './digest';
+
+export function generateMasterKey(): string {
+  return `msk_${randomBytes(32).toString('base64url')}`;
+}
 
 type MasterKeyOrigin = 'generated' | 'given';
 
