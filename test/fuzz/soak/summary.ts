@@ -69,7 +69,17 @@ export function summarize(x: SummaryInput) {
   const peak = (xs: number[]): number => (xs.length ? Math.max(...xs) : 0);
   const rssIn = (lo: number, hi: number): number => peak(load.filter((s) => s.t >= lo && s.t <= hi).map((s) => s.rss));
   const heapIn = (lo: number, hi: number): number => peak(load.filter((s) => s.t >= lo && s.t <= hi && s.heapUsed).map((s) => s.heapUsed!));
-  const heap = { afterWarmup: heapIn(opts.warmupS, mid), end: heapIn(mid, opts.durationS + 1) };
+  // The heap's floor in each half: what stays live after the major collections (a leak raises it).
+  const floorIn = (lo: number, hi: number): number => {
+    const xs = load.filter((s) => s.t >= lo && s.t <= hi && s.heapUsed).map((s) => s.heapUsed!);
+    return xs.length ? Math.min(...xs) : 0;
+  };
+  const heap = {
+    afterWarmup: heapIn(opts.warmupS, mid),
+    end: heapIn(mid, opts.durationS + 1),
+    floorFirst: floorIn(opts.warmupS, mid),
+    floorSecond: floorIn(mid, opts.durationS + 1),
+  };
   const rssAfterWarmup = rssIn(opts.warmupS, mid);
   const rssEnd = rssIn(mid, opts.durationS + 1);
   const growth = rssAfterWarmup > 0 ? (rssEnd - rssAfterWarmup) / rssAfterWarmup : 0;
@@ -198,11 +208,11 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
     ['protocol problems, replayed seq handled twice', `${r.problemCount}, ${r.repeats.seqs}`],
     [
       'service RSS',
-      `${mib(r.rss.beforeSessions)} MiB before the sessions, ${mib(r.rss.afterWarmup)} MiB after warm-up, ${mib(r.rss.end)} MiB at the end: **${pct(r.rss.growth)}**${r.rss.judged ? '' : ' (run too short to judge)'} (samples after warm-up between ${mib(r.rss.min)} and ${mib(r.rss.max)} MiB); ${mib(r.rss.afterStop)} MiB once every session stopped`,
+      `${mib(r.rss.beforeSessions)} MiB before the sessions; peak ${mib(r.rss.afterWarmup)} MiB in the first half after warm-up, ${mib(r.rss.end)} MiB in the second: **${pct(r.rss.growth)}**${r.rss.judged ? '' : ' (run too short to judge)'} (samples after warm-up between ${mib(r.rss.min)} and ${mib(r.rss.max)} MiB); ${mib(r.rss.afterStop)} MiB once every session stopped`,
     ],
     [
       'service JavaScript heap in use (not judged)',
-      `${mib(r.heap.afterWarmup)} MiB after warm-up, ${mib(r.heap.end)} MiB at the end (${pct(r.heap.afterWarmup ? (r.heap.end - r.heap.afterWarmup) / r.heap.afterWarmup : 0)})`,
+      `peak ${mib(r.heap.afterWarmup)} MiB in the first half, ${mib(r.heap.end)} MiB in the second (${pct(r.heap.afterWarmup ? (r.heap.end - r.heap.afterWarmup) / r.heap.afterWarmup : 0)}); its floor (live after the major collections) ${mib(r.heap.floorFirst)} MiB, then ${mib(r.heap.floorSecond)} MiB`,
     ],
     ['service descriptors', `${r.fds.before} before, ${r.fds.peak} at the peak, ${r.fds.after} after every session stopped`],
     ['service active handles', `before ${fmtResources(r.resources.before)}; after ${fmtResources(r.resources.after)}`],
