@@ -64,6 +64,8 @@ export class Service {
   private readonly clientAddress: (req: IncomingMessage) => string;
   private readonly timers: NodeJS.Timeout[] = [];
   private draining = false;
+  /** A re-check of the live sessions' keys is under way. */
+  private recheckingKeys = false;
   /** What the sessions and the API count, for the metrics. */
   readonly tallies = new Tallies();
 
@@ -292,16 +294,21 @@ export class Service {
    * could not tell us): the keys of the live sessions are checked again.
    */
   private async recheckKeys(periodic = false): Promise<void> {
+    // Ending a key's sessions may wait for their decoders (endFlushMs): a tick meanwhile has nothing to add.
+    if (periodic && this.recheckingKeys) return;
+    this.recheckingKeys = true;
     try {
       const live = this.registry.liveKeyIds();
       if (periodic && live.length === 0) return;
       const revoked = await this.keys.revokedAmong(live);
-      for (const keyId of revoked) await this.registry.endKeySessions(keyId);
-      if (revoked.length) this.log.info('revocations missed while the feed was down: sessions ended', { keys: revoked.length });
+      if (revoked.length) this.log.info('revocations missed while the feed was down: ending their sessions', { keys: revoked.length });
+      await Promise.all(revoked.map((keyId) => this.registry.endKeySessions(keyId)));
     } catch (e) {
       // An unreachable store is logged once by its own reconnection; the next check tries again.
       if (periodic && e instanceof BackendUnavailableError) return;
       this.log.warn('could not re-check the keys of the live sessions', { error: errorMessage(e) });
+    } finally {
+      this.recheckingKeys = false;
     }
   }
 }
