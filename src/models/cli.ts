@@ -11,6 +11,7 @@ import { fetchModel } from './fetch';
 import { type InstallResult, importModel, listModels, removeModel } from './install';
 import { lmCommand } from './lmCommand';
 import { fetchPocketsphinxModel } from './pocketsphinx';
+import { esCommand } from './pocketsphinxEsCommand';
 import { pocketsphinxLanguageModel } from '../server/engine/pocketsphinx/languages';
 
 export const USAGE = `Usage: npm run models -- <command> [options]
@@ -29,6 +30,12 @@ Commands:
   lm build --language fr --text FILE [FILE…] [--name NAME] [--vocabulary N] [--max-lines N]
                              a trigram language model (ARPA) for pocketsphinx-fr from plain or .gz text,
                              written to DIR/lm-fr/NAME.arpa (NAME default: general)
+  lm adapt --language fr --from DIR [DIR…] --specialty radiology|cardiology|legal [--weight W] [--name NAME]
+                             a domain model learnt from the team's reports (*.md), templates and vocabulary
+                             (settings.json's dictee.vocabulary, vocabulary.txt), mixed with lm-fr/general.arpa
+                             (W: the domain's weight, default 0.5), written to DIR/lm-fr/<specialty>.arpa
+  fetch pocketsphinx-es      the Spanish pocketsphinx model (16 kHz, GPL-3.0) from its pinned GitHub repository
+  import pocketsphinx-es DIR the same from a copy of that repository or an installed pocketsphinx-es
 
 Options:
   --dir DIR        models directory (default: DICTEE_MODELS_DIR, else ~/.cache/dictee/models)
@@ -38,6 +45,7 @@ Options:
   --name NAME      import: which catalogue model the directory or archive is
   --hub URL        the Hugging Face endpoint (default: HF_ENDPOINT, else https://huggingface.co)
   --releases URL   a mirror of the release archives (URL/<model>.tar.bz2)
+  --mirror URL     fetch pocketsphinx-es: a host serving the repository's files as raw.githubusercontent.com does
   -h, --help       this help
 
 Downloads go through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY names the host. A download cut short
@@ -55,6 +63,10 @@ const OPTIONS = {
   text: { type: 'string' },
   vocabulary: { type: 'string' },
   'max-lines': { type: 'string' },
+  from: { type: 'string' },
+  specialty: { type: 'string' },
+  weight: { type: 'string' },
+  mirror: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -88,6 +100,10 @@ export async function main(
   const [cmd, arg, ...extra] = positionals;
   if (cmd === 'lm') {
     await lmCommand(arg, extra, v, out, v.dir !== undefined ? path.resolve(nonEmpty('--dir', v.dir)) : defaultModelsDir());
+    return;
+  }
+  if (arg === 'pocketsphinx-es' && (cmd === 'fetch' || cmd === 'import')) {
+    await esCommand(cmd, extra, v, out, err, v.dir !== undefined ? path.resolve(nonEmpty('--dir', v.dir)) : defaultModelsDir());
     return;
   }
   if (extra.length) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);

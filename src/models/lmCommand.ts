@@ -3,6 +3,7 @@ import path from 'node:path';
 import { UsageError, nonEmpty } from '../shared/args';
 import { POCKETSPHINX_LANGUAGE_MODELS, verifyPocketsphinxModel } from '../server/engine/pocketsphinx/languages';
 import { DEFAULT_VOCABULARY, LM_LANGUAGES, buildLm } from './lm/build';
+import { adaptCommand } from './lm/adaptCommand';
 
 interface LmValues {
   language?: string | boolean;
@@ -10,6 +11,9 @@ interface LmValues {
   name?: string | boolean;
   vocabulary?: string | boolean;
   'max-lines'?: string | boolean;
+  from?: string | boolean;
+  specialty?: string | boolean;
+  weight?: string | boolean;
 }
 
 function count(flag: string, v: string | boolean | undefined): number | undefined {
@@ -32,7 +36,8 @@ export async function lmCommand(
   out: (s: string) => void,
   modelsDir: string,
 ): Promise<void> {
-  if (sub !== 'build') throw new UsageError(sub ? `unknown lm command ${JSON.stringify(sub)} (lm build)` : 'lm needs a command (lm build)');
+  if (sub === 'adapt') return adaptCommand(more, v, out, modelsDir);
+  if (sub !== 'build') throw new UsageError(sub ? `unknown lm command ${JSON.stringify(sub)} (lm build, lm adapt)` : 'lm needs a command (lm build, lm adapt)');
   const language = typeof v.language === 'string' ? v.language : undefined;
   if (!language || !(LM_LANGUAGES as readonly string[]).includes(language)) {
     throw new UsageError(`lm build needs --language ${LM_LANGUAGES.join('|')}`);

@@ -328,8 +328,8 @@ describe('language models: npm run models -- lm build (its command line)', () =>
           () => {},
           () => {},
         );
-      await assert.rejects(run('lm'), /lm needs a command \(lm build\)/);
-      await assert.rejects(run('lm', 'adapt'), /unknown lm command "adapt"/);
+      await assert.rejects(run('lm'), /lm needs a command \(lm build, lm adapt\)/);
+      await assert.rejects(run('lm', 'learn'), /unknown lm command "learn"/);
       await assert.rejects(run('lm', 'build', '--text', 'x.txt'), /needs --language fr/);
       await assert.rejects(run('lm', 'build', '--language', 'de', '--text', 'x.txt'), /needs --language fr/);
       await assert.rejects(run('lm', 'build', '--language', 'fr'), /needs --text FILE/);

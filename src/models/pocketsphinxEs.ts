@@ -1,0 +1,245 @@
+/**
+ * `fetch pocketsphinx-es` and `import pocketsphinx-es DIR`: CMU Sphinx's Spanish model
+ * `cmusphinx-es-5.2` (16 kHz PTM; GPL-3.0), from the files of the public repository
+ * `synesthesiam/es_pocketsphinx-cmu` at a pinned commit, each downloaded file checked against its
+ * pinned size and sha256 as it arrives (and the dictionary once more after gunzip, in JS), then
+ * installed as
+ *
+ *   <models dir>/pocketsphinx-es/hmm/{feat.params,mdef,means,noisedict,sendump,transition_matrices,variances}
+ *   <models dir>/pocketsphinx-es/es.dict, LICENSE
+ *   <models dir>/pocketsphinx-es/dictee-model.lock.json
+ *
+ * Nothing unverified is ever at the model's path, and nothing native has read any of it. The
+ * repository's `acoustic_model/mixture_weights` is not taken: pocketsphinx reads `sendump` (the same
+ * weights, quantised) when it is there.
+ *
+ * The pins here are those of the installed files; src/server/engine/pocketsphinx/languages.ts holds
+ * the service's description of the model (its front end): both must name the same files.
+ */
+import { errorMessage } from '../shared/errors';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { LOCK_FILE, LOCK_FORMAT, type ModelLock, ModelCorruptError, ModelNotInstalledError, sha256File } from '../server/engine/sherpa/model';
+import { DownloadError, type HttpOptions, downloadFile } from './download';
+import { takeFetchLock } from './fetch';
+import { type InstallResult, ModelInstallError, checkFreeSpace, checkStaged } from './install';
+import { Progress, type ProgressSink } from './progress';
+
+interface PinnedFile {
+  /** Path in the installed model directory. */
+  path: string;
+  /** Path in the repository. */
+  from: string;
+  size: number;
+  sha256: string;
+  /** The repository's file is gzip: its own size and sha256 (the fields above are the content's). */
+  gzip?: { size: number; sha256: string };
+}
+
+export const POCKETSPHINX_ES_SOURCE = {
+  name: 'pocketsphinx-es',
+  language: 'es',
+  licence: 'GPL-3.0 (CMU Sphinx cmusphinx-es-5.2; LICENSE)',
+  repo: 'synesthesiam/es_pocketsphinx-cmu',
+  commit: '4d39c1304b8cf9f370abc4fefb6f5459173f2842',
+  /** Where the files are served (raw.githubusercontent.com's layout: BASE/<repo>/<commit>/<path>). */
+  baseUrl: 'https://raw.githubusercontent.com',
+  hmm: 'hmm',
+  dict: 'es.dict',
+  files: (
+    [
+      ['hmm/feat.params', 'acoustic_model/feat.params', 148, '70c003b0bdfaab851d7253ccb1b3df5d7a0ac7c34e9c6fa8c419ea8bbedf2330'],
+      ['hmm/mdef', 'acoustic_model/mdef', 1351979, 'b60ee4dce093ff3f501d4a66ba23ae3419c117827f0f42b9aa3f31bbeaea21c2'],
+      ['hmm/means', 'acoustic_model/means', 519244, '4e924f28348fa2baa791942c79a1dc0725b6b9113b5a7cb0d3064933c0d526ad'],
+      ['hmm/noisedict', 'acoustic_model/noisedict', 27, 'af281d8c53f0a24ace7193e014dcb876e4e517f96b34791d5cd3e71fc69fc83b'],
+      ['hmm/sendump', 'acoustic_model/sendump', 1566592, 'ebb6f530a8fd874bb487c193eae5a0470e20e288e9c98b34f6e2ed1b6c62ea39'],
+      ['hmm/transition_matrices', 'acoustic_model/transition_matrices', 1312, '65001e41c829cbe79c161a15eb07e29c2b63c5aac00d4e97a55db75bc35e3d6b'],
+      ['hmm/variances', 'acoustic_model/variances', 519244, '6b31010a78b7c09c710a1e5e2dd6d1158c5c5c9637e1420bd6b76fe3859cc117'],
+      ['LICENSE', 'LICENSE', 475, '06b65d41d760018d20e81777cfdf2078ec64ed4cd10b85c289add974d63d2693'],
+    ] as const
+  )
+    .map(([p, from, size, sha256]): PinnedFile => ({ path: p, from, size, sha256 }))
+    .concat([
+      {
+        path: 'es.dict',
+        from: 'base_dictionary.txt.gz',
+        size: 584446,
+        sha256: 'a3a4cee999b89f2b99c7802477d4e4010c5ff705ed3567a198ef10500e1524ab',
+        gzip: { size: 151621, sha256: '807f2813dfdfa07852148951d2b58681eab9d7e97128b41b78dc44d936fc8eab' },
+      },
+    ]),
+};
+
+type EsModel = typeof POCKETSPHINX_ES_SOURCE;
+
+function lockOf(m: EsModel): ModelLock {
+  return {
+    format: LOCK_FORMAT,
+    model: m.name,
+    repo: `github:${m.repo}`,
+    revision: m.commit,
+    files: Object.fromEntries(m.files.map((f) => [f.path, { size: f.size, sha256: f.sha256 }])),
+  };
+}
+
+/** Checks an installed copy: every pinned file there, of its size and sha256 (before anything native reads it). */
+export async function verifyPocketsphinxEs(dir: string, m: EsModel = POCKETSPHINX_ES_SOURCE): Promise<void> {
+  const again = `npm run models -- fetch ${m.name} (or import) installs it again`;
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new ModelNotInstalledError(`the ${m.name} model is not installed in ${dir}; npm run models -- fetch ${m.name} installs it`);
+  }
+  for (const f of m.files) {
+    const file = path.join(dir, f.path);
+    if (!existsSync(file)) throw new ModelCorruptError(`${m.name}: ${f.path} is missing from ${dir}; ${again}`);
+    const size = statSync(file).size;
+    if (size !== f.size) throw new ModelCorruptError(`${m.name}: ${f.path} has ${size} bytes, ${f.size} expected (truncated or replaced); ${again}`);
+    const sha = await sha256File(file);
+    if (sha !== f.sha256) throw new ModelCorruptError(`${m.name}: ${f.path} is not the pinned file (sha256 ${sha}); ${again}`);
+  }
+}
+
+/** Gunzips a verified archive into `out`, refusing more bytes than the content's pin (a gzip bomb stops there). */
+async function gunzipTo(gz: string, out: string, f: PinnedFile): Promise<void> {
+  mkdirSync(path.dirname(out), { recursive: true });
+  let n = 0;
+  const gunzip = createGunzip();
+  gunzip.on('data', (b: Buffer) => {
+    n += b.length;
+    if (n > f.size) gunzip.destroy(new ModelInstallError(`${f.from} unpacks to more than the ${f.size} bytes of ${f.path}; nothing was installed`));
+  });
+  try {
+    await pipeline(createReadStream(gz), gunzip, createWriteStream(out));
+  } catch (e) {
+    if (e instanceof ModelInstallError) throw e;
+    throw new ModelInstallError(`${f.from} is not a valid gzip file (${errorMessage(e)}); nothing was installed`);
+  }
+}
+
+/** Moves `stage` to the model's place (an older copy moved aside, then removed), the lock written first. */
+function install(stage: string, m: EsModel, modelsDir: string, source: InstallResult['source']): InstallResult {
+  const lock = lockOf(m);
+  writeFileSync(path.join(stage, LOCK_FILE), `${JSON.stringify(lock, null, 2)}\n`);
+  const dest = path.join(modelsDir, m.name);
+  let old: string | undefined;
+  if (existsSync(dest)) {
+    old = path.join(modelsDir, `.old-${m.name}-${randomBytes(4).toString('hex')}`);
+    renameSync(dest, old);
+  }
+  renameSync(stage, dest);
+  if (old) rmSync(old, { recursive: true, force: true });
+  return { dir: dest, installed: true, lockFile: path.join(dest, LOCK_FILE), source, revision: m.commit };
+}
+
+interface EsFetchOptions extends Omit<HttpOptions, 'progress'> {
+  modelsDir: string;
+  /** Another host serving the repository's files in the same layout (a mirror; tests). */
+  baseUrl?: string;
+  progressTo?: ProgressSink;
+  log?: (line: string) => void;
+}
+
+async function present(dest: string, m: EsModel, log: (s: string) => void): Promise<InstallResult | undefined> {
+  if (!existsSync(dest)) return undefined;
+  try {
+    await verifyPocketsphinxEs(dest, m);
+    return { dir: dest, installed: false, lockFile: path.join(dest, LOCK_FILE), source: 'present', revision: m.commit };
+  } catch (e) {
+    log(`the installed copy of ${m.name} fails its check (${errorMessage(e)}); installing it again`);
+    return undefined;
+  }
+}
+
+export async function fetchPocketsphinxEs(o: EsFetchOptions, m: EsModel = POCKETSPHINX_ES_SOURCE): Promise<InstallResult> {
+  const dest = path.join(o.modelsDir, m.name);
+  const log = o.log ?? (() => {});
+  const there = await present(dest, m, log);
+  if (there) return there;
+  const base = `${(o.baseUrl ?? m.baseUrl).replace(/\/+$/u, '')}/${m.repo}/${m.commit}`;
+  mkdirSync(o.modelsDir, { recursive: true });
+  const release = takeFetchLock(o.modelsDir, m.name);
+  const stage = path.join(o.modelsDir, `.partial-${m.name}@${m.commit.slice(0, 12)}`);
+  const downloads = path.join(stage, '.download');
+  const total = m.files.reduce((n, f) => n + (f.gzip?.size ?? f.size), 0);
+  try {
+    mkdirSync(downloads, { recursive: true });
+    checkFreeSpace(o.modelsDir, total + m.files.reduce((n, f) => n + f.size, 0));
+    const progress = new Progress(total, o.progressTo ?? { write: () => true }, undefined);
+    try {
+      for (const f of m.files) {
+        const url = `${base}/${f.from}`;
+        const part = path.join(downloads, `${f.from.replace(/\//gu, '_')}.part`);
+        progress.file(f.from);
+        const want = f.gzip ?? { size: f.size, sha256: f.sha256 };
+        try {
+          await downloadFile(url, part, want, { ...o, progress });
+        } catch (e) {
+          if (e instanceof DownloadError && e.integrity) {
+            throw new ModelInstallError(
+              `${url} is not the ${f.from} that ${m.name} pins (${errorMessage(e)}); nothing was installed. A host or mirror that serves other bytes at a pinned commit is not to be trusted`,
+            );
+          }
+          throw new ModelInstallError(
+            `cannot download ${f.from} of ${m.repo} (${errorMessage(e)}). Check the network (HTTPS_PROXY, NO_PROXY), then fetch again (it resumes); ` +
+              `a machine without access: npm run models -- import ${m.name} DIR, with DIR a copy of the repository at ${m.commit.slice(0, 12)} or an installed ${m.name}`,
+          );
+        }
+        const out = path.join(stage, f.path);
+        mkdirSync(path.dirname(out), { recursive: true });
+        if (f.gzip) await gunzipTo(part, out, f);
+        else renameSync(part, out);
+      }
+    } finally {
+      progress.done();
+    }
+    rmSync(downloads, { recursive: true, force: true });
+    await checkStaged(stage, lockOf(m), `${m.repo}@${m.commit.slice(0, 12)}`);
+    return install(stage, m, o.modelsDir, 'hub');
+  } finally {
+    release();
+    // A download cut short is kept to be resumed; anything else staged goes.
+    const keep = existsSync(downloads) && readdirSync(downloads).some((f) => f.endsWith('.part'));
+    if (existsSync(stage) && !keep) rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Installs the model from a directory brought from another machine: an installed `pocketsphinx-es`
+ * (hmm/, es.dict, LICENSE), or a copy of the repository (acoustic_model/, base_dictionary.txt.gz,
+ * LICENSE) at the pinned commit. Every file is checked against the same pins as `fetch`.
+ */
+export async function importPocketsphinxEs(src: string, modelsDir: string, m: EsModel = POCKETSPHINX_ES_SOURCE): Promise<InstallResult> {
+  if (!existsSync(src) || !statSync(src).isDirectory()) {
+    throw new ModelInstallError(`${src} is not a directory (an installed ${m.name}, or a copy of ${m.repo} at ${m.commit.slice(0, 12)})`);
+  }
+  const installed = existsSync(path.join(src, m.hmm, 'mdef'));
+  if (!installed && !existsSync(path.join(src, 'acoustic_model', 'mdef'))) {
+    throw new ModelInstallError(`${src} holds neither ${m.hmm}/mdef (an installed ${m.name}) nor acoustic_model/mdef (a copy of ${m.repo}); nothing was installed`);
+  }
+  mkdirSync(modelsDir, { recursive: true });
+  checkFreeSpace(modelsDir, m.files.reduce((n, f) => n + f.size, 0));
+  const stage = path.join(modelsDir, `.import-${m.name}-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    for (const f of m.files) {
+      const from = path.join(src, installed ? f.path : f.from);
+      if (!existsSync(from)) throw new ModelInstallError(`${src} lacks ${installed ? f.path : f.from}; nothing was installed`);
+      const out = path.join(stage, f.path);
+      mkdirSync(path.dirname(out), { recursive: true });
+      if (f.gzip && !installed) {
+        const size = statSync(from).size;
+        const sha = await sha256File(from);
+        if (size !== f.gzip.size || sha !== f.gzip.sha256) {
+          throw new ModelInstallError(`${f.from} in ${src} is not the pinned file (${size} bytes, sha256 ${sha}); nothing was installed`);
+        }
+        await gunzipTo(from, out, f);
+      } else await copyFile(from, out);
+    }
+    await checkStaged(stage, lockOf(m), src);
+    return install(stage, m, modelsDir, 'import');
+  } finally {
+    if (existsSync(stage)) rmSync(stage, { recursive: true, force: true });
+  }
+}
