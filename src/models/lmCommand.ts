@@ -37,7 +37,10 @@ export async function lmCommand(
   modelsDir: string,
 ): Promise<void> {
   if (sub === 'adapt') return adaptCommand(more, v, out, modelsDir);
-  if (sub !== 'build') throw new UsageError(sub ? `unknown lm command ${JSON.stringify(sub)} (lm build, lm adapt)` : 'lm needs a command (lm build, lm adapt)');
+  if (sub !== 'build')
+    throw new UsageError(
+      sub ? `unknown lm command ${JSON.stringify(sub)} (lm build, lm adapt)` : 'lm needs a command (lm build, lm adapt)',
+    );
   const language = typeof v.language === 'string' ? v.language : undefined;
   if (!language || !(LM_LANGUAGES as readonly string[]).includes(language)) {
     throw new UsageError(`lm build needs --language ${LM_LANGUAGES.join('|')}`);

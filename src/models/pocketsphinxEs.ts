@@ -17,13 +17,30 @@
  * the service's description of the model (its front end): both must name the same files.
  */
 import { errorMessage } from '../shared/errors';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { LOCK_FILE, LOCK_FORMAT, type ModelLock, ModelCorruptError, ModelNotInstalledError, sha256File } from '../server/engine/sherpa/model';
+import {
+  LOCK_FILE,
+  LOCK_FORMAT,
+  type ModelLock,
+  ModelCorruptError,
+  ModelNotInstalledError,
+  sha256File,
+} from '../server/engine/sherpa/model';
 import { DownloadError, type HttpOptions, downloadFile } from './download';
 import { takeFetchLock } from './fetch';
 import { type InstallResult, ModelInstallError, checkFreeSpace, checkStaged } from './install';
@@ -57,7 +74,12 @@ export const POCKETSPHINX_ES_SOURCE = {
       ['hmm/means', 'acoustic_model/means', 519244, '4e924f28348fa2baa791942c79a1dc0725b6b9113b5a7cb0d3064933c0d526ad'],
       ['hmm/noisedict', 'acoustic_model/noisedict', 27, 'af281d8c53f0a24ace7193e014dcb876e4e517f96b34791d5cd3e71fc69fc83b'],
       ['hmm/sendump', 'acoustic_model/sendump', 1566592, 'ebb6f530a8fd874bb487c193eae5a0470e20e288e9c98b34f6e2ed1b6c62ea39'],
-      ['hmm/transition_matrices', 'acoustic_model/transition_matrices', 1312, '65001e41c829cbe79c161a15eb07e29c2b63c5aac00d4e97a55db75bc35e3d6b'],
+      [
+        'hmm/transition_matrices',
+        'acoustic_model/transition_matrices',
+        1312,
+        '65001e41c829cbe79c161a15eb07e29c2b63c5aac00d4e97a55db75bc35e3d6b',
+      ],
       ['hmm/variances', 'acoustic_model/variances', 519244, '6b31010a78b7c09c710a1e5e2dd6d1158c5c5c9637e1420bd6b76fe3859cc117'],
       ['LICENSE', 'LICENSE', 475, '06b65d41d760018d20e81777cfdf2078ec64ed4cd10b85c289add974d63d2693'],
     ] as const
@@ -96,7 +118,8 @@ export async function verifyPocketsphinxEs(dir: string, m: EsModel = POCKETSPHIN
     const file = path.join(dir, f.path);
     if (!existsSync(file)) throw new ModelCorruptError(`${m.name}: ${f.path} is missing from ${dir}; ${again}`);
     const size = statSync(file).size;
-    if (size !== f.size) throw new ModelCorruptError(`${m.name}: ${f.path} has ${size} bytes, ${f.size} expected (truncated or replaced); ${again}`);
+    if (size !== f.size)
+      throw new ModelCorruptError(`${m.name}: ${f.path} has ${size} bytes, ${f.size} expected (truncated or replaced); ${again}`);
     const sha = await sha256File(file);
     if (sha !== f.sha256) throw new ModelCorruptError(`${m.name}: ${f.path} is not the pinned file (sha256 ${sha}); ${again}`);
   }
@@ -109,7 +132,8 @@ async function gunzipTo(gz: string, out: string, f: PinnedFile): Promise<void> {
   const gunzip = createGunzip();
   gunzip.on('data', (b: Buffer) => {
     n += b.length;
-    if (n > f.size) gunzip.destroy(new ModelInstallError(`${f.from} unpacks to more than the ${f.size} bytes of ${f.path}; nothing was installed`));
+    if (n > f.size)
+      gunzip.destroy(new ModelInstallError(`${f.from} unpacks to more than the ${f.size} bytes of ${f.path}; nothing was installed`));
   });
   try {
     await pipeline(createReadStream(gz), gunzip, createWriteStream(out));
@@ -217,10 +241,15 @@ export async function importPocketsphinxEs(src: string, modelsDir: string, m: Es
   }
   const installed = existsSync(path.join(src, m.hmm, 'mdef'));
   if (!installed && !existsSync(path.join(src, 'acoustic_model', 'mdef'))) {
-    throw new ModelInstallError(`${src} holds neither ${m.hmm}/mdef (an installed ${m.name}) nor acoustic_model/mdef (a copy of ${m.repo}); nothing was installed`);
+    throw new ModelInstallError(
+      `${src} holds neither ${m.hmm}/mdef (an installed ${m.name}) nor acoustic_model/mdef (a copy of ${m.repo}); nothing was installed`,
+    );
   }
   mkdirSync(modelsDir, { recursive: true });
-  checkFreeSpace(modelsDir, m.files.reduce((n, f) => n + f.size, 0));
+  checkFreeSpace(
+    modelsDir,
+    m.files.reduce((n, f) => n + f.size, 0),
+  );
   const stage = path.join(modelsDir, `.import-${m.name}-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     for (const f of m.files) {

@@ -11,10 +11,45 @@ import { spawnSync } from 'node:child_process';
 
 /** espeak-ng's French IPA symbols to the phones of CMU Sphinx's French model. */
 const PHONES: Record<string, string> = {
-  a: 'aa', ɑ: 'aa', e: 'ei', ɛ: 'ai', ə: 'ee', ø: 'eu', œ: 'oe', o: 'oo', ɔ: 'oo', u: 'ou', y: 'uu', i: 'ii',
-  ɥ: 'uy', j: 'yy', w: 'ww', 'ɑ̃': 'an', 'ɔ̃': 'on', 'ɛ̃': 'in', 'œ̃': 'un', ʃ: 'ch', ʒ: 'jj', ɲ: 'gn', ŋ: 'gg',
-  ʁ: 'rr', r: 'rr', b: 'bb', p: 'pp', t: 'tt', d: 'dd', k: 'kk', g: 'gg', ɡ: 'gg', f: 'ff', v: 'vv', s: 'ss',
-  z: 'zz', m: 'mm', n: 'nn', l: 'll',
+  a: 'aa',
+  ɑ: 'aa',
+  e: 'ei',
+  ɛ: 'ai',
+  ə: 'ee',
+  ø: 'eu',
+  œ: 'oe',
+  o: 'oo',
+  ɔ: 'oo',
+  u: 'ou',
+  y: 'uu',
+  i: 'ii',
+  ɥ: 'uy',
+  j: 'yy',
+  w: 'ww',
+  ɑ̃: 'an',
+  ɔ̃: 'on',
+  ɛ̃: 'in',
+  œ̃: 'un',
+  ʃ: 'ch',
+  ʒ: 'jj',
+  ɲ: 'gn',
+  ŋ: 'gg',
+  ʁ: 'rr',
+  r: 'rr',
+  b: 'bb',
+  p: 'pp',
+  t: 'tt',
+  d: 'dd',
+  k: 'kk',
+  g: 'gg',
+  ɡ: 'gg',
+  f: 'ff',
+  v: 'vv',
+  s: 'ss',
+  z: 'zz',
+  m: 'mm',
+  n: 'nn',
+  l: 'll',
 };
 
 export const espeakAvailable = (): boolean => spawnSync('espeak-ng', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -28,7 +63,7 @@ export function espeakPronunciation(word: string): string[] | undefined {
   const out: string[] = [];
   for (let i = 0; i < ipa.length; i++) {
     const two = ipa.slice(i, i + 2);
-    const p = two.endsWith('\u0303') ? PHONES[two.normalize('NFC')] ?? PHONES[two] : undefined;
+    const p = two.endsWith('\u0303') ? (PHONES[two.normalize('NFC')] ?? PHONES[two]) : undefined;
     if (p) {
       out.push(p);
       i++;
@@ -45,6 +80,8 @@ export function espeakPronunciation(word: string): string[] | undefined {
 export function synthesiseFr(text: string, wav: string, raw: string): void {
   const e = spawnSync('espeak-ng', ['-v', 'fr', '-s', '150', '-w', wav, text], { encoding: 'utf8' });
   if (e.status !== 0) throw new Error(`espeak-ng failed: ${e.stderr}`);
-  const s = spawnSync('sox', ['-D', wav, '-r', '8000', '-b', '16', '-c', '1', '-e', 'signed-integer', '-t', 'raw', raw], { encoding: 'utf8' });
+  const s = spawnSync('sox', ['-D', wav, '-r', '8000', '-b', '16', '-c', '1', '-e', 'signed-integer', '-t', 'raw', raw], {
+    encoding: 'utf8',
+  });
   if (s.status !== 0) throw new Error(`sox failed: ${s.stderr}`);
 }

@@ -20,7 +20,8 @@ function some(words: readonly string[], max = 20): string {
 
 export async function adaptCommand(more: string[], v: AdaptValues, out: (s: string) => void, modelsDir: string): Promise<void> {
   if (v.language !== 'fr') throw new UsageError('lm adapt needs --language fr');
-  if (typeof v.from !== 'string') throw new UsageError('lm adapt needs --from DIR (reports, templates, vocabulary; more folders may follow it)');
+  if (typeof v.from !== 'string')
+    throw new UsageError('lm adapt needs --from DIR (reports, templates, vocabulary; more folders may follow it)');
   const sources = [nonEmpty('--from', v.from), ...more].map((f) => path.resolve(f));
   const specialty = typeof v.specialty === 'string' ? v.specialty : undefined;
   if (specialty !== undefined && !SPECIALTIES.includes(specialty)) {
@@ -37,7 +38,7 @@ export async function adaptCommand(more: string[], v: AdaptValues, out: (s: stri
   if (v.weight !== undefined) {
     weight = Number(v.weight);
     if (typeof v.weight !== 'string' || !/^0?\.\d+$/u.test(v.weight) || !(weight > 0 && weight < 1)) {
-      throw new UsageError('--weight takes the domain model\'s weight, a number strictly between 0 and 1 (e.g. 0.5)');
+      throw new UsageError("--weight takes the domain model's weight, a number strictly between 0 and 1 (e.g. 0.5)");
     }
   }
   const acoustic = POCKETSPHINX_LANGUAGE_MODELS.find((m) => m.language === 'fr')!;
@@ -66,5 +67,5 @@ export async function adaptCommand(more: string[], v: AdaptValues, out: (s: stri
   }
   out(`wrote ${r.out} (${r.ngrams.join(' / ')} 1-/2-/3-grams; domain weight ${r.weight})\n`);
   if (r.dictOut) out(`wrote ${r.dictOut}\n`);
-  if (specialty) out(`sessions whose configure.specialty is "${specialty}" use it\n`);
+  if (specialty && name === specialty) out(`sessions whose configure.specialty is "${specialty}" use it\n`);
 }

@@ -57,10 +57,12 @@ export function expandFields(line: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     let k = 0;
-    out.push(line.replace(/\{\{([^{}]*)\}\}/gu, () => {
-      const f = fields[k++]!;
-      return f[Math.min(i, f.length - 1)]!;
-    }));
+    out.push(
+      line.replace(/\{\{([^{}]*)\}\}/gu, () => {
+        const f = fields[k++]!;
+        return f[Math.min(i, f.length - 1)]!;
+      }),
+    );
   }
   return out;
 }
@@ -80,10 +82,12 @@ export function markdownSentences(md: string): string[] {
     const line = raw
       .replace(/^\s{0,3}(#{1,6}|>+|[-*+]|\d+[.)])\s+/u, '')
       .replace(/^\s*\|?\s*:?-{3,}.*$/u, '')
-      .replace(/\|/gu, '. ')
       .replace(/[*_`~]+/gu, ' ');
     for (const variant of expandFields(line)) {
-      for (const s of variant.split(/(?<=[.!?;:…])\s+/u)) if (s.trim()) out.push(s.trim());
+      // Table cells apart, then sentences apart.
+      for (const cell of variant.split('|')) {
+        for (const s of cell.split(/(?<=[.!?;:…])\s+/u)) if (/[\p{L}\d]/u.test(s)) out.push(s.replace(/\s+/gu, ' ').trim());
+      }
     }
   }
   return out;

@@ -57,7 +57,8 @@ function idMaps(m: ArpaModel, words: readonly string[]): { word: Int32Array; ctx
 export function interpolate(main: ArpaModel, mix: ArpaModel, lambda: number): ArpaModel {
   if (!(lambda > 0 && lambda < 1)) throw new InterpolateError(`the weight must be strictly between 0 and 1 (${lambda} given)`);
   const words = unionVocabulary(main, mix);
-  if (words.length > MAX_ARPA_WORDS) throw new InterpolateError(`the two models together have ${words.length} words (at most ${MAX_ARPA_WORDS})`);
+  if (words.length > MAX_ARPA_WORDS)
+    throw new InterpolateError(`the two models together have ${words.length} words (at most ${MAX_ARPA_WORDS})`);
   const order = Math.max(main.order, mix.order);
   const models = [
     { m: main, l: lambda, ...idMaps(main, words) },
