@@ -20,7 +20,7 @@ import {
   statusView,
 } from '../../src/extension/ui/statusText';
 import { presentError, warningSentence } from '../../src/extension/run/errorText';
-import { ENGLISH } from '../../src/extension/ui/l10nText';
+import { ENGLISH } from '../../src/extension/l10nText';
 import {
   ASSUMED_LINE_WIDTH,
   displayProvisional,
