@@ -33,10 +33,7 @@ const COMPOSITION_ROOT = ['extension.ts', 'container.ts', 'commands.ts'];
 const EXTENSION_FOLDERS = ['run', 'editor', 'templates', 'proofreading', 'ui'];
 
 /** `no-restricted-imports` for the files of one layer: the other layers it must not reach, and vscode. */
-function layerRule(
-  layer,
-  { vscode = layer === 'extension', files = [`src/${layer}/**/*.ts`], ignores = [], extraPatterns = [] } = {},
-) {
+function layerRule(layer, { vscode = layer === 'extension', files = [`src/${layer}/**/*.ts`], ignores = [], extraPatterns = [] } = {}) {
   const forbidden = Object.keys(LAYERS).filter((l) => l !== layer && !LAYERS[layer].includes(l));
   const patterns = forbidden.map((l) => ({
     // A relative import that leaves the layer's folder for the other layer's (`../client/session`, `../../server/x`).
