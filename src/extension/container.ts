@@ -28,7 +28,7 @@ import { registerCommands, type CommandServices } from './commands';
 /** What the container reads of the extension's own package.json. */
 interface Manifest {
   version?: unknown;
-  contributes?: { keybindings?: { command: string; key: string; mac?: string }[] };
+  contributes?: { keybindings?: { command: string; key: string; mac?: string }[]; configuration?: { properties?: object } };
 }
 
 export class Container implements vscode.Disposable, CommandServices {
@@ -105,9 +105,12 @@ export class Container implements vscode.Disposable, CommandServices {
     );
     const showKey = (k: string | undefined): void => this.status.update({ keybinding: k });
     own(this.toggleKey.onDidChange(showKey));
+    const settingNames = Object.keys(manifest.contributes?.configuration?.properties ?? {});
     own(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration('dictee')) return;
+        // The names only, never the values.
+        this.log.info(`settings: changed ${settingNames.filter((n) => e.affectsConfiguration(n)).join(', ') || 'dictee'}`);
         this.showSettings();
         if (e.affectsConfiguration('dictee.serverUrl')) this.warnIfCleartext();
         if (e.affectsConfiguration('dictee.templates.folder')) void this.templates.load(this.settings.read().grammar.templatesFolder);
