@@ -21,7 +21,7 @@ import { chooseLanguage, selectMicrophone } from './ui/pickers';
 import { transcribeAudioFile } from './run/fileTranscription';
 
 // The arguments of a command are whatever its caller passed (a menu, a link, executeCommand).
-export type CommandHandler = (...args: any[]) => unknown;
+type CommandHandler = (...args: any[]) => unknown;
 
 /** The services the commands act on (the composition root, container.ts, has them all). */
 export interface CommandServices {
@@ -81,7 +81,7 @@ export function commandTable(c: CommandServices): { readonly [K in CommandId]: C
 }
 
 /** `vscode.commands.registerCommand`, for the extension's own commands only. */
-export function registerCommand(id: CommandId, handler: CommandHandler): vscode.Disposable {
+function registerCommand(id: CommandId, handler: CommandHandler): vscode.Disposable {
   return vscode.commands.registerCommand(id, handler);
 }
 

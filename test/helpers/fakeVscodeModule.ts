@@ -2,7 +2,7 @@
  * A fake `vscode` module, for the unit tests that load a module of src/extension/ importing `vscode`
  * only to read what it declares (VS Code itself cannot run in plain Node). Every property, call and
  * construction of the fake gives the fake again: loading works, and nothing of VS Code is simulated.
- * `installFakeVscode()` makes `require('vscode')` return it; call it before the module is required.
+ * Importing this module makes `require('vscode')` return the fake: import it before the module under test.
  */
 import Module from 'node:module';
 
@@ -18,11 +18,7 @@ function makeFake(): unknown {
   return fake;
 }
 
-let installed = false;
-
-export function installFakeVscode(): void {
-  if (installed) return;
-  installed = true;
+function installFakeVscode(): void {
   const mod = Module as unknown as {
     _resolveFilename: (request: string, ...rest: unknown[]) => string;
     _cache: Record<string, unknown>;
@@ -37,3 +33,5 @@ export function installFakeVscode(): void {
   m.exports = makeFake();
   mod._cache[FAKE_ID] = m;
 }
+
+installFakeVscode();

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { installFakeVscode } from '../helpers/fakeVscodeModule';
+// Before src/extension/commands.ts, which imports vscode (only read here, never run).
+import '../helpers/fakeVscodeModule';
+import { commandTable } from '../../src/extension/commands';
 import { CONTRIBUTED_COMMANDS, INTERNAL_COMMANDS } from '../../src/extension/commandIds';
 import { contributedCommands } from '../../scripts/commands';
 
@@ -10,8 +12,6 @@ const manifest: unknown = JSON.parse(readFileSync(path.join(ROOT, 'package.json'
 
 /** The ids of the command table, as the extension registers them (src/extension/commands.ts loaded over a fake vscode). */
 function registeredIds(): string[] {
-  installFakeVscode();
-  const { commandTable } = require('../../src/extension/commands') as typeof import('../../src/extension/commands');
   // The handlers reach the services only when a command runs: none runs here.
   return Object.keys(commandTable({} as never)).sort();
 }

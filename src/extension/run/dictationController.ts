@@ -32,7 +32,7 @@ import type { TemplateStore } from '../templates/templateStore';
 const SHUTDOWN_STOP_MS = 2500;
 
 /** What the controller is built from (by the composition root, container.ts). */
-export interface DictationControllerOptions {
+interface DictationControllerOptions {
   readonly settings: Settings;
   readonly keys: ApiKeyStore;
   readonly log: Log;
