@@ -1,3 +1,7 @@
+/**
+ * The API key of the service, in VS Code's SecretStorage (the OS keychain): stored, read, cleared,
+ * imported once from the environment, and followed across windows.
+ */
 import * as vscode from 'vscode';
 import { looksLikeApiKey, redactKey } from '../protocol/http';
 import { DictationError, scrubKey } from '../client/errors';

@@ -5,7 +5,7 @@
  * user), never silently dropped.
  */
 import { LANGUAGES, type Language, type Vocabulary } from '../dictation';
-import { ENGLISH, type L10n } from './ui/l10nText';
+import { ENGLISH, type L10n } from './l10nText';
 
 export interface GrammarSettings {
   /** Spoken punctuation, commands, numbers, templates (`dictee.grammar.enabled`). */

@@ -1,3 +1,6 @@
+/**
+ * The extension's log: the output channel "Dictée", the `Logger` every layer writes to.
+ */
 import * as vscode from 'vscode';
 import type { Logger } from '../shared/logger';
 

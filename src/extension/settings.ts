@@ -1,3 +1,7 @@
+/**
+ * The `dictee.*` settings read through VS Code (settingsMap.ts and grammarSettings.ts make them typed
+ * values, in plain Node).
+ */
 import * as vscode from 'vscode';
 import { ADVANCED_FIELDS, normaliseSettings, type DicteeSettings } from './settingsMap';
 

@@ -16,7 +16,7 @@ import {
 import { DEFAULT_SERVER_URL } from '../protocol/http';
 import { DEFAULT_RECORDER, RECORDERS, type RecorderName } from '../audio/spawn';
 import { normaliseGrammarSettings, type GrammarSettings } from './grammarSettings';
-import { ENGLISH, type L10n } from './ui/l10nText';
+import { ENGLISH, type L10n } from './l10nText';
 import type { FormatOptions } from '../dictation';
 
 /** The advanced settings (`dictee.advanced.<key>`) and the `configure` field each one sets. */

@@ -14,6 +14,7 @@ import { silence, speechPcm } from '../helpers/speech';
 import { waitFor } from '../helpers/wait';
 import { pathWithout, startCodeServer, type CodeServer } from './lib/codeServer';
 import { CHROMIUM, Workbench } from './lib/workbench';
+import { extensionLogIn } from './lib/dictate';
 import { dicteeSettings, firstPassWords, REPORT_INITIAL, SCRIPT, buildVsix, checkPrerequisites } from './lib/world';
 import { LOCALE, UI } from './lib/ui';
 import { wavOf } from '../../src/shared/wavFile';
@@ -132,8 +133,15 @@ describe('Dictée through the capture page (code-server, Chromium, no SoX)', fun
     assert.ok(readFileSync(report, 'utf8').toLowerCase().includes(words.join(' ')), 'the sentence is in report.md');
 
     // Push-to-talk: a new page (the run's settings), which records only while Space is held in it.
+    const userDataDir = cs.userDataDir;
+    const logMark = extensionLogIn(userDataDir).length;
     cs.writeSettings(dicteeSettings(service.url, { 'dictee.audio.source': 'auto', 'dictee.mode': 'pushToTalk' }));
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitFor(
+      () => /settings: changed .*dictee\.mode/.test(extensionLogIn(userDataDir).slice(logMark)),
+      15_000,
+      'VS Code to read the new settings (the extension logs the names of those that changed)',
+      100,
+    );
     const before = pages.length;
     await wb.focusEditor();
     await wb.runCommand(UI.startCommand);

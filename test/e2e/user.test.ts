@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { speechPcm, silence } from '../helpers/speech';
-import { sleep, waitFor } from '../helpers/wait';
+import { waitFor } from '../helpers/wait';
 import { assertScriptPrefix, between } from './lib/checks';
 import { TEST_MIC_SOURCE } from './lib/pulse';
 import {
@@ -222,7 +222,13 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     await wb.waitForInputBox();
     const input = wb.page.locator('.quick-input-widget input.input').first();
     await input.fill(wav);
-    await sleep(300);
+    // The dialog has taken the typed path once it lists the file (Enter before then may accept the folder).
+    await waitFor(
+      async () => (await wb.quickPickRows()).some((r) => r.includes('dictation.wav')),
+      10_000,
+      'the file dialog lists dictation.wav',
+      50,
+    );
     const statusTexts = await wb.watchStatusTexts();
     const started = Date.now();
     await wb.page.keyboard.press('Enter');

@@ -6,7 +6,7 @@
 import { TranscriptModel, type TranscriptModelOptions } from '../../src/client/transcript';
 import type { FormatOptions } from '../../src/dictation';
 import { DocumentWriter } from '../../src/extension/editor/documentWriter';
-import { ENGLISH } from '../../src/extension/ui/l10nText';
+import { ENGLISH } from '../../src/extension/l10nText';
 import type { BatchReplaceMessage, TranscriptMessage } from '../../src/protocol';
 import type { Logger } from '../../src/shared/logger';
 import { MemoryDocument, type MemoryDocumentOptions } from './memoryDocument';

@@ -115,9 +115,18 @@ describe('audio: input devices (pactl) and audio files (sox)', function () {
     const src = new AudioFileSource(file, 16000, () => false, 10);
     let ended = false;
     src.on('end', () => (ended = true));
+    // Decoding has begun once its first audio is delivered (the consumer takes no more: it waits there).
+    const first = new Promise<void>((resolve) => {
+      const d = src.on('data', () => {
+        d.dispose();
+        resolve();
+      });
+    });
     src.start();
-    await new Promise((r) => setTimeout(r, 200));
+    await first;
     await src.stop();
     assert.equal(ended, false);
+    // It stopped with most of the file undecoded (the consumer took no more than the first audio).
+    assert.ok(src.delivered > 0 && src.delivered < pcm.length, `${src.delivered} of ${pcm.length} bytes delivered`);
   });
 });

@@ -13,7 +13,7 @@ import { BUTTON_BITS, ButtonRouter, buttonMap } from '../../src/audio/browser/di
 import { ledTable } from '../../src/audio/browser/dictationLeds';
 import { WriterRun } from '../helpers/writerRun';
 import { rawRequest } from '../helpers/hostile';
-import { sleep, waitFor } from '../helpers/wait';
+import { waitFor } from '../helpers/wait';
 
 interface Page {
   status: number;
@@ -249,8 +249,6 @@ describe('capture page server (real sockets)', function () {
     server.on('request', (r) => requests.push(r));
     const second = await openPage();
     assert.equal(await closed(first.ws), PAGE_CLOSE.replaced);
-    await sleep(100);
-    assert.deepEqual(pages, ['connected', 'connected']);
     const masks: number[] = [];
     server.on('buttons', (m) => masks.push(m));
     for (const action of ['start', 'pause', 'stop']) second.ws.send(JSON.stringify({ t: 'request', action }));
@@ -258,7 +256,12 @@ describe('capture page server (real sockets)', function () {
     await waitFor(() => requests.length === 3 && masks.length === 1, 5000, 'requests');
     assert.deepEqual(requests, ['start', 'pause', 'stop']);
     assert.deepEqual(masks, [32]);
+    // The replaced page's end (seen by its socket before the requests were sent) is not told as a closed page.
+    assert.deepEqual(pages, ['connected', 'connected']);
+    // The one "closed" is the second page's, after its own close.
     second.ws.close();
+    await waitFor(() => pages.includes('closed'), 5000, 'the second page closed');
+    assert.deepEqual(pages, ['connected', 'connected', 'closed']);
   });
 
   it("a dictation microphone's buttons from the page reach the actions: scratch that deletes the run's last utterance, Play Back pauses then plays", async () => {

@@ -20,7 +20,7 @@ import {
   statusView,
 } from '../../src/extension/ui/statusText';
 import { presentError, warningSentence } from '../../src/extension/run/errorText';
-import { ENGLISH } from '../../src/extension/ui/l10nText';
+import { ENGLISH } from '../../src/extension/l10nText';
 import {
   ASSUMED_LINE_WIDTH,
   displayProvisional,
@@ -314,30 +314,7 @@ describe('extension pure helpers', () => {
     });
 
     it('has its commands in category Dictée, no * activation, keybindings with when clauses, its own icons and the provisional colour', () => {
-      const ids = manifest.contributes.commands.map((c) => c.command);
-      for (const id of [
-        'dictee.start',
-        'dictee.pause',
-        'dictee.resume',
-        'dictee.stop',
-        'dictee.toggle',
-        'dictee.setApiKey',
-        'dictee.clearApiKey',
-        'dictee.showLog',
-        'dictee.selectMicrophone',
-        'dictee.testMicrophone',
-        'dictee.transcribeFile',
-        'dictee.readLastSentence',
-        'dictee.scratchThat',
-        'dictee.chooseLanguage',
-        'dictee.insertTemplate',
-        'dictee.nextField',
-        'dictee.previousField',
-        'dictee.acceptDefaults',
-        'dictee.whatCanISay',
-      ]) {
-        assert.ok(ids.includes(id), id);
-      }
+      // That every contributed command is registered, and every registered one contributed: extension-commands.test.ts.
       for (const c of manifest.contributes.commands) assert.equal(text(c.category), 'Dictée');
       // Not `*`: it would make every window's start wait for Dictée (docs/extension.md, Activation).
       assert.deepEqual(manifest.activationEvents, ['onStartupFinished']);

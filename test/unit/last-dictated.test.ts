@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { RangeTracker, type TextChange } from '../../src/client/ranges';
 import { LastChunk, LastDictatedRange, lastReadingText } from '../../src/extension/editor/lastDictated';
-import { ENGLISH } from '../../src/extension/ui/l10nText';
+import { ENGLISH } from '../../src/extension/l10nText';
 
 /** A document as a plain string: each edit returns the change the editor reports. */
 class Doc {

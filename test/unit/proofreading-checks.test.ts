@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { placeholders, reportProblems, reportSummary } from '../../src/extension/proofreading/reportChecks';
-import { ENGLISH } from '../../src/extension/ui/l10nText';
+import { ENGLISH } from '../../src/extension/l10nText';
 import { LanguageDoubt } from '../../src/client/proofreading/languageDoubt';
 
 describe('proofreading: Check Report', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { spokenCommands, TABLES } from '../../src/dictation';
-import { ENGLISH, type L10n } from '../../src/extension/ui/l10nText';
+import { ENGLISH, type L10n } from '../../src/extension/l10nText';
 import { ruleDescription } from '../../src/extension/ui/ruleText';
 import { onlyWith, plainText, spokenLabel, spokenRows } from '../../src/extension/ui/spokenCommandsText';
 

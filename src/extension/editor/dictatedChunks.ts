@@ -19,7 +19,7 @@ import {
   type Template,
 } from '../../dictation';
 import type { Logger } from '../../shared/logger';
-import type { L10n } from '../ui/l10nText';
+import type { L10n } from '../l10nText';
 import { DictationActions, type DictationUi } from './dictationActions';
 import type { Disposable, OffsetRange, UndoStops } from './documentPort';
 import type { TrackedDocument } from './trackedDocument';

@@ -7,7 +7,7 @@
  */
 import { acceptDefaults, nextField, previousField, templateInsertion, type DictationAction, type Template } from '../../dictation';
 import type { Logger } from '../../shared/logger';
-import type { L10n } from '../ui/l10nText';
+import type { L10n } from '../l10nText';
 import { CURSOR_ID, type DictationCursor } from './writerTypes';
 
 /** Where a template or an auto-text goes, while its edit is on its way. */

@@ -1,3 +1,8 @@
+/**
+ * The writer of one run: the transcript model's operations applied to the run's target document
+ * through one queue of edits (the grammar's writer or the plain one), and the provisional text shown
+ * beside them.
+ */
 import type { TranscriptOp } from '../../client/transcript';
 import { errorMessage } from '../../shared/errors';
 import type { Logger } from '../../shared/logger';

@@ -6,7 +6,7 @@
  * `vscode`), tested in plain Node. The text is never logged.
  */
 import { RangeTracker, type TextChange } from '../../client/ranges';
-import type { L10n } from '../ui/l10nText';
+import type { L10n } from '../l10nText';
 
 /** The tracked ranges of a run, as LastChunk reads them. */
 interface ChunkRanges {

@@ -1,3 +1,7 @@
+/**
+ * The provisional text of a run (what the service is still unsure of), drawn as a decoration at the
+ * insertion point of the target document, never in its text.
+ */
 import * as vscode from 'vscode';
 import { displayProvisional, provisionalRoom } from './provisionalText';
 

@@ -5,7 +5,7 @@
  */
 import { parseFields } from '../../dictation';
 import type { DoubtfulMark } from '../../client/proofreading/proofMarks';
-import type { L10n } from '../ui/l10nText';
+import type { L10n } from '../l10nText';
 
 export type ProblemKind = 'field' | 'doubtful' | 'placeholder';
 

@@ -13,8 +13,11 @@ import type { PlayBack } from './playBack';
 import { RunProofreading } from './runProofreading';
 import { tellWrongLanguage } from './wrongLanguage';
 
-/** The proofreading services of the window. */
-export interface ProofreadingHost {
+/**
+ * The proofreading services of the window, as one read-only record: built by the composition root
+ * (container.ts) and handed to each run through its RunServices (run/runTypes.ts), their one way in.
+ */
+export interface ProofreadingServices {
   /** The doubtful words of every document (marked from the words' confidences). */
   readonly doubtfulWords: DoubtfulWords;
   /** Correct That, and the correction commands said alone. */
@@ -34,7 +37,10 @@ interface ProofreadRun {
 }
 
 /** Run `run`'s proofreading and audio, or undefined when the threshold is 0. */
-export function proofreadingFor(host: ProofreadingHost, run: ProofreadRun): { proofreading: RunProofreading; audio: RunAudio } | undefined {
+export function proofreadingFor(
+  host: ProofreadingServices,
+  run: ProofreadRun,
+): { proofreading: RunProofreading; audio: RunAudio } | undefined {
   const { id, settings } = run;
   if (settings.proofreadingThreshold <= 0) return undefined;
   const doc = run.doc();

@@ -15,6 +15,7 @@ import type { PageStrings } from '../../audio/browser/pageAssets';
 import type { Logger } from '../../shared/logger';
 import { chooseAudioSource, type DicteeSettings } from '../settingsMap';
 import type { DictationState } from '../ui/statusText';
+import type { SourceChoice } from './dictationController';
 
 /** How long a page just opened may take to connect before a resume opens another. */
 const PAGE_LOAD_MS = 5000;
@@ -23,6 +24,8 @@ const PAGE_LOAD_MS = 5000;
 interface PageControls {
   readonly state: DictationState;
   readonly onDidChangeState: vscode.Event<DictationState>;
+  /** A live run is about to start: the page offers itself as its source where the settings choose it. */
+  readonly onWillChooseSource: vscode.Event<SourceChoice>;
   start(): Promise<unknown>;
   pause(): Promise<void>;
   resume(): Promise<void>;
@@ -69,7 +72,13 @@ export class BrowserPage implements vscode.Disposable {
     /** dist/dictation_support.js (copied from the npm package by the build), served to the page for dictation microphones. */
     private readonly hidLibraryPath?: string,
   ) {
-    this.listeners.push(controls.onDidChangeState((s) => this.server?.setState(s)));
+    this.listeners.push(
+      controls.onDidChangeState((s) => this.server?.setState(s)),
+      controls.onWillChooseSource((choice) => {
+        const page = this.sourceFor(choice.settings);
+        if (page) choice.offer(page);
+      }),
+    );
     this.buttons = new ButtonRouter(
       {
         state: () => this.controls.state,

@@ -11,28 +11,52 @@ import { redactKey } from '../../protocol/http';
 import type { Announcer } from '../ui/announcer';
 import type { ApiKeyStore } from '../apiKeyStore';
 import type { DictatedChunks, DictationSetup } from '../editor/dictatedChunks';
-import { DictationRun, type RunHost, type RunOutcome } from './dictationRun';
+import { DictationRun } from './dictationRun';
+import type { LiveAudioSource } from '../../audio/capture';
+import type { RunOutcome, RunServices } from './runTypes';
 import type { RunSource } from './runCapture';
 import type { FieldWarnings } from '../templates/fieldWarnings';
 import type { Log } from '../log';
 import { LastSentence } from '../editor/lastSentence';
-import { Notifications } from './notifications';
+import type { Notifications } from './notifications';
 import { ProvisionalDecoration } from '../editor/provisionalDecoration';
 import type { Settings } from '../settings';
 import type { DicteeSettings } from '../settingsMap';
 import type { StatusBar } from '../ui/statusBar';
 import type { DictationState } from '../ui/statusText';
-import type { DoubtfulWords } from '../proofreading/doubtfulWords';
-import type { CorrectThat } from '../proofreading/correctThat';
-import type { PlayBack } from '../proofreading/playBack';
+import type { ProofreadingServices } from '../proofreading/runHooks';
 import { docName, pickTarget, type DictationTarget } from './target';
 import type { TemplateStore } from '../templates/templateStore';
-import type { BrowserPage } from './browserPage';
 
 /** How long deactivation waits for a graceful stop before closing the connection. */
 const SHUTDOWN_STOP_MS = 2500;
 
-export class DictationController implements vscode.Disposable, RunHost {
+/** What the controller is built from (by the composition root, container.ts). */
+interface DictationControllerOptions {
+  readonly settings: Settings;
+  readonly keys: ApiKeyStore;
+  readonly log: Log;
+  readonly status: StatusBar;
+  readonly templates: TemplateStore;
+  readonly fields: FieldWarnings;
+  readonly announcer: Announcer;
+  readonly notifications: Notifications;
+  /** Where the text of a run goes when no document can be opened for it (the extension's own storage). */
+  readonly rescueDir: vscode.Uri;
+  /** Doubtful words, Correct That, Play Back: handed to each run. */
+  readonly proofreading: ProofreadingServices;
+}
+
+/**
+ * A live run about to start: a listener of `onWillChooseSource` (the capture page, browserPage.ts) may
+ * offer its own source instead of the recorder, with the run's settings for it.
+ */
+export interface SourceChoice {
+  readonly settings: DicteeSettings;
+  offer(choice: { source: LiveAudioSource; settings: DicteeSettings }): void;
+}
+
+export class DictationController implements vscode.Disposable {
   private stateValue: DictationState = 'idle';
   private run: DictationRun | undefined;
   private runCounter = 0;
@@ -49,23 +73,36 @@ export class DictationController implements vscode.Disposable, RunHost {
   private readonly told = new Set<string>();
   /** The last dictated text of this window, where it stands in its document (for "Read Last Dictated Sentence"). */
   readonly lastSentence = new LastSentence();
-  /** The capture page, where `dictee.audio.source` chooses it (set by the composition root). */
-  browserPage: BrowserPage | undefined;
+  private readonly sourceEmitter = new vscode.EventEmitter<SourceChoice>();
+  /** Fires as a live run from the microphone is about to start: a listener may offer another source. */
+  readonly onWillChooseSource = this.sourceEmitter.event;
+  private readonly settings: Settings;
+  private readonly keys: ApiKeyStore;
+  private readonly log: Log;
+  private readonly status: StatusBar;
+  private readonly templates: TemplateStore;
+  private readonly fields: FieldWarnings;
+  private readonly announcer: Announcer;
+  /** What every run is given (read-only). */
+  private readonly services: RunServices;
 
-  constructor(
-    private readonly settings: Settings,
-    private readonly keys: ApiKeyStore,
-    private readonly log: Log,
-    readonly status: StatusBar,
-    private readonly templates: TemplateStore,
-    private readonly fields: FieldWarnings,
-    private readonly announcer: Announcer,
-    readonly rescueDir: vscode.Uri,
-    readonly doubtfulWords: DoubtfulWords,
-    readonly correctThat: CorrectThat,
-    readonly playBack: PlayBack,
-  ) {
-    this.notifications = new Notifications(() => log.show());
+  constructor(options: DictationControllerOptions) {
+    const { templates } = options;
+    this.settings = options.settings;
+    this.keys = options.keys;
+    this.log = options.log;
+    this.status = options.status;
+    this.templates = templates;
+    this.fields = options.fields;
+    this.announcer = options.announcer;
+    this.notifications = options.notifications;
+    this.services = {
+      status: options.status,
+      notifications: this.notifications,
+      decoration: this.decoration,
+      proofreading: options.proofreading,
+      rescueDir: options.rescueDir,
+    };
     void vscode.commands.executeCommand('setContext', 'dictee.state', 'idle');
     // New or changed templates are there for the run going on.
     this.listeners.push(templates.onDidChange(() => this.run?.dictation?.setOptions({ templates: templates.all() })));
@@ -148,14 +185,14 @@ export class DictationController implements vscode.Disposable, RunHost {
     this.tellSettingsProblems(settings);
     const dictation = settings.grammar.enabled ? await this.dictationSetup(settings, target) : undefined;
     // The capture page records instead of the recorder where the settings (or `auto`) choose it.
-    const page = source.kind === 'microphone' && !source.browser ? this.browserPage?.sourceFor(settings) : undefined;
+    const page = source.kind === 'microphone' && !source.browser ? this.offeredSource(settings) : undefined;
     if (page) {
       source = { kind: 'microphone', browser: page.source };
       settings = page.settings;
     }
     let run: DictationRun;
     try {
-      run = new DictationRun(++this.runCounter, settings, key, target, this.log, this.decoration, this, source, dictation);
+      run = new DictationRun(++this.runCounter, settings, key, target, this.log, this.services, source, dictation);
     } catch (e) {
       const err = toDictationError(e);
       this.log.error(`dictation cannot start: ${err.code}: ${err.message}`);
@@ -167,6 +204,7 @@ export class DictationController implements vscode.Disposable, RunHost {
       return undefined;
     }
     this.run = run;
+    this.follow(run);
     this.status.update({
       state: 'connecting',
       target: docName(target.doc),
@@ -182,6 +220,23 @@ export class DictationController implements vscode.Disposable, RunHost {
     );
     await run.start();
     return run;
+  }
+
+  /** What a listener of `onWillChooseSource` offers instead of the recorder (the first offer), if any. */
+  private offeredSource(settings: DicteeSettings): { source: LiveAudioSource; settings: DicteeSettings } | undefined {
+    let offered: { source: LiveAudioSource; settings: DicteeSettings } | undefined;
+    this.sourceEmitter.fire({ settings, offer: (c) => void (offered ??= c) });
+    return offered;
+  }
+
+  /** The controller subscribes to what its run tells (until the run has ended: the run drops its listeners then). */
+  private follow(run: DictationRun): void {
+    run.on('state', (s) => this.sessionState(run, s));
+    run.on('ending', () => this.ending(run));
+    run.on('engine', (e) => this.engine(run, e));
+    run.on('committed', (text) => this.committed(run, text));
+    run.on('lastWritten', ({ start, end }) => this.lastWritten(run, start, end));
+    run.on('ended', (outcome) => this.ended(run, outcome));
   }
 
   /** The grammar of a run: its options from the settings and the templates, and what its commands need. */
@@ -244,7 +299,7 @@ export class DictationController implements vscode.Disposable, RunHost {
 
   // ------------------------------------------------------------------ what the run reports
 
-  sessionState(run: DictationRun, s: SessionState): void {
+  private sessionState(run: DictationRun, s: SessionState): void {
     if (this.run !== run) return;
     switch (s) {
       case 'connecting':
@@ -263,23 +318,23 @@ export class DictationController implements vscode.Disposable, RunHost {
     }
   }
 
-  ending(run: DictationRun): void {
+  private ending(run: DictationRun): void {
     // A file sent to its end is still being transcribed (the service writes its last words): not "stopping".
     this.status.update({ finishing: run.source.kind === 'file' && run.fileSent });
     this.setState('stopping');
   }
 
-  engine(run: DictationRun, engine: string): void {
+  private engine(run: DictationRun, engine: string): void {
     if (this.run !== run) return;
     this.status.update({ engine });
     if (engine === 'simulated') this.notifications.simulatedEngine(run.settings.serverUrl);
   }
 
-  committed(run: DictationRun, text: string): void {
+  private committed(run: DictationRun, text: string): void {
     if (run.settings.announceSentences) this.announcer.sentence(text.trim());
   }
 
-  lastWritten(run: DictationRun, start: number, end: number): void {
+  private lastWritten(run: DictationRun, start: number, end: number): void {
     this.lastSentence.written(run.document, start, end);
   }
 
@@ -312,5 +367,6 @@ export class DictationController implements vscode.Disposable, RunHost {
     this.lastSentence.dispose();
     for (const l of this.listeners) l.dispose();
     this.stateEmitter.dispose();
+    this.sourceEmitter.dispose();
   }
 }

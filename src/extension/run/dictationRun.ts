@@ -9,7 +9,8 @@ import { MicrophoneCapture, firstAudio, type LiveAudioSource } from '../../audio
 import { AudioFileSource } from '../../audio/fileSource';
 import { SilenceDetector } from '../../audio/silence';
 import type { DictationError } from '../../client/errors';
-import { DictationSession, sessionLogPrefix, type SessionState, type StopResult } from '../../client/session';
+import { TypedEmitter, type Disposable } from '../../shared/events';
+import { DictationSession, sessionLogPrefix, type StopResult } from '../../client/session';
 import { DEFAULT_STOP_MAX_WAIT_MS } from '../../client/sessionTypes';
 import { TranscriptModel, type TranscriptOp } from '../../client/transcript';
 import { bytesPerSecond, DEFAULTS } from '../../protocol/config';
@@ -18,16 +19,14 @@ import { rewritingLogger, type Logger } from '../../shared/logger';
 import type { DictatedChunks, DictationSetup } from '../editor/dictatedChunks';
 import { DocumentWriter } from '../editor/documentWriter';
 import { VscodeDocument } from '../editor/vscodeDocument';
-import type { Notifications } from './notifications';
-import type { ProvisionalDecoration } from '../editor/provisionalDecoration';
 import { type RescueReason, rescueText } from './rescue';
 import { configFromSettings, type DicteeSettings } from '../settingsMap';
-import type { StatusBar } from '../ui/statusBar';
 import type { DictationTarget } from './target';
 import { type CaptureRun, type RunSource, wireCapture } from './runCapture';
 import type { RunAudio } from '../../client/proofreading/runAudio';
-import { proofreadingFor, type ProofreadingHost } from '../proofreading/runHooks';
+import { proofreadingFor } from '../proofreading/runHooks';
 import type { RunProofreading } from '../proofreading/runProofreading';
+import { documentNames, type RunEvents, type RunServices } from './runTypes';
 
 /** Seconds of all-zero audio before the muted-microphone warning. */
 const MUTED_AFTER_S = 3;
@@ -44,45 +43,6 @@ const STOP_EXTRA_S = 5 + DEFAULT_STOP_MAX_WAIT_MS / 1000 + 10;
 const RESUME_FIRST_AUDIO_MS = 5000;
 /** Seconds of a file's audio that may wait unsent (in the session or the socket) before decoding pauses. */
 const FILE_AHEAD_S = 2;
-
-/** Replaces every spelling of a document's address and name in a log line by `<document>`. */
-function documentNames(uri: vscode.Uri): (line: string) => string {
-  const name = uri.path.slice(uri.path.lastIndexOf('/') + 1);
-  const forms = [uri.toString(), uri.toString(true), uri.fsPath, uri.path, name]
-    .filter((f) => f.length >= 3)
-    .sort((a, b) => b.length - a.length);
-  return (line) => forms.reduce((l, f) => l.split(f).join('<document>'), line);
-}
-
-/** How a run ended: the error the user is told about, if any. */
-export interface RunOutcome {
-  fatal?: DictationError;
-  recorderFailed?: Error;
-  /** The run had reached recording (a network error then is a lost connection). */
-  wasConnected: boolean;
-  /** A file run delivered its whole file. */
-  fileDone: boolean;
-}
-
-/** What a run tells its controller (and the proofreading services it hands over). */
-export interface RunHost extends ProofreadingHost {
-  readonly status: StatusBar;
-  readonly notifications: Notifications;
-  /** The run's session changed state (the controller maps it to its own). */
-  sessionState(run: DictationRun, state: SessionState): void;
-  /** The run has begun to end (whatever the reason). */
-  ending(run: DictationRun): void;
-  /** The run is over; everything it held is released. */
-  ended(run: DictationRun, outcome: RunOutcome): void;
-  /** The service told which engine serves the run. */
-  engine(run: DictationRun, engine: string): void;
-  /** A sentence was committed to the document (for screen-reader announcements); never logged. */
-  committed(run: DictationRun, text: string): void;
-  /** The run's last chunk written with text stands at `[start, end)` of its document now. */
-  lastWritten(run: DictationRun, start: number, end: number): void;
-  /** Where the text of a run goes when no document can be opened for it (the extension's own storage). */
-  readonly rescueDir: vscode.Uri;
-}
 
 export class DictationRun {
   readonly session: DictationSession;
@@ -106,6 +66,7 @@ export class DictationRun {
   readonly proofreading: RunProofreading | undefined;
   /** The audio sent to the service, kept in memory for Play Back (with the proofreading's word times). */
   private readonly audio: RunAudio | undefined;
+  private readonly events: TypedEmitter<RunEvents>;
 
   /** Throws a DictationError (CONFIG_ERROR) when the server URL of the settings is not usable. */
   constructor(
@@ -114,8 +75,7 @@ export class DictationRun {
     readonly key: string,
     target: DictationTarget,
     baseLog: Logger,
-    decoration: ProvisionalDecoration,
-    private readonly host: RunHost,
+    private readonly services: RunServices,
     readonly source: RunSource = { kind: 'microphone' },
     dictation?: DictationSetup,
   ) {
@@ -131,8 +91,11 @@ export class DictationRun {
     // The log carries session ids, counts and timings: never the document's name (nor dictated text).
     const hide = documentNames(target.doc.uri);
     this.log = rewritingLogger(baseLog, (m) => `${sessionLogPrefix(this.session.sessionId)} ${hide(m)}`);
+    this.events = new TypedEmitter<RunEvents>((event, e) =>
+      this.log.error(`run ${id}: a listener of "${event}" failed: ${errorMessage(e)}`),
+    );
     this.model = new TranscriptModel({ onIgnored: (i) => this.log.debug(`transcript: ignored a message (${i.reason})`) });
-    this.target = new VscodeDocument(target.doc, decoration, this.log);
+    this.target = new VscodeDocument(target.doc, services.decoration, this.log);
     this.writer = new DocumentWriter(this.target, target.anchor, target.selectionLength, this.log, dictation);
     this.capture =
       source.kind === 'file'
@@ -147,12 +110,18 @@ export class DictationRun {
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
     this.disposables.push(this.writer, this.target, ...this.wireSession(), ...wireCapture(this.capture, this.captureRun()));
-    const proof = proofreadingFor(host, { id, settings, doc: () => this.target.doc, grammar: dictation !== undefined, log: this.log });
+    const proof = proofreadingFor(services.proofreading, {
+      id,
+      settings,
+      doc: () => this.target.doc,
+      grammar: dictation !== undefined,
+      log: this.log,
+    });
     this.proofreading = proof?.proofreading;
     this.audio = proof?.audio;
     this.disposables.push(
       this.writer.onDidWriteLast(({ start, end }) => {
-        host.lastWritten(this, start, end);
+        this.events.emit('lastWritten', { start, end });
         this.proofreading?.lastWritten(start, end);
       }),
       this.writer.onDidCloseTarget(() => {
@@ -160,6 +129,11 @@ export class DictationRun {
         void this.end('the target document was closed');
       }),
     );
+  }
+
+  /** Subscribes to what the run tells (runTypes.ts); the listeners are called synchronously. */
+  on<K extends keyof RunEvents>(event: K, listener: (value: RunEvents[K]) => void): Disposable {
+    return this.events.on(event, listener);
   }
 
   /** The document the run writes to. */
@@ -254,7 +228,7 @@ export class DictationRun {
 
   private async finish(reason: string): Promise<void> {
     this.log.info(`run ${this.id}: ending (${reason})`);
-    this.host.ending(this);
+    this.events.emit('ending', undefined);
     await this.capture.stop().catch((e: unknown) => this.log.error(`could not stop the recorder: ${errorMessage(e)}`));
     // Bounded: a service that never comes back must not keep the run in "stopping" for ever.
     const stopLimitMs = ((configFromSettings(this.settings).stop_delay ?? DEFAULTS.stop_delay) + this.stopExtraS) * 1000;
@@ -289,7 +263,8 @@ export class DictationRun {
     const fatal = this.fatal ?? result.error;
     this.session.dispose();
     for (const d of this.disposables) d.dispose();
-    this.host.ended(this, { fatal, recorderFailed: this.recorderFailed, wasConnected: this.wasConnected, fileDone: this.fileDone });
+    this.events.emit('ended', { fatal, recorderFailed: this.recorderFailed, wasConnected: this.wasConnected, fileDone: this.fileDone });
+    this.events.removeAllListeners();
   }
 
   /** Everything dictated in the run, and the words left provisional, into a new document: nothing is lost. */
@@ -297,8 +272,8 @@ export class DictationRun {
     const text = [this.model.committedText(), leftover].filter((t) => t.trim() !== '').join(' ');
     await rescueText(text, reason, {
       languageId: this.target.doc.languageId,
-      dir: this.host.rescueDir,
-      notifications: this.host.notifications,
+      dir: this.services.rescueDir,
+      notifications: this.services.notifications,
       log: this.log,
       runId: this.id,
     });
@@ -312,14 +287,14 @@ export class DictationRun {
       this.recorderFailed = e instanceof Error ? e : new Error(errorMessage(e));
       this.log.error(`recorder: ${this.recorderFailed.message}`);
       if (this.source.kind === 'file') this.fatalFile(this.recorderFailed);
-      else this.host.notifications.recorderFailed(this.recorderFailed, this.settings.recorder);
+      else this.services.notifications.recorderFailed(this.recorderFailed, this.settings.recorder);
       return false;
     }
   }
 
   /** What the capture's events reach of the run (runCapture.ts). */
   private captureRun(): CaptureRun {
-    const { id, settings, source, session, silence, log, host } = this;
+    const { id, settings, source, session, silence, log, services } = this;
     return {
       id,
       settings,
@@ -327,8 +302,8 @@ export class DictationRun {
       session,
       silence,
       log,
-      status: host.status,
-      notifications: host.notifications,
+      status: services.status,
+      notifications: services.notifications,
       audio: () => this.audio,
       isEnding: () => this.isEnding,
       end: (reason) => void this.end(reason),
@@ -343,7 +318,7 @@ export class DictationRun {
   }
 
   private wireSession(): vscode.Disposable[] {
-    const { session, model, writer, host } = this;
+    const { session, model, writer, services, events } = this;
     const apply = (ops: TranscriptOp[]): void => void writer.write(ops);
     return [
       session.on('message', (m) => {
@@ -351,7 +326,7 @@ export class DictationRun {
         // Written whether or not proofreading follows the run (`?.` would skip evaluating the argument).
         const written = writer.write(ops);
         this.proofreading?.message(m, ops, written);
-        for (const op of ops) if (op.kind === 'insert' && op.text.trim() !== '') host.committed(this, op.text);
+        for (const op of ops) if (op.kind === 'insert' && op.text.trim() !== '') events.emit('committed', op.text);
       }),
       session.on('generation', () => {
         this.audio?.beginGeneration();
@@ -359,8 +334,8 @@ export class DictationRun {
       }),
       session.on('configured', (c) => {
         if (c.resumed) apply(model.dropProvisional());
-        host.status.update({ reconnecting: false, retryInS: undefined });
-        if (c.engine) host.engine(this, c.engine);
+        services.status.update({ reconnecting: false, retryInS: undefined });
+        if (c.engine) events.emit('engine', c.engine);
       }),
       session.on('reconnecting', (r) => {
         apply(model.dropProvisional());
@@ -368,11 +343,11 @@ export class DictationRun {
         // CONCURRENCY_LIMIT_EXCEEDED while its decoders are behind real time, with a wait).
         const recogniserUnavailable = r.code === 'INIT_ERROR' || r.code === 'CONCURRENCY_LIMIT_EXCEEDED';
         const waited = r.code === 'RATE_LIMITED' || recogniserUnavailable;
-        host.status.update({ reconnecting: true, retryInS: waited ? Math.ceil(r.delayMs / 1000) : undefined, recogniserUnavailable });
-        if (waited) host.notifications.waiting(r.delayMs, recogniserUnavailable, (done) => session.on('state', done));
+        services.status.update({ reconnecting: true, retryInS: waited ? Math.ceil(r.delayMs / 1000) : undefined, recogniserUnavailable });
+        if (waited) services.notifications.waiting(r.delayMs, recogniserUnavailable, (done) => session.on('state', done));
       }),
       // Logged by the session, once, with its id.
-      session.on('warning', (w) => host.notifications.warning(w)),
+      session.on('warning', (w) => services.notifications.warning(w)),
       session.on('error', (e) => {
         if (e.fatal) this.fatal = e; // shown once the run has ended
       }),
@@ -380,9 +355,9 @@ export class DictationRun {
         this.log.info(`session state: ${s}`);
         if (s === 'recording') {
           this.wasConnected = true;
-          host.status.update({ reconnecting: false, retryInS: undefined });
-        } else if (s === 'reconnecting') host.status.update({ reconnecting: true });
-        host.sessionState(this, s);
+          services.status.update({ reconnecting: false, retryInS: undefined });
+        } else if (s === 'reconnecting') services.status.update({ reconnecting: true });
+        events.emit('state', s);
         if (s === 'stopped' || s === 'failed') void this.end(s === 'failed' ? 'the session failed' : 'the session stopped');
       }),
     ];

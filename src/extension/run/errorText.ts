@@ -5,7 +5,7 @@
  */
 import { type DictationError, initErrorCause, recogniserUnavailable } from '../../client/errors';
 import { DEFAULT_SAMPLE_RATE, LANGUAGES, type Language } from '../../protocol/config';
-import type { L10n } from '../ui/l10nText';
+import type { L10n } from '../l10nText';
 import { settingForField } from '../settingsMap';
 import { languageName } from '../ui/statusText';
 

@@ -1,3 +1,7 @@
+/**
+ * Where a run writes: the active editor's cursor or selection, else a new untitled document; and a
+ * document's name as the status bar shows it.
+ */
 import * as vscode from 'vscode';
 import type { Logger } from '../../shared/logger';
 import { errorMessage } from '../../shared/errors';

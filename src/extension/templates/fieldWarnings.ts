@@ -14,9 +14,13 @@ export class FieldWarnings implements vscode.Disposable {
   /** Documents being saved by the user (not by Auto Save), until their save is done. */
   private readonly savedByUser = new Set<string>();
   private readonly listeners: vscode.Disposable[];
+  private readonly nextFieldEmitter = new vscode.EventEmitter<vscode.TextDocument>();
+  /** The user chose "Next Field" in a warning about `doc` (the template commands go there). */
+  readonly onDidChooseNextField = this.nextFieldEmitter.event;
 
-  constructor(private readonly nextField: (doc: vscode.TextDocument) => Promise<void>) {
+  constructor() {
     this.listeners = [
+      this.nextFieldEmitter,
       // Auto Save (after a delay, or when focus moves) saves while the user is still filling the fields:
       // only a save the user asked for is warned about.
       vscode.workspace.onWillSaveTextDocument((e) => {
@@ -59,7 +63,7 @@ export class FieldWarnings implements vscode.Disposable {
     const next = vscode.l10n.t('Next Field');
     void vscode.window.showWarningMessage(text, next).then((choice) => {
       this.showing.delete(key);
-      if (choice === next) void this.nextField(doc);
+      if (choice === next) this.nextFieldEmitter.fire(doc);
     });
   }
 

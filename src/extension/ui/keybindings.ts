@@ -1,3 +1,7 @@
+/**
+ * The key the user has for "Toggle Dictation" (their keybindings.json over the default), followed as
+ * it changes, for the status bar's tooltip.
+ */
 import * as vscode from 'vscode';
 import { displayKey, effectiveKey } from './keybindingText';
 

@@ -5,7 +5,7 @@
  * every other string of the extension. The spoken words quoted in a description stay in the dictation
  * language. Pure (no `vscode`), tested in plain Node.
  */
-import type { L10n } from './l10nText';
+import type { L10n } from '../l10nText';
 
 /**
  * `english` (a rule's description as plain text) in the user's language. A description without a letter

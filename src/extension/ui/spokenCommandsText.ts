@@ -5,7 +5,7 @@
  */
 import type { ActionKind, SpokenEntry, SpokenGroup } from '../../dictation';
 import type { Specialty } from '../../protocol/config';
-import type { L10n } from './l10nText';
+import type { L10n } from '../l10nText';
 import { ruleDescription, spokenPlaceholders } from './ruleText';
 import { specialtyName } from './statusText';
 

@@ -1,3 +1,7 @@
+/**
+ * The status-bar items of Dictée: the state of dictation (with its tooltip, level and elapsed time)
+ * and the language of the next run.
+ */
 import * as vscode from 'vscode';
 import type { Language, Specialty } from '../../protocol/config';
 import { languageView, type StatusColour, type StatusInfo, statusView, TOOLTIP_COMMANDS } from './statusText';

@@ -4,7 +4,7 @@
  * The state is never told by colour alone: each state has its own icon and words.
  */
 import type { Language, Specialty } from '../../protocol/config';
-import type { L10n } from './l10nText';
+import type { L10n } from '../l10nText';
 
 export type DictationState = 'idle' | 'connecting' | 'recording' | 'paused' | 'stopping';
 
