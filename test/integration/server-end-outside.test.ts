@@ -59,6 +59,9 @@ function ended(sessionId: string, messages: Message[]): Ended {
  * Dictates `pcm` (streamed at `speed`), waits until the service has handled all of it and the client saw
  * `ready` (a predicate on what it received), then ends the session: `stop`, or the key revoked.
  */
+/** Keys of one scope never share a name. */
+let keysMade = 0;
+
 async function dictateThenEnd(
   server: TestServer,
   pcm: Buffer,
@@ -66,7 +69,7 @@ async function dictateThenEnd(
   ready: (p: WsProbe) => boolean,
   speed = 1,
 ): Promise<Ended> {
-  const k = await server.createKey({ name: `end by ${how}` });
+  const k = await server.createKey({ name: `end by ${how} ${++keysMade}` });
   const p = new WsProbe(server.wsUrl, { header: k.key });
   const c = await p.configure(CONFIG);
   await paced(p, pcm, speed);
