@@ -120,10 +120,53 @@ export const CreateKeyRequestSchema = z.strictObject(
       .min(1, { message: 'permissions must not be empty' })
       .optional(),
     environment: z.enum(ENVIRONMENTS, { error: `environment must be one of ${ENVIRONMENTS.join(', ')}` }).optional(),
+    /** The person a personal key belongs to (ours; none: the organisation's own key). */
+    person_id: z.string({ error: 'person_id must be a string' }).min(1, { message: 'person_id must not be empty' }).max(200).optional(),
+    /** When the key stops working (ours): an RFC 3339 instant in the future. */
+    expires_at: z
+      .string({ error: 'expires_at must be a string' })
+      .refine((v) => parseRfc3339(v) !== undefined, { message: 'expires_at must be an RFC 3339 date-time, e.g. 2027-01-31T18:00:00Z' })
+      .optional(),
+    /** Or its lifetime in whole days from now (ours). */
+    expires_in_days: z
+      .number({ error: 'expires_in_days must be a number' })
+      .int({ message: 'expires_in_days must be a whole number of days' })
+      .min(1, { message: 'expires_in_days must be at least 1' })
+      .max(36500, { message: 'expires_in_days must be at most 36500' })
+      .optional(),
+    /** The organisation of the key (ours; master key only; default: the acting key's, or the first organisation). */
+    org_id: z.string({ error: 'org_id must be a string' }).min(1, { message: 'org_id must not be empty' }).max(200).optional(),
   },
   { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field ${iss.keys.join(', ')}` : 'body must be a JSON object') },
 );
 export type CreateKeyRequest = z.infer<typeof CreateKeyRequestSchema>;
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** The instant (ms since the epoch) of an RFC 3339 date-time with its offset, or undefined when it is not one (a 30 February included). */
+export function parseRfc3339(text: string): number | undefined {
+  const m = RFC3339.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return undefined;
+  if (h > 23 || mi > 59 || s > 60) return undefined;
+  if (m[9] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return undefined;
+  const at = Date.parse(text.replace(' ', 'T').replace(/z$/, 'Z').replace(/t/, 'T'));
+  return Number.isFinite(at) ? at : undefined;
+}
+
+/** `POST /v1/api-keys/<id>/roll` (ours). */
+export const RollKeyRequestSchema = z.strictObject(
+  {
+    overlap_hours: z
+      .number({ error: 'overlap_hours must be a number' })
+      .min(0, { message: 'overlap_hours must be at least 0' })
+      .max(8760, { message: 'overlap_hours must be at most 8760 (a year)' })
+      .optional(),
+  },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `unknown field ${iss.keys.join(', ')}` : 'body must be a JSON object') },
+);
 
 /** What the service says of a key (never its value but at creation). */
 interface KeyFields {
@@ -135,6 +178,10 @@ interface KeyFields {
   environment: 'live' | 'test';
   org_id: string;
   created_at: string;
+  /** The person of a personal key (ours; null: the organisation's own key, or a project key). */
+  person_id: string | null;
+  /** When the key stops working (ours; null: never). */
+  expires_at: string | null;
 }
 
 /** A key just created: the only time the key itself is shown. */
@@ -149,6 +196,8 @@ export interface CreateKeyResponse extends CreatedKey {
 
 export interface KeyListing extends KeyFields {
   revoked_at: string | null;
+  /** The key this one replaced by a roll (ours). */
+  rolled_from: string | null;
   /** Prefix and last four characters only. */
   hint: string;
 }

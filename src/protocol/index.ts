@@ -7,3 +7,4 @@ export * from './errors';
 export * from './http';
 export * from './messages';
 export * from './parse';
+export * from './teams';

@@ -25,6 +25,8 @@ import type { ServerLogger } from './log';
 import { SessionRegistry, type Timing } from './live/registry';
 import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './storage/stores';
 import type { Backends } from './storage/backends';
+import { type AuditSink, NO_AUDIT } from './storage/auditSink';
+import { KeyExpiryWatch } from './live/keyExpiry';
 import { errorMessage } from '../shared/errors';
 import { checkAllWhole, checkWhole } from '../shared/options';
 
@@ -68,6 +70,10 @@ export class Service {
   private recheckingKeys = false;
   /** What the sessions and the API count, for the metrics. */
   readonly tallies = new Tallies();
+  /** Where the actions on keys, people and projects are told (storage/auditSink.ts; by default nowhere). */
+  private readonly audit: AuditSink = NO_AUDIT;
+  /** Ends the sessions of keys at their expiry (live/keyExpiry.ts). */
+  private readonly expiry: KeyExpiryWatch;
 
   constructor(private readonly opts: ServiceOptions) {
     checkAllWhole('timing', opts.timing, 1);
@@ -91,6 +97,9 @@ export class Service {
       retentionDays: opts.retentionDays,
       counters: this.tallies,
     });
+    this.expiry = new KeyExpiryWatch(this.registry, this.log, (keyId) =>
+      this.audit.record({ actor: 'system', action: 'key.expired', target: keyId, ip: '-', outcome: 'success' }),
+    );
     revocations.subscribe(
       (keyId) =>
         void this.registry
@@ -111,6 +120,8 @@ export class Service {
       clientAddress: this.clientAddress,
       counters: this.tallies,
       readiness: () => this.readiness(),
+      audit: this.audit,
+      expiry: this.expiry,
     };
     if (opts.metricsServer) this.serveMetrics(opts.metricsServer);
     this.server = opts.server ?? http.createServer(serverOptions(opts.timing));
@@ -248,6 +259,7 @@ export class Service {
             return;
           }
           const conn = this.registry.accept(ws, auth.key);
+          this.expiry.watch(auth.key.id, auth.key.expiresAt);
           conn.log.info('WebSocket connected', { key: auth.key.hint, address, token_in: where, url: safeUrl(req.url ?? '') });
         });
       },
@@ -272,6 +284,7 @@ export class Service {
     this.draining = true;
     this.log.info('shutting down: draining sessions', { sessions: this.registry.sessionCount, connections: this.registry.connectionCount });
     for (const t of this.timers) clearInterval(t);
+    this.expiry.close();
     // Stop accepting, drain, then close what is left (the order of the capture page's server too).
     const serverClosed = new Promise<void>((r) => this.server.close(() => r()));
     await this.registry.drain(SHUTDOWN_DRAIN_MS);
@@ -303,6 +316,10 @@ export class Service {
       const revoked = await this.keys.revokedAmong(live);
       if (revoked.length) this.log.info('revocations missed while the feed was down: ending their sessions', { keys: revoked.length });
       await Promise.all(revoked.map((keyId) => this.registry.endKeySessions(keyId)));
+      // Expiries: those changed through another instance (a roll) are watched; those past end their sessions now.
+      const { expired, pending } = await this.keys.expiries(live.filter((id) => !revoked.includes(id)));
+      for (const [keyId, at] of pending) this.expiry.watch(keyId, at);
+      await Promise.all(expired.map((keyId) => this.expiry.expire(keyId)));
     } catch (e) {
       // An unreachable store is logged once by its own reconnection; the next check tries again.
       if (periodic && e instanceof BackendUnavailableError) return;

@@ -109,6 +109,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   let env = envOf(opts);
   let baseArgs = argsOf(opts);
   let output = '';
+  let keysMade = 0;
   const onOutput = (s: string): void => {
     output += s;
   };
@@ -131,7 +132,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
       const res = await fetch(`${url()}/v1/api-keys`, {
         method: 'POST',
         headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'test', type: 'personal', ...body }),
+        // Two live keys of a scope never share a name: each gets its own unless the test names it.
+        body: JSON.stringify({ name: `test ${++keysMade}`, type: 'personal', ...body }),
       });
       const json = (await res.json()) as unknown;
       if (res.status !== 201) throw new Error(`createKey: HTTP ${res.status} ${JSON.stringify(json)}`);

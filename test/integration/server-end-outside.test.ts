@@ -59,14 +59,17 @@ function ended(sessionId: string, messages: Message[]): Ended {
  * Dictates `pcm` (streamed at `speed`), waits until the service has handled all of it and the client saw
  * `ready` (a predicate on what it received), then ends the session: `stop`, or the key revoked.
  */
+/** Keys of one scope never share a name. */
+let keysMade = 0;
+
 async function dictateThenEnd(
   server: TestServer,
   pcm: Buffer,
-  how: 'stop' | 'revoke',
+  how: 'stop' | 'revoke' | 'expire',
   ready: (p: WsProbe) => boolean,
   speed = 1,
 ): Promise<Ended> {
-  const k = await server.createKey({ name: `end by ${how}` });
+  const k = await server.createKey({ name: `end by ${how} ${++keysMade}` });
   const p = new WsProbe(server.wsUrl, { header: k.key });
   const c = await p.configure(CONFIG);
   await paced(p, pcm, speed);
@@ -77,10 +80,19 @@ async function dictateThenEnd(
     await p.waitFor((m) => m.type === 'status' && m.state === 'stopped', 150_000, 'status stopped'); // a loaded machine: tens of seconds
     assert.equal((await p.closed).code, 1000);
   } else {
-    await server.revokeKey(k.id);
+    if (how === 'revoke') await server.revokeKey(k.id);
+    else {
+      // The key expires now: rolled with no overlap (docs/protocol.md, "Key expiry and roll").
+      const rolled = await fetch(`${server.url}/v1/api-keys/${k.id}/roll`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.masterKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ overlap_hours: 0 }),
+      });
+      assert.equal(rolled.status, 201);
+    }
     const err = await p.waitType('error', 150_000);
     assert.equal(err.code, 'AUTH_ERROR', JSON.stringify(err));
-    assert.match(String(err.message), /revoked/);
+    assert.match(String(err.message), how === 'revoke' ? /revoked/ : /API key expired/);
     assert.equal((await p.closed).code, 4001);
     assert.equal(p.messages.at(-1), err, 'the error is the last message');
   }
@@ -168,6 +180,17 @@ describe('sessions ended from outside: every word sent first (built service)', f
       const lastFinalSeq = Math.max(...revoked.messages.filter((m) => m.status === 'final').map((m) => Number(m.seq)));
       const lastInterim = revoked.messages.filter((m) => m.type === 'transcript' && m.status !== 'final').at(-1)!;
       assert.ok(lastFinalSeq > Number(lastInterim.seq), 'finals after the last interim');
+    });
+
+    it('a key expiring mid-sentence: the finals and proofread sentences of a stop at that point, then AUTH_ERROR "API key expired"', async () => {
+      const expired = await dictateThenEnd(server, pcm, 'expire', pendingShown);
+      assertSameText(expired, stopped, false);
+      const record = await endedRecord(server, expired.sessionId);
+      assert.equal(record.end_reason, 'key expired');
+      assert.equal(record.final_chunks, expired.finals.length, `the record counts the finals sent: ${JSON.stringify(record)}`);
+      const lastFinalSeq = Math.max(...expired.messages.filter((m) => m.status === 'final').map((m) => Number(m.seq)));
+      const lastInterim = expired.messages.filter((m) => m.type === 'transcript' && m.status !== 'final').at(-1)!;
+      assert.ok(lastFinalSeq > Number(lastInterim.seq), 'the pending text was made final');
     });
 
     it('a dropped session that expires unresumed: its record counts the finals of a stop at that point', async () => {

@@ -15,11 +15,14 @@ const newKey = (): string => randomBytes(32).toString('base64url');
 const tmpDir = (): string => mkdtempSync(path.join(os.tmpdir(), 'dictee-mk-'));
 
 /** `POST /v1/api-keys` with `master`: its HTTP status. */
+/** Two live keys of a scope never share a name: each key made here gets its own. */
+let keysMade = 0;
+
 async function createKeyStatus(port: number, master: string): Promise<number> {
   const res = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, {
     method: 'POST',
     headers: { authorization: `Bearer ${master}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'from-file', type: 'personal' }),
+    body: JSON.stringify({ name: `from-file ${++keysMade}`, type: 'personal' }),
   });
   await res.arrayBuffer();
   return res.status;

@@ -221,8 +221,13 @@ describe('server WebSocket (built service, real sockets)', function () {
       assert.equal(s.state, 'stopped');
       assert.equal(s.total_frames, frames.length);
       assert.ok(Number(s.duration) >= 0 && s.ended_at && s.end_reason === 'client stop', JSON.stringify(s));
-      const denied = await fetch(`${server.url}/v1/sessions/${String(c.session_id)}`, { headers: { authorization: `Bearer ${key}` } });
-      assert.equal(denied.status, 403, 'a key without admin cannot read sessions');
+      const own = await fetch(`${server.url}/v1/sessions/${String(c.session_id)}`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(own.status, 200, 'a key with "read" reads the sessions of its scope');
+      const writeOnly = (await server.createKey({ name: 'write only', permissions: ['write'] })).key;
+      const denied = await fetch(`${server.url}/v1/sessions/${String(c.session_id)}`, {
+        headers: { authorization: `Bearer ${writeOnly}` },
+      });
+      assert.equal(denied.status, 403, 'a key without "read" (or "admin") cannot read sessions');
     });
 
     it('after stop: no more events, the socket closes 1000', async () => {

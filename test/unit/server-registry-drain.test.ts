@@ -22,6 +22,10 @@ const KEY: ApiKey = {
   createdAt: new Date().toISOString(),
   revokedAt: null,
   hint: 'svc_test_…abcd',
+  personId: null,
+  personRole: null,
+  expiresAt: null,
+  rolledFrom: null,
 };
 
 /** Whether `p` has settled before the next turn of the event loop. */

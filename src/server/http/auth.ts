@@ -78,7 +78,8 @@ export async function authorize(
     return { ok: false, status: 401, code: 'AUTH_ERROR', message: authMessage(auth.reason), retryAfterMs: 0, why: auth.reason };
   }
   const key = auth.key;
-  if (!key.permissions.includes(o.permission)) {
+  // `admin` also reads (scope.ts, `can`).
+  if (!key.permissions.includes(o.permission) && !(o.permission === 'read' && key.permissions.includes('admin'))) {
     return { ok: false, status: 403, code: 'AUTH_ERROR', message: o.lacking, retryAfterMs: 0, why: 'permission', keyHint: key.hint };
   }
   return o.rate ? takeRate(limits, key) : { ok: true, key };
@@ -109,6 +110,8 @@ function authMessage(reason: AuthFailure): string {
       return 'invalid API key: unknown to this service';
     case 'revoked':
       return 'API key revoked';
+    case 'expired':
+      return 'API key expired';
   }
 }
 

@@ -7,6 +7,8 @@ import type { LoopDelay } from './loopDelay';
 import type { Readiness } from './readiness';
 import type { SessionRegistry } from '../live/registry';
 import type { KeyStore, Limits, SessionStore } from '../storage/stores';
+import type { AuditSink } from '../storage/auditSink';
+import type { KeyExpiryWatch } from '../live/keyExpiry';
 
 export interface ApiContext {
   keys: KeyStore;
@@ -28,4 +30,8 @@ export interface ApiContext {
   counters: ServiceCounters;
   /** GET /readyz: whether the instance takes new sessions (not draining, its backends answer). */
   readiness(): Promise<Readiness>;
+  /** Where the actions on keys, people, projects and organisations are told (storage/auditSink.ts). */
+  audit: AuditSink;
+  /** Ends the sessions of a key at its expiry (live/keyExpiry.ts). */
+  expiry: Pick<KeyExpiryWatch, 'watch'>;
 }

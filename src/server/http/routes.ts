@@ -3,7 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PATHS } from '../../protocol';
 import { BackendUnavailableError } from '../storage/stores';
 import type { ApiContext } from './context';
-import { createKey, listKeys, requireMaster, revokeKey } from './keys';
+import { requireMaster } from './actor';
+import { createKey, listKeys, revokeKey } from './keys';
+import { teamRoute } from './teamRoutes';
 import { readSession, sessionInit } from './sessions';
 import { ClientGoneError, HttpError, decodePathSegment, parseRequestUrl, safeUrl, sendError, sendJson } from './util';
 
@@ -44,11 +46,11 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
   }
   if (p === PATHS.apiKeys) {
     allow('GET', 'POST');
-    await requireMaster(ctx, req);
-    if (method === 'GET') await listKeys(ctx, res);
+    if (method === 'GET') await listKeys(ctx, req, res);
     else await createKey(ctx, req, res);
     return;
   }
+  if (await teamRoute(ctx, req, res, p, url)) return;
   if (p === PATHS.status) {
     allow('GET');
     await requireMaster(ctx, req);
@@ -58,8 +60,7 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
   const keyOrId = under(PATHS.apiKeys);
   if (keyOrId !== undefined) {
     allow('DELETE');
-    await requireMaster(ctx, req);
-    await revokeKey(ctx, keyOrId, res);
+    await revokeKey(ctx, req, keyOrId, res);
     return;
   }
   const sessionId = under(PATHS.sessions);

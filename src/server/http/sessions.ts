@@ -5,13 +5,14 @@ import type { SessionInitResponse } from '../../protocol';
 import { WRITE_NEEDED, authorize, httpRefusal, lockedOut, takeRate, type AuthorizeOptions } from './auth';
 import type { ApiKey, SessionRecord } from '../storage/stores';
 import type { ApiContext } from './context';
+import { inScope, scopeOf } from './scope';
 import { HttpError, bearer, parseJsonBody, presentedKey, readBody, sendJson } from './util';
 
 /** The rate is counted only once the request is known to be valid (a refused init costs no slot). */
 const INIT: AuthorizeOptions = { permission: 'write', lacking: WRITE_NEEDED, rate: false };
 const READ: AuthorizeOptions = {
-  permission: 'admin',
-  lacking: 'reading sessions needs the master key or an "admin" key',
+  permission: 'read',
+  lacking: 'reading sessions needs the master key, or an API key with the "read" (or "admin") permission',
   rate: false,
   lockChecked: true,
 };
@@ -38,7 +39,7 @@ export async function sessionInit(ctx: ApiContext, req: IncomingMessage, res: Se
   sendJson(res, 200, out);
 }
 
-/** A session's record and, while it is in memory, its live state; the master key sees all, an admin key its organisation's. */
+/** A session's record and, while it is in memory, its live state; the master key sees all, a `read` or `admin` key those in its scope (scope.ts). */
 export async function readSession(ctx: ApiContext, req: IncomingMessage, id: string, res: ServerResponse): Promise<void> {
   const token = bearer(req);
   const address = ctx.clientAddress(req);
@@ -53,15 +54,12 @@ export async function readSession(ctx: ApiContext, req: IncomingMessage, id: str
   }
   const found = await ctx.store.getSession(id);
   const live = ctx.registry.lookup(id);
-  // Scoping: an admin key reads its organisation's sessions; a project key only those of its project's keys.
+  // Scoping (scope.ts): the organisation's, the project's, the person's; a test key's only those of test keys.
   // Anything else is "not found", so that a key learns nothing of sessions it may not read.
-  const visible =
-    (found !== undefined || live !== undefined) &&
-    (!reader ||
-      ((found?.org_id ?? live?.orgId) === reader.orgId &&
-        (reader.type !== 'project' || (found !== undefined && found.project_id === reader.projectId))));
+  const owner = found ?? (live ? { org_id: live.orgId, project_id: undefined } : undefined);
+  const visible = owner !== undefined && (!reader || inScope(scopeOf(reader), owner));
   if (!visible) throw new HttpError(404, 'NOT_FOUND', 'no such session');
-  const { project_id: _project, ...record } = found ?? ({} as Partial<SessionRecord>);
+  const { project_id: _project, person_id: _person, environment: _environment, ...record } = found ?? ({} as Partial<SessionRecord>);
   sendJson(res, 200, {
     success: true,
     session: {

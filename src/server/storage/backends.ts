@@ -16,6 +16,7 @@ import type { ServerLogger } from '../log';
 import { openPool } from './pg/connect';
 import { prepareDatabase } from './pg/migrations';
 import { PgStore } from './pg/store';
+import { PgTeams } from './pg/teams';
 import { connectRedis, openRedis } from './redis/connect';
 import { RedisLimits } from './redis/limits';
 import { RedisRevocations } from './redis/revocations';
@@ -76,7 +77,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       opened.pop();
       opened.push(() => pg.close());
       store = pg;
-      keys = new ApiKeys(pg, prepared.masterHash);
+      keys = new ApiKeys(pg, prepared.masterHash, new PgTeams((text, params) => pg.query(text, params), prepared.orgId));
       checks.push(new BackendProbe('postgresql', { known: () => pg.availability.up, ping: () => pg.ping() }));
     } else {
       let sqlite: SqliteStore;

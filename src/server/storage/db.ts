@@ -24,6 +24,7 @@ import {
 import { SqliteJournal } from './sqliteJournal';
 import { type SqliteMigrationReport, migrateSqlite } from './sqliteMigrations';
 import { WalCheckpointer } from './walCheckpointer';
+import { KEY_SELECT, SESSION_SELECT } from './teams';
 
 export const DB_FILE = 'dictee.sqlite';
 
@@ -39,6 +40,14 @@ export interface KeyRow {
   org_id: string;
   created_at: string;
   revoked_at: string | null;
+  /** The person a personal key belongs to (null: the organisation's own key, or a project key). */
+  person_id: string | null;
+  /** When the key stops working (null: never). */
+  expires_at: string | null;
+  /** The key this one replaced by a roll. */
+  rolled_from: string | null;
+  /** Read with the key: its person's role in the organisation (null when no person). */
+  person_role?: 'owner' | 'admin' | 'member' | null;
 }
 
 /** The database and the files SQLite keeps beside it. */
@@ -103,12 +112,14 @@ export class SqliteStore implements SessionStore {
       setMeta: this.db.prepare('INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v'),
       insertOrg: this.db.prepare('INSERT INTO orgs (id, name, created_at) VALUES (?, ?, ?)'),
       insertKey: this.db.prepare(
-        `INSERT INTO api_keys (id, hash, hint, name, type, project_id, permissions, environment, org_id, created_at, revoked_at)
-         VALUES (@id, @hash, @hint, @name, @type, @project_id, @permissions, @environment, @org_id, @created_at, @revoked_at)`,
+        `INSERT INTO api_keys (id, hash, hint, name, type, project_id, permissions, environment, org_id, created_at, revoked_at,
+           person_id, expires_at, rolled_from)
+         VALUES (@id, @hash, @hint, @name, @type, @project_id, @permissions, @environment, @org_id, @created_at, @revoked_at,
+           @person_id, @expires_at, @rolled_from)`,
       ),
-      keyByHash: this.db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE hash = ?'),
-      keyById: this.db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?'),
-      listKeys: this.db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id'),
+      keyByHash: this.db.prepare<[string], KeyRow>(`${KEY_SELECT} WHERE k.hash = ?`),
+      keyById: this.db.prepare<[string], KeyRow>(`${KEY_SELECT} WHERE k.id = ?`),
+      listKeys: this.db.prepare<[], KeyRow>(`${KEY_SELECT} ORDER BY k.created_at, k.id`),
       revokeKey: this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       addPendingRevocation: this.db.prepare('INSERT INTO pending_revocations (key_id, revoked_at) VALUES (?, ?) ON CONFLICT DO NOTHING'),
       pendingRevocations: this.db.prepare<[], { key_id: string }>('SELECT key_id FROM pending_revocations ORDER BY revoked_at'),
@@ -120,9 +131,7 @@ export class SqliteStore implements SessionStore {
       endSession: this.db.prepare(
         'UPDATE sessions SET ended_at = ?, duration = ?, total_frames = ?, final_chunks = ?, end_reason = ? WHERE id = ?',
       ),
-      getSession: this.db.prepare<[string], SessionRecord>(
-        'SELECT s.*, k.project_id AS project_id FROM sessions s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.id = ?',
-      ),
+      getSession: this.db.prepare<[string], SessionRecord>(`${SESSION_SELECT} WHERE s.id = ?`),
       upsertCheckpoint: this.db.prepare(
         `INSERT INTO session_checkpoints (session_id, key_id, org_id, next_seq, next_index, audio_offset, engine, config,
            total_frames, discarded_frames, final_chunks, created_at, stopped_at, updated_at)
@@ -183,7 +192,8 @@ export class SqliteStore implements SessionStore {
 
   // ---------------------------------------------------------------- keys
   insertKey(row: KeyRow): void {
-    this.st.insertKey.run(row);
+    const { person_role: _role, ...columns } = row;
+    this.st.insertKey.run(columns);
   }
   keyByHash(hash: string): KeyRow | undefined {
     return this.st.keyByHash.get(hash);

@@ -11,7 +11,10 @@ import { type GivenMasterKey, sqliteMasterHash } from './masterKey';
 import { hashesEqual, sha256Hex } from './digest';
 
 export type { KeyRow };
-import { type ApiKey, type Authenticated, type KeyStore, KeyRequestError } from './stores';
+import { type ApiKey, type Authenticated, type KeyCreation, type KeyStore, KeyRequestError } from './stores';
+import { checkShape, resolveExpiry } from './keyRules';
+import type { TeamStore } from './teams';
+import { SqliteTeams } from './teamsSqlite';
 
 export function generateKey(prefix: 'svc_live_' | 'svc_test_' | 'svc_proj_'): string {
   const key = prefix + randomBytes(32).toString('base64url');
@@ -63,10 +66,14 @@ function fromRow(row: KeyRow): ApiKey {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     hint: row.hint,
+    personId: row.person_id ?? null,
+    personRole: row.person_role ?? null,
+    expiresAt: row.expires_at ?? null,
+    rolledFrom: row.rolled_from ?? null,
   };
 }
 
-function listing(k: ApiKey): KeyListing {
+export function keyListing(k: ApiKey): KeyListing {
   return {
     id: k.id,
     name: k.name,
@@ -78,7 +85,15 @@ function listing(k: ApiKey): KeyListing {
     created_at: k.createdAt,
     revoked_at: k.revokedAt,
     hint: k.hint,
+    person_id: k.personId,
+    expires_at: k.expiresAt,
+    rolled_from: k.rolledFrom,
   };
+}
+
+/** Whether the key has expired at `now` (ms). */
+export function isExpired(k: Pick<ApiKey, 'expiresAt'>, now = Date.now()): boolean {
+  return k.expiresAt !== null && Date.parse(k.expiresAt) <= now;
 }
 
 /** Where API keys are kept: one row per key, found by the SHA-256 of the key or by its id. */
@@ -102,6 +117,7 @@ export class ApiKeys implements KeyStore {
   constructor(
     private readonly rows: KeyRows,
     private readonly masterHash: string,
+    readonly teams: TeamStore,
   ) {}
 
   isMaster(presented: string | undefined): boolean {
@@ -116,36 +132,52 @@ export class ApiKeys implements KeyStore {
     const row = await this.rows.keyByHash(hash);
     if (!row || !hashesEqual(row.hash, hash)) return { ok: false, reason: 'unknown' };
     if (row.revoked_at) return { ok: false, reason: 'revoked' };
-    return { ok: true, key: fromRow(row) };
+    const key = fromRow(row);
+    if (isExpired(key)) return { ok: false, reason: 'expired' };
+    return { ok: true, key };
   }
 
-  async create(req: CreateKeyRequest): Promise<CreatedKey> {
-    const orgId = this.rows.orgId;
-    if (req.type === 'project' && !req.project_id) {
-      throw new KeyRequestError('project_id', 'project_id is required for a project key');
+  async create(req: CreateKeyRequest, c: KeyCreation = {}): Promise<CreatedKey> {
+    const now = Date.now();
+    const orgId = c.orgId ?? this.teams.defaultOrgId;
+    checkShape(req);
+    if (req.person_id !== undefined) {
+      const person = await this.teams.getPerson(req.person_id);
+      if (!person || person.org_id !== orgId)
+        throw new KeyRequestError('person_id', `person_id: no person ${JSON.stringify(req.person_id)} in this organisation`);
     }
-    if (req.type === 'personal' && req.project_id !== undefined) {
-      throw new KeyRequestError('project_id', 'project_id is only for project keys; remove it or use type "project"');
-    }
-    if (req.type === 'project' && req.environment === 'test') {
-      throw new KeyRequestError('environment', 'environment "test" is only for personal keys');
-    }
+    const org = await this.teams.getOrg(orgId);
+    if (!org) throw new KeyRequestError('org_id', `org_id: no organisation ${JSON.stringify(orgId)}`);
+    const expiresAt = resolveExpiry(req, org.max_key_lifetime_days, now);
     const environment = req.environment ?? 'live';
+    const permissions = [...new Set(req.permissions ?? (['read', 'write'] as Permission[]))];
+    const projectId = req.type === 'project' ? (req.project_id ?? null) : null;
+    const personId = req.type === 'personal' ? (req.person_id ?? null) : null;
+    if (c.rolledFrom === undefined) {
+      const taken = await this.teams.liveKeysNamed({ orgId, projectId, personId }, req.name, new Date(now).toISOString());
+      if (taken.length)
+        throw new KeyRequestError(
+          'name',
+          `name: a live key named ${JSON.stringify(req.name)} exists already in ${nameScope(projectId, personId)}; choose another name, or roll that key`,
+        );
+    }
     const prefix = req.type === 'project' ? 'svc_proj_' : environment === 'test' ? 'svc_test_' : 'svc_live_';
     const key = generateKey(prefix);
-    const permissions = [...new Set(req.permissions ?? (['read', 'write'] as Permission[]))];
     const row: KeyRow = {
       id: `key_${randomUUID()}`,
       hash: sha256Hex(key),
       hint: redactKey(key),
       name: req.name,
       type: req.type,
-      project_id: req.type === 'project' ? (req.project_id ?? null) : null,
+      project_id: projectId,
       permissions: JSON.stringify(permissions),
       environment,
       org_id: orgId,
-      created_at: new Date().toISOString(),
+      created_at: new Date(now).toISOString(),
       revoked_at: null,
+      person_id: personId,
+      expires_at: expiresAt,
+      rolled_from: c.rolledFrom ?? null,
     };
     await this.rows.insertKey(row);
     return {
@@ -158,15 +190,42 @@ export class ApiKeys implements KeyStore {
       environment,
       org_id: orgId,
       created_at: row.created_at,
+      person_id: personId,
+      expires_at: expiresAt,
     };
   }
 
+  async roll(old: ApiKey, overlapMs: number): Promise<{ created: CreatedKey; old: ApiKey }> {
+    const now = Date.now();
+    if (old.revokedAt) throw new KeyRequestError('id', `id: key ${old.id} is revoked; a revoked key cannot be rolled (create a new key)`);
+    if (isExpired(old, now))
+      throw new KeyRequestError('id', `id: key ${old.id} has expired; an expired key cannot be rolled (create a new key)`);
+    // The new key lives as long as the old one was meant to (the organisation's maximum applies).
+    const lifetimeMs = old.expiresAt ? Date.parse(old.expiresAt) - Date.parse(old.createdAt) : undefined;
+    const created = await this.create(
+      {
+        name: old.name,
+        type: old.type,
+        project_id: old.projectId ?? undefined,
+        person_id: old.personId ?? undefined,
+        permissions: old.permissions,
+        environment: old.type === 'personal' ? old.environment : undefined,
+        expires_at: lifetimeMs !== undefined ? new Date(now + lifetimeMs).toISOString() : undefined,
+      },
+      { orgId: old.orgId, rolledFrom: old.id },
+    );
+    const end = now + overlapMs;
+    const oldEnd = old.expiresAt ? Math.min(Date.parse(old.expiresAt), end) : end;
+    await this.teams.setKeyExpiry(old.id, new Date(oldEnd).toISOString());
+    return { created, old: (await this.find(old.id)) ?? old };
+  }
+
   async list(): Promise<KeyListing[]> {
-    return (await this.rows.listKeys()).map((r) => listing(fromRow(r)));
+    return (await this.rows.listKeys()).map((r) => keyListing(fromRow(r)));
   }
 
   /** Finds a key by its id or by its value. */
-  private async find(keyOrId: string): Promise<ApiKey | undefined> {
+  async find(keyOrId: string): Promise<ApiKey | undefined> {
     const row = KEY_PATTERN.test(keyOrId) ? await this.rows.keyByHash(sha256Hex(keyOrId)) : await this.rows.keyById(keyOrId);
     return row ? fromRow(row) : undefined;
   }
@@ -182,6 +241,18 @@ export class ApiKeys implements KeyStore {
     return keyIds.length ? this.rows.revokedAmong(keyIds) : Promise.resolve([]);
   }
 
+  async expiries(keyIds: string[]): Promise<{ expired: string[]; pending: Map<string, string> }> {
+    const all = keyIds.length ? await this.teams.keyExpiries(keyIds) : new Map<string, string>();
+    const now = Date.now();
+    const expired: string[] = [];
+    const pending = new Map<string, string>();
+    for (const [id, at] of all) {
+      if (Date.parse(at) <= now) expired.push(id);
+      else pending.set(id, at);
+    }
+    return { expired, pending };
+  }
+
   pendingRevocations(): Promise<string[]> {
     return this.rows.pendingRevocations();
   }
@@ -189,6 +260,14 @@ export class ApiKeys implements KeyStore {
   revocationAnnounced(keyId: string): Promise<void> {
     return this.rows.revocationAnnounced(keyId);
   }
+}
+
+function nameScope(projectId: string | null, personId: string | null): string {
+  return projectId !== null
+    ? `project ${JSON.stringify(projectId)}`
+    : personId !== null
+      ? 'the keys of this person'
+      : "the organisation's own keys";
 }
 
 /** The KeyStore on SQLite (one instance): rows in the data dir's database, the master key's hash in its `meta` table. */
@@ -200,7 +279,7 @@ export class SqliteKeyStore extends ApiKeys {
    */
   constructor(store: SqliteStore, dataDir: string, given: string | GivenMasterKey | undefined, announce: (masterKey: string) => void) {
     const g = typeof given === 'string' ? { key: given, source: 'DICTEE_MASTER_KEY' } : given;
-    super(sqliteKeyRows(store), sqliteMasterHash(store, dataDir, g, announce));
+    super(sqliteKeyRows(store), sqliteMasterHash(store, dataDir, g, announce), new SqliteTeams(store));
   }
 }
 

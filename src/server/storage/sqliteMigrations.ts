@@ -37,6 +37,28 @@ CREATE TABLE IF NOT EXISTS session_events (
   session_id TEXT NOT NULL, seq INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
 `;
 
+/**
+ * Migration 3 (the same in PostgreSQL, pg/migrations.ts): people of an organisation (emails unique per
+ * organisation, compared in lower case), projects (their id unique per organisation) and their members; a
+ * key's person, expiry and the key it was rolled from; an organisation's maximum key lifetime.
+ */
+export const TEAMS_SQL = `
+ALTER TABLE orgs ADD COLUMN max_key_lifetime_days INTEGER;
+CREATE TABLE people (
+  id TEXT PRIMARY KEY, org_id TEXT NOT NULL, email TEXT NOT NULL, email_lower TEXT NOT NULL, display_name TEXT NOT NULL,
+  role TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE UNIQUE INDEX people_email ON people (org_id, email_lower);
+CREATE TABLE projects (id TEXT NOT NULL, org_id TEXT NOT NULL, name TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (org_id, id));
+CREATE TABLE project_members (
+  org_id TEXT NOT NULL, project_id TEXT NOT NULL, person_id TEXT NOT NULL, role TEXT NOT NULL, created_at TEXT NOT NULL,
+  PRIMARY KEY (org_id, project_id, person_id));
+CREATE INDEX project_members_person ON project_members (person_id);
+ALTER TABLE api_keys ADD COLUMN person_id TEXT;
+ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+ALTER TABLE api_keys ADD COLUMN rolled_from TEXT;
+CREATE INDEX api_keys_scope ON api_keys (org_id, project_id, person_id);
+`;
+
 /** Columns added to the baseline's tables before versions were kept. */
 const ADDED_COLUMNS: Array<[table: string, column: string, definition: string]> = [
   ['session_checkpoints', 'final_chunks', 'INTEGER NOT NULL DEFAULT 0'],
@@ -59,6 +81,13 @@ const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: 'revocations not yet announced to the other instances',
     up(db) {
       db.exec('CREATE TABLE pending_revocations (key_id TEXT PRIMARY KEY, revoked_at TEXT NOT NULL)');
+    },
+  },
+  {
+    version: 3,
+    name: 'teams: people, projects, members; key expiry, owner and roll',
+    up(db) {
+      db.exec(TEAMS_SQL);
     },
   },
 ];

@@ -24,6 +24,7 @@
  * and that instance is told through `onTakenOver`).
  */
 import type { CreateKeyRequest, CreatedKey, KeyListing, Permission } from '../../protocol';
+import type { OrgRole, TeamStore } from './teams';
 
 export interface ApiKey {
   id: string;
@@ -37,9 +38,17 @@ export interface ApiKey {
   revokedAt: string | null;
   /** Prefix and last four characters: the only form of a key that is ever logged. */
   hint: string;
+  /** The person of a personal key (null: the organisation's own key, or a project key). */
+  personId: string | null;
+  /** That person's role in the organisation, as of the authentication (null: no person). */
+  personRole: OrgRole | null;
+  /** When the key stops working (ISO time; null: never). */
+  expiresAt: string | null;
+  /** The key this one replaced by a roll. */
+  rolledFrom: string | null;
 }
 
-export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked';
+export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
 export type Authenticated = { ok: true; key: ApiKey } | { ok: false; reason: AuthFailure };
 
 /** A key-creation request that is valid field by field but not as a whole. */
@@ -52,13 +61,34 @@ export class KeyRequestError extends Error {
   }
 }
 
+/** What a key creation is told beside its request: the organisation, and the key a roll replaces. */
+export interface KeyCreation {
+  /** Default: the first organisation (`TeamStore.defaultOrgId`). */
+  orgId?: string;
+  rolledFrom?: string;
+}
+
 export interface KeyStore {
+  /** Organisations, people, projects (teams.ts). */
+  readonly teams: TeamStore;
   /** Whether this is the master key (compared with its hash, kept in memory). */
   isMaster(presented: string | undefined): boolean;
   authenticate(presented: string | undefined): Promise<Authenticated>;
-  /** A new key of the service's organisation; throws KeyRequestError for a request that contradicts itself. */
-  create(req: CreateKeyRequest): Promise<CreatedKey>;
+  /**
+   * A new key; throws KeyRequestError for a request that contradicts itself or what is stored (an unknown
+   * person, an expiry in the past or beyond the organisation's maximum, a name taken in the key's scope).
+   */
+  create(req: CreateKeyRequest, c?: KeyCreation): Promise<CreatedKey>;
+  /** A key by its id or its value. */
+  find(keyOrId: string): Promise<ApiKey | undefined>;
+  /**
+   * Rolls a key: a new one of the same name, type, project, person, permissions and lifetime, and the old one
+   * set to expire `overlapMs` from now (never later than it did). Throws KeyRequestError for a revoked or expired key.
+   */
+  roll(old: ApiKey, overlapMs: number): Promise<{ created: CreatedKey; old: ApiKey }>;
   list(): Promise<KeyListing[]>;
+  /** Which of these key ids have expired, and when each of the others expires (those that do). */
+  expiries(keyIds: string[]): Promise<{ expired: string[]; pending: Map<string, string> }>;
   /** Revokes a key given by its id or its value (idempotent): the key as revoked, or undefined when unknown. */
   revoke(keyOrId: string): Promise<ApiKey | undefined>;
   /** Which of these key ids are revoked (or unknown). */
@@ -83,6 +113,9 @@ export interface SessionRecord {
   end_reason: string | null;
   /** The project of the key that opened the session (null for a personal key): read scoping. */
   project_id: string | null;
+  /** The person of the key that opened the session (null: none), and the key's environment: read scoping. */
+  person_id?: string | null;
+  environment?: 'live' | 'test' | null;
 }
 
 export interface SessionEnd {

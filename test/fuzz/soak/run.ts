@@ -80,11 +80,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const results: GenerationResult[] = [];
     let ending = false;
     const slots: SoakSlot[] = [];
+    // Two live keys never share a name.
+    let keysMade = 0;
     const ctx = {
       wsUrl: server.wsUrl,
       released,
       script,
-      createKey: () => probe.createKey('soak'),
+      createKey: () => probe.createKey(`soak replacement ${++keysMade}`),
       revokeKey: (id: string) => probe.revokeKey(id),
       onResult: (r: GenerationResult) => results.push(r),
       ending: () => ending,

@@ -20,6 +20,7 @@ import {
   settleMasterKey,
   storedMasterKey,
 } from '../masterKey';
+import { TEAMS_SQL } from '../sqliteMigrations';
 
 interface Migration {
   version: number;
@@ -64,6 +65,11 @@ CREATE TABLE session_events (
     version: 2,
     name: 'revocations not yet announced to the other instances',
     sql: 'CREATE TABLE pending_revocations (key_id TEXT PRIMARY KEY, revoked_at TEXT NOT NULL);',
+  },
+  {
+    version: 3,
+    name: 'teams: people, projects, members; key expiry, owner and roll',
+    sql: TEAMS_SQL,
   },
 ];
 

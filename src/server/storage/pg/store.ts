@@ -10,6 +10,7 @@
 import type pg from 'pg';
 import { Availability } from '../backend';
 import type { KeyRow, KeyRows } from '../keys';
+import { KEY_SELECT, SESSION_SELECT } from '../teams';
 import type { ServerLogger } from '../../log';
 import {
   BackendUnavailableError,
@@ -61,6 +62,11 @@ export class PgStore implements SessionStore, KeyRows {
     }
   }
 
+  /** A query of a request (as the store's own: refused at once while the database is unreachable): the team store's (pg/teams.ts). */
+  query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    return this.q<R>(text, params);
+  }
+
   /** Asks the database whether it answers (`GET /readyz`, the metrics); a connection lost is noticed as by any query. */
   async ping(): Promise<void> {
     await this.q('SELECT 1');
@@ -69,8 +75,9 @@ export class PgStore implements SessionStore, KeyRows {
   // ---------------------------------------------------------------- keys (KeyRows)
   async insertKey(row: KeyRow): Promise<void> {
     await this.q(
-      `INSERT INTO api_keys (id, hash, hint, name, type, project_id, permissions, environment, org_id, created_at, revoked_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO api_keys (id, hash, hint, name, type, project_id, permissions, environment, org_id, created_at, revoked_at,
+         person_id, expires_at, rolled_from)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         row.id,
         row.hash,
@@ -83,17 +90,20 @@ export class PgStore implements SessionStore, KeyRows {
         row.org_id,
         row.created_at,
         row.revoked_at,
+        row.person_id,
+        row.expires_at,
+        row.rolled_from,
       ],
     );
   }
   async keyByHash(hash: string): Promise<KeyRow | undefined> {
-    return (await this.q<KeyRow>('SELECT * FROM api_keys WHERE hash = $1', [hash])).rows[0];
+    return (await this.q<KeyRow>(`${KEY_SELECT} WHERE k.hash = $1`, [hash])).rows[0];
   }
   async keyById(id: string): Promise<KeyRow | undefined> {
-    return (await this.q<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id])).rows[0];
+    return (await this.q<KeyRow>(`${KEY_SELECT} WHERE k.id = $1`, [id])).rows[0];
   }
   async listKeys(): Promise<KeyRow[]> {
-    return (await this.q<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).rows;
+    return (await this.q<KeyRow>(`${KEY_SELECT} ORDER BY k.created_at, k.id`)).rows;
   }
   /** Marks the key revoked and, in the same statement, its announcement to the other instances as pending. */
   async revokeKey(id: string, at: string): Promise<void> {
@@ -146,12 +156,7 @@ export class PgStore implements SessionStore, KeyRows {
     ]);
   }
   async getSession(id: string): Promise<SessionRecord | undefined> {
-    return (
-      await this.q<SessionRecord>(
-        'SELECT s.*, k.project_id AS project_id FROM sessions s LEFT JOIN api_keys k ON k.id = s.key_id WHERE s.id = $1',
-        [id],
-      )
-    ).rows[0];
+    return (await this.q<SessionRecord>(`${SESSION_SELECT} WHERE s.id = $1`, [id])).rows[0];
   }
 
   // ---------------------------------------------------------------- resume

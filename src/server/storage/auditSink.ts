@@ -1,0 +1,44 @@
+/**
+ * Where the actions on keys, people, projects and organisations are told, for the audit log
+ * (docs/protocol.md, "Teams"): one entry per action, with who acted (`actor`: a key id, or `master`, or
+ * `system` for an expiry), what (`action`), on what (`target`: the key's, person's, project's or
+ * organisation's id), from where (`ip`: the client's address, as clientAddress.ts gives it) and how it
+ * went (`outcome`). An entry never holds a key value, a password or dictated text.
+ *
+ * The default sink records nothing; a durable sink (the audit log) is given to the service in its place.
+ */
+
+export const AUDIT_ACTIONS = [
+  'key.created',
+  'key.rolled',
+  'key.expired',
+  'key.revoked',
+  'person.created',
+  'person.updated',
+  'person.deleted',
+  'project.created',
+  'project.member_added',
+  'project.member_removed',
+  'org.created',
+  'org.updated',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export interface AuditEntry {
+  /** A key id (`key_…`), `master`, or `system` (an expiry seen by the service). */
+  actor: string;
+  action: AuditAction;
+  target: string;
+  /** The client's address; `-` when the service acted by itself. */
+  ip: string;
+  /** `success`, or `denied` (outside the actor's scope or permissions), or `failure` (refused as invalid). */
+  outcome: 'success' | 'denied' | 'failure';
+}
+
+export interface AuditSink {
+  /** Takes one entry (must not throw nor wait: the action it tells of is done already). */
+  record(entry: AuditEntry): void;
+}
+
+/** Records nothing. */
+export const NO_AUDIT: AuditSink = { record: () => undefined };

@@ -1,0 +1,111 @@
+/**
+ * Organisations, people and projects (docs/protocol.md, "Teams: organisations, people, projects"): what they
+ * are, and `TeamStore`, where they are kept (SQLite: teamsSqlite.ts; PostgreSQL: pg/teams.ts). The rules
+ * (who may do what) are the HTTP layer's (http/scope.ts); a store only refuses what would break its data:
+ * a second person with the same email in an organisation, an unknown project or person.
+ */
+
+export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+export const PROJECT_ROLES = ['admin', 'member'] as const;
+export type ProjectRole = (typeof PROJECT_ROLES)[number];
+
+export interface Org {
+  id: string;
+  name: string;
+  created_at: string;
+  /** Longest lifetime of a key of the organisation (null: none). */
+  max_key_lifetime_days: number | null;
+}
+
+export interface Person {
+  id: string;
+  org_id: string;
+  email: string;
+  display_name: string;
+  role: OrgRole;
+  created_at: string;
+}
+
+export interface Project {
+  id: string;
+  org_id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface Member {
+  project_id: string;
+  person_id: string;
+  role: ProjectRole;
+  created_at: string;
+}
+
+/** A request that is valid field by field but contradicts what is stored: CONFIG_ERROR naming `field`. */
+export class TeamRequestError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Where a key lives, for the rule "two live keys never share a name in the same scope" (keys.ts). */
+export interface NameScope {
+  orgId: string;
+  projectId: string | null;
+  personId: string | null;
+}
+
+export interface TeamStore {
+  /** The organisation made at the first start (meta `org_id`): the master key's default. */
+  readonly defaultOrgId: string;
+  createOrg(org: Org): Promise<void>;
+  getOrg(id: string): Promise<Org | undefined>;
+  listOrgs(): Promise<Org[]>;
+  updateOrg(id: string, changes: Partial<Pick<Org, 'name' | 'max_key_lifetime_days'>>): Promise<Org | undefined>;
+
+  /** Throws TeamRequestError('email') when the organisation has a person with that email already. */
+  createPerson(p: Person): Promise<void>;
+  getPerson(id: string): Promise<Person | undefined>;
+  listPeople(orgId: string): Promise<Person[]>;
+  countOwners(orgId: string): Promise<number>;
+  /** Throws TeamRequestError('email') as createPerson. */
+  updatePerson(id: string, changes: Partial<Pick<Person, 'email' | 'display_name' | 'role'>>): Promise<Person | undefined>;
+  /** Removes the person and their project memberships (their keys are revoked by the caller first). */
+  deletePerson(id: string): Promise<void>;
+
+  createProject(p: Project): Promise<void>;
+  getProject(orgId: string, id: string): Promise<Project | undefined>;
+  listProjects(orgId: string): Promise<Project[]>;
+  /** Adds or changes a membership. */
+  setMember(orgId: string, m: Member): Promise<void>;
+  /** Whether there was one. */
+  removeMember(orgId: string, projectId: string, personId: string): Promise<boolean>;
+  listMembers(orgId: string, projectId: string): Promise<Member[]>;
+  /** The projects where the person is a member, with the role. */
+  memberships(personId: string): Promise<Member[]>;
+
+  /** Ids of the keys neither revoked nor expired (at `now`) of that scope and name. */
+  liveKeysNamed(scope: NameScope, name: string, now: string): Promise<string[]>;
+  /** Sets a key's expiry. */
+  setKeyExpiry(keyId: string, expiresAt: string): Promise<void>;
+  /** The expiries of these keys (a key without one, or unknown, is absent). */
+  keyExpiries(ids: string[]): Promise<Map<string, string>>;
+  /** Ids of a person's keys not yet revoked. */
+  personKeys(personId: string): Promise<string[]>;
+}
+
+/** A key with its person's role, as authentication and the listings read it (SQLite and PostgreSQL alike). */
+export const KEY_SELECT = 'SELECT k.*, p.role AS person_role FROM api_keys k LEFT JOIN people p ON p.id = k.person_id';
+
+/** A session record with what scopes its reading: its key's project, person and environment. */
+export const SESSION_SELECT =
+  'SELECT s.*, k.project_id AS project_id, k.person_id AS person_id, k.environment AS environment FROM sessions s LEFT JOIN api_keys k ON k.id = s.key_id';
+
+/** Whether an error is a unique-constraint violation (SQLite or PostgreSQL). */
+export function isUniqueViolation(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+}
