@@ -28,7 +28,9 @@ Commands:
                              npm package soundswallower@0.6.3, in the registry of your npm configuration
   lm build --language fr --text FILE [FILE…] [--name NAME] [--vocabulary N] [--max-lines N]
                              a trigram language model (ARPA) for pocketsphinx-fr from plain or .gz text,
-                             written to DIR/lm-fr/NAME.arpa (NAME default: general)
+                             written to DIR/lm-fr/NAME.arpa with its dictionary NAME.dict (NAME default:
+                             general; --dictionary-only: no word pronounced by our rules)
+  lm check FILE.arpa         check that an ARPA language model is well formed
 
 Options:
   --dir DIR        models directory (default: DICTEE_MODELS_DIR, else ~/.cache/dictee/models)
@@ -55,6 +57,7 @@ const OPTIONS = {
   text: { type: 'string' },
   vocabulary: { type: 'string' },
   'max-lines': { type: 'string' },
+  'dictionary-only': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

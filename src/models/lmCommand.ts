@@ -1,8 +1,12 @@
-/** `npm run models -- lm build …`: a language model for a pocketsphinx language model directory (lm/build.ts). */
+/** `npm run models -- lm build …`: a language model for a pocketsphinx language model directory (lm/build.ts); `lm check FILE.arpa`. */
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { UsageError, nonEmpty } from '../shared/args';
 import { POCKETSPHINX_LANGUAGE_MODELS, verifyPocketsphinxModel } from '../server/engine/pocketsphinx/languages';
+import { ArpaChecker } from './lm/arpa';
 import { DEFAULT_VOCABULARY, LM_LANGUAGES, buildLm } from './lm/build';
+import { CorpusError } from './lm/corpus';
 
 interface LmValues {
   language?: string | boolean;
@@ -10,6 +14,7 @@ interface LmValues {
   name?: string | boolean;
   vocabulary?: string | boolean;
   'max-lines'?: string | boolean;
+  'dictionary-only'?: string | boolean;
 }
 
 function count(flag: string, v: string | boolean | undefined): number | undefined {
@@ -32,7 +37,11 @@ export async function lmCommand(
   out: (s: string) => void,
   modelsDir: string,
 ): Promise<void> {
-  if (sub !== 'build') throw new UsageError(sub ? `unknown lm command ${JSON.stringify(sub)} (lm build)` : 'lm needs a command (lm build)');
+  if (sub === 'check') return checkCommand(more, out);
+  if (sub !== 'build')
+    throw new UsageError(
+      sub ? `unknown lm command ${JSON.stringify(sub)} (lm build, lm check)` : 'lm needs a command (lm build, lm check)',
+    );
   const language = typeof v.language === 'string' ? v.language : undefined;
   if (!language || !(LM_LANGUAGES as readonly string[]).includes(language)) {
     throw new UsageError(`lm build needs --language ${LM_LANGUAGES.join('|')}`);
@@ -53,6 +62,7 @@ export async function lmCommand(
     dict: path.join(modelDir, acoustic.dict),
     out: lmPath(modelsDir, language, name),
     vocabulary,
+    g2p: v['dictionary-only'] !== true,
     ...(maxLines !== undefined ? { maxLines } : {}),
   });
   out(`read ${r.lines} lines, ${r.tokens} words (${(100 * r.oovRate).toFixed(1)} % outside the ${r.vocabulary}-word vocabulary)`);
@@ -62,5 +72,22 @@ export async function lmCommand(
       `too little text for the discounts of order ${r.fallbackDiscounts.join(', ')}: the fallback values were used; a larger text gives a better model\n`,
     );
   }
-  out(`wrote ${r.out} (${r.ngrams.join(' / ')} 1-/2-/3-grams)\n`);
+  out(
+    `vocabulary: ${r.vocabulary - r.guessed} words from the dictionary, ${r.guessed} pronounced by rules` +
+      (r.unmapped.count ? `; ${r.unmapped.count} frequent words skipped, their letters not mapped (${r.unmapped.examples[0]!})` : '') +
+      '\n',
+  );
+  out(`wrote ${r.out} (${r.ngrams.join(' / ')} 1-/2-/3-grams) and its dictionary ${r.dictOut}\n`);
+}
+
+/** `lm check FILE.arpa`: the file read line by line through the ARPA checker (lm/arpa.ts). */
+async function checkCommand(files: string[], out: (s: string) => void): Promise<void> {
+  if (files.length !== 1) throw new UsageError('lm check needs one FILE.arpa');
+  const file = path.resolve(files[0]!);
+  if (!existsSync(file) || !statSync(file).isFile()) throw new CorpusError(`${file} is not a file`);
+  const checker = new ArpaChecker(file);
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  for await (const l of lines) checker.line(l);
+  const r = checker.end();
+  out(`${file}: a well-formed ARPA model (${r.counts.map((c, i) => `${c} ${i + 1}-grams`).join(', ')})\n`);
 }

@@ -15,14 +15,70 @@ export class G2pError extends Error {
 
 /** The phones this converter writes (those of the model's `mdef`, silence aside). */
 export const FRENCH_PHONES = [
-  'aa', 'ai', 'an', 'au', 'bb', 'ch', 'dd', 'ee', 'ei', 'eu', 'ff', 'gg', 'gn', 'ii', 'in', 'jj', 'kk', 'll',
-  'mm', 'nn', 'oe', 'on', 'oo', 'ou', 'pp', 'rr', 'ss', 'tt', 'un', 'uu', 'uy', 'vv', 'ww', 'yy', 'zz',
+  'aa',
+  'ai',
+  'an',
+  'au',
+  'bb',
+  'ch',
+  'dd',
+  'ee',
+  'ei',
+  'eu',
+  'ff',
+  'gg',
+  'gn',
+  'ii',
+  'in',
+  'jj',
+  'kk',
+  'll',
+  'mm',
+  'nn',
+  'oe',
+  'on',
+  'oo',
+  'ou',
+  'pp',
+  'rr',
+  'ss',
+  'tt',
+  'un',
+  'uu',
+  'uy',
+  'vv',
+  'ww',
+  'yy',
+  'zz',
 ] as const;
 
 const V = 'aeiouyàâäéèêëîïôöûüùÿœæ';
 const C = 'bcçdfghjklmnpqrstvwxzñ';
 /** Letters folded before the rules (accents French does not use). */
-const FOLD: Record<string, string> = { á: 'a', ã: 'a', å: 'a', í: 'i', ì: 'i', ó: 'o', ò: 'o', õ: 'o', ø: 'o', ú: 'u', ý: 'y', ć: 'c', č: 'c', š: 's', ž: 'z', ł: 'l', ń: 'n', ř: 'r', ś: 's', ź: 'z', ż: 'z', ß: 'ss' };
+const FOLD: Record<string, string> = {
+  á: 'a',
+  ã: 'a',
+  å: 'a',
+  í: 'i',
+  ì: 'i',
+  ó: 'o',
+  ò: 'o',
+  õ: 'o',
+  ø: 'o',
+  ú: 'u',
+  ý: 'y',
+  ć: 'c',
+  č: 'c',
+  š: 's',
+  ž: 'z',
+  ł: 'l',
+  ń: 'n',
+  ř: 'r',
+  ś: 's',
+  ź: 'z',
+  ż: 'z',
+  ß: 'ss',
+};
 
 interface Rule {
   g: string;
@@ -101,7 +157,12 @@ rule('ez', 'ei', undefined, '$');
 rule('et', 'ai', undefined, '$|s$');
 rule('es', '', `${c}|[aeiouéè]`, '$');
 rule('ex', 'ai gg zz', '^', `${v}|h`);
-rule('e', 'ai', undefined, `x|(?:[bcdfgkmnpqrstvz])(?:[bcdfgkmnpqstvwxz])|(?:[bcdfgkmnpqstvz])$|(?:[bcdfgkmnpqstvz])h?\\b|ll|rr|ss|tt|nn|mm|cc|pp|ff|r${c}|l${c}|f$|l$|r$|c$`);
+rule(
+  'e',
+  'ai',
+  undefined,
+  `x|(?:[bcdfgkmnpqrstvz])(?:[bcdfgkmnpqstvwxz])|(?:[bcdfgkmnpqstvz])$|(?:[bcdfgkmnpqstvz])h?\\b|ll|rr|ss|tt|nn|mm|cc|pp|ff|r${c}|l${c}|f$|l$|r$|c$`,
+);
 rule('e', 'ei', '^', `${c}${v}`);
 rule('e', '', `${v}|[gc]`, `[aou]`);
 rule('e', '', `${v}`, `$|s$`);
@@ -263,6 +324,11 @@ export function frenchG2p(word: string): string[] {
   const elided = /^([a-zç]+)'$/u.exec(folded)?.[1];
   if (elided !== undefined && ELIDED[elided]) return [...ELIDED[elided]];
   for (const part of parts) {
+    // No vowel: an acronym, said letter by letter ("hp", "cfdt").
+    if (part.length > 1 && !/[aeiouyàâäéèêëîïôöûüùÿœæ]/u.test(part) && [...part].every((ch) => LETTER_NAMES[ch])) {
+      for (const ch of part) out.push(...LETTER_NAMES[ch]!.split(' '));
+      continue;
+    }
     const p = partPhones(part, word);
     // A one-letter part is its sound, not silent ("s'" is /s/, "l'" /l/).
     if (p.length === 0 && part.length === 1) out.push(...(SPELT[part] ?? []));
@@ -272,8 +338,44 @@ export function frenchG2p(word: string): string[] {
   return out;
 }
 
+/** The names of the letters, for acronyms (as the dictionary spells "cfpj": ss ei ai ff pp ei jj ii). */
+const LETTER_NAMES: Record<string, string> = {
+  b: 'bb ei',
+  c: 'ss ei',
+  ç: 'ss ei',
+  d: 'dd ei',
+  f: 'ai ff',
+  g: 'jj ei',
+  h: 'aa ch',
+  j: 'jj ii',
+  k: 'kk aa',
+  l: 'ai ll',
+  m: 'ai mm',
+  n: 'ai nn',
+  p: 'pp ei',
+  q: 'kk uu',
+  r: 'ai rr',
+  s: 'ai ss',
+  t: 'tt ei',
+  v: 'vv ei',
+  w: 'dd oo bb ll ee vv ei',
+  x: 'ii kk ss',
+  z: 'zz ai dd',
+};
+
 /** Elided words said alone (`c'` is /s/). */
-const ELIDED: Record<string, string[]> = { c: ['ss'], ç: ['ss'], d: ['dd'], j: ['jj'], l: ['ll'], m: ['mm'], n: ['nn'], s: ['ss'], t: ['tt'], qu: ['kk'] };
+const ELIDED: Record<string, string[]> = {
+  c: ['ss'],
+  ç: ['ss'],
+  d: ['dd'],
+  j: ['jj'],
+  l: ['ll'],
+  m: ['mm'],
+  n: ['nn'],
+  s: ['ss'],
+  t: ['tt'],
+  qu: ['kk'],
+};
 
 const SPELT: Record<string, string[]> = { s: ['ss'], t: ['tt'], d: ['dd'], x: ['ii', 'kk', 'ss'], h: ['aa', 'ch'], p: ['pp', 'ei'] };
 
