@@ -150,7 +150,7 @@ rule('emm', 'an mm', '^');
 rule('enn', 'an nn', '^');
 rule('en', 'in', '[iéy]', '$|s$|[^aeiouyn]');
 rule('em', 'an', undefined, `[bp]|${c}(?![aeiouy])`);
-rule('en', 'an', undefined, `[^aeiouyhnm]|$`);
+rule('en', 'an', undefined, `(?![nmh])${c}|$`);
 rule('er', 'ai rr', `^${c}+`, '$|s$');
 rule('er', 'ei', `${c}|${v}`, '$|s$');
 rule('ez', 'ei', undefined, '$');
@@ -161,7 +161,7 @@ rule(
   'e',
   'ai',
   undefined,
-  `x|(?:[bcdfgkmnpqrstvz])(?:[bcdfgkmnpqstvwxz])|(?:[bcdfgkmnpqstvz])$|(?:[bcdfgkmnpqstvz])h?\\b|ll|rr|ss|tt|nn|mm|cc|pp|ff|r${c}|l${c}|f$|l$|r$|c$`,
+  `x|(?:[bcdfgkmnpqrstvz])(?:[bcdfgkmnpqstvwxz])|(?:[bcdfgkmnpqstvz])$|(?:[bcdfgkmnpqstvz])h?$|ll|rr|ss|tt|nn|mm|cc|pp|ff|r${c}|l${c}|f$|l$|r$|c$`,
 );
 rule('e', 'ei', '^', `${c}${v}`);
 rule('e', '', `${v}|[gc]`, `[aou]`);

@@ -69,7 +69,7 @@ export function frenchOrdinal(n: number, feminine = false): string | undefined {
   if (!words) return undefined;
   const last = words.pop()!.split('-');
   const w = last.pop()!;
-  const stem = w === 'un' ? 'un' : w === 'cinq' ? 'cinqu' : w === 'neuf' ? 'neuv' : w.replace(/s$/u, '').replace(/e$/u, '');
+  const stem = w === 'cinq' ? 'cinqu' : w === 'neuf' ? 'neuv' : w === 'cents' || w === 'vingts' ? w.slice(0, -1) : w.replace(/e$/u, '');
   last.push(`${stem}ième`);
   words.push(last.join('-'));
   return words.join(' ');
@@ -132,12 +132,28 @@ export function tokenWords(t: string, has: (w: string) => boolean): string[] {
   return hyphenated(t.replace(/'$/u, ''), has);
 }
 
+/** A hyphenated word as the dictionary has it: whole, else its longest known runs ("a-t-il" → "a" "-t-il"). */
 function hyphenated(w: string, has: (w: string) => boolean): string[] {
   if (has(w) || !w.includes('-')) return [w];
-  return w
-    .split('-')
-    .filter(Boolean)
-    .map((p, i) => (i > 0 && has(`-${p}`) ? `-${p}` : p));
+  const parts = w.split('-').filter(Boolean);
+  const out: string[] = [];
+  for (let i = 0; i < parts.length;) {
+    let j = parts.length;
+    for (; j > i + 1; j--) {
+      const run = parts.slice(i, j).join('-');
+      if (i > 0 && has(`-${run}`)) {
+        out.push(`-${run}`);
+        break;
+      }
+      if (has(run)) {
+        out.push(run);
+        break;
+      }
+    }
+    if (j === i + 1) out.push(i > 0 && has(`-${parts[i]!}`) ? `-${parts[i]!}` : parts[i]!);
+    i = j;
+  }
+  return out;
 }
 
 /**
