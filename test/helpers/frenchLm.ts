@@ -6,7 +6,7 @@
  * version and the options: a later run (or another test of the same run) reuses it.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { main } from '../../src/models/cli';
 import { LM_BUILDER_VERSION } from '../../src/models/lm/build';
@@ -76,6 +76,12 @@ export async function ensureFrenchLm(o: FrenchLmOptions = {}): Promise<FrenchLm>
   );
   if (existsSync(done) && existsSync(arpa) && existsSync(dict)) return { modelsDir, arpa, dict, output: '' };
   rmSync(done, { force: true });
+  // Models of another corpus or builder version are never used again: ~100 MB each.
+  const current = key.slice(0, key.indexOf('-', key.indexOf('-v') + 1));
+  if (existsSync(CACHE)) {
+    for (const d of readdirSync(CACHE))
+      if (/-v\d+-/u.test(d) && !d.startsWith(`${current}-`)) rmSync(path.join(CACHE, d), { recursive: true, force: true });
+  }
   mkdirSync(modelsDir, { recursive: true });
   const args = ['lm', 'build', '--language', 'fr', '--text', FRENCH_CORPUS, '--dir', modelsDir];
   if (o.maxLines !== undefined) args.push('--max-lines', String(o.maxLines));

@@ -41,7 +41,7 @@ function readWav(file: string): { pcm: Int16Array; rate: number } {
 const spelt = (text: string): string => frenchWords(text, () => false).join(' ');
 
 describe('French: pocketsphinx-fr with a language model built here from the whole corpus, on real read French', function () {
-  this.timeout(900_000);
+  this.timeout(1_800_000);
   const available =
     frenchCorpusAvailable() && existsSync(CLIPS) && spawnSync('pocketsphinx_batch', ['-h'], { stdio: 'ignore' }).error === undefined;
   let dir: string;

@@ -20,7 +20,7 @@ import { type Pronunciations, pronouncer, readDictionary, writeDictionary } from
 export const LM_LANGUAGES = ['fr'] as const;
 export const DEFAULT_VOCABULARY = 65_000;
 /** Changes whenever the same corpus would give another model (test caches are keyed by it). */
-export const LM_BUILDER_VERSION = 2;
+export const LM_BUILDER_VERSION = 3;
 /** Distinct words remembered from a corpus; the words first seen beyond it count as `<unk>` (memory stays bounded). */
 const MAX_CORPUS_WORDS = 4_000_000;
 /** Marks a sentence's end in the scratch file of word ids. */
