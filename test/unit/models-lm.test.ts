@@ -387,7 +387,16 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
       buildLm({ language: 'fr', texts: [path.join(dir, 'empty.txt')], dict: path.join(dir, 'empty.txt'), out: path.join(dir, 'x.arpa') }),
       /not a pocketsphinx dictionary/,
     );
+    // A missing file among several: refused before the others are read.
+    writeFileSync(path.join(dir, 'ok.txt'), corpus(50).text);
+    await assert.rejects(
+      buildLm({ language: 'fr', texts: [path.join(dir, 'ok.txt'), path.join(dir, 'typo.txt')], dict, out: path.join(dir, 'x.arpa') }),
+      (e: Error) => e instanceof CorpusError && /typo.txt is not a file; nothing was built/.test(e.message),
+    );
+    await assert.rejects(buildLm({ language: 'fr', texts: [dir], dict, out: path.join(dir, 'x.arpa') }), /is not a file/);
     assert.throws(() => readFileSync(path.join(dir, 'x.arpa')));
+    assert.throws(() => readFileSync(path.join(dir, 'x.dict')));
+    assert.throws(() => readFileSync(path.join(dir, 'x.arpa.words.part')));
   });
 });
 

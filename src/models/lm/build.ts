@@ -9,7 +9,7 @@
  * dictionary or, failing it, our grapheme-to-phoneme can pronounce (ties by code point); every other
  * word counts as `<unk>`. Pass 2 reads the ids back and counts the n-grams (kneserNey.ts).
  */
-import { closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { CorpusError, readCorpus } from './corpus';
 import { frenchTokens, frenchWords, tokenWords } from './frenchText';
@@ -199,6 +199,8 @@ export async function buildLm(o: BuildOptions): Promise<BuildResult> {
     throw new CorpusError(`the vocabulary must hold between 1 and ${MAX_WORDS} words (${vocabSize} asked)`);
   }
   if (o.texts.length === 0) throw new CorpusError('no text to build from');
+  // Every file checked before the first is read: a typo in the last one must not cost a pass over the others.
+  for (const f of o.texts) if (!existsSync(f) || !statSync(f).isFile()) throw new CorpusError(`${f} is not a file; nothing was built`);
   const dict: Pronunciations = readDictionary(o.dict);
   const has = (w: string): boolean => dict.has(w);
   mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });
