@@ -30,6 +30,11 @@ export function lmPath(modelsDir: string, language: string, name: string): strin
   return path.join(modelsDir, `lm-${language}`, `${name}.arpa`);
 }
 
+/** The pronunciation dictionary `lm build` writes beside it (pocketsphinx's `-dict`): DIR/lm-<language>/<name>.dict. */
+export function lmDictPath(modelsDir: string, language: string, name: string): string {
+  return path.join(modelsDir, `lm-${language}`, `${name}.dict`);
+}
+
 export async function lmCommand(
   sub: string | undefined,
   more: string[],

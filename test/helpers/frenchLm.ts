@@ -6,11 +6,11 @@
  * version and the options: a later run (or another test of the same run) reuses it.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { main } from '../../src/models/cli';
 import { LM_BUILDER_VERSION } from '../../src/models/lm/build';
-import { lmPath } from '../../src/models/lmCommand';
+import { lmDictPath, lmPath } from '../../src/models/lmCommand';
 
 export const FRENCH_CORPUS = '/work/shared/speech/fr/corpus/commonvoice-fr-sentences.txt.gz';
 const CACHE = path.resolve(__dirname, '..', '..', '.cache', 'french-lm');
@@ -65,7 +65,7 @@ export async function ensureFrenchLm(o: FrenchLmOptions = {}): Promise<FrenchLm>
   const key = `${(await sha256(FRENCH_CORPUS)).slice(0, 16)}-v${LM_BUILDER_VERSION}-${o.maxLines ?? 'all'}${o.g2p === false ? '-dictonly' : ''}`;
   const modelsDir = path.join(CACHE, key);
   const arpa = lmPath(modelsDir, 'fr', 'general');
-  const dict = arpa.replace(/\.arpa$/u, '.dict');
+  const dict = lmDictPath(modelsDir, 'fr', 'general');
   const done = path.join(modelsDir, 'built.json');
   // The acoustic model: fetched (or verified) each time, as cheap as a hash when it is there.
   const out: string[] = [];
@@ -91,9 +91,4 @@ export async function ensureFrenchLm(o: FrenchLmOptions = {}): Promise<FrenchLm>
   writeFileSync(`${done}.part`, JSON.stringify({ corpus: FRENCH_CORPUS, key, output: printed.join('') }));
   renameSync(`${done}.part`, done);
   return { modelsDir, arpa, dict, output: printed.join('') };
-}
-
-/** The output of the build that made a cached model (for reports). */
-export function builtOutput(lm: FrenchLm): string {
-  return (JSON.parse(readFileSync(path.join(lm.modelsDir, 'built.json'), 'utf8')) as { output: string }).output;
 }

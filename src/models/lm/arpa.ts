@@ -12,7 +12,7 @@ export class ArpaError extends Error {
   override readonly name = 'ArpaError';
 }
 
-export interface ArpaSummary {
+interface ArpaSummary {
   /** N-grams listed per order (1-grams first), equal to the header's counts. */
   counts: number[];
 }

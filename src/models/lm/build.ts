@@ -191,7 +191,7 @@ function chooseVocabulary(words: CorpusWords, size: number, forced: readonly str
 }
 
 /** The dictionary file written beside an ARPA file. */
-export const dictPathOf = (arpa: string): string => arpa.replace(/\.arpa$/u, '') + '.dict';
+const dictPathOf = (arpa: string): string => arpa.replace(/\.arpa$/u, '') + '.dict';
 
 export async function buildLm(o: BuildOptions): Promise<BuildResult> {
   const vocabSize = o.vocabulary ?? DEFAULT_VOCABULARY;

@@ -14,12 +14,10 @@
  *   so that its distribution sums to 1: bow(h) = (1 − Σ_kept p(w|h)) / (1 − Σ_kept p(w|h')).
  *
  * Word ids: 0 `<unk>`, 1 `<s>`, 2 `</s>`, then the vocabulary. N-grams are packed in one number
- * ({@link ID_BITS} bits per word), counted in typed-array hash tables, then estimated over their
+ * (17 bits per word), counted in typed-array hash tables, then estimated over their
  * keys in ascending order (each context's n-grams contiguous): no per-n-gram object anywhere.
  */
-import { B, ID_BITS, NgramTable } from './ngramTable';
-
-export { ID_BITS };
+import { B, NgramTable } from './ngramTable';
 export const UNK = 0;
 export const BOS = 1;
 export const EOS = 2;

@@ -5,7 +5,7 @@
  * (a `Map` keyed by such numbers boxes every key and stops at 2^24 entries).
  */
 
-export const ID_BITS = 17;
+const ID_BITS = 17;
 export const B = 2 ** ID_BITS;
 const EMPTY = -1;
 const TWO32 = 2 ** 32;

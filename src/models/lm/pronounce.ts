@@ -34,7 +34,7 @@ export function readDictionary(file: string): Pronunciations {
   return dict;
 }
 
-export interface Pronouncer {
+interface Pronouncer {
   /** The pronunciations of a word, or undefined when it has none (the dictionary lacks it and G2P cannot map its letters). */
   of(word: string): string[] | undefined;
   /** Words pronounced by the grapheme-to-phoneme so far. */
