@@ -29,7 +29,9 @@ Commands:
                              npm package soundswallower@0.6.3, in the registry of your npm configuration
   lm build --language fr --text FILE [FILE…] [--name NAME] [--vocabulary N] [--max-lines N]
                              a trigram language model (ARPA) for pocketsphinx-fr from plain or .gz text,
-                             written to DIR/lm-fr/NAME.arpa (NAME default: general)
+                             written to DIR/lm-fr/NAME.arpa with its dictionary NAME.dict (NAME default:
+                             general; --dictionary-only: no word pronounced by our rules)
+  lm check FILE.arpa         check that an ARPA language model is well formed
   lm adapt --language fr --from DIR [DIR…] --specialty radiology|cardiology|legal [--weight W] [--name NAME]
                              a domain model learnt from the team's reports (*.md), templates and vocabulary
                              (settings.json's dictee.vocabulary, vocabulary.txt), mixed with lm-fr/general.arpa
@@ -67,6 +69,7 @@ const OPTIONS = {
   specialty: { type: 'string' },
   weight: { type: 'string' },
   mirror: { type: 'string' },
+  'dictionary-only': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

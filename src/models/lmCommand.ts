@@ -1,9 +1,13 @@
-/** `npm run models -- lm build …`: a language model for a pocketsphinx language model directory (lm/build.ts). */
+/** `npm run models -- lm build …`: a language model for a pocketsphinx language model directory (lm/build.ts); `lm check FILE.arpa`. */
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { UsageError, nonEmpty } from '../shared/args';
 import { POCKETSPHINX_LANGUAGE_MODELS, verifyPocketsphinxModel } from '../server/engine/pocketsphinx/languages';
+import { ArpaChecker } from './lm/arpa';
 import { DEFAULT_VOCABULARY, LM_LANGUAGES, buildLm } from './lm/build';
 import { adaptCommand } from './lm/adaptCommand';
+import { CorpusError } from './lm/corpus';
 
 interface LmValues {
   language?: string | boolean;
@@ -14,6 +18,7 @@ interface LmValues {
   from?: string | boolean;
   specialty?: string | boolean;
   weight?: string | boolean;
+  'dictionary-only'?: string | boolean;
 }
 
 function count(flag: string, v: string | boolean | undefined): number | undefined {
@@ -29,6 +34,11 @@ export function lmPath(modelsDir: string, language: string, name: string): strin
   return path.join(modelsDir, `lm-${language}`, `${name}.arpa`);
 }
 
+/** The pronunciation dictionary `lm build` writes beside it (pocketsphinx's `-dict`): DIR/lm-<language>/<name>.dict. */
+export function lmDictPath(modelsDir: string, language: string, name: string): string {
+  return path.join(modelsDir, `lm-${language}`, `${name}.dict`);
+}
+
 export async function lmCommand(
   sub: string | undefined,
   more: string[],
@@ -37,9 +47,12 @@ export async function lmCommand(
   modelsDir: string,
 ): Promise<void> {
   if (sub === 'adapt') return adaptCommand(more, v, out, modelsDir);
+  if (sub === 'check') return checkCommand(more, out);
   if (sub !== 'build')
     throw new UsageError(
-      sub ? `unknown lm command ${JSON.stringify(sub)} (lm build, lm adapt)` : 'lm needs a command (lm build, lm adapt)',
+      sub
+        ? `unknown lm command ${JSON.stringify(sub)} (lm build, lm adapt, lm check)`
+        : 'lm needs a command (lm build, lm adapt, lm check)',
     );
   const language = typeof v.language === 'string' ? v.language : undefined;
   if (!language || !(LM_LANGUAGES as readonly string[]).includes(language)) {
@@ -61,6 +74,7 @@ export async function lmCommand(
     dict: path.join(modelDir, acoustic.dict),
     out: lmPath(modelsDir, language, name),
     vocabulary,
+    g2p: v['dictionary-only'] !== true,
     ...(maxLines !== undefined ? { maxLines } : {}),
   });
   out(`read ${r.lines} lines, ${r.tokens} words (${(100 * r.oovRate).toFixed(1)} % outside the ${r.vocabulary}-word vocabulary)`);
@@ -70,5 +84,22 @@ export async function lmCommand(
       `too little text for the discounts of order ${r.fallbackDiscounts.join(', ')}: the fallback values were used; a larger text gives a better model\n`,
     );
   }
-  out(`wrote ${r.out} (${r.ngrams.join(' / ')} 1-/2-/3-grams)\n`);
+  out(
+    `vocabulary: ${r.vocabulary - r.guessed} words from the dictionary, ${r.guessed} pronounced by rules` +
+      (r.unmapped.count ? `; ${r.unmapped.count} frequent words skipped, their letters not mapped (${r.unmapped.examples[0]!})` : '') +
+      '\n',
+  );
+  out(`wrote ${r.out} (${r.ngrams.join(' / ')} 1-/2-/3-grams) and its dictionary ${r.dictOut}\n`);
+}
+
+/** `lm check FILE.arpa`: the file read line by line through the ARPA checker (lm/arpa.ts). */
+async function checkCommand(files: string[], out: (s: string) => void): Promise<void> {
+  if (files.length !== 1) throw new UsageError('lm check needs one FILE.arpa');
+  const file = path.resolve(files[0]!);
+  if (!existsSync(file) || !statSync(file).isFile()) throw new CorpusError(`${file} is not a file`);
+  const checker = new ArpaChecker(file);
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  for await (const l of lines) checker.line(l);
+  const r = checker.end();
+  out(`${file}: a well-formed ARPA model (${r.counts.map((c, i) => `${c} ${i + 1}-grams`).join(', ')})\n`);
 }

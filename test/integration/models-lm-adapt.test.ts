@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../src/shared/args';
 import { main } from '../../src/models/cli';
-import { parseArpa } from '../../src/models/lm/arpa';
+import { parseArpa } from '../../src/models/lm/arpaModel';
 
 const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'lm-adapt', 'radiology', 'adapt');
 

@@ -5,7 +5,8 @@
  * Markdown reports, template fields and settings.json's vocabulary.
  */
 import assert from 'node:assert/strict';
-import { ArpaError, type ArpaModel, logProb, parseArpa, writeArpaModel } from '../../src/models/lm/arpa';
+import { ArpaError } from '../../src/models/lm/arpa';
+import { type ArpaModel, logProb, parseArpa, writeArpaModel } from '../../src/models/lm/arpaModel';
 import { AdaptSourceError, expandFields, markdownSentences, vocabularyOfSettings } from '../../src/models/lm/adaptSources';
 import { InterpolateError, interpolate } from '../../src/models/lm/interpolate';
 import { EOS, TrigramCounter, estimate, writeArpa } from '../../src/models/lm/kneserNey';

@@ -20,6 +20,8 @@ import {
   adjustedCounts,
   discounts,
   idsOf,
+  keyOf,
+  lookup,
 } from '../../src/models/lm/kneserNey';
 
 /** A made-up corpus: Zipf-distributed words from a 1000-word vocabulary, seeded (the same every run). */
@@ -203,13 +205,19 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
     c.add([3, 4]);
     c.add([5, 4]);
     c.add([3, 4]);
-    const [a1, a2, a3] = adjustedCounts(c);
-    assert.equal(a1.get(4), 2); // b after a and after c
-    assert.equal(a1.get(EOS), 1); // </s> only after b
-    const k2 = (x: number, y: number): number => x * 2 ** 17 + y;
-    assert.equal(a2.get(k2(BOS, 3)), 2); // <s> a: raw count
-    assert.equal(a2.get(k2(3, 4)), 1); // a b: only after <s>
-    assert.equal(a3.get((BOS * 2 ** 17 + 3) * 2 ** 17 + 4), 2);
+    const { a1, k2, a2, k3, a3 } = adjustedCounts(c, 6);
+    assert.equal(a1[4], 2); // b after a and after c
+    assert.equal(a1[EOS], 1); // </s> only after b
+    const at2 = (x: number, y: number): number => a2[k2.indexOf(x * 2 ** 17 + y)]!;
+    assert.equal(at2(BOS, 3), 2); // <s> a: raw count
+    assert.equal(at2(3, 4), 1); // a b: only after <s>
+    assert.equal(at2(4, EOS), 2); // b </s>: after a and after c
+    assert.equal(a3[k3.indexOf((BOS * 2 ** 17 + 3) * 2 ** 17 + 4)], 2);
+    assert.deepEqual(
+      [...k3],
+      [...k3].sort((x, y) => x - y),
+      'keys in ascending order',
+    );
   });
 
   it("discounts from the counts of counts (Chen & Goodman's estimate) and refuses degenerate ones", () => {
@@ -233,7 +241,15 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
   it('every context sums to 1 (unigrams, bigram and trigram contexts), with singleton trigrams pruned', async () => {
     const text = path.join(dir, 'c.txt');
     writeFileSync(text, corpus(3000).text);
-    const r = await buildLm({ language: 'fr', texts: [text], dict, out: path.join(dir, 'lm.arpa'), vocabulary: 800 });
+    const r = await buildLm({
+      language: 'fr',
+      texts: [text],
+      dict,
+      out: path.join(dir, 'lm.arpa'),
+      vocabulary: 800,
+      g2p: false,
+      grammarWords: [],
+    });
     assert.equal(r.vocabulary, 800);
     assert.deepEqual(r.fallbackDiscounts, [3]); // this made-up text has fewer trigrams seen twice than a real one
     assert.deepEqual(r.model.discounts[2], FALLBACK_DISCOUNTS);
@@ -243,19 +259,18 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
     const vocab = m.words.map((_, i) => i).filter((i) => i !== BOS);
     // Exact (unrounded) probabilities from the estimate, backing off as a decoder does.
     const P = (ids: number[]): number => {
-      const key = ids.reduce((k, id) => k * 2 ** 17 + id, 0);
-      const e = m.orders[ids.length - 1]!.get(key);
+      const e = lookup(m, ids);
       if (e) return 10 ** e.p;
       const h = ids.slice(0, -1);
-      const hk = h.reduce((k, id) => k * 2 ** 17 + id, 0);
-      const b = m.orders[h.length - 1]!.get(hk)?.bow ?? 0;
+      const b = lookup(m, h)?.bow ?? 0;
       return 10 ** b * P(ids.slice(1));
     };
     const sum = (h: number[]): number => vocab.reduce((s, w) => s + P([...h, w]), 0);
     assert.ok(Math.abs(sum([]) - 1) < 1e-9, `unigrams: ${sum([])}`);
     const bigramContexts = [BOS, ...vocab.slice(0, 40)].filter((w) => w !== EOS);
     for (const h of bigramContexts) assert.ok(Math.abs(sum([h]) - 1) < 1e-9, `${m.words[h]}: ${sum([h])}`);
-    const triContexts = [...m.orders[1]!.keys()].filter((k) => m.orders[1]!.get(k)!.bow !== undefined).slice(0, 60);
+    const triContexts = [...m.orders[1].keys].filter((k) => lookup(m, idsOf(k, 2))!.bow !== undefined).slice(0, 60);
+    assert.equal(keyOf(idsOf(triContexts[0]!, 2)), triContexts[0]);
     assert.ok(triContexts.length === 60);
     for (const k of triContexts) assert.ok(Math.abs(sum(idsOf(k, 2)) - 1) < 1e-9, idsOf(k, 2).join(' '));
 
@@ -280,13 +295,27 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
     assert.ok(kept.length > 100 && kept.length < seen.size);
   });
 
-  it('writes the same bytes every time; keeps only dictionary words, counting the rest as <unk>', async () => {
+  it('writes the same bytes every time (ARPA and dictionary), whatever the order the words were first seen in', async () => {
     const text = path.join(dir, 'c.txt.gz');
     writeFileSync(text, gzipSync(corpus(2000, 11).text));
     const a = await buildLm({ language: 'fr', texts: [text], dict, out: path.join(dir, 'a.arpa') });
     const b = await buildLm({ language: 'fr', texts: [text], dict, out: path.join(dir, 'b.arpa') });
     assert.equal(readFileSync(a.out, 'utf8'), readFileSync(b.out, 'utf8'));
-    const unigrams = parseArpa(readFileSync(a.out, 'utf8')).orders[0]!;
+    assert.equal(readFileSync(a.dictOut, 'utf8'), readFileSync(b.dictOut, 'utf8'));
+    assert.equal(a.dictOut, path.join(dir, 'a.dict'));
+    // The same lines in another order: the same counts, so the same bytes (no dependence on hash or insertion order).
+    const reversed = path.join(dir, 'r.txt');
+    writeFileSync(reversed, `${corpus(2000, 11).text.trim().split('\n').reverse().join('\n')}\n`);
+    const c = await buildLm({ language: 'fr', texts: [reversed], dict, out: path.join(dir, 'c.arpa') });
+    assert.equal(readFileSync(c.out, 'utf8'), readFileSync(a.out, 'utf8'));
+    assert.equal(readFileSync(c.dictOut, 'utf8'), readFileSync(a.dictOut, 'utf8'));
+  });
+
+  it('dictionary only: keeps only the words the dictionary pronounces, counting the rest as <unk>', async () => {
+    const text = path.join(dir, 'c.txt');
+    writeFileSync(text, corpus(2000, 11).text);
+    const r = await buildLm({ language: 'fr', texts: [text], dict, out: path.join(dir, 'a.arpa'), g2p: false, grammarWords: [] });
+    const unigrams = parseArpa(readFileSync(r.out, 'utf8')).orders[0]!;
     assert.ok(unigrams.includes('<unk>') && unigrams.includes('</s>'));
     const pronounced = new Set(corpus(0).words.slice(0, 950));
     assert.ok(
@@ -294,6 +323,50 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
       'a word without pronunciation',
     );
     assert.ok(unigrams.length > 500);
+    assert.equal(r.guessed, 0);
+  });
+
+  it('with G2P: the frequent words the dictionary lacks are in, pronounced by rules; the .dict is complete and sorted', async () => {
+    const text = path.join(dir, 'c.txt');
+    // "motxyz…" words the dictionary lacks (its last 50), a frequent name it lacks, and a Greek word no rule maps.
+    writeFileSync(text, `${corpus(2000, 11).text}${'Chantal parle à Chantal de λόγος\n'.repeat(30)}`);
+    const r = await buildLm({ language: 'fr', texts: [text], dict, out: path.join(dir, 'lm.arpa'), grammarWords: [] });
+    const unigrams = parseArpa(readFileSync(r.out, 'utf8')).orders[0]!;
+    assert.ok(unigrams.includes('chantal'));
+    assert.ok(!unigrams.includes('λόγος'));
+    assert.deepEqual(r.unmapped.count, 1);
+    assert.match(r.unmapped.examples[0]!, /cannot pronounce "λόγος": no rule for the letter "λ"/);
+    const lines = readFileSync(r.dictOut, 'utf8').trim().split('\n');
+    const entries = lines.map((l) => l.split(' ')[0]!);
+    const heads = entries.filter((e) => !/\(\d+\)$/.test(e));
+    assert.deepEqual(
+      heads,
+      [...heads].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)),
+      'sorted by code point',
+    );
+    assert.deepEqual(new Set(heads), new Set(unigrams.filter((w) => !w.startsWith('<'))), 'one entry per vocabulary word');
+    // A dictionary word keeps its variants; a word it lacks gets the rules' pronunciation.
+    const first = corpus(0).words[0]!;
+    assert.ok(lines.includes(`${first} m oo`) && lines.includes(`${first}(2) m aa`));
+    assert.ok(lines.includes('chantal ch an tt aa ll'), lines.filter((l) => l.startsWith('chantal')).join('\n'));
+    assert.ok(r.guessed >= 1);
+  });
+
+  it("the dictation grammar's spoken words are always in the vocabulary and the dictionary, however rare", async () => {
+    const text = path.join(dir, 'c.txt');
+    writeFileSync(text, corpus(2000, 11).text);
+    const r = await buildLm({ language: 'fr', texts: [text], dict, out: path.join(dir, 'lm.arpa'), vocabulary: 300 });
+    const unigrams = new Set(parseArpa(readFileSync(r.out, 'utf8')).orders[0]!);
+    const dictWords = new Set(
+      readFileSync(r.dictOut, 'utf8')
+        .split('\n')
+        .map((l) => l.split(' ')[0]!),
+    );
+    for (const w of ['virgule', 'point', "d'", 'interrogation', 'guillemets', 'parenthèse', 'paragraphe', 'quatorze', 'effacer']) {
+      assert.ok(unigrams.has(w), w);
+      assert.ok(dictWords.has(w), w);
+    }
+    assert.equal(r.vocabulary, 300);
   });
 
   it('refuses an empty or binary corpus with a clear error, and writes nothing', async () => {
@@ -314,7 +387,16 @@ describe('language models: interpolated modified Kneser-Ney trigrams (ARPA)', ()
       buildLm({ language: 'fr', texts: [path.join(dir, 'empty.txt')], dict: path.join(dir, 'empty.txt'), out: path.join(dir, 'x.arpa') }),
       /not a pocketsphinx dictionary/,
     );
+    // A missing file among several: refused before the others are read.
+    writeFileSync(path.join(dir, 'ok.txt'), corpus(50).text);
+    await assert.rejects(
+      buildLm({ language: 'fr', texts: [path.join(dir, 'ok.txt'), path.join(dir, 'typo.txt')], dict, out: path.join(dir, 'x.arpa') }),
+      (e: Error) => e instanceof CorpusError && /typo.txt is not a file; nothing was built/.test(e.message),
+    );
+    await assert.rejects(buildLm({ language: 'fr', texts: [dir], dict, out: path.join(dir, 'x.arpa') }), /is not a file/);
     assert.throws(() => readFileSync(path.join(dir, 'x.arpa')));
+    assert.throws(() => readFileSync(path.join(dir, 'x.dict')));
+    assert.throws(() => readFileSync(path.join(dir, 'x.arpa.words.part')));
   });
 });
 
@@ -328,7 +410,7 @@ describe('language models: npm run models -- lm build (its command line)', () =>
           () => {},
           () => {},
         );
-      await assert.rejects(run('lm'), /lm needs a command \(lm build, lm adapt\)/);
+      await assert.rejects(run('lm'), /lm needs a command \(lm build, lm adapt, lm check\)/);
       await assert.rejects(run('lm', 'learn'), /unknown lm command "learn"/);
       await assert.rejects(run('lm', 'build', '--text', 'x.txt'), /needs --language fr/);
       await assert.rejects(run('lm', 'build', '--language', 'de', '--text', 'x.txt'), /needs --language fr/);

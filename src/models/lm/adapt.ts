@@ -18,7 +18,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type ArpaModel, parseArpa, readArpaFile, writeArpaModel } from './arpa';
+import { type ArpaModel, parseArpa, readArpaFile, writeArpaModel } from './arpaModel';
 import { type AdaptText, AdaptSourceError, readAdaptSources } from './adaptSources';
 import { frenchWords } from './frenchText';
 import { interpolate } from './interpolate';

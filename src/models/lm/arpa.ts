@@ -1,197 +1,119 @@
 /**
- * ARPA back-off language models (up to trigrams) read into memory and written back, for `lm adapt`
- * (interpolate.ts). The format as SRILM's ngram-format(5) and pocketsphinx's `ngram_model_arpa`
- * read it: a `\data\` header with `ngram N=count` lines, then one `\N-grams:` section per order
- * whose lines are `log10(p) <TAB> w1 … wN [<TAB> log10(backoff)]`, then `\end\`. A backoff that is
- * absent is 0 (log10 of 1). A malformed file is refused with its line number, before anything uses it.
+ * An ARPA language model checked line by line before a decoder reads it (pure: no I/O, so that the
+ * `lm check` command and the service both feed it lines). What it refuses, with the line's number:
+ * no `\data\` header, an `ngram N=C` count that is not a whole number or out of order, sections out of
+ * order or missing, a line with the wrong number of words or fields, a log10 probability that is not
+ * a number ≤ 0 (or a backoff that is not finite, or one on the highest order), a word in a higher order
+ * that the unigrams lack, no `<s>` or `</s>`, a section whose lines disagree with its header count,
+ * and a file that ends without `\end\`.
  */
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 
 export class ArpaError extends Error {
   override readonly name = 'ArpaError';
 }
 
-/** Bits per word id in a packed n-gram key (three ids stay below 2^53). */
-const ID_BITS = 17;
-export const KEY_BASE = 2 ** ID_BITS;
-export const MAX_ARPA_WORDS = KEY_BASE - 1;
-export const MAX_ORDER = 3;
-
-export interface Gram {
-  /** log10 probability. */
-  p: number;
-  /** log10 backoff weight (0 when the file gives none). */
-  bow: number;
+interface ArpaSummary {
+  /** N-grams listed per order (1-grams first), equal to the header's counts. */
+  counts: number[];
 }
 
-export interface ArpaModel {
-  order: number;
-  /** Words by id, in the order of the 1-gram section. */
-  words: string[];
-  index: Map<string, number>;
-  /** The n-grams of each order (index 0: unigrams), keyed by {@link pack}. */
-  grams: Array<Map<number, Gram>>;
-}
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/u;
 
-export const pack = (ids: readonly number[]): number => ids.reduce((k, id) => k * KEY_BASE + id, 0);
-
-export function unpack(k: number, n: number): number[] {
-  const out = new Array<number>(n);
-  for (let i = n - 1; i >= 0; i--) {
-    out[i] = k % KEY_BASE;
-    k = Math.floor(k / KEY_BASE);
-  }
-  return out;
-}
-
-/** An ARPA model being read, line by line (`where` names the source in errors). */
-class ArpaReader {
-  private state: 'start' | 'header' | 'body' | 'end' = 'start';
-  private counts: number[] = [];
-  private n = 0;
-  private readonly m: ArpaModel = { order: 0, words: [], index: new Map(), grams: [] };
+export class ArpaChecker {
+  private state: 'start' | 'header' | 'section' | 'done' = 'start';
   private lineNo = 0;
+  private readonly header: number[] = [];
+  private order = 0;
+  private seen = 0;
+  private readonly unigrams = new Set<string>();
 
-  constructor(private readonly where: string) {}
+  constructor(private readonly name = 'the ARPA file') {}
 
-  private fail(why: string): never {
-    throw new ArpaError(`${this.where}, line ${this.lineNo}: ${why}; not an ARPA language model this command can read`);
+  private fail(msg: string): never {
+    throw new ArpaError(`${this.name}, line ${this.lineNo}: ${msg}`);
   }
 
+  /** Feeds one line (without its line break). */
   line(raw: string): void {
     this.lineNo++;
-    const line = raw.trim();
-    if (this.state === 'start') {
-      if (line === '\\data\\') this.state = 'header';
-      return; // SRILM allows text before \data\
+    const l = raw.trim();
+    if (this.state === 'done') {
+      if (l !== '') this.fail('text after \\end\\');
+      return;
     }
-    if (line === '') return;
-    if (this.state === 'end') this.fail('text after \\end\\');
+    if (l === '') return;
+    if (this.state === 'start') {
+      if (l !== '\\data\\') this.fail(`expected \\data\\ (not an ARPA language model): ${JSON.stringify(l.slice(0, 40))}`);
+      this.state = 'header';
+      return;
+    }
     if (this.state === 'header') {
-      const c = /^ngram (\d+)\s*=\s*(\d+)$/u.exec(line);
-      if (c) {
-        if (Number(c[1]) !== this.counts.length + 1) this.fail(`"${line}" out of order`);
-        if (Number(c[1]) > MAX_ORDER) this.fail(`order ${c[1]!} (at most ${MAX_ORDER} is read)`);
-        this.counts.push(Number(c[2]));
+      const m = /^ngram\s+(\d+)\s*=\s*(\d+)$/u.exec(l);
+      if (m) {
+        if (Number(m[1]) !== this.header.length + 1) this.fail(`ngram ${m[1]} where ngram ${this.header.length + 1} was expected`);
+        this.header.push(Number(m[2]));
         return;
       }
-      if (this.counts.length === 0) this.fail('no "ngram N=count" line after \\data\\');
-      this.state = 'body';
-      this.m.order = this.counts.length;
-      if (this.counts[0]! > MAX_ARPA_WORDS) this.fail(`${this.counts[0]!} words (at most ${MAX_ARPA_WORDS})`);
+      if (l.startsWith('ngram')) this.fail(`a malformed count line: ${JSON.stringify(l.slice(0, 40))}`);
+      if (this.header.length === 0) this.fail('no "ngram N=count" line after \\data\\');
+      this.state = 'section';
     }
-    const section = /^\\(\d+)-grams:$/u.exec(line);
-    if (section) {
-      this.close();
-      this.n = Number(section[1]);
-      if (this.n !== this.m.grams.length + 1 || this.n > this.m.order) this.fail(`section ${line} unexpected`);
-      this.m.grams.push(new Map());
+    const sec = /^\\(\d+)-grams:$/u.exec(l);
+    if (sec) {
+      this.closeSection();
+      if (Number(sec[1]) !== this.order + 1) this.fail(`\\${sec[1]}-grams: where \\${this.order + 1}-grams: was expected`);
+      this.order++;
+      if (this.order > this.header.length) this.fail(`\\${this.order}-grams: but the header counts only ${this.header.length} orders`);
+      this.seen = 0;
       return;
     }
-    if (line === '\\end\\') {
-      this.close();
-      if (this.m.grams.length !== this.m.order) this.fail(`\\end\\ after ${this.m.grams.length} of ${this.m.order} sections`);
-      this.state = 'end';
+    if (l === '\\end\\') {
+      this.closeSection();
+      if (this.order !== this.header.length) this.fail(`\\end\\ after ${this.order} of the header's ${this.header.length} orders`);
+      if (!this.unigrams.has('<s>') || !this.unigrams.has('</s>')) this.fail('the unigrams lack <s> or </s>');
+      this.state = 'done';
       return;
     }
-    if (this.n === 0) this.fail(`"${line.slice(0, 40)}" outside any section`);
-    const f = line.split(/\s+/u);
-    const n = this.n;
-    if (f.length !== n + 1 && f.length !== n + 2) this.fail(`a ${n}-gram line needs ${n + 1} or ${n + 2} fields, ${f.length} found`);
-    const p = Number(f[0]);
-    const bow = f.length === n + 2 ? Number(f[n + 1]) : 0;
-    if (!Number.isFinite(p) || p > 0 || !Number.isFinite(bow)) this.fail(`"${f[0]!}" is not a log10 probability`);
-    const ws = f.slice(1, n + 1);
-    if (n === 1) {
-      if (this.m.index.has(ws[0]!)) this.fail(`the word "${ws[0]!}" is listed twice`);
-      this.m.index.set(ws[0]!, this.m.words.length);
-      this.m.words.push(ws[0]!);
+    if (this.order === 0) this.fail(`expected \\1-grams: here: ${JSON.stringify(l.slice(0, 40))}`);
+    this.entry(l);
+  }
+
+  private entry(l: string): void {
+    const n = this.order;
+    const f = l.split(/\s+/u);
+    if (f.length !== n + 1 && f.length !== n + 2)
+      this.fail(`a ${n}-gram line needs a probability, ${n} words and an optional backoff; it has ${f.length} fields`);
+    if (f.length === n + 2 && n === this.header.length) this.fail(`a backoff weight on the highest order (${n})`);
+    const p = f[0]!;
+    if (!NUMBER.test(p) || Number(p) > 0) this.fail(`the log10 probability ${JSON.stringify(p.slice(0, 20))} is not a number ≤ 0`);
+    if (f.length === n + 2 && !NUMBER.test(f[n + 1]!)) this.fail(`the backoff ${JSON.stringify(f[n + 1]!.slice(0, 20))} is not a number`);
+    if (n === 1) this.unigrams.add(f[1]!);
+    else
+      for (let i = 1; i <= n; i++)
+        if (!this.unigrams.has(f[i]!)) this.fail(`the word ${JSON.stringify(f[i]!.slice(0, 40))} is not among the unigrams`);
+    this.seen++;
+    if (this.seen > this.header[n - 1]!) this.fail(`more ${n}-grams than the header's ${this.header[n - 1]}`);
+  }
+
+  private closeSection(): void {
+    if (this.order > 0 && this.seen !== this.header[this.order - 1]) {
+      this.fail(`the header counts ${this.header[this.order - 1]} ${this.order}-grams, the section lists ${this.seen}`);
     }
-    const ids = ws.map((w) => this.m.index.get(w) ?? this.fail(`the word "${w}" is not among the 1-grams`));
-    const key = pack(ids);
-    const grams = this.m.grams[n - 1]!;
-    if (n > 1 && grams.has(key)) this.fail(`the ${n}-gram "${ws.join(' ')}" is listed twice`);
-    grams.set(key, { p, bow });
   }
 
-  private close(): void {
-    if (this.n > 0 && this.m.grams[this.n - 1]!.size !== this.counts[this.n - 1]) {
-      this.fail(`${this.m.grams[this.n - 1]!.size} ${this.n}-grams listed, the header says ${this.counts[this.n - 1]!}`);
+  /** At the end of the file: the summary, or an error when `\end\` never came. */
+  end(): ArpaSummary {
+    if (this.state !== 'done') {
+      if (this.state === 'start') throw new ArpaError(`${this.name} is empty: not an ARPA language model`);
+      throw new ArpaError(`${this.name} ends without \\end\\ (truncated?) after ${this.lineNo} lines`);
     }
-  }
-
-  done(): ArpaModel {
-    if (this.state !== 'end') this.fail(this.state === 'start' ? 'no \\data\\ line' : 'no \\end\\ line (truncated?)');
-    return this.m;
+    return { counts: [...this.header] };
   }
 }
 
-/** Reads an ARPA model from text. */
-export function parseArpa(text: string, where = 'the model'): ArpaModel {
-  const r = new ArpaReader(where);
-  for (const l of text.split('\n')) r.line(l);
-  return r.done();
-}
-
-/** Reads an ARPA model from a file, streamed. */
-export async function readArpaFile(file: string): Promise<ArpaModel> {
-  const r = new ArpaReader(file);
-  const input = createReadStream(file, { encoding: 'utf8' });
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  try {
-    for await (const l of lines) r.line(l);
-  } finally {
-    lines.close();
-    input.destroy();
-  }
-  return r.done();
-}
-
-/**
- * log10 p(w | ctx) by the back-off rule: the longest n-gram `ctx w` listed gives its probability,
- * plus the backoff weights of the contexts left out on the way (0 for a context not listed).
- * `ctx` holds at most order−1 ids, oldest first; an id of −1 (a word the model lacks) cuts the context there.
- * Returns −Infinity for a word the model lacks.
- */
-export function logProb(m: ArpaModel, ctx: readonly number[], w: number): number {
-  if (w < 0) return -Infinity;
-  let start = Math.max(0, ctx.length - (m.order - 1));
-  const cut = ctx.lastIndexOf(-1);
-  if (cut >= start) start = cut + 1;
-  let backoff = 0;
-  for (let s = start; s <= ctx.length; s++) {
-    const h = ctx.slice(s);
-    const g = m.grams[h.length]!.get(pack([...h, w]));
-    if (g) return g.p + backoff;
-    if (h.length > 0) backoff += m.grams[h.length - 1]!.get(pack(h))?.bow ?? 0;
-  }
-  return -Infinity;
-}
-
-const num = (x: number): string => (x <= -99 ? '-99' : x.toFixed(6).replace(/^-0\.000000$/u, '0.000000'));
-
-/** The model as ARPA text, each order's n-grams by key (deterministic), written in pieces to `write`. */
-export function writeArpaModel(m: ArpaModel, write: (s: string) => void): void {
-  const sorted = m.grams.map((g) => [...g.keys()].sort((a, b) => a - b));
-  write('\\data\\\n');
-  sorted.forEach((keys, i) => write(`ngram ${i + 1}=${keys.length}\n`));
-  sorted.forEach((keys, i) => {
-    const n = i + 1;
-    write(`\n\\${n}-grams:\n`);
-    let buf = '';
-    for (const k of keys) {
-      const g = m.grams[i]!.get(k)!;
-      const text = unpack(k, n)
-        .map((id) => m.words[id]!)
-        .join(' ');
-      buf += `${num(g.p)}\t${text}${n < m.order ? `\t${num(g.bow)}` : ''}\n`;
-      if (buf.length > 1 << 16) {
-        write(buf);
-        buf = '';
-      }
-    }
-    write(buf);
-  });
-  write('\n\\end\\\n');
+/** Checks a whole ARPA text (small models; a file is better fed line by line). */
+export function checkArpa(text: string, name?: string): ArpaSummary {
+  const c = new ArpaChecker(name);
+  for (const l of text.split('\n')) c.line(l);
+  return c.end();
 }

@@ -19,7 +19,7 @@
  * The vocabulary is the union: special words (`<unk>`, `<s>`, `</s>`) first, then the others in code
  * point order, so that the output depends on nothing but the two models and λ.
  */
-import { type ArpaModel, type Gram, MAX_ARPA_WORDS, logProb, pack, unpack } from './arpa';
+import { type ArpaModel, type Gram, MAX_ARPA_WORDS, logProb, pack, unpack } from './arpaModel';
 
 export class InterpolateError extends Error {
   override readonly name = 'InterpolateError';

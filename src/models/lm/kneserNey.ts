@@ -13,17 +13,17 @@
  * - trigrams seen once are pruned after the estimate; every context's backoff weight is then computed
  *   so that its distribution sums to 1: bow(h) = (1 − Σ_kept p(w|h)) / (1 − Σ_kept p(w|h')).
  *
- * Word ids: 0 `<unk>`, 1 `<s>`, 2 `</s>`, then the vocabulary. Counts are kept in maps keyed by the
- * ids packed in one number ({@link ID_BITS} bits per word).
+ * Word ids: 0 `<unk>`, 1 `<s>`, 2 `</s>`, then the vocabulary. N-grams are packed in one number
+ * (17 bits per word), counted in typed-array hash tables, then estimated over their
+ * keys in ascending order (each context's n-grams contiguous): no per-n-gram object anywhere.
  */
-
+import { B, NgramTable } from './ngramTable';
 export const UNK = 0;
 export const BOS = 1;
 export const EOS = 2;
-const ID_BITS = 17;
-const B = 2 ** ID_BITS;
 /** The most words a model may have (three ids packed below 2^53). */
 export const MAX_WORDS = B - 3;
+const BB = B * B;
 
 export class LmEstimateError extends Error {
   override readonly name = 'LmEstimateError';
@@ -35,11 +35,17 @@ export interface Discounts {
   d3: number;
 }
 
+/** One order of a model: its n-grams' packed keys in ascending order, log10 p and log10 backoff (NaN: none). */
+export interface Order {
+  keys: Float64Array;
+  p: Float64Array;
+  bow: Float64Array;
+}
+
 export interface TrigramModel {
   /** Words by id (`<unk>`, `<s>`, `</s>` first). */
   words: readonly string[];
-  /** log10 probability and backoff of each n-gram kept, by order (key: packed ids). */
-  orders: Array<Map<number, { p: number; bow?: number }>>;
+  orders: [Order, Order, Order];
   discounts: Discounts[];
   /** Orders whose counts of counts gave no usable discounts (a small or unusual text): {@link FALLBACK_DISCOUNTS} there. */
   fallback: number[];
@@ -48,24 +54,27 @@ export interface TrigramModel {
 /** The discounts of an order whose counts give none (KenLM's `--discount_fallback` values). */
 export const FALLBACK_DISCOUNTS: Discounts = { d1: 0.5, d2: 1, d3: 1.5 };
 
-const k2 = (a: number, b: number): number => a * B + b;
-const k3 = (a: number, b: number, c: number): number => (a * B + b) * B + c;
-const inc = (m: Map<number, number>, k: number, by = 1): void => void m.set(k, (m.get(k) ?? 0) + by);
+/** Packs word ids into one key. */
+export const keyOf = (ids: readonly number[]): number => ids.reduce((k, id) => k * B + id, 0);
 
-/** Raw counts of the sentences, each as `<s> w1 … wn </s>` (unigrams, bigrams, trigrams). */
+/** Raw counts of the sentences, each as `<s> w1 … wn </s>` (bigrams and trigrams; unigrams follow from them). */
 export class TrigramCounter {
-  readonly unigrams = new Map<number, number>();
-  readonly bigrams = new Map<number, number>();
-  readonly trigrams = new Map<number, number>();
+  readonly bigrams = new NgramTable(1 << 16);
+  readonly trigrams = new NgramTable(1 << 17);
   constructor(private readonly maxEntries = 50_000_000) {}
 
-  add(ids: readonly number[]): void {
-    if (ids.length === 0) return;
-    const s = [BOS, ...ids, EOS];
-    for (let i = 0; i < s.length; i++) {
-      inc(this.unigrams, s[i]!);
-      if (i >= 1) inc(this.bigrams, k2(s[i - 1]!, s[i]!));
-      if (i >= 2) inc(this.trigrams, k3(s[i - 2]!, s[i - 1]!, s[i]!));
+  /** Counts one sentence: `ids[from..to)`. */
+  add(ids: ArrayLike<number>, from = 0, to = ids.length): void {
+    if (to <= from) return;
+    let a = BOS;
+    let b = ids[from]!;
+    this.bigrams.add(a * B + b);
+    for (let i = from + 1; i <= to; i++) {
+      const c = i < to ? ids[i]! : EOS;
+      this.bigrams.add(b * B + c);
+      this.trigrams.add((a * B + b) * B + c);
+      a = b;
+      b = c;
     }
     if (this.trigrams.size + this.bigrams.size > this.maxEntries) {
       throw new LmEstimateError(
@@ -75,7 +84,7 @@ export class TrigramCounter {
   }
 }
 
-/** Discounts from the counts of counts of `counts`' values (adjusted counts); throws when they are degenerate. */
+/** Discounts from the counts of counts of `counts` (adjusted counts); throws when they are degenerate. */
 export function discounts(counts: Iterable<number>, order: number): Discounts {
   const t = [0, 0, 0, 0, 0];
   for (const c of counts) if (c >= 1 && c <= 4) t[c]!++;
@@ -96,110 +105,133 @@ export function discounts(counts: Iterable<number>, order: number): Discounts {
 
 const discountOf = (d: Discounts, c: number): number => (c <= 0 ? 0 : c === 1 ? d.d1 : c === 2 ? d.d2 : d.d3);
 
-/** Per context: Σ adjusted counts, and the numerator of γ. */
-function contextTotals(adjusted: Map<number, number>, d: Discounts): Map<number, { sum: number; gammaNum: number }> {
-  const out = new Map<number, { sum: number; gammaNum: number }>();
-  for (const [k, c] of adjusted) {
-    const h = Math.floor(k / B);
-    const t = out.get(h) ?? { sum: 0, gammaNum: 0 };
-    t.sum += c;
-    t.gammaNum += discountOf(d, c);
-    out.set(h, t);
-  }
+/** The counts' values as a typed array in key order. */
+function countsOf(table: NgramTable, keys: Float64Array): Uint32Array {
+  const out = new Uint32Array(keys.length);
+  for (let i = 0; i < keys.length; i++) out[i] = table.counts[table.slotOf(keys[i]!)]!;
   return out;
 }
 
-/** Estimates the model; `words` by id as in {@link UNK}…, `pruneSingletonTrigrams` as KenLM's `--prune 0 0 1`. */
-/** Adjusted counts by order: continuation counts below the top order, raw counts for n-grams after `<s>` and for trigrams. */
-export function adjustedCounts(counter: TrigramCounter): [Map<number, number>, Map<number, number>, Map<number, number>] {
-  const a2 = new Map<number, number>();
-  for (const k of counter.trigrams.keys()) inc(a2, k % (B * B));
-  for (const [k, c] of counter.bigrams) if (Math.floor(k / B) === BOS) a2.set(k, c);
-  const a1 = new Map<number, number>();
-  for (const k of counter.bigrams.keys()) inc(a1, k % B);
-  return [a1, a2, counter.trigrams];
+/** Adjusted counts by order (key order): continuation counts below the top order, raw counts after `<s>` and for trigrams. */
+export function adjustedCounts(counter: TrigramCounter, vocab: number) {
+  const k2 = counter.bigrams.sortedKeys();
+  const k3 = counter.trigrams.sortedKeys();
+  // Bigram slot → its index in key order.
+  const index2 = new Int32Array(counter.bigrams.capacity);
+  for (let i = 0; i < k2.length; i++) index2[counter.bigrams.slotOf(k2[i]!)] = i;
+  const at2 = (key: number): number => index2[counter.bigrams.slotOf(key)]!;
+  const a2 = new Uint32Array(k2.length);
+  for (let i = 0; i < k3.length; i++) a2[at2(k3[i]! % BB)]!++;
+  const raw2 = countsOf(counter.bigrams, k2);
+  for (let i = 0; i < k2.length && Math.floor(k2[i]! / B) <= BOS; i++) if (Math.floor(k2[i]! / B) === BOS) a2[i] = raw2[i]!;
+  const a1 = new Uint32Array(vocab);
+  for (let i = 0; i < k2.length; i++) a1[k2[i]! % B]!++;
+  return { a1, k2, a2, k3, a3: countsOf(counter.trigrams, k3), at2 };
 }
 
+function orDefault(counts: Uint32Array, order: number, fallback: number[]): Discounts {
+  try {
+    return discounts(
+      (function* () {
+        for (const c of counts) if (c > 0) yield c;
+      })(),
+      order,
+    );
+  } catch (e) {
+    if (!(e instanceof LmEstimateError)) throw e;
+    fallback.push(order);
+    return FALLBACK_DISCOUNTS;
+  }
+}
+
+/** Estimates the model; `words` by id as in {@link UNK}…, `pruneSingletonTrigrams` as KenLM's `--prune 0 0 1`. */
 export function estimate(counter: TrigramCounter, words: readonly string[], pruneSingletonTrigrams = true): TrigramModel {
-  const [a1, a2, a3] = adjustedCounts(counter);
+  const V = words.length;
+  const { a1, k2, a2, k3, a3, at2 } = adjustedCounts(counter, V);
   const fallback: number[] = [];
-  const orDefault = (counts: Map<number, number>, order: number): Discounts => {
-    try {
-      return discounts(counts.values(), order);
-    } catch (e) {
-      if (!(e instanceof LmEstimateError)) throw e;
-      fallback.push(order);
-      return FALLBACK_DISCOUNTS;
-    }
-  };
-  const d1 = orDefault(a1, 1);
-  const d2 = orDefault(a2, 2);
-  const d3 = orDefault(a3, 3);
+  const d1 = orDefault(a1, 1, fallback);
+  const d2 = orDefault(a2, 2, fallback);
+  const d3 = orDefault(a3, 3, fallback);
 
   // Unigrams: every word but <s>, interpolated with the uniform distribution.
-  const vocab = words.length - 1; // <s> is never predicted
   let sum1 = 0;
   let gamma1 = 0;
-  for (let w = 0; w < words.length; w++) {
+  for (let w = 0; w < V; w++) {
     if (w === BOS) continue;
-    const c = a1.get(w) ?? 0;
-    sum1 += c;
-    gamma1 += discountOf(d1, c);
+    sum1 += a1[w]!;
+    gamma1 += discountOf(d1, a1[w]!);
   }
-  const p1 = new Float64Array(words.length);
-  for (let w = 0; w < words.length; w++) {
-    if (w === BOS) continue;
-    const c = a1.get(w) ?? 0;
-    p1[w] = (Math.max(0, c - discountOf(d1, c)) + gamma1 / vocab) / sum1;
-  }
-  const t2 = contextTotals(a2, d2);
-  const p2 = new Map<number, number>();
-  for (const [k, c] of a2) {
-    const h = Math.floor(k / B);
-    const t = t2.get(h)!;
-    p2.set(k, (c - discountOf(d2, c) + t.gammaNum * p1[k % B]!) / t.sum);
-  }
-  const t3 = contextTotals(a3, d3);
-  const p3 = new Map<number, number>();
-  for (const [k, c] of a3) {
-    if (pruneSingletonTrigrams && c <= 1) continue;
-    const h = Math.floor(k / B);
-    const t = t3.get(h)!;
-    p3.set(k, (c - discountOf(d3, c) + t.gammaNum * p2.get(k % (B * B))!) / t.sum);
+  const p1 = new Float64Array(V);
+  for (let w = 0; w < V; w++) {
+    if (w !== BOS) p1[w] = (Math.max(0, a1[w]! - discountOf(d1, a1[w]!)) + gamma1 / (V - 1)) / sum1;
   }
 
-  // Backoff weights by normalisation: each context's distribution sums to 1 with what was kept.
-  const kept2 = new Map<number, { p: number; lower: number }>();
-  for (const [k, p] of p2) {
-    const h = Math.floor(k / B);
-    const s = kept2.get(h) ?? { p: 0, lower: 0 };
-    s.p += p;
-    s.lower += p1[k % B]!;
-    kept2.set(h, s);
+  // Bigrams, context by context (a run of keys with the same first word); then each unigram's backoff.
+  const p2 = new Float64Array(k2.length);
+  const bow1 = new Float64Array(V).fill(NaN);
+  for (let i = 0; i < k2.length;) {
+    const h = Math.floor(k2[i]! / B);
+    let j = i;
+    let sum = 0;
+    let gammaNum = 0;
+    for (; j < k2.length && Math.floor(k2[j]! / B) === h; j++) {
+      sum += a2[j]!;
+      gammaNum += discountOf(d2, a2[j]!);
+    }
+    let kept = 0;
+    let lower = 0;
+    for (let x = i; x < j; x++) {
+      const w = k2[x]! % B;
+      p2[x] = (a2[x]! - discountOf(d2, a2[x]!) + gammaNum * p1[w]!) / sum;
+      kept += p2[x]!;
+      lower += p1[w]!;
+    }
+    bow1[h] = Math.max(0, 1 - kept) / Math.max(1e-12, 1 - lower);
+    i = j;
   }
-  const kept3 = new Map<number, { p: number; lower: number }>();
-  for (const [k, p] of p3) {
-    const h = Math.floor(k / B);
-    const s = kept3.get(h) ?? { p: 0, lower: 0 };
-    s.p += p;
-    s.lower += p2.get(k % (B * B))!;
-    kept3.set(h, s);
-  }
-  const bow = (s: { p: number; lower: number } | undefined): number | undefined =>
-    s === undefined ? undefined : Math.max(0, 1 - s.p) / Math.max(1e-12, 1 - s.lower);
 
-  const o1 = new Map<number, { p: number; bow?: number }>();
-  for (let w = 0; w < words.length; w++) {
-    const b = bow(kept2.get(w));
-    o1.set(w, { p: w === BOS ? -99 : Math.log10(p1[w]!), ...(b !== undefined ? { bow: Math.log10(b) } : {}) });
+  // Trigrams, context by context (a run with the same two first words), singletons pruned after.
+  const keep = new Uint8Array(k3.length);
+  const p3 = new Float64Array(k3.length);
+  const bow2 = new Float64Array(k2.length).fill(NaN);
+  let n3 = 0;
+  for (let i = 0; i < k3.length;) {
+    const h = Math.floor(k3[i]! / B);
+    let j = i;
+    let sum = 0;
+    let gammaNum = 0;
+    for (; j < k3.length && Math.floor(k3[j]! / B) === h; j++) {
+      sum += a3[j]!;
+      gammaNum += discountOf(d3, a3[j]!);
+    }
+    let kept = 0;
+    let lower = 0;
+    for (let x = i; x < j; x++) {
+      if (pruneSingletonTrigrams && a3[x]! <= 1) continue;
+      const low = p2[at2(k3[x]! % BB)]!;
+      p3[x] = (a3[x]! - discountOf(d3, a3[x]!) + gammaNum * low) / sum;
+      keep[x] = 1;
+      n3++;
+      kept += p3[x]!;
+      lower += low;
+    }
+    if (kept > 0) bow2[at2(h)] = Math.max(0, 1 - kept) / Math.max(1e-12, 1 - lower);
+    i = j;
   }
-  const o2 = new Map<number, { p: number; bow?: number }>();
-  for (const [k, p] of p2) {
-    const b = bow(kept3.get(k));
-    o2.set(k, { p: Math.log10(p), ...(b !== undefined ? { bow: Math.log10(b) } : {}) });
+
+  const o1: Order = { keys: new Float64Array(V), p: new Float64Array(V), bow: new Float64Array(V) };
+  for (let w = 0; w < V; w++) {
+    o1.keys[w] = w;
+    o1.p[w] = w === BOS ? -99 : Math.log10(p1[w]!);
+    o1.bow[w] = Math.log10(bow1[w]!);
   }
-  const o3 = new Map<number, { p: number; bow?: number }>();
-  for (const [k, p] of p3) o3.set(k, { p: Math.log10(p) });
+  const o2: Order = { keys: k2, p: p2.map(Math.log10), bow: bow2.map(Math.log10) };
+  const o3: Order = { keys: new Float64Array(n3), p: new Float64Array(n3), bow: new Float64Array(n3).fill(NaN) };
+  for (let x = 0, n = 0; x < k3.length; x++) {
+    if (!keep[x]) continue;
+    o3.keys[n] = k3[x]!;
+    o3.p[n++] = Math.log10(p3[x]!);
+  }
   return { words, orders: [o1, o2, o3], discounts: [d1, d2, d3], fallback };
 }
 
@@ -213,21 +245,39 @@ export function idsOf(k: number, n: number): number[] {
   return out;
 }
 
+/** The entry of an n-gram (ids) in a model, or undefined (binary search in its order). */
+export function lookup(m: TrigramModel, ids: readonly number[]): { p: number; bow?: number } | undefined {
+  const o = m.orders[ids.length - 1]!;
+  const key = keyOf(ids);
+  let lo = 0;
+  let hi = o.keys.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const k = o.keys[mid]!;
+    if (k === key) return { p: o.p[mid]!, ...(Number.isNaN(o.bow[mid]!) ? {} : { bow: o.bow[mid]! }) };
+    if (k < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
 const num = (x: number): string => (x <= -99 ? '-99' : x.toFixed(6).replace(/^-0\.000000$/, '0.000000'));
 
 /** The model as ARPA text, n-grams in id order (deterministic), written in pieces to `write`. */
 export function writeArpa(m: TrigramModel, write: (s: string) => void): void {
-  const sorted = m.orders.map((o) => [...o.keys()].sort((x, y) => x - y));
   write('\\data\\\n');
-  sorted.forEach((keys, i) => write(`ngram ${i + 1}=${keys.length}\n`));
-  sorted.forEach((keys, i) => {
+  m.orders.forEach((o, i) => write(`ngram ${i + 1}=${o.keys.length}\n`));
+  m.orders.forEach((o, i) => {
     write(`\n\\${i + 1}-grams:\n`);
     let buf = '';
-    for (const k of keys) {
-      const e = m.orders[i]!.get(k)!;
-      buf += `${num(e.p)}\t${idsOf(k, i + 1)
-        .map((id) => m.words[id]!)
-        .join(' ')}${e.bow !== undefined ? `\t${num(e.bow)}` : ''}\n`;
+    for (let x = 0; x < o.keys.length; x++) {
+      const k = o.keys[x]!;
+      let text: string;
+      if (i === 0) text = m.words[k]!;
+      else if (i === 1) text = `${m.words[Math.floor(k / B)]!} ${m.words[k % B]!}`;
+      else text = `${m.words[Math.floor(k / BB)]!} ${m.words[Math.floor(k / B) % B]!} ${m.words[k % B]!}`;
+      const bow = o.bow[x]!;
+      buf += Number.isNaN(bow) ? `${num(o.p[x]!)}\t${text}\n` : `${num(o.p[x]!)}\t${text}\t${num(bow)}\n`;
       if (buf.length > 1 << 16) {
         write(buf);
         buf = '';
