@@ -7,12 +7,13 @@
  * - The text is normalised by the builder's own rules (frenchText.ts), so that the words are spelt as
  *   the base model's and the dictionary's.
  * - The domain vocabulary: every word of the text that has a pronunciation (the acoustic model's
- *   dictionary, and the base model's `.dict` where `lm build` wrote one); the others count as `<unk>`
+ *   dictionary, the base model's `.dict` where `lm build` wrote one, else our rules, frenchG2p.ts);
+ *   the others (letters the rules cannot map) count as `<unk>`
  *   and are reported.
  * - The domain trigram: interpolated modified Kneser-Ney (kneserNey.ts), no pruning (the text is small).
  * - The mixture: λ·domain + (1−λ)·base, merged into one back-off model (interpolate.ts).
- * - Where the base model has a `.dict`, `<name>.dict` is written beside it: the base's entries, then
- *   the acoustic dictionary's entries of the domain words the base's lacks.
+ * - `<name>.dict` is written beside it: the base's entries (its `.dict`, else the acoustic model's
+ *   dictionary), then the domain words it lacks (the acoustic dictionary's entries, else our rules').
  *
  * Deterministic: the same sources, base model and λ give the same bytes.
  */
@@ -22,6 +23,7 @@ import { type ArpaModel, parseArpa, readArpaFile, writeArpaModel } from './arpaM
 import { type AdaptText, AdaptSourceError, readAdaptSources } from './adaptSources';
 import { frenchWords } from './frenchText';
 import { interpolate } from './interpolate';
+import { G2pError, frenchPronunciations } from './frenchG2p';
 import { EOS, TrigramCounter, UNK, estimate, writeArpa } from './kneserNey';
 
 /** The specialties `configure.specialty` names, and the built-in French template of each. */
@@ -80,14 +82,14 @@ function readDictionary(file: string): Map<string, string[]> {
 
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The domain trigram of `sentences` over the words `has` accepts, as an ARPA model. */
-function domainModel(sentences: readonly string[], has: (w: string) => boolean) {
+/** The domain trigram of `sentences` (spelt as `spells` says) over the words `has` accepts, as an ARPA model. */
+function domainModel(sentences: readonly string[], spells: (w: string) => boolean, has: (w: string) => boolean) {
   const freq = new Map<string, number>();
   const unknown = new Set<string>();
   const tokenised: string[][] = [];
   let tokens = 0;
   for (const s of sentences) {
-    const ws = frenchWords(s, has);
+    const ws = frenchWords(s, spells);
     if (ws.length === 0) continue;
     tokenised.push(ws);
     for (const w of ws) {
@@ -130,8 +132,23 @@ export async function adaptLm(o: AdaptOptions): Promise<AdaptResult> {
   const acoustic = readDictionary(o.dict);
   const baseDictFile = o.base.replace(/\.arpa$/u, '.dict');
   const baseDict = existsSync(baseDictFile) ? readDictionary(baseDictFile) : undefined;
-  const has = (w: string): boolean => acoustic.has(w) || (baseDict?.has(w) ?? false);
-  const domain = domainModel(text.sentences, has);
+  // A word neither dictionary has is pronounced by our rules (frenchG2p.ts), as `lm build` does.
+  const guessed = new Map<string, string[] | undefined>();
+  const byRules = (w: string): string[] | undefined => {
+    if (!guessed.has(w)) {
+      let lines: string[] | undefined;
+      try {
+        lines = frenchPronunciations(w).map((p, i) => `${i ? `${w}(${i + 1})` : w} ${p.join(' ')}`);
+      } catch (e) {
+        if (!(e instanceof G2pError)) throw e;
+      }
+      guessed.set(w, lines);
+    }
+    return guessed.get(w);
+  };
+  // The text is spelt as the dictionaries spell it (elisions, hyphens), as `lm build` does.
+  const spells = (w: string): boolean => acoustic.has(w) || (baseDict?.has(w) ?? false);
+  const domain = domainModel(text.sentences, spells, (w) => spells(w) || byRules(w) !== undefined);
   if (domain.vocab.length === 0) {
     throw new AdaptSourceError(
       `${o.sources.join(', ')}: no word with a pronunciation in ${text.sentences.length} sentences (not French text?); nothing was written`,
@@ -141,20 +158,19 @@ export async function adaptLm(o: AdaptOptions): Promise<AdaptResult> {
   const mixed: ArpaModel = interpolate(parseArpa(domain.arpa, 'the domain model'), base, weight);
   writeAtomically(o.out, (put) => writeArpaModel(mixed, put));
   const newWords = domain.vocab.filter((w) => !base.index.has(w));
-  let dictOut: string | undefined;
-  if (baseDict) {
-    dictOut = o.out.replace(/\.arpa$/u, '.dict');
-    const added = domain.vocab.filter((w) => !baseDict.has(w)).flatMap((w) => acoustic.get(w) ?? []);
-    const baseText = readFileSync(baseDictFile, 'utf8').replace(/\n*$/u, '\n');
-    writeAtomically(dictOut, (put) => {
-      put(baseText);
-      if (added.length) put(`${added.join('\n')}\n`);
-    });
-  }
+  // The model's dictionary: the base's (its .dict, else the acoustic model's), then the domain words it lacks.
+  const dictOut = o.out.replace(/\.arpa$/u, '.dict');
+  const known = baseDict ?? acoustic;
+  const added = domain.vocab.filter((w) => !known.has(w)).flatMap((w) => acoustic.get(w) ?? byRules(w) ?? []);
+  const baseText = readFileSync(baseDict ? baseDictFile : o.dict, 'utf8').replace(/\n*$/u, '\n');
+  writeAtomically(dictOut, (put) => {
+    put(baseText);
+    if (added.length) put(`${added.join('\n')}\n`);
+  });
   const { sentences, ...counts } = text;
   return {
     out: o.out,
-    ...(dictOut ? { dictOut } : {}),
+    dictOut,
     text: { ...counts, sentences: sentences.length },
     tokens: domain.tokens,
     domainWords: domain.vocab.length,
