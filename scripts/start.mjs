@@ -509,9 +509,12 @@ async function main() {
     null,
     2,
   );
-  // dictee.serverUrl is machine-scoped: code-server reads it from the remote's Machine settings.
+  // dictee.serverUrl is machine-scoped: code-server reads it from the remote's Machine settings. The
+  // language and vocabulary stay out of them: there they would take the language picker's choice into the
+  // Remote settings, which Settings' User tab does not show.
   writeFileSync(path.join(userData, 'User', 'settings.json'), settings);
-  writeFileSync(path.join(userData, 'Machine', 'settings.json'), settings);
+  const { 'dictee.language': _language, 'dictee.specialty': _specialty, ...machine } = JSON.parse(settings);
+  writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify(machine, null, 2));
   const micStarted = step('looking for a sound server');
   const mic = await virtualMic();
   micStarted(mic ? 'none answers: a virtual microphone is started' : 'found one');
