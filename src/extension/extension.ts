@@ -51,7 +51,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const status = new StatusBar();
   const log = new Log();
   const settings = new Settings();
-  const keys = new ApiKeyStore(context.secrets, log);
+  const keys = new ApiKeyStore(context.secrets, log, () => settings.read().serverUrl);
   const announcer = new Announcer();
   const templates = new TemplateStore(context.extensionUri, log, (m) => void vscode.window.showWarningMessage(`Dictée: ${m}`));
   // "Next Field" of a fields-left warning is the command's (created just below, called later).
@@ -109,7 +109,10 @@ export function activate(context: vscode.ExtensionContext): void {
     toggleKey.onDidChange(showKey),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('dictee')) showSettings();
-      if (e.affectsConfiguration('dictee.serverUrl')) warnIfCleartext(settings);
+      if (e.affectsConfiguration('dictee.serverUrl')) {
+        warnIfCleartext(settings);
+        void keys.showHasKey(); // keys are per service address
+      }
     }),
     vscode.commands.registerCommand('dictee.start', () => dictation.start()),
     vscode.commands.registerCommand('dictee.pause', () => dictation.pause()),
