@@ -16,7 +16,8 @@
 //    (start-workspace.mjs), and prints the URL to open.
 //
 // It prints one line per step; what the steps print (npm, esbuild, vsce, code-server, the service) goes to
-// .dictee-data/start.log, written again at each start, and the last lines of it are shown when a step fails.
+// .dictee-data/start.log, written again at each start; when a step fails, its own error line comes first
+// (start-errors.mjs), then the last lines of what it printed.
 // The dictation language written into code-server's settings is the one the engine serves (GET /healthz:
 // en with pocketsphinx), not the setting's default `auto` (start-language.mjs).
 //
@@ -25,11 +26,12 @@
 // how to play speech into it. Ctrl+C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { failureReport } from './start-errors.mjs';
 import { startLanguage } from './start-language.mjs';
 import { startWorkspace } from './start-workspace.mjs';
 
@@ -165,24 +167,20 @@ function step(what) {
   };
 }
 
-/** The end of the log, for a step that failed. */
-function logTail(lines = 30) {
+/** The log from byte `from` on (what one step printed), or all of it. */
+function readLog(from = 0) {
   try {
-    return readFileSync(logFile, 'utf8')
-      .trimEnd()
-      .split('\n')
-      .slice(-lines)
-      .map((l) => `  | ${l}`)
-      .join('\n');
+    return readFileSync(logFile).subarray(from).toString('utf8');
   } catch {
     return '';
   }
 }
 
-function fail(what, why) {
+/** A step failed: its own error line first (start-errors.mjs), then the end of its output. */
+function fail(what, why, output = readLog()) {
   if (openLine) process.stdout.write('failed\n');
   openLine = false;
-  console.error(`\n[dictee] ${what} failed (${why}). The end of ${logName}:\n${logTail()}`);
+  console.error(`\n${failureReport(what, why, output, logName)}`);
   process.exit(1);
 }
 
@@ -190,10 +188,11 @@ function fail(what, why) {
 function run(cmd, args, what) {
   const done = step(what);
   log(`$ ${cmd} ${args.join(' ')}`);
+  const from = existsSync(logFile) ? statSync(logFile).size : 0;
   const fd = openSync(logFile, 'a');
   const r = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', fd, fd] });
   closeSync(fd);
-  if (r.status !== 0) fail(what, r.error ? r.error.message : `exit code ${r.status}`);
+  if (r.status !== 0) fail(what, r.error ? r.error.message : `exit code ${r.status}`, readLog(from));
   done();
 }
 
@@ -259,7 +258,12 @@ function startChild(name, cmd, args, env, ready) {
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.once('error', (e) => reject(new Error(`${name} could not start: ${e.message}`)));
-    child.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before it was ready:\n${out.slice(-3000)}`)));
+    child.once('exit', (code) => {
+      // What it printed goes with the error: its own error line is shown first (start-errors.mjs).
+      const e = new Error(`${name} exited (code ${code}) before it was ready`);
+      e.output = out;
+      reject(e);
+    });
   });
 }
 
@@ -529,7 +533,11 @@ async function main() {
   );
   log(`${inst.stdout ?? ''}${inst.stderr ?? ''}`);
   if (inst.status !== 0)
-    fail(`installing ${path.basename(vsix)} into code-server`, inst.error ? inst.error.message : `exit code ${inst.status}`);
+    fail(
+      `installing ${path.basename(vsix)} into code-server`,
+      inst.error ? inst.error.message : `exit code ${inst.status}`,
+      `${inst.stdout ?? ''}${inst.stderr ?? ''}`,
+    );
   installed();
   const codePort = await pickPort(Number(process.env.DICTEE_CODE_PORT ?? 8080), 'code-server');
   const csStarted = step('starting code-server');
@@ -618,7 +626,13 @@ process.on('exit', stopAll);
 main()
   .then(() => process.exit(0))
   .catch((e) => {
-    console.error(`\n[dictee] npm start failed: ${e instanceof Error ? e.message : String(e)}`);
+    if (openLine) process.stdout.write('failed\n');
+    openLine = false;
+    console.error(
+      typeof e?.output === 'string'
+        ? `\n${failureReport('npm start', e.message, e.output, logName, 15)}`
+        : `\n[dictee] npm start failed: ${e instanceof Error ? e.message : String(e)}`,
+    );
     stopAll();
     process.exit(1);
   });

@@ -141,6 +141,9 @@ describe('proofreading: the Play Back player', () => {
     assert.deepEqual([...Buffer.from(first.pcm, 'base64')], [...pcm]);
     assert.deepEqual(first.words, words);
     assert.equal(first.startMs, 710);
-    assert.match(playerHtml('vscode-resource:', 'abc123', { play: 'Play', label: 'Audio', empty: '', atCursor: 'At cursor' }), /const first = null;/);
+    assert.match(
+      playerHtml('vscode-resource:', 'abc123', { play: 'Play', label: 'Audio', empty: '', atCursor: 'At cursor' }),
+      /const first = null;/,
+    );
   });
 });

@@ -88,7 +88,10 @@ export function unservedWarning(
         name,
         names.join(', '),
       )
-    : l10n.t('The service does not take dictation in {0}. Dictation in {0} will fail until the service serves it. Choose {0} anyway?', name);
+    : l10n.t(
+        'The service does not take dictation in {0}. Dictation in {0} will fail until the service serves it. Choose {0} anyway?',
+        name,
+      );
 }
 
 /** The status after the language or vocabulary changed while idle: the last run's error (about the old choice) goes. */

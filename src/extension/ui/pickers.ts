@@ -127,7 +127,9 @@ export async function chooseLanguage(settings: Settings): Promise<void> {
     const language = picked.language === 'auto' ? auto : picked.language;
     const served = await servedNow;
     const name = languageName(vscode.l10n, language);
-    const names = (served ?? []).filter((l): l is Language => (LANGUAGES as readonly string[]).includes(l)).map((l) => languageName(vscode.l10n, l));
+    const names = (served ?? [])
+      .filter((l): l is Language => (LANGUAGES as readonly string[]).includes(l))
+      .map((l) => languageName(vscode.l10n, l));
     const warning = unservedWarning(vscode.l10n, language, name, served, names);
     const anyway = vscode.l10n.t('Choose {0} Anyway', name);
     if (warning && (await vscode.window.showWarningMessage(warning, { modal: true }, anyway)) !== anyway) return;
