@@ -2,7 +2,8 @@
 // `npm start`: Dictée running here, end to end, for someone who just cloned the repository.
 //
 // 1. installs what is missing: `npm ci` (no node_modules), code-server (`npm run e2e:setup -- --code-server`),
-//    then builds (`npm run build`) and packages the extension (`npm run package`);
+//    then builds (`npm run build`) and packages the extension (`npm run package`) when what goes into the
+//    .vsix changed since it was last packaged (vsix-cache.mjs);
 // 2. starts the Live Transcription Service on 127.0.0.1:8787 (DICTEE_PORT; a free port if taken) with its data
 //    in .dictee-data/, and starts it again whenever it exits (code-server and the microphone keep running, so
 //    the extension's reconnection can be seen). The engine: pocketsphinx (real English recognition) when its
@@ -34,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { failureReport } from './start-errors.mjs';
 import { startLanguage } from './start-language.mjs';
 import { startWorkspace } from './start-workspace.mjs';
+import { recordVsix, vsixUpToDate } from './vsix-cache.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = path.join(root, '.dictee-data');
@@ -432,8 +434,15 @@ async function main() {
     process.exit(1);
   }
   const vsix = path.join(root, `dictee-${pkg.version}.vsix`);
-  run('npm', ['run', '--silent', 'package'], `packaging the extension (${path.basename(vsix)})`);
-  if (!existsSync(vsix)) throw new Error(`npm run package did not produce ${vsix}`);
+  // Packaged again only when what goes into it changed (vsix-cache.mjs): most starts change nothing.
+  const stamp = path.join(startDir, 'vsix-inputs.json');
+  const fresh = vsixUpToDate(root, vsix, stamp);
+  if (fresh.upToDate) say(`packaging the extension: ${path.basename(vsix)} is up to date (${fresh.why})`);
+  else {
+    run('npm', ['run', '--silent', 'package'], `packaging the extension (${path.basename(vsix)}: ${fresh.why})`);
+    if (!existsSync(vsix)) throw new Error(`npm run package did not produce ${vsix}`);
+    recordVsix(vsix, stamp, fresh.hash);
+  }
 
   // 2. The service.
   mkdirSync(devDir, { recursive: true, mode: 0o700 });
