@@ -5,8 +5,9 @@
 //    then builds (`npm run build`) and packages the extension (`npm run package`) when what goes into the
 //    .vsix changed since it was last packaged (vsix-cache.mjs);
 // 2. starts the Live Transcription Service on 127.0.0.1:8787 (DICTEE_PORT; a free port if taken) with its data
-//    in .dictee-data/, and starts it again whenever it exits (code-server and the microphone keep running, so
-//    the extension's reconnection can be seen). The engine: pocketsphinx (real English recognition) when its
+//    in .dictee-data/npm-start/ (not .dictee-data/, `npm run server`'s default), its address in
+//    .dictee-data/dev/service.json while it runs (where `npm run client` finds it), and starts it again
+//    whenever it exits (code-server and the microphone keep running, so the extension's reconnection can be seen). The engine: pocketsphinx (real English recognition) when its
 //    Debian packages are installed, else the simulated engine with a script that matches the sample report;
 //    `npm start -- --engine NAME [--model DIR]` chooses; the master key comes from DICTEE_MASTER_KEY or is generated once and
 //    kept in .dictee-data/dev/master-key (mode 600); a development key (svc_test_…) is created through the
@@ -27,7 +28,18 @@
 // how to play speech into it. Ctrl+C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,6 +52,10 @@ import { recordVsix, vsixUpToDate } from './vsix-cache.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = path.join(root, '.dictee-data');
 const devDir = path.join(dataDir, 'dev');
+// The service's own store (keys, sessions): not .dictee-data/ itself, which `npm run server` uses by default.
+const serviceDataDir = path.join(dataDir, 'npm-start');
+// The address of the running service, for `npm run client` (src/client/serverChoice.ts); removed at exit.
+const serviceFile = path.join(devDir, 'service.json');
 const startDir = path.join(root, '.cache', 'start');
 /** Everything the steps print, written again at each start. */
 const logFile = path.join(dataDir, 'start.log');
@@ -474,7 +490,7 @@ async function main() {
         '--host',
         '127.0.0.1',
         '--data-dir',
-        dataDir,
+        serviceDataDir,
         '--engine',
         chosen.engine,
         ...(chosen.model ? ['--model', chosen.model] : []),
@@ -486,6 +502,7 @@ async function main() {
     state,
   );
   serviceStarted(serviceUrl);
+  writeFileSync(serviceFile, `${JSON.stringify({ url: serviceUrl, pid: process.pid })}\n`);
   // The dictation language: the one the engine serves (the setting's own default, auto, follows VS Code's language).
   const health = await fetch(`${serviceUrl}/healthz`)
     .then((r) => r.json())
@@ -584,8 +601,8 @@ async function main() {
 Dictée is running.
 
   Open        ${url}
-  Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/); if it stops (kill it to see the
-              editor reconnect), it is started again.
+  Service     ${serviceUrl}   (data in ${path.relative(root, serviceDataDir)}/); if it stops (kill it to see the
+              editor reconnect), it is started again. npm run client -- FILE uses it.
   Engine      ${engineNote(models)}
   Language    ${language.language}: ${language.why}. npm start sets dictee.language to it;
               the setting's own default, auto, follows VS Code's display language.
@@ -631,7 +648,10 @@ Ctrl+C stops everything.
   await stopAndWait();
 }
 
-process.on('exit', stopAll);
+process.on('exit', () => {
+  stopAll();
+  rmSync(serviceFile, { force: true });
+});
 main()
   .then(() => process.exit(0))
   .catch((e) => {
