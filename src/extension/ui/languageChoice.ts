@@ -13,7 +13,7 @@ import { type StatusInfo, serves } from './statusText';
 export type SettingScope = 'user' | 'remote' | 'workspace' | 'folder';
 
 /** What `WorkspaceConfiguration.inspect` gives (VS Code also gives the User value split into local and remote). */
-export interface ScopeValues {
+interface ScopeValues {
   globalValue?: unknown;
   globalLocalValue?: unknown;
   globalRemoteValue?: unknown;
