@@ -10,6 +10,7 @@ import { servedLanguages } from '../../client/http';
 import { LANGUAGES, SPECIALTIES, type Language, type Specialty } from '../../protocol/config';
 import type { Logger } from '../../shared/logger';
 import type { Settings } from '../settings';
+import { languageForUi } from '../settingsMap';
 import { scopeName, unservedWarning } from './languageChoice';
 import { openSettingWhereSet, writeChoice } from './settingScope';
 import { languageName, languageRowNote, specialtyName } from './statusText';
@@ -99,7 +100,8 @@ interface LanguageItem extends vscode.QuickPickItem {
 export async function chooseLanguage(settings: Settings): Promise<void> {
   const s = settings.read();
   const check = (on: boolean): string => (on ? '$(check) ' : '');
-  const auto = s.languageAuto ? s.language : 'en';
+  // What "the language of VS Code" is (the setting's `auto`).
+  const auto = languageForUi(vscode.env.language);
   const servedNow = servedLanguages(s.serverUrl);
   const items = servedNow.then((served): LanguageItem[] => {
     return [
