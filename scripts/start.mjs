@@ -2,10 +2,12 @@
 // `npm start`: Dictée running here, end to end, for someone who just cloned the repository.
 //
 // 1. installs what is missing: `npm ci` (no node_modules), code-server (`npm run e2e:setup -- --code-server`),
-//    then builds (`npm run build`) and packages the extension (`npm run package`);
+//    then builds (`npm run build`) and packages the extension (`npm run package`) when what goes into the
+//    .vsix changed since it was last packaged (vsix-cache.mjs);
 // 2. starts the Live Transcription Service on 127.0.0.1:8787 (DICTEE_PORT; a free port if taken) with its data
-//    in .dictee-data/, and starts it again whenever it exits (code-server and the microphone keep running, so
-//    the extension's reconnection can be seen). The engine: pocketsphinx (real English recognition) when its
+//    in .dictee-data/npm-start/ (not .dictee-data/, `npm run server`'s default), its address in
+//    .dictee-data/dev/service.json while it runs (where `npm run client` finds it), and starts it again
+//    whenever it exits (code-server and the microphone keep running, so the extension's reconnection can be seen). The engine: pocketsphinx (real English recognition) when its
 //    Debian packages are installed, else the simulated engine with a script that matches the sample report;
 //    `npm start -- --engine NAME [--model DIR]` chooses; the master key comes from DICTEE_MASTER_KEY or is generated once and
 //    kept in .dictee-data/dev/master-key (mode 600); a development key (svc_test_…) is created through the
@@ -16,7 +18,8 @@
 //    (start-workspace.mjs), and prints the URL to open.
 //
 // It prints one line per step; what the steps print (npm, esbuild, vsce, code-server, the service) goes to
-// .dictee-data/start.log, written again at each start, and the last lines of it are shown when a step fails.
+// .dictee-data/start.log, written again at each start; when a step fails, its own error line comes first
+// (start-errors.mjs), then the last lines of what it printed.
 // The dictation language written into code-server's settings is the one the engine serves (GET /healthz:
 // en with pocketsphinx), not the setting's default `auto` (start-language.mjs).
 //
@@ -25,17 +28,34 @@
 // how to play speech into it. Ctrl+C stops everything.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { failureReport } from './start-errors.mjs';
 import { startLanguage } from './start-language.mjs';
 import { startWorkspace } from './start-workspace.mjs';
+import { recordVsix, vsixUpToDate } from './vsix-cache.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = path.join(root, '.dictee-data');
 const devDir = path.join(dataDir, 'dev');
+// The service's own store (keys, sessions): not .dictee-data/ itself, which `npm run server` uses by default.
+const serviceDataDir = path.join(dataDir, 'npm-start');
+// The address of the running service, for `npm run client` (src/client/serverChoice.ts); removed at exit.
+const serviceFile = path.join(devDir, 'service.json');
 const startDir = path.join(root, '.cache', 'start');
 /** Everything the steps print, written again at each start. */
 const logFile = path.join(dataDir, 'start.log');
@@ -165,24 +185,20 @@ function step(what) {
   };
 }
 
-/** The end of the log, for a step that failed. */
-function logTail(lines = 30) {
+/** The log from byte `from` on (what one step printed), or all of it. */
+function readLog(from = 0) {
   try {
-    return readFileSync(logFile, 'utf8')
-      .trimEnd()
-      .split('\n')
-      .slice(-lines)
-      .map((l) => `  | ${l}`)
-      .join('\n');
+    return readFileSync(logFile).subarray(from).toString('utf8');
   } catch {
     return '';
   }
 }
 
-function fail(what, why) {
+/** A step failed: its own error line first (start-errors.mjs), then the end of its output. */
+function fail(what, why, output = readLog()) {
   if (openLine) process.stdout.write('failed\n');
   openLine = false;
-  console.error(`\n[dictee] ${what} failed (${why}). The end of ${logName}:\n${logTail()}`);
+  console.error(`\n${failureReport(what, why, output, logName)}`);
   process.exit(1);
 }
 
@@ -190,10 +206,11 @@ function fail(what, why) {
 function run(cmd, args, what) {
   const done = step(what);
   log(`$ ${cmd} ${args.join(' ')}`);
+  const from = existsSync(logFile) ? statSync(logFile).size : 0;
   const fd = openSync(logFile, 'a');
   const r = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', fd, fd] });
   closeSync(fd);
-  if (r.status !== 0) fail(what, r.error ? r.error.message : `exit code ${r.status}`);
+  if (r.status !== 0) fail(what, r.error ? r.error.message : `exit code ${r.status}`, readLog(from));
   done();
 }
 
@@ -259,7 +276,12 @@ function startChild(name, cmd, args, env, ready) {
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.once('error', (e) => reject(new Error(`${name} could not start: ${e.message}`)));
-    child.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before it was ready:\n${out.slice(-3000)}`)));
+    child.once('exit', (code) => {
+      // What it printed goes with the error: its own error line is shown first (start-errors.mjs).
+      const e = new Error(`${name} exited (code ${code}) before it was ready`);
+      e.output = out;
+      reject(e);
+    });
   });
 }
 
@@ -428,8 +450,15 @@ async function main() {
     process.exit(1);
   }
   const vsix = path.join(root, `dictee-${pkg.version}.vsix`);
-  run('npm', ['run', '--silent', 'package'], `packaging the extension (${path.basename(vsix)})`);
-  if (!existsSync(vsix)) throw new Error(`npm run package did not produce ${vsix}`);
+  // Packaged again only when what goes into it changed (vsix-cache.mjs): most starts change nothing.
+  const stamp = path.join(startDir, 'vsix-inputs.json');
+  const fresh = vsixUpToDate(root, vsix, stamp);
+  if (fresh.upToDate) say(`packaging the extension: ${path.basename(vsix)} is up to date (${fresh.why})`);
+  else {
+    run('npm', ['run', '--silent', 'package'], `packaging the extension (${path.basename(vsix)}: ${fresh.why})`);
+    if (!existsSync(vsix)) throw new Error(`npm run package did not produce ${vsix}`);
+    recordVsix(vsix, stamp, fresh.hash);
+  }
 
   // 2. The service.
   mkdirSync(devDir, { recursive: true, mode: 0o700 });
@@ -461,7 +490,7 @@ async function main() {
         '--host',
         '127.0.0.1',
         '--data-dir',
-        dataDir,
+        serviceDataDir,
         '--engine',
         chosen.engine,
         ...(chosen.model ? ['--model', chosen.model] : []),
@@ -473,6 +502,7 @@ async function main() {
     state,
   );
   serviceStarted(serviceUrl);
+  writeFileSync(serviceFile, `${JSON.stringify({ url: serviceUrl, pid: process.pid })}\n`);
   // The dictation language: the one the engine serves (the setting's own default, auto, follows VS Code's language).
   const health = await fetch(`${serviceUrl}/healthz`)
     .then((r) => r.json())
@@ -509,9 +539,12 @@ async function main() {
     null,
     2,
   );
-  // dictee.serverUrl is machine-scoped: code-server reads it from the remote's Machine settings.
+  // dictee.serverUrl is machine-scoped: code-server reads it from the remote's Machine settings. The
+  // language and vocabulary stay out of them: there they would take the language picker's choice into the
+  // Remote settings, which Settings' User tab does not show.
   writeFileSync(path.join(userData, 'User', 'settings.json'), settings);
-  writeFileSync(path.join(userData, 'Machine', 'settings.json'), settings);
+  const { 'dictee.language': _language, 'dictee.specialty': _specialty, ...machine } = JSON.parse(settings);
+  writeFileSync(path.join(userData, 'Machine', 'settings.json'), JSON.stringify(machine, null, 2));
   const micStarted = step('looking for a sound server');
   const mic = await virtualMic();
   micStarted(mic ? 'none answers: a virtual microphone is started' : 'found one');
@@ -526,7 +559,11 @@ async function main() {
   );
   log(`${inst.stdout ?? ''}${inst.stderr ?? ''}`);
   if (inst.status !== 0)
-    fail(`installing ${path.basename(vsix)} into code-server`, inst.error ? inst.error.message : `exit code ${inst.status}`);
+    fail(
+      `installing ${path.basename(vsix)} into code-server`,
+      inst.error ? inst.error.message : `exit code ${inst.status}`,
+      `${inst.stdout ?? ''}${inst.stderr ?? ''}`,
+    );
   installed();
   const codePort = await pickPort(Number(process.env.DICTEE_CODE_PORT ?? 8080), 'code-server');
   const csStarted = step('starting code-server');
@@ -564,8 +601,8 @@ async function main() {
 Dictée is running.
 
   Open        ${url}
-  Service     ${serviceUrl}   (data in ${path.relative(root, dataDir)}/); if it stops (kill it to see the
-              editor reconnect), it is started again.
+  Service     ${serviceUrl}   (data in ${path.relative(root, serviceDataDir)}/); if it stops (kill it to see the
+              editor reconnect), it is started again. npm run client -- FILE uses it.
   Engine      ${engineNote(models)}
   Language    ${language.language}: ${language.why}. npm start sets dictee.language to it;
               the setting's own default, auto, follows VS Code's display language.
@@ -611,11 +648,20 @@ Ctrl+C stops everything.
   await stopAndWait();
 }
 
-process.on('exit', stopAll);
+process.on('exit', () => {
+  stopAll();
+  rmSync(serviceFile, { force: true });
+});
 main()
   .then(() => process.exit(0))
   .catch((e) => {
-    console.error(`\n[dictee] npm start failed: ${e instanceof Error ? e.message : String(e)}`);
+    if (openLine) process.stdout.write('failed\n');
+    openLine = false;
+    console.error(
+      typeof e?.output === 'string'
+        ? `\n${failureReport('npm start', e.message, e.output, logName, 15)}`
+        : `\n[dictee] npm start failed: ${e instanceof Error ? e.message : String(e)}`,
+    );
     stopAll();
     process.exit(1);
   });

@@ -11,6 +11,7 @@ import { RECOMMENDED_FRAME_BYTES } from '../protocol/messages';
 import { AudioInputError, readClientAudio } from './audioFile';
 import { adviceFor, DictationError } from './errors';
 import { servedLanguages } from './http';
+import { chooseServer, runningStartService } from './serverChoice';
 import { chooseLanguage, languageRefusal } from './languages';
 import { DictationSession } from './session';
 import { TranscriptModel } from './transcript';
@@ -27,7 +28,8 @@ other (another WAV format, MP3, FLAC, OGG…) is converted by sox first, which m
 The API key is read from the environment variable DICTEE_API_KEY (never from the command line).
 
 options:
-  --server URL        service URL (default ${DEFAULT_SERVER_URL}; env DICTEE_SERVER_URL)
+  --server URL        service URL (else env DICTEE_SERVER_URL, else the service npm start is
+                      running from this clone, else ${DEFAULT_SERVER_URL}); the one used is printed
   --language L        ${LANGUAGES.join('|')} (default: the service's language when it serves one
                       only, else ${DEFAULTS.language} when it serves it, else the first it serves)
   --specialty S       ${SPECIALTIES.join('|')} (default ${DEFAULTS.specialty})
@@ -40,6 +42,8 @@ options:
 interface CliOptions {
   file: string;
   server: string;
+  /** Why this server: the flag, the environment, npm start's service, or the default. */
+  serverWhy: string;
   config: Omit<ClientConfig, 'resume'>;
   realtime: boolean;
   verbose: boolean;
@@ -57,7 +61,11 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+export function parseArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  startService: () => string | undefined = runningStartService,
+): CliOptions {
   const { values: v, positionals, order } = parseCommandLine(argv, OPTIONS, true);
   const config: Omit<ClientConfig, 'resume'> = {};
   if (v.language !== undefined) config.language = oneOf('--language', v.language, LANGUAGES);
@@ -67,9 +75,11 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   if (positionals.length > 1) throw new UsageError(`only one file, got ${positionals.map((f) => JSON.stringify(f)).join(' and ')}`);
   const file = positionals[0];
   if (file === undefined && !help) throw new UsageError('an audio file is required');
+  const server = chooseServer(v.server, env, startService);
   return {
     file: file ?? '',
-    server: v.server ?? (env.DICTEE_SERVER_URL || DEFAULT_SERVER_URL),
+    server: server.url,
+    serverWhy: server.why,
     config,
     // --realtime and --fast: the last one given wins.
     realtime: order.filter((o) => o === 'realtime' || o === 'fast').pop() !== 'fast',
@@ -127,6 +137,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`error: ${opts.file}: ${e.message}\n`);
     return 1;
   }
+  process.stderr.write(`server: ${opts.server} (${opts.serverWhy})\n`);
   // The languages the service serves: the default is chosen among them, a --language it lacks is refused here.
   const served = await servedLanguages(opts.server);
   const config = { ...opts.config };

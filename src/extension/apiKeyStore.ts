@@ -4,78 +4,69 @@
  */
 import * as vscode from 'vscode';
 import { looksLikeApiKey, redactKey } from '../protocol/http';
+import { ApiKeyBook, secretIdFor } from './apiKeyBook';
 import { DictationError, scrubKey } from '../client/errors';
 import { verifyKey } from '../client/http';
 import type { Log } from './log';
 import { errorMessage } from '../shared/errors';
 
-const SECRET_ID = 'dictee.apiKey';
-/** An environment variable from which a key is imported into SecretStorage once, when none is stored. */
+/** An environment variable whose key is used for the address VS Code starts with (`npm start` hands its development key there). */
 const API_KEY_ENV = 'DICTEE_API_KEY';
 
 /**
- * The API key, kept only in VS Code's SecretStorage (the OS keychain): never in settings, logs or
- * messages. Follows changes made in other windows through `secrets.onDidChange`.
+ * The API keys, kept only in VS Code's SecretStorage (the OS keychain), one per service address
+ * (apiKeyBook.ts): never in settings, logs or messages. Follows changes made in other windows through
+ * `secrets.onDidChange`.
  */
 export class ApiKeyStore implements vscode.Disposable {
   private readonly listener: vscode.Disposable;
-  /** Settles once a key from the environment (if any) has been imported. */
+  private readonly book: ApiKeyBook;
+  /** Settles once the old single key is moved and the environment's key (if any) is taken. */
   private readonly ready: Promise<void>;
 
   constructor(
-    private readonly secrets: vscode.SecretStorage,
+    secrets: vscode.SecretStorage,
     private readonly log: Log,
+    /** The service address the key is for (`dictee.serverUrl`, read each time). */
+    private readonly serverUrl: () => string,
     env: NodeJS.ProcessEnv = process.env,
   ) {
-    this.ready = this.importFromEnvironment(env);
+    this.book = new ApiKeyBook(secrets, log);
+    this.ready = this.book.start(serverUrl(), env[API_KEY_ENV], API_KEY_ENV);
     this.listener = secrets.onDidChange((e) => {
-      if (e.key !== SECRET_ID) return;
+      if (e.key !== secretIdFor(this.serverUrl())) return;
       void this.get().then((k) => {
         this.log.info(k ? `API key changed (${redactKey(k)})` : 'API key cleared');
         void vscode.commands.executeCommand('setContext', 'dictee.hasApiKey', k !== undefined);
       });
     });
-    void this.get().then((k) => vscode.commands.executeCommand('setContext', 'dictee.hasApiKey', k !== undefined));
+    void this.showHasKey();
   }
 
-  /**
-   * Keys belong in a secret manager or the environment (spec, part 5): when SecretStorage holds no key
-   * and DICTEE_API_KEY holds one, it is stored (not checked: the service may not be up yet; the first
-   * run checks it). A stored key is never overwritten, and the value is never logged.
-   */
-  private async importFromEnvironment(env: NodeJS.ProcessEnv): Promise<void> {
-    const candidate = env[API_KEY_ENV]?.trim();
-    if (!candidate) return;
-    if (!looksLikeApiKey(candidate)) {
-      this.log.warn(`${API_KEY_ENV} is set but does not hold an API key (svc_live_…, svc_test_… or svc_proj_…); ignored`);
-      return;
-    }
-    try {
-      if (await this.secrets.get(SECRET_ID)) return;
-      await this.secrets.store(SECRET_ID, candidate);
-      this.log.info(`API key ${redactKey(candidate)} taken from ${API_KEY_ENV} and stored in the secret storage`);
-    } catch (e) {
-      this.log.error(`cannot store the API key from ${API_KEY_ENV}: ${errorMessage(e)}`);
-    }
+  /** The `dictee.hasApiKey` context, for the current address (again when `dictee.serverUrl` changes). */
+  async showHasKey(): Promise<void> {
+    const k = await this.get();
+    await vscode.commands.executeCommand('setContext', 'dictee.hasApiKey', k !== undefined);
   }
 
+  /** The key for the current service address (`dictee.serverUrl`). */
   async get(): Promise<string | undefined> {
     await this.ready;
-    try {
-      const k = await this.secrets.get(SECRET_ID);
-      return k ? k : undefined;
-    } catch (e) {
-      this.log.error(`cannot read the API key from the secret storage: ${errorMessage(e)}`);
-      return undefined;
-    }
+    return (await this.book.get(this.serverUrl()))?.key;
   }
 
+  /** Removes the key stored for the current address; the environment's key, for that address, applies again. */
   async clear(): Promise<void> {
-    const had = await this.get();
-    await this.secrets.delete(SECRET_ID);
-    void vscode.window.showInformationMessage(
-      had ? vscode.l10n.t('Dictée: API key cleared.') : vscode.l10n.t('Dictée: no API key was stored.'),
-    );
+    await this.ready;
+    const url = this.serverUrl();
+    const { had, fallback } = await this.book.clear(url);
+    this.log.info(`Clear API Key: ${had ? 'the key stored' : 'no key was stored'} for ${url}${fallback ? `; ${API_KEY_ENV} applies` : ''}`);
+    const text = fallback
+      ? vscode.l10n.t('Dictée: API key for {0} cleared; the key given in {1} is used again.', url, API_KEY_ENV)
+      : had
+        ? vscode.l10n.t('Dictée: API key for {0} cleared.', url)
+        : vscode.l10n.t('Dictée: no API key was stored for {0}.', url);
+    void vscode.window.showInformationMessage(text);
   }
 
   /**
@@ -119,7 +110,7 @@ export class ApiKeyStore implements vscode.Disposable {
         { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Dictée: checking the API key with {0}…', serverUrl) },
         () => verifyKey(serverUrl, key),
       );
-      await this.secrets.store(SECRET_ID, key);
+      await this.book.set(serverUrl, key);
       this.log.info(`API key ${redactKey(key)} verified (org ${check.orgId}) and stored`);
       void vscode.window.showInformationMessage(vscode.l10n.t('Dictée: API key verified and saved.'));
       return key;
@@ -135,7 +126,7 @@ export class ApiKeyStore implements vscode.Disposable {
           vscode.l10n.t('Cancel'),
         );
         if (choice === saveAnyway) {
-          await this.secrets.store(SECRET_ID, key);
+          await this.book.set(serverUrl, key);
           this.log.info(`API key ${redactKey(key)} stored without verification`);
           return key;
         }

@@ -64,7 +64,7 @@ export class Container implements vscode.Disposable, CommandServices {
     this.status = own(new StatusBar());
     this.log = own(new Log());
     this.settings = new Settings();
-    this.keys = own(new ApiKeyStore(context.secrets, this.log));
+    this.keys = own(new ApiKeyStore(context.secrets, this.log, () => this.settings.read().serverUrl));
     this.announcer = own(new Announcer());
     this.notifications = new Notifications(() => this.log.show());
     this.templates = own(new TemplateStore(context.extensionUri, this.log, (m) => void vscode.window.showWarningMessage(`Dictée: ${m}`)));
@@ -112,7 +112,10 @@ export class Container implements vscode.Disposable, CommandServices {
         // The names only, never the values.
         this.log.info(`settings: changed ${settingNames.filter((n) => e.affectsConfiguration(n)).join(', ') || 'dictee'}`);
         this.showSettings();
-        if (e.affectsConfiguration('dictee.serverUrl')) this.warnIfCleartext();
+        if (e.affectsConfiguration('dictee.serverUrl')) {
+          this.warnIfCleartext();
+          void this.keys.showHasKey(); // keys are per service address
+        }
         if (e.affectsConfiguration('dictee.templates.folder')) void this.templates.load(this.settings.read().grammar.templatesFolder);
       }),
     );

@@ -25,6 +25,7 @@ const FR = {
   nextDoubtful: 'Dictée: Mot douteux suivant',
   correctThat: 'Dictée: Corriger',
   correctThatTitle: /Dictée\s:\sCorriger/,
+  useTyped: /^Utiliser\s:\sfields/u,
   deleteWords: '(supprimer ces mots)',
   checkReport: 'Dictée: Vérifier le compte rendu',
   checkSummary: /1 point\(s\) à vérifier dans le compte rendu \(champs à remplir\s:\s0, mots douteux\s:\s1, textes à compléter\s:\s0\)/,
@@ -286,5 +287,46 @@ describe('Proofreading in VS Code: doubtful words, Correct That, Check Report, P
     await stopDictation(w);
     assert.ok(!/spell|correct/i.test(await editorText(w)), 'the commands wrote nothing');
     await wb.screenshot('20-spelled-by-voice');
+  });
+
+  it("21. Correct That takes the user's own words typed in its box; the palette finds Play Back by its name alone", async () => {
+    const { wb } = w;
+    const line = 'Chest radiograph shows clear lungs.';
+    await useScript(w, ['#utterances', line].join('\n'));
+    await openReportAtFindings(w);
+    await startDictation(w);
+    await say(w, line);
+    await waitFor(async () => (await editorText(w)).includes('clear lungs.'), 30_000, 'the sentence proofread');
+    await stopDictation(w);
+    // "lungs" selected; no reading is right: the words are typed in the list's box, offered first, and written.
+    await wb.focusEditor();
+    await wb.runCommand(FR.nextDoubtful);
+    await waitFor(
+      async () => /\(5 selected\)/.test(await wb.page.locator('#status\\.editor\\.selection').innerText()),
+      5_000,
+      '"lungs" selected',
+    );
+    await wb.runCommand(FR.correctThat);
+    await waitFor(async () => FR.correctThatTitle.test(await wb.quickInputTitle()), 10_000, 'the Correct That list');
+    await wb.page.keyboard.type('fields');
+    await waitFor(async () => FR.useTyped.test((await wb.quickPickRows())[0] ?? ''), 5_000, 'the typed words offered first');
+    await wb.screenshot('21-correct-that-typed');
+    await wb.page.keyboard.press('Enter');
+    await waitFor(async () => (await editorText(w)).includes('Chest radiograph shows clear fields.'), 10_000, 'the typed words written');
+    // The palette, typed the command's name: the command is the first row (not the player view's "Focus on … View").
+    await wb.escapeQuickInput();
+    await wb.page.keyboard.press('F1');
+    await wb.page.keyboard.type(FR.playBack);
+    const rows = await waitFor(
+      async () => {
+        const r = await wb.quickPickRows();
+        return r.length > 0 && r[0] !== '' ? r : undefined;
+      },
+      10_000,
+      'the palette rows',
+    );
+    assert.match(rows[0]!.replace(/\u00a0/gu, ' '), /Réécouter/u, JSON.stringify(rows));
+    assert.ok(!rows.some((r) => /Focus/u.test(r)), `only the command: ${JSON.stringify(rows)}`);
+    await wb.escapeQuickInput();
   });
 });

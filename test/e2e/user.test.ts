@@ -185,17 +185,27 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     );
   });
 
-  it('15. Escape stops dictation while recording; what was said is written', async () => {
+  it('15. Escape stops dictation while recording, with a selection and a notification on screen; what was said is written', async () => {
     const { wb, mic } = w;
     await openReportAtFindings(w);
     await startDictation(w);
     await mic.playPcm(await sentences(SCRIPT.split('. ').slice(0, 2).join('. ') + '.'));
     await waitFor(async () => firstPassWords(await findingsLine(wb)).length >= 4, 20_000, 'committed words');
     await wb.screenshot('15-before-escape');
-    // Escape closes a notification toast first (VS Code's rule), as the notice of the simulated engine.
+    // A notification on screen (Read Last Dictated Sentence shows one) and a selection (as a template field
+    // that Next Field selects): Escape stops dictation all the same, at the first press.
     await wb.clearNotifications();
+    await wb.runCommand(UI.readLastSentenceCommand);
+    await waitFor(async () => (await wb.notifications()).length > 0, 10_000, 'a notification on screen');
     await wb.focusEditor();
     await wb.gotoLineEnd(5);
+    await wb.page.keyboard.press('Shift+Home');
+    await waitFor(
+      async () => /selected|sélectionné/u.test(await wb.page.locator('#status\\.editor\\.selection').innerText()),
+      5_000,
+      'a selection',
+    );
+    assert.ok((await wb.notifications()).length > 0, 'the notification still on screen');
     await wb.page.keyboard.press('Escape');
     await waitForState(wb, UI.idle, 30_000);
     await wb.screenshot('15-stopped-with-escape');

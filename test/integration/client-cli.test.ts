@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -33,9 +33,9 @@ function wavFile(pcm: Buffer, rate = 16000, channels = 1): string {
   return f;
 }
 
-async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(args: string[], env: Record<string, string>, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+    const r = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 60_000, cwd });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const x = e as { code?: number; stdout?: string; stderr?: string };
@@ -66,6 +66,21 @@ describe('client: the example client (dist/client-cli.js)', function () {
     assert.match(r.stdout, new RegExp(`--- committed text ---\\n${SCRIPT.replace(/[.]/g, '\\.')}\\n---`));
     assert.match(r.stdout, /metrics: total_chunks \d+, session_duration [\d.]+ s/);
     assert.ok(!r.stdout.includes(key) && !r.stderr.includes(key));
+    // It names the service it used, and why.
+    assert.match(r.stderr, new RegExp(`^server: ${server.url.replace(/[.]/g, '\\.')} \\(--server\\)$`, 'm'));
+  });
+
+  it('without --server, follows the service npm start is running from the clone (on its own port), and names it', async () => {
+    // The clone npm start runs from: its service's address in .dictee-data/dev/service.json, written by a
+    // process that runs (this one).
+    const clone = mkdtempSync(path.join(os.tmpdir(), 'dictee-clone-'));
+    mkdirSync(path.join(clone, '.dictee-data', 'dev'), { recursive: true });
+    writeFileSync(path.join(clone, '.dictee-data', 'dev', 'service.json'), JSON.stringify({ url: server.url, pid: process.pid }));
+    const pcm = Buffer.concat([await speechPcm('Impression: normal.'), silence(300)]);
+    const r = await cli([wavFile(pcm), '--language', 'en', '--fast'], { DICTEE_API_KEY: key, DICTEE_SERVER_URL: '' }, clone);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`^server: ${server.url.replace(/[.]/g, '\\.')} \\(the service npm start is running`, 'm'));
+    assert.match(r.stdout, /--- committed text ---/);
   });
 
   it('--realtime (the default) paces the frames at 100 ms', async () => {

@@ -80,13 +80,14 @@ describe('client: example client arguments', () => {
     assert.deepEqual(o, {
       file: 'f.wav',
       server: 'http://h:1',
+      serverWhy: '--server',
       config: { language: 'en', specialty: 'radiology', preset: 'low_latency' },
       realtime: false,
       verbose: false,
       help: false,
     });
     assert.equal(parseArgs(['f.wav'], { DICTEE_SERVER_URL: 'http://x:2' }).server, 'http://x:2');
-    assert.equal(parseArgs(['f.wav'], {}).server, 'http://127.0.0.1:8787');
+    assert.equal(parseArgs(['f.wav'], {}, () => undefined).server, 'http://127.0.0.1:8787');
     assert.equal(parseArgs(['f.wav', '--fast', '--realtime'], {}).realtime, true);
     assert.equal(parseArgs(['--realtime', 'f.wav', '--fast'], {}).realtime, false, 'the last of --realtime and --fast wins');
     assert.equal(parseArgs(['-h'], {}).help, true);

@@ -96,10 +96,17 @@ describe("proofreading: a run's audio for Play Back", () => {
 
 describe('proofreading: the Play Back player', () => {
   it('loads nothing from outside: its own script by nonce, no media (the samples come in its messages); its words are escaped', () => {
-    const html = playerHtml('vscode-resource:', 'abc123', { play: 'Play <again>', label: 'The "audio"', empty: 'Nothing <yet>' });
+    const html = playerHtml('vscode-resource:', 'abc123', {
+      play: 'Play <again>',
+      label: 'The "audio"',
+      empty: 'Nothing <yet>',
+      atCursor: 'Play <the cursor>',
+    });
     assert.match(html, /default-src 'none'; style-src vscode-resource: 'unsafe-inline'; script-src 'nonce-abc123';/);
     assert.match(html, /<script nonce="abc123">/);
-    assert.match(html, /Play &lt;again&gt;/);
+    // Empty, its button plays the sentence at the editor's cursor (the extension does: a message).
+    assert.match(html, /<button id="again">Play &lt;the cursor&gt;<\/button>/);
+    assert.match(html, /postMessage\(\{ type: 'playAtCursor' \}\)/);
     assert.match(html, /aria-label="The &quot;audio&quot;"/);
     // Before its first sentence (the panel showing it as the window opens), it says what it is for.
     assert.match(html, /aria-live="off">Nothing &lt;yet&gt;<\/div>/);
@@ -112,7 +119,7 @@ describe('proofreading: the Play Back player', () => {
     const html = playerHtml(
       'vscode-resource:',
       'abc123',
-      { play: 'Play', label: 'Audio', empty: '' },
+      { play: 'Play', label: 'Audio', empty: '', atCursor: 'At cursor' },
       {
         type: 'play',
         pcm,
@@ -124,6 +131,7 @@ describe('proofreading: the Play Back player', () => {
       },
     );
     assert.equal(html.match(/<\/script>/g)?.length, 1);
+    assert.match(html, /<button id="again">Play<\/button>/);
     const first = JSON.parse(/const first = (.*);\n/.exec(html)![1]!) as {
       pcm: string;
       words: unknown;
@@ -133,6 +141,9 @@ describe('proofreading: the Play Back player', () => {
     assert.deepEqual([...Buffer.from(first.pcm, 'base64')], [...pcm]);
     assert.deepEqual(first.words, words);
     assert.equal(first.startMs, 710);
-    assert.match(playerHtml('vscode-resource:', 'abc123', { play: 'Play', label: 'Audio', empty: '' }), /const first = null;/);
+    assert.match(
+      playerHtml('vscode-resource:', 'abc123', { play: 'Play', label: 'Audio', empty: '', atCursor: 'At cursor' }),
+      /const first = null;/,
+    );
   });
 });

@@ -4,7 +4,9 @@
  * ("choose two"). "Correct <words>" selects the last place those words were dictated and opens the list
  * for them; "spell that <letters>" writes the letters in place of the selection or of the last utterance.
  * The logic is in client/proofreading/readings.ts; readings go through the dictation grammar when it is
- * on, against the text around them.
+ * on, against the text around them. Words typed in the list's box are offered as the first row ("Use:
+ * …") and replace the words corrected as typed (client/proofreading/typedCorrection.ts), even when the
+ * engine has no other reading.
  */
 import * as vscode from 'vscode';
 import type { DictationAction, FormatOptions } from '../../dictation';
@@ -18,11 +20,24 @@ import {
   wordsIn,
   type ChunkEdit,
 } from '../../client/proofreading/readings';
+import { typedEdit } from '../../client/proofreading/typedCorrection';
 import type { DoubtfulWords } from './doubtfulWords';
 import { formatReading } from './readingText';
 
 interface ReadingItem extends vscode.QuickPickItem {
   edit: ChunkEdit;
+}
+
+/** The row of the words typed in the box: shown whatever the filter, first. */
+function typedItem(written: string, typed: string, selection: { start: number; end: number } | undefined): ReadingItem | undefined {
+  const edit = typedEdit(written, typed, selection);
+  if (!edit) return undefined;
+  return {
+    label: vscode.l10n.t('Use: {0}', edit.text),
+    description: vscode.l10n.t('your own words, written as typed'),
+    alwaysShow: true,
+    edit,
+  };
 }
 
 /** What the list corrects: a chunk, as its text was when the list opened. */
@@ -33,7 +48,8 @@ interface Target {
 }
 
 export class CorrectThat implements vscode.Disposable {
-  private open: { pick: vscode.QuickPick<ReadingItem>; target: Target } | undefined;
+  /** The list shown; `readings`: its numbered rows (what "choose two" picks from). */
+  private open: { pick: vscode.QuickPick<ReadingItem>; target: Target; readings: ReadingItem[] } | undefined;
 
   constructor(
     private readonly words: DoubtfulWords,
@@ -56,14 +72,15 @@ export class CorrectThat implements vscode.Disposable {
       chunk.alternatives,
       selected,
     );
-    if (list.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('Dictée: the engine has no other reading of this.'));
-      return;
-    }
+    const selection = sel.isEmpty ? undefined : { start: d.offsetAt(sel.start) - chunk.start, end: d.offsetAt(sel.end) - chunk.start };
     this.close();
     const pick = vscode.window.createQuickPick<ReadingItem>();
     pick.title = vscode.l10n.t('Dictée: Correct That');
-    pick.placeholder = vscode.l10n.t('Pick the right reading, or say “choose two”');
+    // No other reading: the box still takes the user's own words.
+    pick.placeholder =
+      list.length === 0
+        ? vscode.l10n.t('The engine has no other reading of this: type the right words, then Enter')
+        : vscode.l10n.t('Pick the right reading, say “choose two”, or type the right words');
     // Each row shows what it changes (not the whole sentence), once.
     const rows = new Map<string, { row: ReturnType<typeof readingRow>; edit: ChunkEdit }>();
     for (const r of list) {
@@ -72,12 +89,19 @@ export class CorrectThat implements vscode.Disposable {
       const id = `${row.kind}:${row.words}`;
       if (!rows.has(id)) rows.set(id, { row, edit });
     }
-    pick.items = [...rows.values()].map(({ row, edit }, i) => ({
+    const readingItems: ReadingItem[] = [...rows.values()].map(({ row, edit }, i) => ({
       label: `${i + 1}. ${row.kind === 'delete' ? `${vscode.l10n.t('(delete these words)')} ${row.words}` : row.words}`,
       description: row.context,
       edit,
     }));
-    this.open = { pick, target };
+    pick.items = readingItems;
+    // The words typed: offered first ("Use: …"), whatever VS Code's filter makes of the readings.
+    pick.onDidChangeValue((typed) => {
+      const own = typedItem(written, typed, selection);
+      pick.items = own ? [own, ...readingItems] : readingItems;
+      if (own) pick.activeItems = [own];
+    });
+    this.open = { pick, target, readings: readingItems };
     pick.onDidAccept(() => {
       const item = pick.selectedItems[0];
       this.close();
@@ -101,7 +125,7 @@ export class CorrectThat implements vscode.Disposable {
   /** "Choose <n>": reading `n` of the list shown. */
   choose(n: number): void {
     const open = this.open;
-    const item = open?.pick.items[n - 1];
+    const item = open?.readings[n - 1];
     if (!open || !item) {
       void vscode.window.showInformationMessage(
         open

@@ -1,6 +1,7 @@
 /**
  * Play Back: the sentence under the cursor (or the selection) played from the run's audio, in a small
- * webview player in the bottom panel (the view "Play Back" of the panel's "Dictée"), its words lit as
+ * webview player in the bottom panel (the view "Player" of the panel's "Dictée": not named "Play Back", so that the
+ * palette's generated "Dictée: Focus on Player View" is not found by the command's name), its words lit as
  * they pass; the editor keeps the keyboard and is not split. The audio stays on the user's machine,
  * in memory (client/proofreading/runAudio.ts): it is played in the webview (the user's side, in the
  * browser too), never written into the document nor sent anywhere. It is forgotten when its document is
@@ -112,6 +113,16 @@ export class PlayBack implements vscode.WebviewViewProvider, vscode.Disposable {
     });
   }
 
+  /** The empty player's button: the editor the user was in (the player itself has the keyboard now). */
+  private playAtCursor(): void {
+    const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    if (!editor) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Dictée: put the cursor in dictated text, then Play Back.'));
+      return;
+    }
+    this.play(editor);
+  }
+
   /** VS Code makes the player: when Play Back first shows it, or when the panel shows it (a window restored). */
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
@@ -120,6 +131,8 @@ export class PlayBack implements vscode.WebviewViewProvider, vscode.Disposable {
     });
     view.webview.options = { enableScripts: true, localResourceRoots: [] };
     view.webview.onDidReceiveMessage((m: { type?: unknown; askedAt?: unknown; at?: unknown }) => {
+      // The empty player's button: the sentence at the cursor of the editor the user was in.
+      if (m?.type === 'playAtCursor') return this.playAtCursor();
       if (m?.type !== 'playing' || typeof m.askedAt !== 'number') return;
       const heard = Math.round(wallClock() - m.askedAt);
       // The page's clock is this machine's when VS Code runs here; in a remote window it may not be.
@@ -139,6 +152,7 @@ export class PlayBack implements vscode.WebviewViewProvider, vscode.Disposable {
         play: vscode.l10n.t('Play again'),
         label: vscode.l10n.t('The dictated audio of the sentence'),
         empty: vscode.l10n.t('Play Back plays here the dictated sentence at the cursor.'),
+        atCursor: vscode.l10n.t('Play the sentence at the cursor'),
       },
       this.pending,
     );

@@ -47,7 +47,7 @@ export type PlayerUpdate = { type: 'words'; words: ShownWord[] } | { type: 'clea
 export function playerHtml(
   cspSource: string,
   nonce: string,
-  text: { play: string; label: string; empty: string },
+  text: { play: string; label: string; empty: string; atCursor: string },
   first?: PlayMessage,
 ): string {
   // In the script as JSON, the samples in base64; "<" escaped so that nothing in it ends the script.
@@ -72,7 +72,7 @@ export function playerHtml(
 </head>
 <body>
 <div id="words" role="group" aria-label="${esc(text.label)}" aria-live="off">${esc(text.empty)}</div>
-<button id="again">${esc(text.play)}</button>
+<button id="again">${esc(first ? text.play : text.atCursor)}</button>
 <script nonce="${nonce}">
   const clock = () => performance.timeOrigin + performance.now();
   /** When this page's script ran, its audio was made, the last sentence arrived, its first sound started (this machine's clock, ms). */
@@ -80,6 +80,8 @@ export function playerHtml(
   const vscode = acquireVsCodeApi();
   const box = document.getElementById('words');
   const emptyText = box.textContent;
+  const again = document.getElementById('again');
+  const labels = ${JSON.stringify({ play: text.play, atCursor: text.atCursor }).replace(/</gu, '\\u003c')};
   // Made now, so that the audio output is open by the time the sentence arrives.
   const ctx = new AudioContext();
   timing.contextAt = clock();
@@ -108,7 +110,8 @@ export function playerHtml(
     asked = undefined;
   }
   function play() {
-    if (!buffer) return;
+    // Nothing loaded (the view opened on its own): the extension plays the sentence at the editor's cursor.
+    if (!buffer) { vscode.postMessage({ type: 'playAtCursor' }); return; }
     if (source) { source.onended = null; source.stop(); }
     const s = (source = ctx.createBufferSource());
     s.buffer = buffer;
@@ -124,7 +127,7 @@ export function playerHtml(
     if (ctx.state === 'running') start();
     else void ctx.resume().then(start);
   }
-  document.getElementById('again').addEventListener('click', play);
+  again.addEventListener('click', play);
   function load(m) {
     timing.receivedAt = clock();
     timing.askedAt = m.askedAt;
@@ -136,6 +139,7 @@ export function playerHtml(
     for (let i = 0; i < n; i++) ch[i] = pcm.getInt16(i * 2, true) / 32768;
     span = { startMs: m.startMs, endMs: m.endMs };
     asked = m.askedAt;
+    again.textContent = labels.play;
     showWords(m.words);
     play();
   }
@@ -149,6 +153,7 @@ export function playerHtml(
     span = undefined;
     words = [];
     box.textContent = emptyText;
+    again.textContent = labels.atCursor;
   }
   window.addEventListener('message', (e) => {
     const m = e.data;

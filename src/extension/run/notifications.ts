@@ -9,6 +9,7 @@ import { installCommands, RecorderMissingError } from '../../audio/capture';
 import type { RecorderName } from '../../audio/spawn';
 import { scrubKey, type DictationError } from '../../client/errors';
 import type { Disposable } from '../../shared/events';
+import { openSettingWhereSet } from '../ui/settingScope';
 import { actionLabel, ALL_SETTINGS, type ErrorAction, type ErrorContext, presentError, warningSentence } from './errorText';
 
 const OPEN_SETTINGS = 'workbench.action.openSettings';
@@ -41,7 +42,8 @@ export class Notifications {
         void vscode.commands.executeCommand('dictee.setApiKey');
         break;
       case 'openSettings':
-        void vscode.commands.executeCommand(OPEN_SETTINGS, setting ?? ALL_SETTINGS);
+        // A setting opens on the tab whose value is in effect (User, Remote, Workspace), not always the User tab.
+        void (setting ? openSettingWhereSet(setting) : vscode.commands.executeCommand(OPEN_SETTINGS, ALL_SETTINGS));
         break;
       case 'retry':
         retry?.();

@@ -10,6 +10,9 @@ import { servedLanguages } from '../../client/http';
 import { LANGUAGES, SPECIALTIES, type Language, type Specialty } from '../../protocol/config';
 import type { Logger } from '../../shared/logger';
 import type { Settings } from '../settings';
+import { languageForUi } from '../settingsMap';
+import { scopeName, unservedWarning } from './languageChoice';
+import { openSettingWhereSet, writeChoice } from './settingScope';
 import { languageName, languageRowNote, specialtyName } from './statusText';
 
 interface DeviceItem extends vscode.QuickPickItem {
@@ -96,10 +99,11 @@ interface LanguageItem extends vscode.QuickPickItem {
 /** Language and vocabulary of the next run, in one quick pick; a language the service says it does not serve is marked. */
 export async function chooseLanguage(settings: Settings): Promise<void> {
   const s = settings.read();
-  const c = vscode.workspace.getConfiguration('dictee');
   const check = (on: boolean): string => (on ? '$(check) ' : '');
-  const items = servedLanguages(s.serverUrl).then((served): LanguageItem[] => {
-    const auto = s.languageAuto ? s.language : 'en';
+  // What "the language of VS Code" is (the setting's `auto`).
+  const auto = languageForUi(vscode.env.language);
+  const servedNow = servedLanguages(s.serverUrl);
+  const items = servedNow.then((served): LanguageItem[] => {
     return [
       { label: vscode.l10n.t('Language'), kind: vscode.QuickPickItemKind.Separator },
       {
@@ -120,8 +124,31 @@ export async function chooseLanguage(settings: Settings): Promise<void> {
     title: vscode.l10n.t('Dictée: language and vocabulary of the next dictation'),
   });
   if (!picked) return;
-  if (picked.language) await c.update('language', picked.language, vscode.ConfigurationTarget.Global);
-  if (picked.specialty) await c.update('specialty', picked.specialty, vscode.ConfigurationTarget.Global);
+  if (picked.language) {
+    // A language the service does not serve is chosen only once the user has read so.
+    const language = picked.language === 'auto' ? auto : picked.language;
+    const served = await servedNow;
+    const name = languageName(vscode.l10n, language);
+    const names = (served ?? [])
+      .filter((l): l is Language => (LANGUAGES as readonly string[]).includes(l))
+      .map((l) => languageName(vscode.l10n, l));
+    const warning = unservedWarning(vscode.l10n, language, name, served, names);
+    const anyway = vscode.l10n.t('Choose {0} Anyway', name);
+    if (warning && (await vscode.window.showWarningMessage(warning, { modal: true }, anyway)) !== anyway) return;
+    await saidWhere('language', picked.language, picked.language === 'auto' ? vscode.l10n.t('The language of VS Code') : name);
+  }
+  if (picked.specialty) await saidWhere('specialty', picked.specialty, specialtyName(vscode.l10n, picked.specialty));
+}
+
+/** Writes the choice where Settings shows it, and says where. */
+async function saidWhere(key: 'language' | 'specialty', value: string, shown: string): Promise<void> {
+  const scope = await writeChoice(key, value);
+  const open = vscode.l10n.t('Open Settings');
+  const message =
+    key === 'language'
+      ? vscode.l10n.t('Dictée: dictation language {0}, saved in your {1} (dictee.language).', shown, scopeName(vscode.l10n, scope))
+      : vscode.l10n.t('Dictée: vocabulary {0}, saved in your {1} (dictee.specialty).', shown, scopeName(vscode.l10n, scope));
+  if ((await vscode.window.showInformationMessage(message, open)) === open) await openSettingWhereSet(`dictee.${key}`);
 }
 
 /** Why no microphone is listed, in the user's words. */

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { Language, Specialty } from '../../protocol/config';
+import { afterLanguageChange } from './languageChoice';
 import { languageView, type StatusColour, type StatusInfo, statusView, TOOLTIP_COMMANDS } from './statusText';
 
 const COLOURS: Record<StatusColour, vscode.ThemeColor | undefined> = {
@@ -88,8 +89,9 @@ export class StatusBar implements vscode.Disposable {
 
   /** The language item: the language and vocabulary the next run uses. */
   setLanguage(language: Language, specialty: Specialty, auto: boolean): void {
-    this.info.language = language;
-    this.info.specialty = specialty;
+    // A new choice: the last run's error (its language refused, say) no longer holds.
+    const changed = this.info.language !== undefined && (this.info.language !== language || this.info.specialty !== specialty);
+    this.info = { ...afterLanguageChange(this.info, language, changed), specialty };
     const v = languageView(vscode.l10n, language, specialty, auto);
     this.languageItem.text = v.text;
     this.languageItem.tooltip = v.tooltip;
