@@ -46,7 +46,8 @@ import { wavOf } from '../src/shared/wavFile';
 import { CONFIG, baselineClient, stats, type Stats } from './e2eBaseline';
 import type { BenchSection } from './run';
 
-const CHUNKS = Number(process.env.DICTEE_BENCH_E2E_CHUNKS ?? 200);
+/** Finals per two phases (eight phases: the bench stays within 10 minutes); DICTEE_BENCH_E2E_CHUNKS sets another count. */
+const CHUNKS = Number(process.env.DICTEE_BENCH_E2E_CHUNKS ?? 160);
 const PULSE_LATENCY = process.env.DICTEE_BENCH_PULSE_LATENCY_MSEC;
 type Source = 'recorder' | 'browser';
 /** Per source, the grammar off, on, on, off (the page's reversed): a drift of the load weighs on all alike. */
