@@ -143,6 +143,9 @@ async function startRun({ wb, userDataDir, pages }: Bench, source: Source, gramm
       const viaPage = extensionLogIn(userDataDir).slice(mark).includes(CAPTURE_PAGE_LOG);
       if (line === want && viaPage === (source === 'browser') && (source === 'recorder' || page)) {
         await waitFor(async () => /recording/i.test(await statusLabel(wb)), 30_000, 'recording');
+        // Back to the editor, as a person goes back once the page records: Chromium renders a tab in the
+        // background late (its frames throttled), which would be measured instead of the extension.
+        if (page) await wb.page.bringToFront();
         capture = page;
         return true;
       }
@@ -353,7 +356,8 @@ rendered in the editor of real VS Code (code-server 4.100.3 / VS Code 1.100, hea
 packaged extension recording its audio in each of its two ways, set explicitly (\`dictee.audio.source\`):
 the recorder (\`recorder\`: sox on a PulseAudio virtual microphone; the \`editor, grammar off/on\` rows) and
 the capture page (\`browser\`: the page in Chromium, whose fake microphone plays the same audio from a WAV
-file; the \`capture page\` rows). Baseline, in the same run and at the same time: the same proxy to a bare
+file; the \`capture page\` rows; the editor's tab is brought back to the front once the page records, as a
+person goes back to the editor: a tab in the background renders late). Baseline, in the same run and at the same time: the same proxy to a bare
 \`ws\` client streaming the same audio. One-word \`final\`s about every 400 ms of audio (320 ms tone, 80 ms
 gap; \`engine_endpointing\` 0.05 s, \`max_buffer_size\` 1, proofreading off); ${fmt(f.elapsedS)} s of audio in
 eight phases, the recorder's with the dictation grammar off, on, on, off, then the capture page's on, off,
