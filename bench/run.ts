@@ -70,16 +70,22 @@ async function main(): Promise<void> {
   // A run of some benches (`npm run bench -- NAME`) keeps the other sections as they were measured; every
   // run keeps the "Soak" section, which `npm run soak` writes.
   const out = process.env.DICTEE_BENCH_OUT ?? path.join(__dirname, '..', 'docs', 'benchmarks.md');
-  const kept: string[] = [];
+  // A section measured again takes its old place (a diff shows what changed, not a move); new ones go last.
+  const body: string[] = [];
+  const placed = new Set<string>();
   if (existsSync(out)) {
     for (const part of readFileSync(out, 'utf8')
       .split(/^(?=## )/m)
       .slice(1)) {
       const title = /^## (.*)$/m.exec(part)?.[1];
-      if (title && !fresh.has(title) && (only.length || title === 'Soak')) kept.push(`${part.trim()}\n`);
+      if (title && fresh.has(title)) {
+        body.push(fresh.get(title)!);
+        placed.add(title);
+      } else if (title && (only.length || title === 'Soak')) body.push(`${part.trim()}\n`);
     }
   }
-  writeFileSync(out, [...header, ...kept, ...fresh.values()].join('\n'));
+  for (const [title, section] of fresh) if (!placed.has(title)) body.push(section);
+  writeFileSync(out, [...header, ...body].join('\n'));
   console.log('\nwrote docs/benchmarks.md');
 }
 
