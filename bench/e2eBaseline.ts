@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { now } from '../test/e2e/lib/tap';
 import { sleep } from '../test/helpers/wait';
 
-export function percentile(sorted: number[], p: number): number {
+function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[i]!;

@@ -65,7 +65,7 @@ export function majorCount(events: readonly GcEvent[], lo: number, hi: number): 
 }
 
 /** The share of its largest committed size the heap must reach for V8's sizing to count as done. */
-export const SIZED_FRACTION = 0.95;
+const SIZED_FRACTION = 0.95;
 
 /**
  * When V8 has sized the heap for the load: the first major collection between `lo` and `hi` that leaves the
