@@ -3,22 +3,29 @@
  * their sections, with the machine and the date, to docs/benchmarks.md.
  *
  * A bench module exports `run(): Promise<BenchSection>`. Each compares against a baseline measured in
- * the same run and reports the ratio.
+ * the same run and reports the ratio. A section with a path without samples or a ratio that is not a number
+ * fails the run before anything is written (guard.ts).
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execSync } from 'node:child_process';
+import { benchProblems } from './guard';
 
 export interface BenchSection {
   title: string;
   /** Markdown body: method, a table of results, the baseline and the ratio. */
   markdown: string;
+  /** Samples behind each measured path (a row of its table): none fails the run (guard.ts). */
+  samples?: Record<string, number>;
+  /** The section's ratios to its baseline: one that is not a finite number above zero fails the run. */
+  ratios?: Record<string, number>;
 }
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
-  const dir = __dirname;
+  // DICTEE_BENCH_DIR and DICTEE_BENCH_OUT (tests of the guard): other benches, another file to write.
+  const dir = process.env.DICTEE_BENCH_DIR ?? __dirname;
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.bench.ts'))
     .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
@@ -30,6 +37,14 @@ async function main(): Promise<void> {
     const section = await mod.run();
     console.log(section.markdown);
     sections.push(section);
+  }
+  // A bench that measured nothing fails the run, and nothing is written (not even the other sections).
+  const problems = benchProblems(sections);
+  if (problems.length > 0) {
+    console.error(
+      `\nBENCH FAILED: measured nothing somewhere; docs/benchmarks.md left as it was.\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
+    process.exit(1);
   }
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   let commit = 'uncommitted';
@@ -54,17 +69,23 @@ async function main(): Promise<void> {
   const fresh = new Map(sections.map((s) => [s.title, `## ${s.title}\n\n${stamp}\n\n${s.markdown.trim()}\n`]));
   // A run of some benches (`npm run bench -- NAME`) keeps the other sections as they were measured; every
   // run keeps the "Soak" section, which `npm run soak` writes.
-  const out = path.join(dir, '..', 'docs', 'benchmarks.md');
-  const kept: string[] = [];
+  const out = process.env.DICTEE_BENCH_OUT ?? path.join(__dirname, '..', 'docs', 'benchmarks.md');
+  // A section measured again takes its old place (a diff shows what changed, not a move); new ones go last.
+  const body: string[] = [];
+  const placed = new Set<string>();
   if (existsSync(out)) {
     for (const part of readFileSync(out, 'utf8')
       .split(/^(?=## )/m)
       .slice(1)) {
       const title = /^## (.*)$/m.exec(part)?.[1];
-      if (title && !fresh.has(title) && (only.length || title === 'Soak')) kept.push(`${part.trim()}\n`);
+      if (title && fresh.has(title)) {
+        body.push(fresh.get(title)!);
+        placed.add(title);
+      } else if (title && (only.length || title === 'Soak')) body.push(`${part.trim()}\n`);
     }
   }
-  writeFileSync(out, [...header, ...kept, ...fresh.values()].join('\n'));
+  for (const [title, section] of fresh) if (!placed.has(title)) body.push(section);
+  writeFileSync(out, [...header, ...body].join('\n'));
   console.log('\nwrote docs/benchmarks.md');
 }
 

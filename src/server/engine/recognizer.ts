@@ -58,6 +58,12 @@ export interface Recognizer {
    */
   readonly ignoresAudio?: boolean;
   /**
+   * True when {@link push} returns words only for a voiced window and changes its checkpoint only then
+   * (`simulated`): the segmenter then takes the state before an unvoiced window (where a `first-word`
+   * chunk would open) only when the window turns out voiced, not for every window of a pause.
+   */
+  readonly releasesOnlyWhenVoiced?: boolean;
+  /**
    * Feeds one analysis window. Returns the open utterance's words when they changed (the whole
    * list, which replaces the previous one: a decoder may revise its partial hypothesis), or
    * undefined when nothing changed.

@@ -206,9 +206,21 @@ export class Segmenter {
     // State before this window: where a resumed session restarts to release this window's words again.
     // Taken only when this window can start an utterance or open a chunk (not while one is open: most
     // windows), so the steady stream of windows allocates nothing here.
-    const before =
-      this.utteranceStart === undefined || (!this.current && this.recognizer.resumeFrom === 'first-word') ? this.mark() : undefined;
+    // An engine that releases words only on voiced windows (`releasesOnlyWhenVoiced`) opens no chunk in a
+    // pause: its state before a window is taken once the window is known voiced, from the parts that the
+    // voice-activity decision changes (the offset, the detector's state) kept before it.
+    const opens = !this.current && this.recognizer.resumeFrom === 'first-word';
+    const deferred = opens && this.utteranceStart !== undefined && this.recognizer.releasesOnlyWhenVoiced === true;
+    let before = this.utteranceStart === undefined || (opens && !deferred) ? this.mark() : undefined;
+    // The energy detector's state is its noise floor, a number: kept without an object for every window.
+    const floorBefore = deferred ? this.vad.noiseFloorDb : undefined;
+    const vadBefore = deferred && floorBefore === undefined ? this.vad.state() : undefined;
+    const offsetBefore = this.processed;
     const voiced = this.vad.windowOf(samples, off >> 1, this.windowBytes >> 1);
+    // The engine has not seen this window yet: its checkpoint is still the one from before it.
+    if (deferred && voiced) {
+      before = { offset: offsetBefore, engine: this.recognizer.checkpoint(), vad: vadBefore ?? { noiseFloorDb: floorBefore! } };
+    }
     this.processed += this.windowBytes;
     this.utteranceStart ??= before;
     const window = this.ignoresAudio ? EMPTY : buf.subarray(off, off + this.windowBytes);

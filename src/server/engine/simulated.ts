@@ -117,6 +117,8 @@ export class SimulatedRecognizer implements Recognizer {
   readonly resumeFrom = 'first-word';
   /** Words come from the voice-activity decision; the samples themselves are never read. */
   readonly ignoresAudio = true;
+  /** Unvoiced windows only move the word clock, which no checkpoint holds. */
+  readonly releasesOnlyWhenVoiced: boolean = true;
   private cursor = 0;
   private voicedMs = 0;
   /** Words released since the last end of utterance (never revised: released words are final). */
@@ -234,9 +236,17 @@ export class SimulatedEngine implements Engine {
     return undefined;
   }
 
+  /** Each script's words, split once: every session of a script reads the same (never changed) words. */
+  private readonly parsed = new Map<string, { words: readonly RecognizedWord[]; ends?: readonly number[] }>();
+
   create(config: EffectiveConfig): SimulatedRecognizer {
     const text = this.script ?? builtInScript(config.language, config.specialty) ?? '';
-    const u = parseUtterances(text);
-    return u ? new SimulatedRecognizer(u.words, u.ends) : new SimulatedRecognizer(tokenize(text));
+    let p = this.parsed.get(text);
+    if (!p) {
+      const u = parseUtterances(text);
+      p = u ? { words: u.words, ends: u.ends } : { words: tokenize(text) };
+      this.parsed.set(text, p);
+    }
+    return new SimulatedRecognizer(p.words, p.ends);
   }
 }

@@ -98,6 +98,11 @@ export interface VoiceDetector {
   windowOf(samples: Int16Array, start: number, n: number): boolean;
   /** What a checkpoint keeps of the detector (see each detector). */
   state(): VadState;
+  /**
+   * The detector's whole state as a number, where it is one ({@link Vad}: `state()` is `{ noiseFloorDb }`):
+   * read without making an object (the segmenter reads it before every window of a pause).
+   */
+  readonly noiseFloorDb?: number;
 }
 
 export class Vad implements VoiceDetector {

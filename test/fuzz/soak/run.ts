@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Rng } from '../inputs';
@@ -18,6 +19,7 @@ import { type GenerationResult, SoakSlot } from './slot';
 import { type SoakReport, type Sample, summarize } from './summary';
 import { Ticker } from './ticker';
 import { warmUpSession } from './warmup';
+import { parseGcTrace } from './gcTrace';
 
 export interface SoakOptions {
   sessions: number;
@@ -53,6 +55,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   // Enough words that no session reaches the end of its script (at most 4 words per 2.5 s loop).
   const script = numberedScript(Math.ceil((durationMs / 2500) * 4) + 100);
   const released = new ReleasedWords(script.join(' '));
+  // The service runs with --trace-gc (servicePreload.cjs): its collections tell how much it allocates and when
+  // V8 has sized its heap for the load (gcTrace.ts). Its clock starts about when it is spawned.
+  const preload = path.join(__dirname, 'servicePreload.cjs');
+  const spawnedAt = performance.now();
   const server = await startServer({
     script: scriptFile(script.join(' ')),
     args: ['--concurrency-limit', String(n * 2 + 10), '--rate-limit', '10000000'],
@@ -60,6 +66,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       DICTEE_LOG_LEVEL: opts.serviceLogLevel ?? 'warn',
       DICTEE_STOPPED_TTL_MS: String(ttlMs),
       DICTEE_RESUME_TTL_MS: String(resumeTtlMs),
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${JSON.stringify(preload)}`].filter(Boolean).join(' '),
     },
   });
   const probe = new ServiceProbe(server.url, server.masterKey, server.process().pid!);
@@ -185,6 +192,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       load: loadEnd,
       before,
       after,
+      gc: parseGcTrace(server.logs(), (t0 - spawnedAt) / 1000),
     });
     return report;
   } finally {

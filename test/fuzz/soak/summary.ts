@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { LagStats } from './ticker';
 import type { GenerationResult, SoakSlot } from './slot';
 import type { AfterState } from './run';
+import { type GcEvent, allocatedMB, floorMB, heapSizedAt, majorCount } from './gcTrace';
 
 export interface Sample {
   /** Seconds since the load started. */
@@ -33,12 +34,19 @@ export interface SummaryInput {
   load: { cpuMs: number; client: NodeJS.CpuUsage; t: number };
   before: { fds: number; rss: number; resources: Record<string, number> };
   after: AfterState;
+  /** The service's collections (its --trace-gc log, gcTrace.ts); empty when the trace is missing. */
+  gc: GcEvent[];
 }
 
 /** RSS growth allowed from the first half of the load after warm-up to the second (their peaks). */
 export const MAX_RSS_GROWTH = 0.05;
-/** Shorter than this after warm-up, RSS growth is reported but not judged: a half would not span a whole GC cycle. */
+/** Shorter than this after the fixed warm-up, RSS growth is reported but not judged (a short run). */
 const MIN_JUDGED_S = 240;
+/**
+ * Major collections each half must hold for RSS growth to be judged: two, so that each half spans a whole GC
+ * cycle (from one major collection to the next; at 150 sessions they came about 100 s apart here).
+ */
+const MIN_CYCLES = 2;
 
 export type SoakReport = ReturnType<typeof summarize>;
 
@@ -61,30 +69,45 @@ export function summarize(x: SummaryInput) {
   const count = (o: string): number => results.filter((r) => r.outcome === o).length;
   const slotSum = (k: keyof SoakSlot['counts']): number => x.slots.reduce((a, s) => a + s.counts[k], 0);
 
-  // RSS: the peak of each half of the load after warm-up. The garbage collector moves RSS by tens of MiB
-  // within one of its cycles (about 200 s at 500 sessions here), so two short windows compare two moments of
-  // a cycle; each half of a judged run spans whole cycles, and a leak raises the later half's peak.
+  // RSS: the peak of each half of the load after warm-up. Warm-up lasts the fixed time (opts.warmupS) and
+  // until V8 has sized its heap for the load (gcTrace.ts: its committed size after a major collection within
+  // 5 % of the largest a major collection leaves): RSS follows the heap's committed size up while V8 sizes it, which is no leak; a leak keeps the
+  // heap growing, so it is sized late or never, and a run long enough to judge then fails. Each half must
+  // hold whole GC cycles (MIN_CYCLES major collections): the collector moves RSS by tens of MiB within one.
+  const gc = x.gc;
+  const sized = heapSizedAt(gc, 0, opts.durationS);
+  const warmEnd = Math.max(opts.warmupS, sized?.t ?? 0);
   const load = samples.filter((s) => s.t <= opts.durationS + 1);
-  const mid = (opts.warmupS + opts.durationS) / 2;
+  const mid = (warmEnd + opts.durationS) / 2;
   const peak = (xs: number[]): number => (xs.length ? Math.max(...xs) : 0);
   const rssIn = (lo: number, hi: number): number => peak(load.filter((s) => s.t >= lo && s.t <= hi).map((s) => s.rss));
   const heapIn = (lo: number, hi: number): number => peak(load.filter((s) => s.t >= lo && s.t <= hi && s.heapUsed).map((s) => s.heapUsed!));
   // The heap's floor in each half: what stays live after the major collections (a leak raises it).
   const floorIn = (lo: number, hi: number): number => {
+    const fromGc = floorMB(gc, lo, hi);
+    if (fromGc !== undefined) return fromGc * 1e6;
     const xs = load.filter((s) => s.t >= lo && s.t <= hi && s.heapUsed).map((s) => s.heapUsed!);
     return xs.length ? Math.min(...xs) : 0;
   };
   const heap = {
-    afterWarmup: heapIn(opts.warmupS, mid),
+    afterWarmup: heapIn(warmEnd, mid),
     end: heapIn(mid, opts.durationS + 1),
-    floorFirst: floorIn(opts.warmupS, mid),
+    floorFirst: floorIn(warmEnd, mid),
     floorSecond: floorIn(mid, opts.durationS + 1),
+    /** When V8 had sized the heap (s), its committed size then and its largest (bytes). */
+    sizedAtS: sized?.t,
+    committedAtSized: (sized?.committedMB ?? 0) * 1e6,
+    committedMax: (sized?.maxMB ?? 0) * 1e6,
+    majorFirst: majorCount(gc, warmEnd, mid),
+    majorSecond: majorCount(gc, mid, opts.durationS + 1),
+    collections: gc.length,
   };
-  const rssAfterWarmup = rssIn(opts.warmupS, mid);
+  const rssAfterWarmup = rssIn(warmEnd, mid);
   const rssEnd = rssIn(mid, opts.durationS + 1);
   const growth = rssAfterWarmup > 0 ? (rssEnd - rssAfterWarmup) / rssAfterWarmup : 0;
-  const rssJudged = opts.durationS - opts.warmupS >= MIN_JUDGED_S;
-  const steadyRss = load.filter((s) => s.t >= opts.warmupS).map((s) => s.rss);
+  const longEnough = opts.durationS - opts.warmupS >= MIN_JUDGED_S;
+  const rssJudged = longEnough && heap.majorFirst >= MIN_CYCLES && heap.majorSecond >= MIN_CYCLES;
+  const steadyRss = load.filter((s) => s.t >= warmEnd).map((s) => s.rss);
   if (steadyRss.length === 0) steadyRss.push(0);
 
   // Mean time a place spent in each state per entry (the transitions: how long a resume, a stop, a revocation took).
@@ -105,6 +128,13 @@ export function summarize(x: SummaryInput) {
     mean: steady.length ? steady.reduce((a, s) => a + s.live, 0) / steady.length : 0,
     min: steady.length ? Math.min(...steady.map((s) => s.live)) : 0,
     max: steady.length ? Math.max(...steady.map((s) => s.live)) : 0,
+  };
+  // What the service allocated on its heap per session-second, over the load after the fixed warm-up.
+  const allocSpanS = Math.max(1, opts.durationS - opts.warmupS);
+  const allocated = allocatedMB(gc, opts.warmupS, opts.durationS);
+  const allocation = {
+    mbPerS: allocated / allocSpanS,
+    kbPerSessionSecond: live.mean > 0 ? (allocated * 1000) / (live.mean * allocSpanS) : 0,
   };
   const service = {
     cpuPercent: (x.load.cpuMs / (x.load.t * 1000)) * 100,
@@ -131,6 +161,13 @@ export function summarize(x: SummaryInput) {
   if (x.notStopped.length) failures.push(`places that did not stop: ${x.notStopped.slice(0, 5).join('; ')}`);
   if (rssJudged && growth > MAX_RSS_GROWTH)
     failures.push(`RSS grew ${(growth * 100).toFixed(1)} % after warm-up (limit ${MAX_RSS_GROWTH * 100} %)`);
+  if (longEnough && !rssJudged) {
+    failures.push(
+      gc.length === 0
+        ? "RSS not judged: no garbage collection in the service's log (its --trace-gc preload missing)"
+        : `RSS not judged: V8 sized the heap only at t = ${warmEnd.toFixed(0)} s, leaving ${heap.majorFirst} and ${heap.majorSecond} major collections in the halves (at least ${MIN_CYCLES} each): a heap that keeps growing (a leak), or a run too short`,
+    );
+  }
   if (x.after.sessions || x.after.connections)
     failures.push(`left in the service: ${x.after.sessions} sessions, ${x.after.connections} connections`);
   if (x.after.fds > x.before.fds) failures.push(`descriptors: ${x.before.fds} before, ${x.after.fds} after`);
@@ -158,10 +195,12 @@ export function summarize(x: SummaryInput) {
       afterStop: x.after.rss,
       growth,
       judged: rssJudged,
+      warmupEndS: warmEnd,
       min: Math.min(...steadyRss),
       max: Math.max(...steadyRss),
     },
     heap,
+    allocation,
     fds: { before: x.before.fds, peak: Math.max(0, ...samples.map((s) => s.fds)), after: x.after.fds },
     resources: { before: x.before.resources, after: x.after.resources, above: x.after.above },
     left: { sessions: x.after.sessions, connections: x.after.connections },
@@ -208,11 +247,21 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
     ['protocol problems, replayed seq handled twice', `${r.problemCount}, ${r.repeats.seqs}`],
     [
       'service RSS',
-      `${mib(r.rss.beforeSessions)} MiB before the sessions; peak ${mib(r.rss.afterWarmup)} MiB in the first half after warm-up, ${mib(r.rss.end)} MiB in the second: **${pct(r.rss.growth)}**${r.rss.judged ? '' : ' (run too short to judge)'} (samples after warm-up between ${mib(r.rss.min)} and ${mib(r.rss.max)} MiB); ${mib(r.rss.afterStop)} MiB once every session stopped`,
+      `${mib(r.rss.beforeSessions)} MiB before the sessions; peak ${mib(r.rss.afterWarmup)} MiB in the first half after warm-up (t = ${r.rss.warmupEndS.toFixed(0)} s), ${mib(r.rss.end)} MiB in the second: **${pct(r.rss.growth)}**${r.rss.judged ? '' : ' (not judged)'} (samples after warm-up between ${mib(r.rss.min)} and ${mib(r.rss.max)} MiB); ${mib(r.rss.afterStop)} MiB once every session stopped`,
+    ],
+    [
+      'service heap: V8 sizing it for the load',
+      r.heap.sizedAtS === undefined
+        ? 'no collection in the trace'
+        : `committed ${mib(r.heap.committedAtSized)} MiB at t = ${r.heap.sizedAtS.toFixed(0)} s, at most ${mib(r.heap.committedMax)} MiB; ${r.heap.collections} collections, ${r.heap.majorFirst} and ${r.heap.majorSecond} major ones in the halves`,
     ],
     [
       'service JavaScript heap in use (not judged)',
-      `peak ${mib(r.heap.afterWarmup)} MiB in the first half, ${mib(r.heap.end)} MiB in the second (${pct(r.heap.afterWarmup ? (r.heap.end - r.heap.afterWarmup) / r.heap.afterWarmup : 0)}); its floor (live after the major collections) ${mib(r.heap.floorFirst)} MiB, then ${mib(r.heap.floorSecond)} MiB`,
+      `peak ${mib(r.heap.afterWarmup)} MiB in the first half, ${mib(r.heap.end)} MiB in the second (${pct(r.heap.afterWarmup ? (r.heap.end - r.heap.afterWarmup) / r.heap.afterWarmup : 0)}); its floor (least live after a major collection) ${mib(r.heap.floorFirst)} MiB, then ${mib(r.heap.floorSecond)} MiB`,
+    ],
+    [
+      'service heap allocation (after the fixed warm-up)',
+      `${r.allocation.mbPerS.toFixed(2)} MB/s, ${r.allocation.kbPerSessionSecond.toFixed(1)} kB per session-second`,
     ],
     ['service descriptors', `${r.fds.before} before, ${r.fds.peak} at the peak, ${r.fds.after} after every session stopped`],
     ['service active handles', `before ${fmtResources(r.resources.before)}; after ${fmtResources(r.resources.after)}`],
@@ -242,8 +291,12 @@ export function markdown(r: SoakReport, loadAtStart: number[]): string {
     'the audio the service accounted for (the segmenter run locally on the same frames): each word once and in',
     'order. The service is sampled from outside: RSS (`/proc/PID/status`), descriptors (`/proc/PID/fd`), CPU',
     '(`/proc/PID/stat`), and `GET /v1/status` (sessions, connections, event-loop delay, `active_resources`). RSS',
-    "growth: the peak of the second half of the load after warm-up against the first half's, each half spanning whole",
-    'garbage-collection cycles (limit 5 %). Once every session',
+    "growth: the peak of the second half of the load after warm-up against the first half's (limit 5 %). Warm-up",
+    "lasts the fixed time in the table's first row and until V8 has sized its heap for the load: the heap's committed",
+    "size after a major collection (from `--trace-gc` in the service's process) within 5 % of the largest a major",
+    'collection leaves during the load; while V8 sizes the heap, RSS follows it up. Each half must hold at least 2 major collections',
+    '(a whole GC cycle); a heap that keeps growing (a leak) is sized late or never, and then the check fails. The',
+    "heap's allocation is read from the same trace (the heap's growth between collections). Once every session",
     'has stopped and the service has forgotten them (stopped sessions are kept',
     `${r.ttlS} s here instead of 5 min, dropped ones 60 s instead of 30), descriptors and active handles must be back at the baseline taken`,
     'after one warm-up session.',
