@@ -9,7 +9,6 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ArpaError } from './arpa';
 
-
 /** Bits per word id in a packed n-gram key (three ids stay below 2^53). */
 const ID_BITS = 17;
 export const KEY_BASE = 2 ** ID_BITS;
