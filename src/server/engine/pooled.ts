@@ -129,7 +129,8 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
         specialty: n.specialty,
         lm: n.lm,
         dict: n.dict,
-        grammar_words_added: n.added,
+        grammar_words_added_to_lm: n.addedToLm,
+        grammar_words_added_to_dict: n.addedToDict,
         grammar_words_unpronounceable: n.unpronounceable.length ? n.unpronounceable : undefined,
       });
     }

@@ -30,11 +30,6 @@ export interface PocketsphinxModel {
   sampleRate?: number;
   /** Front-end options of the acoustic model (languages.ts `frontEnd`), after the defaults. */
   frontEnd?: ReadonlyArray<readonly [string, string]>;
-  /**
-   * Words added to the dictionary and the language model once the decoder is made (`ps_add_word`):
-   * the dictation grammar's words that the language model lacks, with their phones.
-   */
-  addWords?: ReadonlyArray<readonly [string, string]>;
 }
 
 /** Checks a model directory; throws {@link EngineUnavailableError} naming what is missing. */
@@ -155,7 +150,6 @@ export function loadPocketsphinx(): PocketsphinxApi {
   const psEnd = f(ps, 'int ps_end_utt(void *ps)');
   const psHyp = f(ps, 'const char *ps_get_hyp(void *ps, _Out_ int32_t *score)');
   const psFree = f(ps, 'int ps_free(void *ps)');
-  const psAddWord = f(ps, 'int ps_add_word(void *ps, const char *word, const char *phones, int update)');
   const segIter = f(ps, 'void *ps_seg_iter(void *ps)');
   const segNext = f(ps, 'void *ps_seg_next(void *seg)');
   const segWord = f(ps, 'const char *ps_seg_word(void *seg)');
@@ -261,9 +255,6 @@ export function loadPocketsphinx(): PocketsphinxApi {
       const decoder = psInit(config) as unknown;
       cmdLnFree(config); // the decoder keeps its own reference
       if (!decoder) throw new EngineUnavailableError(`pocketsphinx could not load the model in ${model.dir}`);
-      const add = model.addWords ?? [];
-      // The search is rebuilt once, with the last word.
-      add.forEach(([word, phones], i) => psAddWord(decoder, word, phones, i === add.length - 1 ? 1 : 0));
       return decoder;
     },
     startUtt: (d) => check('start_utt', psStart(d)),

@@ -1,18 +1,20 @@
 /**
  * The dictation grammar's words (spoken punctuation, structure and commands; src/dictation/lang/*) that
  * a pocketsphinx decoder must be able to hear, and how each gets into the decoder: a word the language
- * model lacks is added once the decoder is made (`ps_add_word`, ffi.ts `addWords`), to the dictionary
- * and to the language model (as a unigram), with its phones from the dictionary in use, else the
- * acoustic model's, else {@link PHONES} below (the words neither dictionary has). A word whose phones
- * are nowhere is said in the log. `ps_add_word` refuses a word the dictionary already has: such a word
- * is taken out of a copy of the dictionary first (written once, named by its content's hash).
+ * model lacks is added to a copy of it as a unigram ({@link ADDED_LOG10_PROB}), and a word the
+ * dictionary lacks to a copy of it, with its phones from the acoustic model's dictionary, else
+ * {@link PHONES} below (the words neither dictionary has). A word whose phones are nowhere is said in the
+ * log. The copies are written once, in a directory of this user's, named by what they are made of.
+ * (pocketsphinx's own `ps_add_word` was tried: with a language model read from ARPA, Debian's
+ * libpocketsphinx3 crashes in the next decode.)
  *
  * The lists are the grammar's own words as the language model's text is spelt (frenchWords of
  * src/models/lm/frenchText.ts: elisions as `d'`, hyphenated forms split); test/unit/grammar-words.test.ts
  * checks them against the grammar's tables, so that a word added there is added here.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -108,13 +110,62 @@ export function writeDerived(text: string, ext: string, dir = derivedDir()): str
   return file;
 }
 
+/** An added word's unigram probability (log10): a rare word's, so that it does not displace others. */
+export const ADDED_LOG10_PROB = -6;
+
 export interface GrammarPlan {
-  /** The dictionary the decoder is given (the one in use, or a copy without the words added). */
+  /** The language model the decoder is given (the one in use, or a copy with the words added). */
+  lm: string;
+  /** The dictionary the decoder is given (the one in use, or a copy with the words added). */
   dict: string;
-  /** Words added once the decoder is made, with their phones. */
-  addWords: Array<[string, string]>;
+  /** Words added to the language model. */
+  addedToLm: string[];
+  /** Words added to the dictionary, with their phones. */
+  addedToDict: Array<[string, string]>;
   /** Grammar words no dictionary could pronounce (said in the log). */
   unpronounceable: string[];
+}
+
+/** The name of a copy of `file` with `extra` added: where it is, its size and time, and what is added. */
+function copyName(file: string, extra: string, ext: string): string {
+  const st = statSync(file);
+  const id = createHash('sha256').update(`${path.resolve(file)}\n${st.size}\n${st.mtimeMs}\n${extra}`).digest('hex').slice(0, 24);
+  return path.join(derivedDir(), `${id}.${ext}`);
+}
+
+/** A copy of an ARPA file with `words` added as unigrams (the count in its header raised), streamed. */
+async function arpaWith(lm: string, words: readonly string[]): Promise<string> {
+  const out = copyName(lm, words.join(' '), 'arpa');
+  if (existsSync(out)) return out;
+  mkdirSync(path.dirname(out), { recursive: true, mode: 0o700 });
+  const part = `${out}.${process.pid}.part`;
+  const w = createWriteStream(part);
+  const write = async (line: string): Promise<void> => {
+    if (!w.write(`${line}\n`)) await once(w, 'drain');
+  };
+  const rl = createInterface({ input: createReadStream(lm, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const UNIGRAMS = '\\1-grams:';
+  let section = '';
+  for await (const line of rl) {
+    const count = section === '\\data\\' ? /^ngram 1=(\d+)\s*$/u.exec(line) : null;
+    if (count) {
+      await write(`ngram 1=${Number(count[1]) + words.length}`);
+    } else if (line.startsWith('\\')) {
+      // The end of the unigrams: the words go there, then the blank line that ends a section.
+      if (section === UNIGRAMS) {
+        for (const word of words) await write(`${ADDED_LOG10_PROB.toFixed(6)} ${word} 0.000000`);
+        await write('');
+      }
+      section = line.trim();
+      await write(line);
+    } else if (!(section === UNIGRAMS && line.trim() === '')) {
+      await write(line);
+    }
+  }
+  w.end();
+  await once(w, 'finish');
+  renameSync(part, out);
+  return out;
 }
 
 /**
@@ -123,25 +174,37 @@ export interface GrammarPlan {
  */
 export async function grammarPlan(language: string, lm: string, dict: string, acousticDict: string): Promise<GrammarPlan> {
   const words = GRAMMAR_WORDS[language] ?? [];
-  if (words.length === 0) return { dict, addWords: [], unpronounceable: [] };
+  const plan: GrammarPlan = { lm, dict, addedToLm: [], addedToDict: [], unpronounceable: [] };
+  if (words.length === 0) return plan;
   const inLm = await arpaUnigrams(lm);
   const used = readDictionary(dict);
   const acoustic = acousticDict === dict ? used : readDictionary(acousticDict);
-  const addWords: Array<[string, string]> = [];
-  const unpronounceable: string[] = [];
   for (const w of words) {
-    if (inLm.has(w) && used.has(w)) continue;
-    const phones = used.get(w) ?? acoustic.get(w) ?? PHONES[language]?.[w];
-    if (phones) addWords.push([w, phones]);
-    else unpronounceable.push(w);
+    if (used.has(w)) {
+      if (!inLm.has(w)) plan.addedToLm.push(w);
+      continue;
+    }
+    const phones = acoustic.get(w) ?? PHONES[language]?.[w];
+    if (!phones) {
+      plan.unpronounceable.push(w);
+      continue;
+    }
+    plan.addedToDict.push([w, phones]);
+    if (!inLm.has(w)) plan.addedToLm.push(w);
   }
-  const drop = new Set(addWords.map(([w]) => w).filter((w) => used.has(w)));
-  if (drop.size === 0) return { dict, addWords, unpronounceable };
-  const kept = readFileSync(dict, 'utf8')
-    .split('\n')
-    .filter((line) => !drop.has(line.split(/\s/u, 1)[0]!.replace(/\(\d+\)$/u, '')))
-    .join('\n');
-  return { dict: writeDerived(kept, 'dict'), addWords, unpronounceable };
+  if (plan.addedToLm.length) plan.lm = await arpaWith(lm, plan.addedToLm);
+  if (plan.addedToDict.length) {
+    const extra = plan.addedToDict.map(([w, p]) => `${w} ${p}`).join('\n');
+    const out = copyName(dict, extra, 'dict');
+    if (!existsSync(out)) {
+      const text = readFileSync(dict, 'utf8');
+      const part = `${out}.${process.pid}.part`;
+      writeFileSync(part, `${text}${text.endsWith('\n') ? '' : '\n'}${extra}\n`);
+      renameSync(part, out);
+    }
+    plan.dict = out;
+  }
+  return plan;
 }
 
 /**

@@ -37,7 +37,15 @@ export interface PocketsphinxModelSet {
   /** Languages installed but not served, and why. */
   refused: Array<{ language: string; reason: string }>;
   /** What each language's decoders are made of, and what was added (for the start's log). */
-  notes: Array<{ language: string; specialty: string; lm: string; dict: string; added: number; unpronounceable: string[] }>;
+  notes: Array<{
+    language: string;
+    specialty: string;
+    lm: string;
+    dict: string;
+    addedToLm: number;
+    addedToDict: number;
+    unpronounceable: string[];
+  }>;
 }
 
 /** The decoder model of a session: its language's model for its specialty, else its `general`. */
@@ -88,13 +96,20 @@ async function otherLanguage(
       specialty,
       dir,
       hmm: path.join(dir, m.hmm),
-      lm,
+      lm: plan.lm,
       dict: plan.dict,
       sampleRate: m.sampleRate,
       frontEnd: m.frontEnd,
-      ...(plan.addWords.length ? { addWords: plan.addWords } : {}),
     });
-    set.notes.push({ language: m.language, specialty, lm, dict, added: plan.addWords.length, unpronounceable: plan.unpronounceable });
+    set.notes.push({
+      language: m.language,
+      specialty,
+      lm,
+      dict,
+      addedToLm: plan.addedToLm.length,
+      addedToDict: plan.addedToDict.length,
+      unpronounceable: plan.unpronounceable,
+    });
   }
   set.models.push(...found);
   set.languages.push(m.language);
