@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-export const GRAMMAR_WORDS: Readonly<Record<string, readonly string[]>> = {
+export const GRAMMAR_WORDS: Readonly<{ fr: readonly string[]; es: readonly string[] }> = {
   fr: (
     "-ce -je accepter annule annuler arrête arrêter barre champ choisir choisis complète corrige corriger crochet d' de deux " +
     'dictée dire défaut efface effacer est exclamation fermant fermante ferme fermer fermez fin final guillemets insère insérer ' +
@@ -173,7 +173,7 @@ async function arpaWith(lm: string, words: readonly string[]): Promise<string> {
  * acoustic model's own dictionary, for phones the other lacks).
  */
 export async function grammarPlan(language: string, lm: string, dict: string, acousticDict: string): Promise<GrammarPlan> {
-  const words = GRAMMAR_WORDS[language] ?? [];
+  const words = (GRAMMAR_WORDS as Readonly<Record<string, readonly string[] | undefined>>)[language] ?? [];
   const plan: GrammarPlan = { lm, dict, addedToLm: [], addedToDict: [], unpronounceable: [] };
   if (words.length === 0) return plan;
   const inLm = await arpaUnigrams(lm);
