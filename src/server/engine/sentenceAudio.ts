@@ -19,7 +19,7 @@ export const LEAD_IN_WINDOWS = 25;
 export const IDLE_UTTERANCE_WINDOWS = 500;
 
 /** A sentence's audio as {@link SentenceAudio.endSentence} hands it over. */
-export interface EndedSentence<W> {
+interface EndedSentence<W> {
   /** Its windows, oldest first (none when nothing was kept). */
   audio: W[];
   /** False when the sentence began before a restore: its audio is not all here. */

@@ -95,12 +95,12 @@ export async function arpaUnigrams(file: string): Promise<Set<string>> {
 }
 
 /** Where derived files (a dictionary without some words, a unigram model) are written, by content hash. */
-export function derivedDir(): string {
+function derivedDir(): string {
   return path.join(os.tmpdir(), `dictee-pocketsphinx-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`);
 }
 
 /** Writes `text` once as DIR/<hash>.<ext> (atomically) and returns its path. */
-export function writeDerived(text: string, ext: string, dir = derivedDir()): string {
+function writeDerived(text: string, ext: string, dir = derivedDir()): string {
   const file = path.join(dir, `${createHash('sha256').update(text).digest('hex').slice(0, 24)}.${ext}`);
   if (existsSync(file)) return file;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -113,7 +113,7 @@ export function writeDerived(text: string, ext: string, dir = derivedDir()): str
 /** An added word's unigram probability (log10): a rare word's, so that it does not displace others. */
 export const ADDED_LOG10_PROB = -6;
 
-export interface GrammarPlan {
+interface GrammarPlan {
   /** The language model the decoder is given (the one in use, or a copy with the words added). */
   lm: string;
   /** The dictionary the decoder is given (the one in use, or a copy with the words added). */

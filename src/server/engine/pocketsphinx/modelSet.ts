@@ -30,7 +30,7 @@ export interface PocketsphinxDecoderModel extends PocketsphinxModel {
   specialty: string;
 }
 
-export interface PocketsphinxModelSet {
+interface PocketsphinxModelSet {
   models: PocketsphinxDecoderModel[];
   /** The languages served, in the order found. */
   languages: string[];
