@@ -111,6 +111,17 @@ describe('server with the pocketsphinx engine in French and Spanish (built servi
   before(async () => {
     key = (await server.createKey({ name: 'languages' })).key;
   });
+  afterEach(function () {
+    // What the service said when a test failed (warnings and errors only: no dictated text is logged).
+    if (process.env.DEBUG_LOGS || this.currentTest?.state === 'failed')
+      console.log(
+        server
+          .logs()
+          .split('\n')
+          .filter((l) => /"level":"(error|warn)"/.test(l))
+          .join('\n'),
+      );
+  });
   after(() => modelsDir && rmSync(modelsDir, { recursive: true, force: true }));
 
   it('configured.languages and /healthz list exactly what is installed: en, fr, es', async () => {
