@@ -146,7 +146,7 @@ export async function main(
       if (ps) {
         const r = await fetchPocketsphinxModel(ps, { ...common, dispatcher: proxyDispatcher(), progressTo: process.stderr });
         out(
-          `${r.installed ? 'installed' : 'already installed and verified:'} ${r.dir} (${ps.npm.package}@${ps.npm.version}; licence: ${ps.licence})\n`,
+          `${r.installed ? 'installed' : 'already installed and verified:'} ${r.dir} (${ps.npm ? `${ps.npm.package}@${ps.npm.version}` : ps.repository?.repo}; licence: ${ps.licence})\n`,
         );
         out(`a language model for it: npm run models -- lm build --language ${ps.language} --text FILE\n`);
         return;

@@ -33,7 +33,7 @@ export function tarballUrl(registry: string, pkg: string, version: string): stri
   return `${registry.replace(/\/+$/, '')}/${pkg}/-/${pkg}-${version}.tgz`;
 }
 
-function lockOf(m: PocketsphinxLanguageModel): ModelLock {
+function lockOf(m: NpmModel): ModelLock {
   return {
     format: LOCK_FORMAT,
     model: m.name,
@@ -43,7 +43,11 @@ function lockOf(m: PocketsphinxLanguageModel): ModelLock {
   };
 }
 
-export async function fetchPocketsphinxModel(m: PocketsphinxLanguageModel, o: NpmFetchOptions): Promise<InstallResult> {
+type NpmModel = PocketsphinxLanguageModel & Required<Pick<PocketsphinxLanguageModel, 'npm'>>;
+
+export async function fetchPocketsphinxModel(model: PocketsphinxLanguageModel, o: NpmFetchOptions): Promise<InstallResult> {
+  if (!model.npm) throw new ModelInstallError(`${model.name} does not come from the npm registry; install it with npm run models -- import`);
+  const m = model as NpmModel;
   const dest = path.join(o.modelsDir, m.name);
   const log = o.log ?? (() => {});
   const lock = lockOf(m);

@@ -216,6 +216,7 @@ async function main(): Promise<void> {
     migrations_applied: backends.migrationsApplied.length ? backends.migrationsApplied : undefined,
     engine: engine.name,
     languages: engine.languages,
+    languages_refused: engine.refused?.length ? engine.refused.map((r) => `${r.language}: ${r.reason}`) : undefined,
     vad: opts.vad,
     engine_note: engine.name === 'simulated' ? 'the simulated engine produces text without recognising speech' : undefined,
     script: engine.name === 'simulated' ? (opts.script ? 'custom' : 'built-in') : undefined,

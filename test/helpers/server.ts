@@ -22,6 +22,8 @@ export interface StartServerOptions {
   env?: Record<string, string>;
   /** Port to listen on (default 0: a free one). */
   port?: number;
+  /** How long the start may take before the listening line (default 15 s; models that load slowly need more). */
+  startTimeoutMs?: number;
 }
 
 /** What picks and sets up the service's engine: the simulated engine's script, or other arguments and their environment. */
@@ -60,6 +62,7 @@ function launch(
   args: string[],
   env: Record<string, string>,
   onOutput: (s: string) => void,
+  timeoutMs = 15000,
 ): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SERVER_JS, ...args], {
@@ -72,8 +75,8 @@ function launch(
       if (done) return;
       done = true;
       child.kill('SIGKILL');
-      reject(new Error(`server did not print its listening line within 15 s`));
-    }, 15000);
+      reject(new Error(`server did not print its listening line within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
     child.stdout!.setEncoding('utf8');
     child.stderr!.setEncoding('utf8');
     child.stdout!.on('data', (d: string) => {
@@ -113,7 +116,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   const onOutput = (s: string): void => {
     output += s;
   };
-  let { child, port } = await launch([...baseArgs, '--port', String(opts.port ?? 0)], env, onOutput);
+  let { child, port } = await launch([...baseArgs, '--port', String(opts.port ?? 0)], env, onOutput, opts.startTimeoutMs);
   const url = (): string => `http://127.0.0.1:${port}`;
 
   const server: TestServer = {

@@ -4,7 +4,7 @@
  * test/helpers/frenchLm.ts builds it once and caches it by the corpus's sha256), the VoxForge clips
  * brought to 8 kHz by our downsampler, decoded by Debian's `pocketsphinx_batch` with the model's front
  * end and the dictionary written beside the language model. Twice: the vocabulary pronounced by the
- * dictionary and our grapheme-to-phoneme, and limited to the dictionary's words (the rules must help).
+ * dictionary and our grapheme-to-phoneme, and limited to the dictionary's words (the rules must help). The service itself: server-pocketsphinx-languages.test.ts.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

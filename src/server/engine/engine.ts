@@ -41,6 +41,8 @@ export interface Engine {
   readonly name: string;
   /** Language codes the engine serves (`configured.languages`, `GET /healthz`). */
   readonly languages: readonly string[];
+  /** Languages whose models are installed but refused at start, and why (said at start). */
+  readonly refused?: ReadonlyArray<{ language: string; reason: string }>;
   /** Why this engine cannot serve the configuration (an INIT_ERROR message), or undefined. */
   unsupported(config: EffectiveConfig): string | undefined;
   /**

@@ -7,13 +7,9 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { EffectiveConfig } from '../../protocol';
 import type { ServerLogger } from '../log';
-import {
-  DEFAULT_POCKETSPHINX_MODEL,
-  POCKETSPHINX_LANGUAGES,
-  POCKETSPHINX_SAMPLE_RATE,
-  loadPocketsphinx,
-  pocketsphinxModel,
-} from './pocketsphinx/ffi';
+import { DEFAULT_POCKETSPHINX_MODEL, POCKETSPHINX_SAMPLE_RATE, loadPocketsphinx } from './pocketsphinx/ffi';
+import { pocketsphinxModelSet } from './pocketsphinx/modelSet';
+import { defaultModelsDir } from './sherpa/model';
 import { POCKETSPHINX_ENGINE_NAME } from './pocketsphinx/recognizer';
 import { DecoderPool } from './pool';
 import { type Engine, type EngineBusy, EngineUnavailableError, type WorkerRecognizer, languageRefusal } from './engine';
@@ -28,6 +24,9 @@ export const ENGINE_NAMES = ['simulated', 'pocketsphinx', 'sherpa-onnx', 'realti
 export type EngineName = (typeof ENGINE_NAMES)[number];
 
 class PooledEngine implements Engine {
+  /** Languages installed but not served, and why (pocketsphinx: a model that fails its check). */
+  refused?: ReadonlyArray<{ language: string; reason: string }>;
+
   constructor(
     readonly name: string,
     readonly languages: readonly string[],
@@ -91,6 +90,8 @@ interface OpenEngineOptions {
   distDir?: string;
   /** `--engine realtime|vosk`: the upstream (engine/remote/). */
   remote?: Omit<RemoteEngineOptions, 'engine' | 'log'>;
+  /** pocketsphinx: where the other languages' models are (default: DICTEE_MODELS_DIR, else ~/.cache/dictee/models). */
+  modelsDir?: string;
 }
 
 /** Builds the engine and checks that it can run. Throws an EngineUnavailableError with the reason. */
@@ -112,16 +113,31 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
   let languages: readonly string[];
   let keyterms: 'proofreading' | 'none' = 'none';
   let simulated: SimulatedEngine | undefined;
+  let refused: Array<{ language: string; reason: string }> = [];
   if (o.engine === 'simulated') {
     // The detector is native: the segmenters run in the decoder threads, as for the real engines.
     simulated = new SimulatedEngine(o.script);
     spec = { engine: 'simulated', ...(o.script !== undefined ? { script: o.script } : {}) };
     languages = simulated.languages;
   } else if (o.engine === 'pocketsphinx') {
-    const model = pocketsphinxModel(o.model ?? DEFAULT_POCKETSPHINX_MODEL);
+    // Every language's files checked (hashed) before anything native reads them (modelSet.ts).
+    const set = await pocketsphinxModelSet(o.model ?? DEFAULT_POCKETSPHINX_MODEL, o.model !== undefined, o.modelsDir ?? defaultModelsDir());
+    for (const r of set.refused) o.log.warn('pocketsphinx: a language is not served', { language: r.language, reason: r.reason });
+    for (const n of set.notes) {
+      o.log.info('pocketsphinx: language model', {
+        language: n.language,
+        specialty: n.specialty,
+        lm: n.lm,
+        dict: n.dict,
+        grammar_words_added_to_lm: n.addedToLm,
+        grammar_words_added_to_dict: n.addedToDict,
+        grammar_words_unpronounceable: n.unpronounceable.length ? n.unpronounceable : undefined,
+      });
+    }
     loadPocketsphinx(); // the library is there (a clear message now, not in a worker)
-    spec = { engine: 'pocketsphinx', model };
-    languages = POCKETSPHINX_LANGUAGES;
+    spec = { engine: 'pocketsphinx', models: set.models };
+    languages = set.languages;
+    refused = set.refused;
   } else {
     if (!o.model) throw new Error('--engine sherpa-onnx needs --model NAME|DIR (npm run models -- list shows the models)');
     // Both models' files hashed before any native call (a corrupt model aborts the native library).
@@ -143,5 +159,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     log: o.log,
   });
   await pool.start();
-  return new PooledEngine(name, languages, silero ? SILERO_SAMPLE_RATE : POCKETSPHINX_SAMPLE_RATE, pool, keyterms, simulated);
+  const engine = new PooledEngine(name, languages, silero ? SILERO_SAMPLE_RATE : POCKETSPHINX_SAMPLE_RATE, pool, keyterms, simulated);
+  if (refused.length) engine.refused = refused;
+  return engine;
 }

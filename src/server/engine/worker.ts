@@ -12,7 +12,9 @@ import { type SegmentEvent, Segmenter } from './segmenter';
 import { type UtteranceDetails, loadPocketsphinx } from './pocketsphinx/ffi';
 import type { TokenTimes } from './sherpa/tokens';
 import { type ProofreadAnswer, type ProofreadJob, ThreadProofreader } from './pocketsphinx/proofreadThread';
-import { PocketsphinxRecognizer, Proofreader } from './pocketsphinx/recognizer';
+import { Proofreader } from './pocketsphinx/recognizer';
+import { type Factory, pocketsphinxFactory } from './pocketsphinx/factory';
+import { modelKey } from './pocketsphinx/modelSet';
 import type { Recognizer } from './recognizer';
 import { sherpaFactory, sherpaProofreader } from './sherpa/factory';
 import { SileroVad, loadVadAddon, verifySileroModel } from './sileroVad';
@@ -45,37 +47,13 @@ function post(m: FromWorker): void {
   parentPort!.postMessage(m);
 }
 
-interface Factory {
-  make(config: EffectiveConfig, onProgress?: () => void): Recognizer;
-  /**
-   * Loads what the next session will need (a spare decoder). It blocks this thread for most of a
-   * second: it runs only while the thread decodes for no session (at start, after its last session).
-   */
-  prepare(): void;
-}
 
 function factory(spec: WorkerEngine): Factory {
   if (spec.engine === 'simulated') {
     const simulated = new SimulatedEngine(spec.script);
     return { make: (config) => simulated.create(config), prepare: () => undefined };
   }
-  if (spec.engine === 'pocketsphinx') {
-    const ps = loadPocketsphinx();
-    const proofreader = new ThreadProofreader(__filename, spec);
-    // Loading a decoder takes most of a second: one is kept ready, so a new session starts at once.
-    let spare: unknown;
-    return {
-      make: (_config, onProgress) => {
-        const decoder = spare;
-        spare = undefined;
-        return new PocketsphinxRecognizer(ps, spec.model, () => proofreader, onProgress, decoder);
-      },
-      prepare: () => {
-        proofreader.warm();
-        spare ??= ps.init(spec.model, { live: true });
-      },
-    };
-  }
+  if (spec.engine === 'pocketsphinx') return pocketsphinxFactory(spec.models, new ThreadProofreader(__filename, spec));
   return sherpaFactory(spec, __filename);
 }
 
@@ -214,6 +192,7 @@ function proofreading(spec: WorkerEngine): void {
     pcm: Int16Array,
     hotwords?: string,
     details?: boolean,
+    model?: string,
   ) => { hyp: string; details?: UtteranceDetails; tokens?: TokenTimes };
   if (spec.engine === 'pocketsphinx') {
     try {
@@ -222,8 +201,25 @@ function proofreading(spec: WorkerEngine): void {
     } catch {
       /* not permitted here: it runs at the decoders' priority */
     }
-    const p = new Proofreader(loadPocketsphinx(), spec.model);
-    decodeNow = (pcm, _hotwords, details) => (details ? p.decodeDetailedNow(pcm) : { hyp: p.decodeNow(pcm) });
+    const ps = loadPocketsphinx();
+    const models = spec.models;
+    const proofreaders = new Map<string, Proofreader>();
+    const proofreader = (key: string): Proofreader => {
+      let p = proofreaders.get(key);
+      if (!p) {
+        const m = models.find((x) => x.key === key);
+        if (!m) throw new Error(`no pocketsphinx model ${key}`);
+        p = new Proofreader(ps, m);
+        proofreaders.set(key, p);
+      }
+      return p;
+    };
+    // Each language's general model loaded now (this thread's time, not the decoders'); domain models when first used.
+    for (const m of models) if (m.specialty === 'general') proofreader(m.key);
+    decodeNow = (pcm, _hotwords, details, model) => {
+      const p = proofreader(model ?? modelKey(models, 'en', 'general') ?? models[0]!.key);
+      return details ? p.decodeDetailedNow(pcm) : { hyp: p.decodeNow(pcm) };
+    };
   } else if (spec.engine === 'sherpa-onnx') {
     decodeNow = sherpaProofreader(spec);
   } else {
@@ -232,7 +228,7 @@ function proofreading(spec: WorkerEngine): void {
   parentPort!.on('message', (m: ProofreadJob) => {
     let answer: ProofreadAnswer;
     try {
-      answer = { job: m.job, ...decodeNow(new Int16Array(m.pcm), m.hotwords, m.details) };
+      answer = { job: m.job, ...decodeNow(new Int16Array(m.pcm), m.hotwords, m.details, m.model) };
     } catch (e) {
       answer = { job: m.job, error: errorMessage(e) };
     }

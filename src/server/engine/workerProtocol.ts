@@ -1,11 +1,12 @@
 /** Messages between the service (engine/pool.ts) and its decoder worker threads (engine/worker.ts). */
 import type { EffectiveConfig } from '../../protocol';
 import type { ChunkEvent, SegmentEvent, SegmenterCheckpoint } from './segmenter';
-import type { PocketsphinxModel } from './pocketsphinx/ffi';
+import type { PocketsphinxDecoderModel } from './pocketsphinx/modelSet';
 import type { LoadedModel } from './sherpa/load';
 
 export type WorkerEngine = (
-  | { engine: 'pocketsphinx'; model: PocketsphinxModel }
+  /** One model per language (and per domain language model): a session's language and specialty pick one. */
+  | { engine: 'pocketsphinx'; models: PocketsphinxDecoderModel[] }
   /** `proofreadModel`: the offline model of the proofreading pass (`--proofread-model`). */
   | { engine: 'sherpa-onnx'; model: LoadedModel; proofreadModel?: LoadedModel }
   /** The simulated engine in the pool: only with `--vad silero` (the detector is native). */

