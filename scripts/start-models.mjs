@@ -4,6 +4,11 @@
 // built from a downloaded corpus: without one, the note says the exact command to run with the user's
 // own text. The language it starts with follows VS Code's display language when the engine serves it.
 
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
 /** The notes and steps for French under pocketsphinx, given what is installed (`has.fr`: pocketsphinx-fr, `has.lm`: lm-fr/general.arpa). */
 export function frenchPlan(engine, has) {
   if (engine !== 'pocketsphinx') return { fetch: false, notes: [] };
@@ -35,4 +40,47 @@ export function servedNote(health, engine) {
   if (languages.length === 0) return `the ${name} engine did not say which languages it serves`;
   if (languages.includes('any')) return `the ${name} engine serves any language (a script)`;
   return `${languages.join(', ')}: the ${name} engine`;
+}
+
+/** Where `npm run models` installs (src/server/engine/sherpa/model.ts's defaultModelsDir). */
+export function modelsDirOf(env, home) {
+  if (env.DICTEE_MODELS_DIR) return path.resolve(env.DICTEE_MODELS_DIR);
+  return path.join(env.XDG_CACHE_HOME || path.join(home, '.cache'), 'dictee', 'models');
+}
+
+/** VS Code's display language: the `locale` of its argv.json in `userData`, else the system's (LC_ALL, LC_MESSAGES, LANG). */
+export function vscodeLocale(userData, env) {
+  try {
+    const argv = JSON.parse(readFileSync(path.join(userData, 'User', 'argv.json'), 'utf8').replace(/^\s*\/\/.*$/gmu, ''));
+    if (typeof argv.locale === 'string') return argv.locale;
+  } catch {
+    // no argv.json, or not JSON: the system's language
+  }
+  return env.LC_ALL || env.LC_MESSAGES || env.LANG || undefined;
+}
+
+/**
+ * Under pocketsphinx: fetches the French acoustic model when absent (`npm run models -- fetch
+ * pocketsphinx-fr`; its failure is a note) and returns the notes to print (what is missing and the command).
+ */
+export function prepareFrench(root, engine, env) {
+  const dir = modelsDirOf(env, os.homedir());
+  const has = () => ({
+    fr: existsSync(path.join(dir, 'pocketsphinx-fr', 'dictee-model.lock.json')),
+    lm: existsSync(path.join(dir, 'lm-fr', 'general.arpa')),
+  });
+  const plan = frenchPlan(engine, has());
+  const notes = [...plan.notes];
+  if (plan.fetch) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'models', 'cli.ts'), 'fetch', 'pocketsphinx-fr'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    if (r.status !== 0) {
+      const reason = (r.stderr || r.error?.message || `exit ${r.status}`).trim().split('\n').pop();
+      notes.unshift(frenchFetchFailedNote(reason));
+    } else notes.unshift(`French: pocketsphinx-fr installed in ${dir}`);
+  }
+  return notes;
 }

@@ -46,6 +46,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { failureReport } from './start-errors.mjs';
 import { startLanguage } from './start-language.mjs';
+import { displayLanguage, prepareFrench, servedNote, vscodeLocale } from './start-models.mjs';
 import { startWorkspace } from './start-workspace.mjs';
 import { recordVsix, vsixUpToDate } from './vsix-cache.mjs';
 
@@ -460,7 +461,8 @@ async function main() {
     recordVsix(vsix, stamp, fresh.hash);
   }
 
-  // 2. The service.
+  // 2. The service (under pocketsphinx, French installed when absent: start-models.mjs).
+  for (const note of prepareFrench(root, chosen.engine, process.env)) say(note);
   mkdirSync(devDir, { recursive: true, mode: 0o700 });
   let masterKey = process.env.DICTEE_MASTER_KEY;
   if (!masterKey) {
@@ -507,7 +509,11 @@ async function main() {
   const health = await fetch(`${serviceUrl}/healthz`)
     .then((r) => r.json())
     .catch(() => ({}));
-  const language = startLanguage(Array.isArray(health.languages) ? health.languages : undefined, chosen.engine);
+  const served = Array.isArray(health.languages) ? health.languages : undefined;
+  const ui = displayLanguage(vscodeLocale(path.join(startDir, 'user-data'), process.env), served);
+  const language = ui
+    ? { language: ui, why: `VS Code's display language, which the ${chosen.engine} engine serves` }
+    : startLanguage(served, chosen.engine);
   const keyReady = step('the development key');
   const { key: apiKey, created } = await devKey(serviceUrl, masterKey);
   keyReady(created ? 'created' : 'the stored one is valid');
@@ -604,6 +610,7 @@ Dictée is running.
   Service     ${serviceUrl}   (data in ${path.relative(root, serviceDataDir)}/); if it stops (kill it to see the
               editor reconnect), it is started again. npm run client -- FILE uses it.
   Engine      ${engineNote(models)}
+  Served      ${servedNote(health, chosen.engine)}
   Language    ${language.language}: ${language.why}. npm start sets dictee.language to it;
               the setting's own default, auto, follows VS Code's display language.
   API key     a development key (svc_test_…), kept in ${keyFile} (mode 600), is handed to the

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 describe('npm start: French under pocketsphinx', () => {
   it('fetches the French model only under pocketsphinx and when absent; without a French LM, says the command to build one', async () => {
@@ -31,5 +34,23 @@ describe('npm start: French under pocketsphinx', () => {
     assert.equal(servedNote({ engine: 'pocketsphinx', languages: ['en', 'fr'] }, 'pocketsphinx'), 'en, fr: the pocketsphinx engine');
     assert.equal(servedNote({}, 'pocketsphinx'), 'the pocketsphinx engine did not say which languages it serves');
     assert.match(servedNote({ languages: ['any'] }, 'simulated'), /simulated engine serves any language/);
+  });
+
+  it("reads VS Code's display language from its argv.json (comments allowed), else the system's", async () => {
+    const { vscodeLocale, modelsDirOf } = await import('../../scripts/start-models.mjs');
+    const userData = mkdtempSync(path.join(os.tmpdir(), 'dictee-start-models-'));
+    try {
+      assert.equal(vscodeLocale(userData, { LANG: 'fr_FR.UTF-8' }), 'fr_FR.UTF-8', 'no argv.json: the system');
+      mkdirSync(path.join(userData, 'User'));
+      writeFileSync(path.join(userData, 'User', 'argv.json'), '{\n  // the display language\n  "locale": "fr"\n}\n');
+      assert.equal(vscodeLocale(userData, { LANG: 'en_US.UTF-8' }), 'fr');
+      writeFileSync(path.join(userData, 'User', 'argv.json'), 'not json');
+      assert.equal(vscodeLocale(userData, {}), undefined);
+    } finally {
+      rmSync(userData, { recursive: true, force: true });
+    }
+    assert.equal(modelsDirOf({ DICTEE_MODELS_DIR: '/m' }, '/home/u'), '/m');
+    assert.equal(modelsDirOf({}, '/home/u'), '/home/u/.cache/dictee/models');
+    assert.equal(modelsDirOf({ XDG_CACHE_HOME: '/x' }, '/home/u'), '/x/dictee/models');
   });
 });
