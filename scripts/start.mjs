@@ -21,7 +21,9 @@
 // .dictee-data/start.log, written again at each start; when a step fails, its own error line comes first
 // (start-errors.mjs), then the last lines of what it printed.
 // The dictation language written into code-server's settings is the one the engine serves (GET /healthz:
-// en with pocketsphinx), not the setting's default `auto` (start-language.mjs).
+// en with pocketsphinx; VS Code's display language when the engine serves it), not the setting's default
+// `auto` (start-language.mjs). Under pocketsphinx the French model is fetched when absent and the `lm build`
+// command said when there is no French language model (start-models.mjs).
 //
 // No microphone is needed: when no sound server answers (or DICTEE_START_VIRTUAL_MIC=1), a private PulseAudio
 // daemon with a virtual microphone is started for code-server's extension host, and the printed notes say
