@@ -24,7 +24,7 @@ export function frenchPlan(engine, has) {
 
 /** The note after `fetch pocketsphinx-fr` failed (offline, registry unreachable): the start goes on in the other languages. */
 export function frenchFetchFailedNote(reason) {
-  return `French: the pocketsphinx-fr model could not be fetched (${reason}); dictation in French needs it: npm run models -- fetch pocketsphinx-fr (or import it, docs/engines.md)`;
+  return `French: the pocketsphinx-fr model could not be fetched (${reason}); dictation in French needs it: npm run models -- fetch pocketsphinx-fr (a machine without access: docs/engines.md)`;
 }
 
 /** VS Code's display language (its locale, `fr-FR` → `fr`) when the engine serves it, else undefined. */
