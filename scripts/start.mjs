@@ -21,7 +21,9 @@
 // .dictee-data/start.log, written again at each start; when a step fails, its own error line comes first
 // (start-errors.mjs), then the last lines of what it printed.
 // The dictation language written into code-server's settings is the one the engine serves (GET /healthz:
-// en with pocketsphinx), not the setting's default `auto` (start-language.mjs).
+// en with pocketsphinx; VS Code's display language when the engine serves it), not the setting's default
+// `auto` (start-language.mjs). Under pocketsphinx the French model is fetched when absent and the `lm build`
+// command said when there is no French language model (start-models.mjs).
 //
 // No microphone is needed: when no sound server answers (or DICTEE_START_VIRTUAL_MIC=1), a private PulseAudio
 // daemon with a virtual microphone is started for code-server's extension host, and the printed notes say
@@ -46,6 +48,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { failureReport } from './start-errors.mjs';
 import { startLanguage } from './start-language.mjs';
+import { displayLanguage, prepareFrench, servedNote, vscodeLocale } from './start-models.mjs';
 import { startWorkspace } from './start-workspace.mjs';
 import { recordVsix, vsixUpToDate } from './vsix-cache.mjs';
 
@@ -460,7 +463,8 @@ async function main() {
     recordVsix(vsix, stamp, fresh.hash);
   }
 
-  // 2. The service.
+  // 2. The service (under pocketsphinx, French installed when absent: start-models.mjs).
+  for (const note of prepareFrench(root, chosen.engine, process.env)) say(note);
   mkdirSync(devDir, { recursive: true, mode: 0o700 });
   let masterKey = process.env.DICTEE_MASTER_KEY;
   if (!masterKey) {
@@ -507,7 +511,11 @@ async function main() {
   const health = await fetch(`${serviceUrl}/healthz`)
     .then((r) => r.json())
     .catch(() => ({}));
-  const language = startLanguage(Array.isArray(health.languages) ? health.languages : undefined, chosen.engine);
+  const served = Array.isArray(health.languages) ? health.languages : undefined;
+  const ui = displayLanguage(vscodeLocale(path.join(startDir, 'user-data'), process.env), served);
+  const language = ui
+    ? { language: ui, why: `VS Code's display language, which the ${chosen.engine} engine serves` }
+    : startLanguage(served, chosen.engine);
   const keyReady = step('the development key');
   const { key: apiKey, created } = await devKey(serviceUrl, masterKey);
   keyReady(created ? 'created' : 'the stored one is valid');
@@ -604,6 +612,7 @@ Dictée is running.
   Service     ${serviceUrl}   (data in ${path.relative(root, serviceDataDir)}/); if it stops (kill it to see the
               editor reconnect), it is started again. npm run client -- FILE uses it.
   Engine      ${engineNote(models)}
+  Served      ${servedNote(health, chosen.engine)}
   Language    ${language.language}: ${language.why}. npm start sets dictee.language to it;
               the setting's own default, auto, follows VS Code's display language.
   API key     a development key (svc_test_…), kept in ${keyFile} (mode 600), is handed to the

@@ -13,8 +13,9 @@
  * repository's `acoustic_model/mixture_weights` is not taken: pocketsphinx reads `sendump` (the same
  * weights, quantised) when it is there.
  *
- * The pins here are those of the installed files; src/server/engine/pocketsphinx/languages.ts holds
- * the service's description of the model (its front end): both must name the same files.
+ * The pins of the installed files are `POCKETSPHINX_ES` in src/server/engine/pocketsphinx/languages.ts
+ * (the one list, which the service verifies); only the repository's address and the dictionary
+ * archive's own pin are here.
  */
 import { errorMessage } from '../shared/errors';
 import {
@@ -41,6 +42,7 @@ import {
   ModelNotInstalledError,
   sha256File,
 } from '../server/engine/sherpa/model';
+import { POCKETSPHINX_ES } from '../server/engine/pocketsphinx/languages';
 import { DownloadError, type HttpOptions, downloadFile } from './download';
 import { takeFetchLock } from './fetch';
 import { type InstallResult, ModelInstallError, checkFreeSpace, checkStaged } from './install';
@@ -57,43 +59,30 @@ interface PinnedFile {
   gzip?: { size: number; sha256: string };
 }
 
+/** The dictionary's archive in the repository (its own pin; the decompressed file's is in languages.ts). */
+const ES_DICT_GZIP = {
+  from: 'base_dictionary.txt.gz',
+  size: 151621,
+  sha256: '807f2813dfdfa07852148951d2b58681eab9d7e97128b41b78dc44d936fc8eab',
+};
+
+/**
+ * Where and how to get the Spanish model: the pins are those of `POCKETSPHINX_ES` (languages.ts,
+ * the list the service verifies), with the gzip archive's own pin added to the dictionary.
+ */
 export const POCKETSPHINX_ES_SOURCE = {
-  name: 'pocketsphinx-es',
-  language: 'es',
-  licence: 'GPL-3.0 (CMU Sphinx cmusphinx-es-5.2; LICENSE)',
-  repo: 'synesthesiam/es_pocketsphinx-cmu',
-  commit: '4d39c1304b8cf9f370abc4fefb6f5459173f2842',
+  name: POCKETSPHINX_ES.name,
+  language: POCKETSPHINX_ES.language,
+  licence: POCKETSPHINX_ES.licence,
+  repo: POCKETSPHINX_ES.repository.repo,
+  commit: POCKETSPHINX_ES.repository.commit,
   /** Where the files are served (raw.githubusercontent.com's layout: BASE/<repo>/<commit>/<path>). */
   baseUrl: 'https://raw.githubusercontent.com',
-  hmm: 'hmm',
-  dict: 'es.dict',
-  files: (
-    [
-      ['hmm/feat.params', 'acoustic_model/feat.params', 148, '70c003b0bdfaab851d7253ccb1b3df5d7a0ac7c34e9c6fa8c419ea8bbedf2330'],
-      ['hmm/mdef', 'acoustic_model/mdef', 1351979, 'b60ee4dce093ff3f501d4a66ba23ae3419c117827f0f42b9aa3f31bbeaea21c2'],
-      ['hmm/means', 'acoustic_model/means', 519244, '4e924f28348fa2baa791942c79a1dc0725b6b9113b5a7cb0d3064933c0d526ad'],
-      ['hmm/noisedict', 'acoustic_model/noisedict', 27, 'af281d8c53f0a24ace7193e014dcb876e4e517f96b34791d5cd3e71fc69fc83b'],
-      ['hmm/sendump', 'acoustic_model/sendump', 1566592, 'ebb6f530a8fd874bb487c193eae5a0470e20e288e9c98b34f6e2ed1b6c62ea39'],
-      [
-        'hmm/transition_matrices',
-        'acoustic_model/transition_matrices',
-        1312,
-        '65001e41c829cbe79c161a15eb07e29c2b63c5aac00d4e97a55db75bc35e3d6b',
-      ],
-      ['hmm/variances', 'acoustic_model/variances', 519244, '6b31010a78b7c09c710a1e5e2dd6d1158c5c5c9637e1420bd6b76fe3859cc117'],
-      ['LICENSE', 'LICENSE', 475, '06b65d41d760018d20e81777cfdf2078ec64ed4cd10b85c289add974d63d2693'],
-    ] as const
-  )
-    .map(([p, from, size, sha256]): PinnedFile => ({ path: p, from, size, sha256 }))
-    .concat([
-      {
-        path: 'es.dict',
-        from: 'base_dictionary.txt.gz',
-        size: 584446,
-        sha256: 'a3a4cee999b89f2b99c7802477d4e4010c5ff705ed3567a198ef10500e1524ab',
-        gzip: { size: 151621, sha256: '807f2813dfdfa07852148951d2b58681eab9d7e97128b41b78dc44d936fc8eab' },
-      },
-    ]),
+  hmm: POCKETSPHINX_ES.hmm,
+  dict: POCKETSPHINX_ES.dict,
+  files: POCKETSPHINX_ES.files.map((f): PinnedFile =>
+    f.from === ES_DICT_GZIP.from ? { ...f, gzip: { size: ES_DICT_GZIP.size, sha256: ES_DICT_GZIP.sha256 } } : { ...f },
+  ),
 };
 
 type EsModel = typeof POCKETSPHINX_ES_SOURCE;

@@ -8,12 +8,12 @@
  * The French dictionary lacks many radiology words (hépatique, biliaire…): here espeak-ng gives their
  * pronunciations in the base model's `.dict` (standing in for the grapheme-to-phoneme of `lm build`),
  * so that both decoders could say every word and the language model alone makes the difference.
- * The base model is built once and cached by the corpus's size and the settings (DICTEE_TEST_CACHE,
- * else the repository's .cache/test).
+ * The base model is `ensureFrenchLm({ maxLines: 100000 })` (test/helpers/frenchLm.ts): built once,
+ * cached by the corpus's sha256 and the builder's version, shared with the other French tests.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/models/cli';
@@ -21,9 +21,9 @@ import { markdownSentences } from '../../src/models/lm/adaptSources';
 import { frenchWords } from '../../src/models/lm/frenchText';
 import { POCKETSPHINX_FR } from '../../src/server/engine/pocketsphinx/languages';
 import { espeakAvailable, espeakPronunciation, soxAvailable, synthesiseFr } from '../helpers/espeakFr';
+import { ensureFrenchLm, frenchCorpusAvailable } from '../helpers/frenchLm';
 import { wordErrors } from '../helpers/recordings';
 
-const CORPUS = '/work/shared/speech/fr/corpus/commonvoice-fr-sentences.txt.gz';
 const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'lm-adapt', 'radiology');
 const LINES = 100_000;
 
@@ -62,7 +62,7 @@ function decode(dir: string, ids: readonly string[], wav: string, lm: string, di
 describe('lm adapt: radiology reports dictated by SYNTHETIC French speech (espeak-ng), base model beside domain model', function () {
   this.timeout(900_000);
   const available =
-    existsSync(CORPUS) &&
+    frenchCorpusAvailable() &&
     espeakAvailable() &&
     soxAvailable() &&
     spawnSync('pocketsphinx_batch', ['-h'], { stdio: 'ignore' }).error === undefined;
@@ -75,22 +75,12 @@ describe('lm adapt: radiology reports dictated by SYNTHETIC French speech (espea
 
   it('the radiology model makes fewer word errors than the base model on held-out reports (goal: 0.7 ×)', async () => {
     const out: string[] = [];
-    await main(
-      ['fetch', 'pocketsphinx-fr', '--dir', dir],
-      (s) => out.push(s),
-      () => {},
-    );
+    // The base model and the acoustic model: built (fetched) once, shared with the other French tests.
+    const built = await ensureFrenchLm({ maxLines: LINES });
+    cpSync(path.join(built.modelsDir, POCKETSPHINX_FR.name), path.join(dir, POCKETSPHINX_FR.name), { recursive: true });
     const lmDir = path.join(dir, 'lm-fr');
     mkdirSync(lmDir, { recursive: true });
-    // The base model, built once per corpus and settings.
-    const cache = process.env.DICTEE_TEST_CACHE ?? path.resolve(__dirname, '..', '..', '.cache', 'test');
-    const cached = path.join(cache, `lm-fr-${statSync(CORPUS).size}-${LINES}-65000-v1.arpa`);
-    if (!existsSync(cached)) {
-      await main(['lm', 'build', '--language', 'fr', '--text', CORPUS, '--max-lines', String(LINES), '--dir', dir], (s) => out.push(s));
-      mkdirSync(cache, { recursive: true });
-      writeFileSync(`${cached}.part`, readFileSync(path.join(lmDir, 'general.arpa')));
-      renameSync(`${cached}.part`, cached);
-    } else writeFileSync(path.join(lmDir, 'general.arpa'), readFileSync(cached));
+    copyFileSync(built.arpa, path.join(lmDir, 'general.arpa'));
 
     // The base .dict: the dictionary, plus espeak-ng's pronunciations of the fixtures' words it lacks.
     const frDict = readFileSync(path.join(dir, POCKETSPHINX_FR.name, POCKETSPHINX_FR.dict), 'utf8');

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { main } from '../../src/models/cli';
 import { ModelInstallError } from '../../src/models/install';
+import { POCKETSPHINX_ES, verifyPocketsphinxModel } from '../../src/server/engine/pocketsphinx/languages';
 import { POCKETSPHINX_ES_SOURCE, fetchPocketsphinxEs, importPocketsphinxEs, verifyPocketsphinxEs } from '../../src/models/pocketsphinxEs';
 import { LOCK_FILE, ModelCorruptError, readLockFile } from '../../src/server/engine/sherpa/model';
 
@@ -114,6 +115,7 @@ describe('models: pocketsphinx-es (the Spanish model from its pinned repository 
       POCKETSPHINX_ES_SOURCE.files.map((f) => `/${POCKETSPHINX_ES_SOURCE.repo}/${POCKETSPHINX_ES_SOURCE.commit}/${f.from}`).sort(),
     );
     await verifyPocketsphinxEs(model); // the real pins
+    await verifyPocketsphinxModel(model, POCKETSPHINX_ES); // the service's check, on the same list
     const again = await fetchPocketsphinxEs({ modelsDir: dir, baseUrl: host.url }, m);
     assert.equal(again.installed, false);
     assert.equal(host.paths.length, POCKETSPHINX_ES_SOURCE.files.length);

@@ -105,9 +105,13 @@ export const POCKETSPHINX_FR: PocketsphinxLanguageModel & Required<Pick<Pocketsp
   })),
 };
 
-const ES_REPO = { repo: 'synesthesiam/es_pocketsphinx-cmu', commit: '4d39c1304b8c' };
+const ES_REPO = { repo: 'synesthesiam/es_pocketsphinx-cmu', commit: '4d39c1304b8cf9f370abc4fefb6f5459173f2842' };
 
-export const POCKETSPHINX_ES: PocketsphinxLanguageModel = {
+/**
+ * The one list of the Spanish model's files (the service checks an installed copy against it;
+ * `fetch`/`import pocketsphinx-es`, src/models/pocketsphinxEs.ts, install from it).
+ */
+export const POCKETSPHINX_ES: PocketsphinxLanguageModel & Required<Pick<PocketsphinxLanguageModel, 'repository'>> = {
   name: 'pocketsphinx-es',
   language: 'es',
   sampleRate: 16000,
@@ -134,7 +138,12 @@ export const POCKETSPHINX_ES: PocketsphinxLanguageModel = {
     ['hmm/means', 'acoustic_model/means', 519244, '4e924f28348fa2baa791942c79a1dc0725b6b9113b5a7cb0d3064933c0d526ad'],
     ['hmm/variances', 'acoustic_model/variances', 519244, '6b31010a78b7c09c710a1e5e2dd6d1158c5c5c9637e1420bd6b76fe3859cc117'],
     ['hmm/sendump', 'acoustic_model/sendump', 1566592, 'ebb6f530a8fd874bb487c193eae5a0470e20e288e9c98b34f6e2ed1b6c62ea39'],
-    ['hmm/transition_matrices', 'acoustic_model/transition_matrices', 1312, '65001e41c829cbe79c161a15eb07e29c2b63c5aac00d4e97a55db75bc35e3d6b'],
+    [
+      'hmm/transition_matrices',
+      'acoustic_model/transition_matrices',
+      1312,
+      '65001e41c829cbe79c161a15eb07e29c2b63c5aac00d4e97a55db75bc35e3d6b',
+    ],
     ['hmm/noisedict', 'acoustic_model/noisedict', 27, 'af281d8c53f0a24ace7193e014dcb876e4e517f96b34791d5cd3e71fc69fc83b'],
     ['hmm/feat.params', 'acoustic_model/feat.params', 148, '70c003b0bdfaab851d7253ccb1b3df5d7a0ac7c34e9c6fa8c419ea8bbedf2330'],
     ['es.dict', 'base_dictionary.txt.gz', 584446, 'a3a4cee999b89f2b99c7802477d4e4010c5ff705ed3567a198ef10500e1524ab'],
