@@ -151,6 +151,8 @@ export interface KeyListing extends KeyFields {
   revoked_at: string | null;
   /** Prefix and last four characters only. */
   hint: string;
+  /** When the key was last let in (HTTP or WebSocket), to the minute; null until its first use. */
+  last_used_at: string | null;
 }
 
 export interface SessionInitResponse {

@@ -63,6 +63,7 @@ function fromRow(row: KeyRow): ApiKey {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     hint: row.hint,
+    lastUsedAt: row.last_used_at ?? null,
   };
 }
 
@@ -78,6 +79,7 @@ function listing(k: ApiKey): KeyListing {
     created_at: k.createdAt,
     revoked_at: k.revokedAt,
     hint: k.hint,
+    last_used_at: k.lastUsedAt ?? null,
   };
 }
 
@@ -99,6 +101,9 @@ export interface KeyRows {
 }
 
 export class ApiKeys implements KeyStore {
+  /** Told of every key let in (its `last_used_at`: lastUsed.ts). */
+  onUsed: ((keyId: string) => void) | undefined;
+
   constructor(
     private readonly rows: KeyRows,
     private readonly masterHash: string,
@@ -116,6 +121,7 @@ export class ApiKeys implements KeyStore {
     const row = await this.rows.keyByHash(hash);
     if (!row || !hashesEqual(row.hash, hash)) return { ok: false, reason: 'unknown' };
     if (row.revoked_at) return { ok: false, reason: 'revoked' };
+    this.onUsed?.(row.id);
     return { ok: true, key: fromRow(row) };
   }
 

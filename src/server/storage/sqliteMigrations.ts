@@ -10,6 +10,7 @@
  * released; a change is a new migration, and migrations only add (tables, columns with a default, indexes).
  */
 import type Database from 'better-sqlite3';
+import { SQLITE_USAGE_AUDIT } from './usageSchema';
 
 interface SqliteMigration {
   version: number;
@@ -59,6 +60,14 @@ const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: 'revocations not yet announced to the other instances',
     up(db) {
       db.exec('CREATE TABLE pending_revocations (key_id TEXT PRIMARY KEY, revoked_at TEXT NOT NULL)');
+    },
+  },
+  // Version 3 is another change's (organisations, people, projects); versions are applied in order, gaps skipped.
+  {
+    version: 4,
+    name: 'usage (last use of keys, audio seconds, daily rollup) and the audit log',
+    up(db) {
+      db.exec(SQLITE_USAGE_AUDIT);
     },
   },
 ];

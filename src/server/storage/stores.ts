@@ -37,6 +37,8 @@ export interface ApiKey {
   revokedAt: string | null;
   /** Prefix and last four characters: the only form of a key that is ever logged. */
   hint: string;
+  /** When the key was last let in (null: never; written at most once a minute). */
+  lastUsedAt?: string | null;
 }
 
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked';
@@ -83,6 +85,8 @@ export interface SessionRecord {
   end_reason: string | null;
   /** The project of the key that opened the session (null for a personal key): read scoping. */
   project_id: string | null;
+  /** Seconds of audio received (bytes / 2 / sample rate), written with the end; null before it. */
+  audio_seconds: number | null;
 }
 
 export interface SessionEnd {
@@ -91,6 +95,8 @@ export interface SessionEnd {
   totalFrames: number;
   finals: number;
   reason: string;
+  /** Seconds of audio the session received: bytes of PCM / 2 / its sample rate (not wall time). */
+  audioSeconds: number;
 }
 
 /** What a session needs to be resumed after a restart, as of its last durable event. */
@@ -156,6 +162,14 @@ export interface SessionStore {
   sessionStarted(id: string, at: string): Promise<void>;
   sessionEnded(id: string, end: SessionEnd): Promise<void>;
   getSession(id: string): Promise<SessionRecord | undefined>;
+  /**
+   * One dictation, one record, on any instance: the latest session of `keyId` made by an HTTP init since
+   * `createdAfter` (ISO) and not yet taken by a WebSocket, now marked started at `at` (atomically: one taker);
+   * undefined when none waits.
+   */
+  adoptHttpInit(keyId: string, createdAfter: string, at: string): Promise<string | undefined>;
+  /** An adopted init whose session could not start after all: it waits again. */
+  releaseHttpInit(id: string): Promise<void>;
 
   // -------- resume (awaited at configure, resume and sweep)
   getCheckpoint(sessionId: string): Promise<CheckpointRow | undefined>;

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { errorMessage } from '../../../shared/errors';
 import { BackendStartError } from '../backend';
+import { PG_USAGE_AUDIT } from '../usageSchema';
 import {
   type GivenMasterKey,
   MASTER_HASH_META,
@@ -65,6 +66,8 @@ CREATE TABLE session_events (
     name: 'revocations not yet announced to the other instances',
     sql: 'CREATE TABLE pending_revocations (key_id TEXT PRIMARY KEY, revoked_at TEXT NOT NULL);',
   },
+  // Version 3 is another change's (organisations, people, projects); versions are applied in order, gaps skipped.
+  { version: 4, name: 'usage (last use of keys, audio seconds, daily rollup) and the audit log', sql: PG_USAGE_AUDIT },
 ];
 
 /** The key of the advisory lock taken while migrating ("dictee" in ASCII). */
