@@ -11,6 +11,8 @@ import { type ErrorCode, MAX_AUDIO_FRAME_BYTES, type OutgoingError, PATHS, close
 import { WRITE_NEEDED, authorize } from './http/auth';
 import type { Engine } from './engine/engine';
 import type { ApiContext } from './http/context';
+import { endHeldSession } from './live/adminEnd';
+import { teamApi } from './http/teamApi';
 import { httpFailure, route } from './http/routes';
 import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl } from './http/util';
 import { detachStartingAnswers, serverOptions } from './http/bind';
@@ -36,7 +38,7 @@ const SHUTDOWN_DRAIN_MS = 30_000;
 
 interface ServiceOptions {
   /** What the service keeps and counts (backends.ts); closed by the shutdown. */
-  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'checks' | 'close'>;
+  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'checks' | 'close'> & Partial<Pick<Backends, 'team'>>;
   engine: Engine;
   log: ServerLogger;
   timing: Timing;
@@ -111,7 +113,14 @@ export class Service {
       clientAddress: this.clientAddress,
       counters: this.tallies,
       readiness: () => this.readiness(),
+      team: teamApi(opts.backends.team, revocations, opts.timing),
     };
+    revocations.onSessionEnd?.(
+      (id) =>
+        void endHeldSession(this.registry, store, id).catch((e: unknown) =>
+          this.log.error('could not end a session an administrator ended', { session_id: id, error: e }),
+        ),
+    );
     if (opts.metricsServer) this.serveMetrics(opts.metricsServer);
     this.server = opts.server ?? http.createServer(serverOptions(opts.timing));
     detachStartingAnswers(this.server);

@@ -7,6 +7,17 @@ import type { LoopDelay } from './loopDelay';
 import type { Readiness } from './readiness';
 import type { SessionRegistry } from '../live/registry';
 import type { KeyStore, Limits, SessionStore } from '../storage/stores';
+import type { AuditLog } from '../storage/audit';
+import type { UsageReader } from '../storage/usage';
+
+/** Usage, session listings, the audit log, and the end of a session held by another instance. */
+export interface TeamApi {
+  usage: UsageReader;
+  audit: AuditLog;
+  announceSessionEnd?: (sessionId: string) => Promise<void>;
+  /** How long a DELETE waits for another instance to end the session (ms). */
+  endWaitMs: number;
+}
 
 export interface ApiContext {
   keys: KeyStore;
@@ -28,4 +39,6 @@ export interface ApiContext {
   counters: ServiceCounters;
   /** GET /readyz: whether the instance takes new sessions (not draining, its backends answer). */
   readiness(): Promise<Readiness>;
+  /** Usage and audit (absent in a service built without them: their endpoints answer 404). */
+  team?: TeamApi;
 }

@@ -4,6 +4,7 @@ import { type CreateKeyResponse, CreateKeyRequestSchema, describeZodError, redac
 import { KeyRequestError } from '../storage/stores';
 import type { ApiContext } from './context';
 import { HttpError, bearer, parseJsonBody, readBody, sendJson } from './util';
+import { audited } from './teamApi';
 
 /**
  * Only the master key manages keys: 401 without it, 403 for an API key (which is not enough). An address
@@ -36,6 +37,7 @@ export async function createKey(ctx: ApiContext, req: IncomingMessage, res: Serv
   try {
     const created = await ctx.keys.create(parsed.data);
     ctx.log.info('API key created', { key_id: created.id, key: redactKey(created.key), type: created.type });
+    await audited(ctx, req, 'key.created', created.id);
     const answer: CreateKeyResponse = { success: true, ...created };
     sendJson(res, 201, answer);
   } catch (e) {
@@ -45,10 +47,11 @@ export async function createKey(ctx: ApiContext, req: IncomingMessage, res: Serv
 }
 
 /** Revokes a key and ends its live sessions (their pending text flushed first). */
-export async function revokeKey(ctx: ApiContext, keyOrId: string, res: ServerResponse): Promise<void> {
+export async function revokeKey(ctx: ApiContext, req: IncomingMessage, keyOrId: string, res: ServerResponse): Promise<void> {
   const key = await ctx.keys.revoke(keyOrId);
   if (!key) throw new HttpError(404, 'NOT_FOUND', 'no such API key');
   ctx.log.info('API key revoked', { key_id: key.id, key: key.hint });
+  await audited(ctx, req, 'key.revoked', key.id);
   await ctx.registry.revokeKey(key.id);
   sendJson(res, 200, { success: true, id: key.id, revoked_at: key.revokedAt });
 }

@@ -5,6 +5,9 @@ import { BackendUnavailableError } from '../storage/stores';
 import type { ApiContext } from './context';
 import { createKey, listKeys, requireMaster, revokeKey } from './keys';
 import { readSession, sessionInit } from './sessions';
+import { getAudit } from './audit';
+import { deleteSession } from './sessionEnd';
+import { getUsage, listSessions } from './usage';
 import { ClientGoneError, HttpError, decodePathSegment, parseRequestUrl, safeUrl, sendError, sendJson } from './util';
 
 export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -55,17 +58,33 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
     sendJson(res, 200, { success: true, ...ctx.status() });
     return;
   }
+  if (p === PATHS.usage) {
+    allow('GET');
+    await getUsage(ctx, req, url, res);
+    return;
+  }
+  if (p === PATHS.sessions) {
+    allow('GET');
+    await listSessions(ctx, req, url, res);
+    return;
+  }
+  if (p === PATHS.audit) {
+    allow('GET');
+    await getAudit(ctx, req, url, res);
+    return;
+  }
   const keyOrId = under(PATHS.apiKeys);
   if (keyOrId !== undefined) {
     allow('DELETE');
     await requireMaster(ctx, req);
-    await revokeKey(ctx, keyOrId, res);
+    await revokeKey(ctx, req, keyOrId, res);
     return;
   }
   const sessionId = under(PATHS.sessions);
   if (sessionId !== undefined) {
-    allow('GET');
-    await readSession(ctx, req, sessionId, res);
+    allow('GET', 'DELETE');
+    if (method === 'DELETE') await deleteSession(ctx, req, sessionId, res);
+    else await readSession(ctx, req, sessionId, res);
     return;
   }
   if (p === PATHS.audioLive) {

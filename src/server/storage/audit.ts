@@ -145,12 +145,14 @@ export function verifyChains(all: { entries: StoredAudit[]; anchors: AuditAnchor
 /** Days audit entries are kept unless DICTEE_AUDIT_RETENTION_DAYS says otherwise. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
 
+export class AuditRetentionError extends Error {}
+
 /** `DICTEE_AUDIT_RETENTION_DAYS` (whole days, 1 to 36500), or the default; throws a message naming the variable. */
 export function auditRetentionFromEnv(env: NodeJS.ProcessEnv): number {
   const v = env.DICTEE_AUDIT_RETENTION_DAYS;
   if (v === undefined || v === '') return DEFAULT_AUDIT_RETENTION_DAYS;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 36500) throw new Error(`DICTEE_AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 36500 (got ${JSON.stringify(v)})`);
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 36500) throw new AuditRetentionError(`DICTEE_AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 36500 (got ${JSON.stringify(v)})`);
   return n;
 }
 

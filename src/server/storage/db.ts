@@ -237,8 +237,8 @@ export class SqliteStore implements SessionStore {
   async adoptHttpInit(keyId: string, createdAfter: string, at: string): Promise<string | undefined> {
     return this.db
       .prepare<[string, string, string], { id: string }>(
-        `UPDATE sessions SET started_at = ?1 WHERE started_at IS NULL AND id = (SELECT id FROM sessions
-           WHERE key_id = ?2 AND origin = 'http' AND started_at IS NULL AND ended_at IS NULL AND created_at > ?3
+        `UPDATE sessions SET started_at = ? WHERE started_at IS NULL AND id = (SELECT id FROM sessions
+           WHERE key_id = ? AND origin = 'http' AND started_at IS NULL AND ended_at IS NULL AND created_at > ?
            ORDER BY created_at DESC LIMIT 1) RETURNING id`,
       )
       .get(at, keyId, createdAfter)?.id;

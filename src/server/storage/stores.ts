@@ -253,5 +253,9 @@ export interface RevocationFeed {
   announce(keyId: string): Promise<void>;
   /** `revoked` is called with each key id announced by any instance; `resync` when announcements may have been missed (the feed reconnected). */
   subscribe(revoked: (keyId: string) => void, resync: () => void): void;
+  /** Tells every instance (this one included) to end a session by an administrator's request (`DELETE /v1/sessions/<id>`). */
+  announceSessionEnd?(sessionId: string): Promise<void>;
+  /** `end` is called with each session an administrator ended through any instance. */
+  onSessionEnd?(end: (sessionId: string) => void): void;
   close(): Promise<void>;
 }

@@ -166,9 +166,9 @@ export class SqliteUsage implements UsageReader {
   }
 
   async writeLastUse(uses: LastUse[]): Promise<void> {
-    const st = this.db.prepare('UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)');
+    const st = this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
     this.db.transaction(() => {
-      for (const u of uses) st.run(u.at, u.id);
+      for (const u of uses) st.run(u.at, u.id, u.at);
     })();
   }
 }
