@@ -22,7 +22,11 @@ export async function call(base: string, method: string, path: string, token?: s
 }
 
 /** Sends `seconds` of audio as fast as the socket takes it, then stops; resolves with the session id and the messages. */
-export async function dictateFast(server: TestServer | { wsUrl: string }, key: string, seconds: number): Promise<{ id: string; probe: WsProbe }> {
+export async function dictateFast(
+  server: TestServer | { wsUrl: string },
+  key: string,
+  seconds: number,
+): Promise<{ id: string; probe: WsProbe }> {
   const probe = new WsProbe(server.wsUrl, { header: key });
   const configured = await probe.configure({ language: 'en' });
   const bytes = Math.round(seconds * 16000) * 2;

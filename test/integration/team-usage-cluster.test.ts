@@ -18,7 +18,9 @@ describe('usage and audit across instances (built service, PostgreSQL + Redis)',
   const backends = useBackends('teamusage');
 
   it('one dictation (HTTP init on one instance, WebSocket on the other, then through HAProxy) is one session record', async () => {
-    const [a, b] = backends.track(await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: clusterScript() }));
+    const [a, b] = backends.track(
+      await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: clusterScript() }),
+    );
     const { key, id: keyId } = await a!.createKey();
     const init = await call(a!.url, 'POST', '/api/v1/live/sessions', key);
     assert.equal(init.status, 200, init.text);
@@ -40,7 +42,10 @@ describe('usage and audit across instances (built service, PostgreSQL + Redis)',
     const listed = await call(b!.url, 'GET', `/v1/sessions?key_id=${keyId}`, a!.masterKey);
     const sessions = listed.json.sessions as Array<Record<string, unknown>>;
     assert.equal(sessions.length, lb ? 3 : 1, listed.text);
-    assert.ok(sessions.every((s) => s.state === 'ended'), 'every record ended');
+    assert.ok(
+      sessions.every((s) => s.state === 'ended'),
+      'every record ended',
+    );
     const first = sessions.find((s) => s.session_id === id)!;
     assert.equal(first.audio_seconds, 1.5);
     const usage = await call(a!.url, 'GET', '/v1/usage', a!.masterKey);
@@ -49,7 +54,9 @@ describe('usage and audit across instances (built service, PostgreSQL + Redis)',
   });
 
   it('DELETE /v1/sessions/<id> through one instance ends the session the other holds: every word first; counted with its audio', async () => {
-    const [a, b] = backends.track(await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: clusterScript() }));
+    const [a, b] = backends.track(
+      await startInstances(2, { database: await backends.database(), redis: backends.redis.url(), script: clusterScript() }),
+    );
     const { key, id: keyId } = await a!.createKey();
     const probe = new WsProbe(b!.wsUrl, { header: key });
     const id = String((await probe.configure({ language: 'en', flush_timeout: 30 })).session_id);

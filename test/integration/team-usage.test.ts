@@ -39,7 +39,10 @@ describe('usage, sessions and the audit log (built service, SQLite)', function (
     assert.deepEqual(after.json.usage, before.json.usage, 'usage survives a restart');
     const byDay = await call(server.url, 'GET', '/v1/usage?group_by=day', server.masterKey);
     const today = new Date().toISOString().slice(0, 10);
-    assert.ok((byDay.json.usage as Array<Record<string, unknown>>).some((u) => u.day === today && Number(u.sessions) >= 1), byDay.text);
+    assert.ok(
+      (byDay.json.usage as Array<Record<string, unknown>>).some((u) => u.day === today && Number(u.sessions) >= 1),
+      byDay.text,
+    );
   });
 
   it('sets last_used_at on the first use of a key (null before), off the request path', async () => {
@@ -90,7 +93,10 @@ describe('usage, sessions and the audit log (built service, SQLite)', function (
     for (const f of framesOf(tone(2000))) probe.sendAudio(f);
     await probe.roundTrip();
     const live = await call(server.url, 'GET', '/v1/sessions?state=live', server.masterKey);
-    assert.ok((live.json.sessions as Array<Record<string, unknown>>).some((s) => s.session_id === id && s.state === 'live'), live.text);
+    assert.ok(
+      (live.json.sessions as Array<Record<string, unknown>>).some((s) => s.session_id === id && s.state === 'live'),
+      live.text,
+    );
     const ended = await call(server.url, 'DELETE', `/v1/sessions/${id}`, admin.key);
     assert.equal(ended.status, 200, ended.text);
     const session = ended.json.session as Record<string, unknown>;
@@ -103,7 +109,10 @@ describe('usage, sessions and the audit log (built service, SQLite)', function (
     assert.ok(probe.messages.indexOf(error) > probe.messages.indexOf(finals.at(-1)!));
     const audit = await call(server.url, 'GET', '/v1/audit?action=session.ended', server.masterKey);
     const entries = audit.json.entries as Array<Record<string, unknown>>;
-    assert.ok(entries.some((e) => e.target === id && e.actor === admin.id && e.outcome === 'success'), audit.text);
+    assert.ok(
+      entries.some((e) => e.target === id && e.actor === admin.id && e.outcome === 'success'),
+      audit.text,
+    );
   });
 
   it('audits key creation and revocation (never a key value nor dictated text), exports JSON lines and CSV, and audit verify finds a tampered row', async () => {
@@ -118,7 +127,10 @@ describe('usage, sessions and the audit log (built service, SQLite)', function (
       ['master', 'key.created', 'success'],
       ['master', 'key.revoked', 'success'],
     ]);
-    assert.ok(entries.every((e) => e.ip === '127.0.0.1' || e.ip === '::ffff:127.0.0.1'), 'the address of each request');
+    assert.ok(
+      entries.every((e) => e.ip === '127.0.0.1' || e.ip === '::ffff:127.0.0.1'),
+      'the address of each request',
+    );
     const jsonl = await call(server.url, 'GET', '/v1/audit?format=jsonl', server.masterKey);
     assert.equal(jsonl.text.trim().split('\n').length, entries.length);
     const csv = await call(server.url, 'GET', '/v1/audit?format=csv', server.masterKey);

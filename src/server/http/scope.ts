@@ -18,7 +18,7 @@ import { httpRefusal, lockedOut } from './auth';
 import type { ApiContext } from './context';
 import { HttpError, bearer } from './util';
 
-export interface Reader {
+interface Reader {
   /** `master`, or the key's id: the audit log's actor. */
   actor: string;
   /** The key, when it is not the master key. */
@@ -27,16 +27,19 @@ export interface Reader {
 }
 
 /** `read`: reading sessions and usage; `admin`: ending a session; `audit`: reading the audit log. */
-export type Need = 'read' | 'admin' | 'audit';
+type Need = 'read' | 'admin' | 'audit';
 
 const NEEDS: Record<Need, { permissions: Permission[]; lacking: string }> = {
-  read: { permissions: ['read', 'admin'], lacking: 'reading sessions and usage needs the master key or a key with the "read" or "admin" permission' },
+  read: {
+    permissions: ['read', 'admin'],
+    lacking: 'reading sessions and usage needs the master key or a key with the "read" or "admin" permission',
+  },
   admin: { permissions: ['admin'], lacking: 'ending a session needs the master key or a key with the "admin" permission' },
   audit: { permissions: ['admin'], lacking: 'reading the audit log needs the master key or an organisation-wide "admin" key' },
 };
 
 /** The scope of a key (the master key's is everything). */
-export function scopeOf(key: ApiKey | undefined): UsageScope {
+function scopeOf(key: ApiKey | undefined): UsageScope {
   if (!key) return {};
   return key.type === 'project' && key.projectId ? { orgId: key.orgId, projectId: key.projectId } : { orgId: key.orgId };
 }
@@ -57,7 +60,12 @@ export async function reader(ctx: ApiContext, req: IncomingMessage, need: Need):
   const auth = await ctx.keys.authenticate(token);
   if (!auth.ok) {
     if (auth.reason === 'unknown' || auth.reason === 'malformed') await ctx.limits.keyFailed(address);
-    const why = { missing: 'missing API key: send Authorization: Bearer <KEY>', malformed: 'invalid API key', unknown: 'invalid API key', revoked: 'API key revoked' };
+    const why = {
+      missing: 'missing API key: send Authorization: Bearer <KEY>',
+      malformed: 'invalid API key',
+      unknown: 'invalid API key',
+      revoked: 'API key revoked',
+    };
     throw HttpError.of('AUTH_ERROR', why[auth.reason]);
   }
   const key = auth.key;

@@ -36,7 +36,8 @@ export function period(p: Map<string, string>, defaultDays = 30): { from: string
     const v = p.get(name);
     if (v === undefined) return undefined;
     const t = RFC3339.test(v) ? Date.parse(v) : NaN;
-    if (!Number.isFinite(t)) throw HttpError.of('CONFIG_ERROR', `${name} must be an RFC 3339 date or date-time, e.g. 2026-11-01 or 2026-11-01T00:00:00Z`);
+    if (!Number.isFinite(t))
+      throw HttpError.of('CONFIG_ERROR', `${name} must be an RFC 3339 date or date-time, e.g. 2026-11-01 or 2026-11-01T00:00:00Z`);
     return t;
   };
   const to = at('to') ?? Date.now();

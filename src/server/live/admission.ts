@@ -50,7 +50,8 @@ export class Admission {
     const adopted = await this.o.store.adoptHttpInit(key.id, new Date(now - this.o.adoptMs).toISOString(), new Date(now).toISOString());
     const id = adopted ?? randomUUID();
     const giveBack = (): void => {
-      if (adopted) void this.o.store.releaseHttpInit(adopted).catch((e: unknown) => this.o.log.warn('could not give an HTTP init back', { error: e }));
+      if (adopted)
+        void this.o.store.releaseHttpInit(adopted).catch((e: unknown) => this.o.log.warn('could not give an HTTP init back', { error: e }));
     };
     if (!(await this.admit(conn, id))) {
       link?.close();

@@ -30,7 +30,7 @@ export interface AuditEntry {
 }
 
 /** The sink auditSink.ts names: anything that records an entry without making its caller wait. */
-export interface AuditSinkShape {
+interface AuditSinkShape {
   record(entry: AuditEntry): void;
 }
 
@@ -81,8 +81,10 @@ function canonical(e: Omit<StoredAudit, 'prev_hash' | 'hash'>): string {
   return JSON.stringify([e.org_id, e.seq, e.at, e.actor, e.action, e.target, e.ip, e.outcome]);
 }
 
-export function entryHash(prevHash: string, e: Omit<StoredAudit, 'prev_hash' | 'hash'>): string {
-  return createHash('sha256').update(`${prevHash}\n${canonical(e)}`).digest('hex');
+function entryHash(prevHash: string, e: Omit<StoredAudit, 'prev_hash' | 'hash'>): string {
+  return createHash('sha256')
+    .update(`${prevHash}\n${canonical(e)}`)
+    .digest('hex');
 }
 
 /** The rows of a batch appended after a chain's head (`seq`, `hash`). */
@@ -129,14 +131,18 @@ export function verifyChains(all: { entries: StoredAudit[]; anchors: AuditAnchor
       const seq = Number(r.seq);
       if (seq !== expected) return broken(expected, `entry ${expected} is missing (the next one found is ${seq})`);
       if (r.prev_hash !== prev) return broken(seq, `entry ${seq} does not carry the hash of the entry before it`);
-      if (entryHash(r.prev_hash, { ...r, seq }) !== r.hash) return broken(seq, `entry ${seq} was altered (its hash does not match its fields)`);
+      if (entryHash(r.prev_hash, { ...r, seq }) !== r.hash)
+        return broken(seq, `entry ${seq} was altered (its hash does not match its fields)`);
       prev = r.hash;
       expected++;
       count++;
     }
     const head = all.heads.find((h) => h.org_id === org);
     if (head && (Number(head.seq) !== expected - 1 || head.hash !== prev)) {
-      return broken(expected, `the chain ends at entry ${expected - 1} but its head says ${Number(head.seq)}: entries were removed from its end`);
+      return broken(
+        expected,
+        `the chain ends at entry ${expected - 1} but its head says ${Number(head.seq)}: entries were removed from its end`,
+      );
     }
   }
   return { ok: true, entries: count, chains: byOrg.size };
@@ -152,7 +158,8 @@ export function auditRetentionFromEnv(env: NodeJS.ProcessEnv): number {
   const v = env.DICTEE_AUDIT_RETENTION_DAYS;
   if (v === undefined || v === '') return DEFAULT_AUDIT_RETENTION_DAYS;
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 36500) throw new AuditRetentionError(`DICTEE_AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 36500 (got ${JSON.stringify(v)})`);
+  if (!Number.isInteger(n) || n < 1 || n > 36500)
+    throw new AuditRetentionError(`DICTEE_AUDIT_RETENTION_DAYS must be a whole number of days from 1 to 36500 (got ${JSON.stringify(v)})`);
   return n;
 }
 

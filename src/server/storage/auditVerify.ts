@@ -21,7 +21,9 @@ export async function verifyAudit(o: { dataDir: string; databaseUrl?: string }):
     try {
       return { ...verifyChains(await new PgAuditRows(pool).readAll()), where: redactedUrl(o.databaseUrl) };
     } catch (e) {
-      throw new AuditVerifyError(`cannot read the audit log of ${redactedUrl(o.databaseUrl)}: ${e instanceof Error ? e.message : String(e)}`);
+      throw new AuditVerifyError(
+        `cannot read the audit log of ${redactedUrl(o.databaseUrl)}: ${e instanceof Error ? e.message : String(e)}`,
+      );
     } finally {
       await pool.end().catch(() => undefined);
     }

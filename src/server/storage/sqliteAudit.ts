@@ -39,7 +39,9 @@ export class SqliteAuditRows implements AuditRows {
         .all(before);
       let n = 0;
       for (const { org_id, seq } of last) {
-        const hash = this.db.prepare<[string, number], { hash: string }>('SELECT hash FROM audit_log WHERE org_id = ? AND seq = ?').get(org_id, seq)!.hash;
+        const hash = this.db
+          .prepare<[string, number], { hash: string }>('SELECT hash FROM audit_log WHERE org_id = ? AND seq = ?')
+          .get(org_id, seq)!.hash;
         this.db
           .prepare(
             'INSERT INTO audit_anchors (org_id, seq, hash, pruned_at) VALUES (?, ?, ?, ?) ON CONFLICT (org_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, pruned_at = excluded.pruned_at',

@@ -82,7 +82,7 @@ export interface RollupRow {
  * The person a key belongs to, for `group_by=person`. Keys belong to no person yet (people come with
  * organisations and projects): every line is `person_id: null` until then.
  */
-export type PersonOf = (keyId: string) => string | null;
+type PersonOf = (keyId: string) => string | null;
 
 /** The rollup's rows summed by the group asked for. */
 export function sumUsage(rows: RollupRow[], groupBy: UsageGroup, personOf: PersonOf = () => null): UsageLine[] {
@@ -147,7 +147,7 @@ export function sessionsSql(q: SessionQuery, placeholder: (n: number) => string)
             CASE WHEN s.ended_at IS NOT NULL THEN 'ended' WHEN s.started_at IS NULL THEN 'initialised' ELSE 'live' END AS state,
             s.created_at, s.started_at, s.ended_at, s.duration, s.audio_seconds, s.final_chunks, s.end_reason
           FROM sessions s LEFT JOIN api_keys k ON k.id = s.key_id ${w.sql}
-          ORDER BY s.created_at DESC, s.id LIMIT ${placeholder(w.params.length)}`,
+          ORDER BY s.created_at DESC, s.id DESC LIMIT ${placeholder(w.params.length)}`,
     params: w.params,
   };
 }

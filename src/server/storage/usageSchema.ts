@@ -37,8 +37,9 @@ CREATE TABLE audit_anchors (org_id TEXT PRIMARY KEY, seq BIGINT NOT NULL, hash T
 const USAGE_TABLES = `
 ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
 ALTER TABLE sessions ADD COLUMN audio_seconds DOUBLE PRECISION;
-CREATE INDEX sessions_org_created ON sessions (org_id, created_at);
-CREATE INDEX sessions_key_created ON sessions (key_id, created_at);
+CREATE INDEX sessions_created ON sessions (created_at, id);
+CREATE INDEX sessions_org_created ON sessions (org_id, created_at, id);
+CREATE INDEX sessions_key_created ON sessions (key_id, created_at, id);
 CREATE INDEX sessions_http_waiting ON sessions (key_id, created_at) WHERE origin = 'http' AND started_at IS NULL;
 CREATE TABLE usage_daily (
   org_id TEXT NOT NULL, day TEXT NOT NULL, key_id TEXT NOT NULL, code TEXT NOT NULL,

@@ -25,7 +25,10 @@ export class PgAuditRows implements AuditRows {
     const c = await this.pool.connect();
     try {
       await c.query('BEGIN');
-      await c.query('INSERT INTO audit_heads (org_id, seq, hash) VALUES ($1, 0, $2) ON CONFLICT (org_id) DO NOTHING', [orgId, GENESIS_HASH]);
+      await c.query('INSERT INTO audit_heads (org_id, seq, hash) VALUES ($1, 0, $2) ON CONFLICT (org_id) DO NOTHING', [
+        orgId,
+        GENESIS_HASH,
+      ]);
       const head = (await c.query<{ seq: string; hash: string }>('SELECT seq, hash FROM audit_heads WHERE org_id = $1 FOR UPDATE', [orgId]))
         .rows[0]!;
       const out = await work(c, { seq: Number(head.seq), hash: head.hash });
@@ -58,9 +61,9 @@ export class PgAuditRows implements AuditRows {
     if (q.orgId !== undefined) w.add('org_id = §', q.orgId);
     if (q.action !== undefined) w.add('action = §', q.action);
     w.params.push(q.limit);
-    return (await this.reads.query<StoredAudit>(`SELECT * FROM audit_log ${w.sql} ORDER BY org_id, seq LIMIT $${w.params.length}`, w.params)).rows.map(
-      num,
-    );
+    return (
+      await this.reads.query<StoredAudit>(`SELECT * FROM audit_log ${w.sql} ORDER BY org_id, seq LIMIT $${w.params.length}`, w.params)
+    ).rows.map(num);
   }
 
   async prune(before: string): Promise<number> {
