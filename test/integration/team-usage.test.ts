@@ -73,6 +73,7 @@ describe('usage, sessions and the audit log (built service, SQLite)', function (
       (usage.json.usage as Array<Record<string, unknown>>).map((u) => u.project_id),
       ['proj_a'],
     );
+    assert.equal((await call(server.url, 'GET', '/v1/sessions?project_id=proj_b', a.key)).status, 403, 'another project');
     assert.equal((await call(server.url, 'GET', '/v1/sessions', b.key)).status, 403, 'write only: no reading');
     assert.equal((await call(server.url, 'DELETE', `/v1/sessions/${sa.id}`, a.key)).status, 403, 'read: no ending');
     assert.equal((await call(server.url, 'GET', '/v1/audit', a.key)).status, 403, 'a project key reads no audit log');

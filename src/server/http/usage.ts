@@ -73,6 +73,10 @@ export async function listSessions(ctx: ApiContext, req: IncomingMessage, url: U
   const limit = /^\d+$/.test(limitText) ? Number(limitText) : NaN;
   if (!(limit >= 1 && limit <= 1000)) throw HttpError.of('CONFIG_ERROR', 'limit must be a whole number from 1 to 1000');
   const { from, to } = period(p);
+  const asked = p.get('project_id');
+  if (asked !== undefined && who.scope.projectId !== undefined && asked !== who.scope.projectId) {
+    throw HttpError.of('AUTH_ERROR', "this project key reads its own project's sessions only", 0, 403);
+  }
   const sessions = await team.usage.sessions({
     scope: who.scope,
     keyId: p.get('key_id'),

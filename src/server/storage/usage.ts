@@ -68,11 +68,9 @@ export interface UsageReader {
   writeLastUse(uses: LastUse[]): Promise<void>;
 }
 
-/** A rollup row: one organisation, day, key and end code. */
+/** The rollup summed in the database by group (`grp`: the key, project or day; the key for a person) and end code. */
 export interface RollupRow {
-  day: string;
-  key_id: string;
-  project_id: string | null;
+  grp: string | null;
   code: string;
   sessions: number | string;
   audio_seconds: number;
@@ -88,7 +86,7 @@ type PersonOf = (keyId: string) => string | null;
 export function sumUsage(rows: RollupRow[], groupBy: UsageGroup, personOf: PersonOf = () => null): UsageLine[] {
   const lines = new Map<string | null, UsageLine>();
   for (const r of rows) {
-    const group = groupBy === 'key' ? r.key_id : groupBy === 'project' ? r.project_id : groupBy === 'day' ? r.day : personOf(r.key_id);
+    const group = groupBy === 'person' && r.grp !== null ? personOf(r.grp) : r.grp;
     let line = lines.get(group);
     if (!line) lines.set(group, (line = { group, sessions: 0, audio_seconds: 0, errors: {} }));
     const n = Number(r.sessions);
@@ -126,9 +124,12 @@ export function usageSql(q: UsageQuery, placeholder: (n: number) => string): { s
   const w = new Where(placeholder).add('u.day >= §', q.fromDay).add('u.day <= §', q.toDay);
   if (q.scope.orgId !== undefined) w.add('u.org_id = §', q.scope.orgId);
   if (q.scope.projectId !== undefined) w.add('k.project_id = §', q.scope.projectId);
+  const grp = { key: 'u.key_id', person: 'u.key_id', project: 'k.project_id', day: 'u.day' }[q.groupBy];
+  // The join is needed only to group or scope by project.
+  const join = q.groupBy === 'project' || q.scope.projectId !== undefined ? 'LEFT JOIN api_keys k ON k.id = u.key_id' : '';
   return {
-    sql: `SELECT u.day, u.key_id, k.project_id, u.code, u.sessions, u.audio_seconds
-          FROM usage_daily u LEFT JOIN api_keys k ON k.id = u.key_id ${w.sql}`,
+    sql: `SELECT ${grp} AS grp, u.code, SUM(u.sessions) AS sessions, SUM(u.audio_seconds) AS audio_seconds
+          FROM usage_daily u ${join} ${w.sql} GROUP BY ${grp}, u.code`,
     params: w.params,
   };
 }
