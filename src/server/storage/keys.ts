@@ -70,6 +70,7 @@ function fromRow(row: KeyRow): ApiKey {
     personRole: row.person_role ?? null,
     expiresAt: row.expires_at ?? null,
     rolledFrom: row.rolled_from ?? null,
+    lastUsedAt: row.last_used_at ?? null,
   };
 }
 
@@ -88,6 +89,7 @@ export function keyListing(k: ApiKey): KeyListing {
     person_id: k.personId,
     expires_at: k.expiresAt,
     rolled_from: k.rolledFrom,
+    last_used_at: k.lastUsedAt ?? null,
   };
 }
 
@@ -114,6 +116,9 @@ export interface KeyRows {
 }
 
 export class ApiKeys implements KeyStore {
+  /** Told of every key let in (its `last_used_at`: lastUsed.ts). */
+  onUsed: ((keyId: string) => void) | undefined;
+
   constructor(
     private readonly rows: KeyRows,
     private readonly masterHash: string,
@@ -134,6 +139,7 @@ export class ApiKeys implements KeyStore {
     if (row.revoked_at) return { ok: false, reason: 'revoked' };
     const key = fromRow(row);
     if (isExpired(key)) return { ok: false, reason: 'expired' };
+    this.onUsed?.(row.id);
     return { ok: true, key };
   }
 
