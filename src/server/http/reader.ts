@@ -26,7 +26,7 @@ type Need = 'read' | 'admin' | 'audit';
 const LACKING: Record<Need, string> = {
   read: 'reading sessions and usage needs the master key or a key with the "read" or "admin" permission',
   admin: 'ending a session needs the master key or a key with the "admin" permission',
-  audit: "reading the audit log needs the master key or an organisation owner's or admin's \"admin\" key",
+  audit: 'reading the audit log needs the master key or an organisation owner\'s or admin\'s "admin" key',
 };
 
 function allowed(key: ApiKey, need: Need): boolean {

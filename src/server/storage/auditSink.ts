@@ -47,7 +47,14 @@ export const NO_AUDIT: AuditSink = { record: () => undefined };
 
 /** What audit.ts's AuditLog takes (its entries: a refusal is a `failure`, the service's own act has no address). */
 interface DurableLog {
-  record(entry: { actor: string; action: string; target: string | null; ip: string | null; outcome: 'success' | 'failure'; org_id?: string }): void;
+  record(entry: {
+    actor: string;
+    action: string;
+    target: string | null;
+    ip: string | null;
+    outcome: 'success' | 'failure';
+    org_id?: string;
+  }): void;
 }
 
 /** The audit log as the sink of the actions on keys, people, projects and organisations. */

@@ -26,7 +26,12 @@ export async function auditExpiredKeys(
   const claimed: Claimed[] =
     'sqlite' in store
       ? store.sqlite.db.prepare<[string, string], Claimed>(CLAIM(() => '?')).all(now, now)
-      : (await store.pg.query<Claimed>(CLAIM((n) => `$${n}`), [now])).rows;
+      : (
+          await store.pg.query<Claimed>(
+            CLAIM((n) => `$${n}`),
+            [now],
+          )
+        ).rows;
   for (const k of claimed) {
     audit.record({ actor: 'system', action: 'key.expired', target: k.id, ip: null, outcome: 'success', org_id: k.org_id });
   }
