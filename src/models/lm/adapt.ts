@@ -38,7 +38,7 @@ export const DEFAULT_DOMAIN_WEIGHT = 0.5;
 /** The extension's built-in templates (`templates/<language>/` at the top of the repository). */
 export const BUILTIN_TEMPLATES = path.resolve(__dirname, '..', '..', '..', 'templates');
 
-export interface AdaptOptions {
+interface AdaptOptions {
   language: 'fr';
   sources: readonly string[];
   /** `lm-<language>/general.arpa` (and `general.dict` beside it, when there is one). */
@@ -52,7 +52,7 @@ export interface AdaptOptions {
   templates?: readonly string[];
 }
 
-export interface AdaptResult {
+interface AdaptResult {
   out: string;
   dictOut?: string;
   text: Omit<AdaptText, 'sentences'> & { sentences: number };

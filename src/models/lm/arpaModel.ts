@@ -12,9 +12,9 @@ import { ArpaError } from './arpa';
 
 /** Bits per word id in a packed n-gram key (three ids stay below 2^53). */
 const ID_BITS = 17;
-export const KEY_BASE = 2 ** ID_BITS;
+const KEY_BASE = 2 ** ID_BITS;
 export const MAX_ARPA_WORDS = KEY_BASE - 1;
-export const MAX_ORDER = 3;
+const MAX_ORDER = 3;
 
 export interface Gram {
   /** log10 probability. */

@@ -110,7 +110,7 @@ export function interpolate(main: ArpaModel, mix: ArpaModel, lambda: number): Ar
  * Sets every context's backoff weight so that p(·|h) sums to 1 over the vocabulary:
  * bow(h) = (1 − Σ listed p(w|h)) / (1 − Σ listed p(w|h′)). Exported for the tests.
  */
-export function computeBackoffs(m: ArpaModel): void {
+function computeBackoffs(m: ArpaModel): void {
   for (let n = 1; n < m.order; n++) {
     const contexts = m.grams[n - 1]!;
     const higher = m.grams[n]!;

@@ -15,7 +15,7 @@ import { KEY_PATTERN } from '../../protocol';
 import type { ServerLogger } from '../log';
 
 /** What a caller records (the shape of auditSink.ts's `AuditSink.record`, plus the organisation). */
-export interface AuditEntry {
+interface AuditEntry {
   /** `master`, a key id, or a person's id. */
   actor: string;
   /** `key.created`, `key.rolled`, `key.expired`, `key.revoked`, `session.ended`, `person.*`, `project.*`, `sign_in` … */

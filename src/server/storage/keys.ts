@@ -74,7 +74,7 @@ function fromRow(row: KeyRow): ApiKey {
   };
 }
 
-export function keyListing(k: ApiKey): KeyListing {
+function keyListing(k: ApiKey): KeyListing {
   return {
     id: k.id,
     name: k.name,
@@ -94,7 +94,7 @@ export function keyListing(k: ApiKey): KeyListing {
 }
 
 /** Whether the key has expired at `now` (ms). */
-export function isExpired(k: Pick<ApiKey, 'expiresAt'>, now = Date.now()): boolean {
+function isExpired(k: Pick<ApiKey, 'expiresAt'>, now = Date.now()): boolean {
   return k.expiresAt !== null && Date.parse(k.expiresAt) <= now;
 }
 
