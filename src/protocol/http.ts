@@ -21,6 +21,10 @@ export const PATHS = {
   ready: '/readyz',
   /** Operational figures (master key): live sessions, connections, memory, event-loop delay. */
   status: '/v1/status',
+  /** `GET /v1/usage`: sessions, audio seconds and errors summed by key, project, person or day. */
+  usage: '/v1/usage',
+  /** `GET /v1/audit`: the audit log (master key, or an organisation's admin key). */
+  audit: '/v1/audit',
 } as const;
 
 const KEY_PREFIXES = ['svc_live_', 'svc_test_', 'svc_proj_'] as const;
@@ -200,6 +204,8 @@ export interface KeyListing extends KeyFields {
   rolled_from: string | null;
   /** Prefix and last four characters only. */
   hint: string;
+  /** When the key was last let in (HTTP or WebSocket), to the minute; null until its first use. */
+  last_used_at: string | null;
 }
 
 export interface SessionInitResponse {

@@ -11,6 +11,8 @@ import { type ErrorCode, MAX_AUDIO_FRAME_BYTES, type OutgoingError, PATHS, close
 import { WRITE_NEEDED, authorize } from './http/auth';
 import type { Engine } from './engine/engine';
 import type { ApiContext } from './http/context';
+import { endHeldSession } from './live/adminEnd';
+import { teamApi } from './http/teamApi';
 import { httpFailure, route } from './http/routes';
 import { HttpError, answerClientError, bearer, parseRequestUrl, refuseUpgrade, safeUrl } from './http/util';
 import { detachStartingAnswers, serverOptions } from './http/bind';
@@ -25,7 +27,7 @@ import type { ServerLogger } from './log';
 import { SessionRegistry, type Timing } from './live/registry';
 import { BackendUnavailableError, type KeyStore, type Limits, type SessionStore } from './storage/stores';
 import type { Backends } from './storage/backends';
-import { type AuditSink, NO_AUDIT } from './storage/auditSink';
+import { type AuditSink, NO_AUDIT, auditSinkOf } from './storage/auditSink';
 import { KeyExpiryWatch } from './live/keyExpiry';
 import { errorMessage } from '../shared/errors';
 import { checkAllWhole, checkWhole } from '../shared/options';
@@ -38,7 +40,7 @@ const SHUTDOWN_DRAIN_MS = 30_000;
 
 interface ServiceOptions {
   /** What the service keeps and counts (backends.ts); closed by the shutdown. */
-  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'checks' | 'close'>;
+  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'checks' | 'close'> & Partial<Pick<Backends, 'team'>>;
   engine: Engine;
   log: ServerLogger;
   timing: Timing;
@@ -71,7 +73,7 @@ export class Service {
   /** What the sessions and the API count, for the metrics. */
   readonly tallies = new Tallies();
   /** Where the actions on keys, people and projects are told (storage/auditSink.ts; by default nowhere). */
-  private readonly audit: AuditSink = NO_AUDIT;
+  private readonly audit: AuditSink;
   /** Ends the sessions of keys at their expiry (live/keyExpiry.ts). */
   private readonly expiry: KeyExpiryWatch;
 
@@ -97,9 +99,8 @@ export class Service {
       retentionDays: opts.retentionDays,
       counters: this.tallies,
     });
-    this.expiry = new KeyExpiryWatch(this.registry, this.log, (keyId) =>
-      this.audit.record({ actor: 'system', action: 'key.expired', target: keyId, ip: '-', outcome: 'success' }),
-    );
+    this.audit = opts.backends.team ? auditSinkOf(opts.backends.team.audit) : NO_AUDIT;
+    this.expiry = new KeyExpiryWatch(this.registry, this.log, () => void this.auditExpiries());
     revocations.subscribe(
       (keyId) =>
         void this.registry
@@ -122,7 +123,14 @@ export class Service {
       readiness: () => this.readiness(),
       audit: this.audit,
       expiry: this.expiry,
+      team: teamApi(opts.backends.team, revocations, opts.timing),
     };
+    revocations.onSessionEnd?.(
+      (id) =>
+        void endHeldSession(this.registry, store, id).catch((e: unknown) =>
+          this.log.error('could not end a session an administrator ended', { session_id: id, error: e }),
+        ),
+    );
     if (opts.metricsServer) this.serveMetrics(opts.metricsServer);
     this.server = opts.server ?? http.createServer(serverOptions(opts.timing));
     detachStartingAnswers(this.server);
@@ -302,6 +310,15 @@ export class Service {
     this.log.info('shutdown complete');
   }
 
+  /** `key.expired` in the audit log for the keys whose expiry has passed (once across instances). */
+  private async auditExpiries(): Promise<void> {
+    try {
+      await this.opts.backends.team?.auditExpiries();
+    } catch (e) {
+      if (!(e instanceof BackendUnavailableError)) this.log.warn('could not record the expired keys', { error: errorMessage(e) });
+    }
+  }
+
   /**
    * Revocations may have been missed (the feed reconnected; `periodic`: every `keyRecheckMs`, in case the feed
    * could not tell us): the keys of the live sessions are checked again.
@@ -311,6 +328,7 @@ export class Service {
     if (periodic && this.recheckingKeys) return;
     this.recheckingKeys = true;
     try {
+      if (periodic) void this.auditExpiries();
       const live = this.registry.liveKeyIds();
       if (periodic && live.length === 0) return;
       const revoked = await this.keys.revokedAmong(live);

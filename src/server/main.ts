@@ -21,6 +21,7 @@ import { dataDirWarning } from './storage/db';
 import { type GivenMasterKey, MasterKeyConflictError } from './storage/masterKey';
 import { masterKeyFromEnvironment } from './masterKeySource';
 import { runSubcommand } from './subcommands';
+import { AuditRetentionError, auditRetentionFromEnv } from './storage/audit';
 import { LEVELS, type Level, createLogger, streamWriter } from './log';
 import { Lifecycle } from './lifecycle';
 import { errorMessage } from '../shared/errors';
@@ -48,15 +49,21 @@ async function main(): Promise<void> {
   let slotLeaseMs: number;
   let remoteBounds: Partial<RemoteBounds>;
   let authFailureLimit: number;
+  let auditRetentionDays: number;
   try {
     opts = parseArgs(process.argv.slice(2), process.env);
     timing = timingFromEnv(process.env);
     slotLeaseMs = slotLeaseFromEnv(process.env);
     remoteBounds = remoteBoundsFromEnv(process.env);
     authFailureLimit = authFailureLimitFromEnv(process.env);
+    auditRetentionDays = auditRetentionFromEnv(process.env);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`error: ${e.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (e instanceof AuditRetentionError) {
+      process.stderr.write(`error: ${e.message}\n`);
       process.exit(2);
     }
     throw e;
@@ -178,6 +185,7 @@ async function main(): Promise<void> {
       rateWindowMs: opts.rateWindowS * 1000,
       slotLeaseMs,
       authFailureLimit,
+      auditRetentionDays,
       log,
     });
   } catch (e) {

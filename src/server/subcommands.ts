@@ -6,18 +6,23 @@
 import { errorMessage } from '../shared/errors';
 import { UsageError, parseCommandLine } from '../shared/args';
 import { BackupRefusedError, backupSqlite } from './storage/backup';
+import { AuditVerifyError, verifyAudit } from './storage/auditVerify';
 
 export const SUBCOMMAND_USAGE = `Subcommands:
   backup FILE [--data-dir DIR] [--force]
                          copy the SQLite database of DIR (default ./.dictee-data) into FILE, online
                          (while the service runs), mode 0600; an existing FILE is kept unless --force.
                          With --database (PostgreSQL), use pg_dump instead. Restore: docs/server.md
+  audit verify [--data-dir DIR | --database URL]
+                         check the audit log's hash chains (each organisation's, from its anchor to its
+                         head); prints the first broken link and exits 1, or exits 0 when every link holds
 `;
 
 type Out = (line: string) => void;
 
 const SUBCOMMANDS: Record<string, (argv: string[], env: NodeJS.ProcessEnv, out: Out, err: Out) => Promise<number>> = {
   backup,
+  audit,
 };
 
 /** Runs the subcommand `argv[0]` and resolves with its exit status, or with undefined when `argv[0]` is none. */
@@ -63,5 +68,33 @@ async function backup(argv: string[], env: NodeJS.ProcessEnv, out: Out, err: Out
   } catch (e) {
     err(`error: ${e instanceof BackupRefusedError ? e.message : `backup failed, nothing written: ${errorMessage(e)}`}\n`);
     return e instanceof BackupRefusedError ? 2 : 1;
+  }
+}
+
+async function audit(argv: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
+  const { values: v, positionals } = parseCommandLine(
+    argv,
+    { 'data-dir': { type: 'string' }, database: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    true,
+  );
+  if (v.help) {
+    out(SUBCOMMAND_USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1 || positionals[0] !== 'verify')
+    throw new UsageError('audit takes one action, verify: node dist/server.js audit verify [--data-dir DIR | --database URL]');
+  const databaseUrl = (v.database ?? env.DICTEE_DATABASE_URL) || undefined;
+  try {
+    const r = await verifyAudit({ dataDir: v['data-dir'] ?? './.dictee-data', databaseUrl });
+    if (r.ok) {
+      out(`audit log intact: ${r.entries} entries in ${r.chains} chain(s) of ${r.where}\n`);
+      return 0;
+    }
+    const b = r.broken!;
+    err(`audit log broken: organisation ${b.org_id}, entry ${b.seq}: ${b.reason} (${r.entries} entries verified before it)\n`);
+    return 1;
+  } catch (e) {
+    err(`error: ${e instanceof AuditVerifyError ? e.message : errorMessage(e)}\n`);
+    return 2;
   }
 }

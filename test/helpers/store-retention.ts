@@ -28,7 +28,7 @@ export const checkpointAt = (id: string, updated: string, finals = 0): Checkpoin
 /** Runs the retention scenario on `store`; `written(id)` waits until the session's journal writes are durable. */
 export async function checkRetention(store: SessionStore, written: (id: string) => Promise<void> = async () => undefined): Promise<void> {
   await store.recordSession('old', 'k', 'o', 'ws', daysAgo(40));
-  await store.sessionEnded('old', { at: daysAgo(39), duration: 1, totalFrames: 1, finals: 1, reason: 'client stop' });
+  await store.sessionEnded('old', { at: daysAgo(39), duration: 1, totalFrames: 1, finals: 1, reason: 'client stop', audioSeconds: 1 });
   store.persistEvent('old', 1, '{"text":"old words"}', checkpointAt('old', daysAgo(39)));
   await store.recordSession('recent', 'k', 'o', 'ws', daysAgo(2));
   store.persistEvent('recent', 1, '{"text":"recent words"}', checkpointAt('recent', daysAgo(2)));

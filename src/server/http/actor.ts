@@ -88,7 +88,7 @@ export function record(
   outcome: 'success' | 'denied' | 'failure',
 ): void {
   try {
-    ctx.audit.record({ actor: actor.id, action, target, ip: actor.ip, outcome });
+    ctx.audit.record({ actor: actor.id, action, target, ip: actor.ip, outcome, ...(actor.key ? { org_id: actor.key.orgId } : {}) });
   } catch (e) {
     ctx.log.error('the audit sink failed', { action, error: e });
   }

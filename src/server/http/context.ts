@@ -9,6 +9,17 @@ import type { SessionRegistry } from '../live/registry';
 import type { KeyStore, Limits, SessionStore } from '../storage/stores';
 import type { AuditSink } from '../storage/auditSink';
 import type { KeyExpiryWatch } from '../live/keyExpiry';
+import type { AuditLog } from '../storage/audit';
+import type { UsageReader } from '../storage/usage';
+
+/** Usage, session listings, the audit log, and the end of a session held by another instance. */
+export interface TeamApi {
+  usage: UsageReader;
+  audit: AuditLog;
+  announceSessionEnd?: (sessionId: string) => Promise<void>;
+  /** How long a DELETE waits for another instance to end the session (ms). */
+  endWaitMs: number;
+}
 
 export interface ApiContext {
   keys: KeyStore;
@@ -34,4 +45,6 @@ export interface ApiContext {
   audit: AuditSink;
   /** Ends the sessions of a key at its expiry (live/keyExpiry.ts). */
   expiry: Pick<KeyExpiryWatch, 'watch'>;
+  /** Usage and audit (absent in a service built without them: their endpoints answer 404). */
+  team?: TeamApi;
 }

@@ -7,6 +7,9 @@ import { requireMaster } from './actor';
 import { createKey, listKeys, revokeKey } from './keys';
 import { teamRoute } from './teamRoutes';
 import { readSession, sessionInit } from './sessions';
+import { getAudit } from './audit';
+import { deleteSession } from './sessionEnd';
+import { getUsage, listSessions } from './usage';
 import { ClientGoneError, HttpError, decodePathSegment, parseRequestUrl, safeUrl, sendError, sendJson } from './util';
 
 export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -57,6 +60,21 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
     sendJson(res, 200, { success: true, ...ctx.status() });
     return;
   }
+  if (p === PATHS.usage) {
+    allow('GET');
+    await getUsage(ctx, req, url, res);
+    return;
+  }
+  if (p === PATHS.sessions) {
+    allow('GET');
+    await listSessions(ctx, req, url, res);
+    return;
+  }
+  if (p === PATHS.audit) {
+    allow('GET');
+    await getAudit(ctx, req, url, res);
+    return;
+  }
   const keyOrId = under(PATHS.apiKeys);
   if (keyOrId !== undefined) {
     allow('DELETE');
@@ -65,8 +83,9 @@ export async function route(ctx: ApiContext, req: IncomingMessage, res: ServerRe
   }
   const sessionId = under(PATHS.sessions);
   if (sessionId !== undefined) {
-    allow('GET');
-    await readSession(ctx, req, sessionId, res);
+    allow('GET', 'DELETE');
+    if (method === 'DELETE') await deleteSession(ctx, req, sessionId, res);
+    else await readSession(ctx, req, sessionId, res);
     return;
   }
   if (p === PATHS.audioLive) {

@@ -11,7 +11,7 @@
  */
 import type { ApiKey } from '../storage/stores';
 
-export interface Scope {
+interface Scope {
   orgId: string;
   /** Only this project's. */
   projectId?: string;

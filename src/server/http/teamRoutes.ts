@@ -6,7 +6,7 @@ import { addMember, createProject, getProject, listProjects, removeMember } from
 import type { ApiContext } from './context';
 import { HttpError, decodePathSegment } from './util';
 
-export const TEAM_PATHS = { orgs: '/v1/orgs', people: '/v1/people', projects: '/v1/projects' } as const;
+const TEAM_PATHS = { orgs: '/v1/orgs', people: '/v1/people', projects: '/v1/projects' } as const;
 
 /** Serves `path` when it is one of these endpoints (true), else leaves it to the caller (false). */
 export async function teamRoute(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, path: string, url: URL): Promise<boolean> {

@@ -15,7 +15,7 @@ const MAX_BODY_BYTES = 64 * 1024;
  * On every answer of the service, success or error, and on every refused upgrade: nothing is cached (an
  * answer may carry a new key or a session's record), and no browser guesses a type other than JSON.
  */
-const API_HEADERS: Readonly<Record<string, string>> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+export const API_HEADERS: Readonly<Record<string, string>> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
 
 type HttpErrorCode = HttpErrorBody['error']['code'];
 

@@ -25,6 +25,8 @@ interface AdmissionOptions {
   staleSocketMs: number;
   /** Session ids of the HTTP init waiting for their WebSocket. */
   httpInits: HttpInits;
+  /** How long an HTTP init waits for its WebSocket (ms). */
+  adoptMs: number;
   /** The sessions of the registry, by id. */
   sessions: ReadonlyMap<string, LiveSession>;
   /** A silent socket's session gives its slot up: the connection cut, the session detached (its slot released). */
@@ -43,10 +45,17 @@ export class Admission {
     const link = await this.engineFor(conn, config);
     if (link === null) return undefined;
     const key = conn.key;
-    const id = this.o.httpInits.adopt(key.id, (i) => this.o.sessions.has(i)) ?? randomUUID();
+    // The init may have been made on another instance (a balancer between them): the store hands it to one taker.
+    const now = Date.now();
+    const adopted = await this.o.store.adoptHttpInit(key.id, new Date(now - this.o.adoptMs).toISOString(), new Date(now).toISOString());
+    const id = adopted ?? randomUUID();
+    const giveBack = (): void => {
+      if (adopted)
+        void this.o.store.releaseHttpInit(adopted).catch((e: unknown) => this.o.log.warn('could not give an HTTP init back', { error: e }));
+    };
     if (!(await this.admit(conn, id))) {
       link?.close();
-      this.o.httpInits.giveBack(key.id, id);
+      giveBack();
       return undefined;
     }
     try {
@@ -56,7 +65,7 @@ export class Admission {
     } catch (e) {
       link?.close();
       this.release(key.orgId, id);
-      this.o.httpInits.giveBack(key.id, id);
+      giveBack();
       throw e;
     }
     return { id, link };

@@ -32,6 +32,7 @@ export interface OutsideEnd {
 export const OUTSIDE_ENDS = {
   revoked: { reason: 'key revoked', error: { code: 'AUTH_ERROR', message: 'API key revoked' } },
   expired: { reason: 'key expired', error: { code: 'AUTH_ERROR', message: 'API key expired' } },
+  admin: { reason: 'ended by an administrator', error: { code: 'AUTH_ERROR', message: 'session ended by an administrator' } },
   dropped: { reason: 'dropped and not resumed' },
   shutdown: { reason: 'service shutdown', resumable: true },
 } as const satisfies Record<string, OutsideEnd>;

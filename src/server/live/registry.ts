@@ -69,6 +69,7 @@ export class SessionRegistry implements ConnectionHost {
       perKeyLimit: o.perKeyLimit,
       staleSocketMs: o.timing.staleSocketMs,
       httpInits: this.httpInits,
+      adoptMs: o.timing.initAdoptMs,
       sessions: this.sessions,
       evict: (session, conn) => {
         this.cut(conn);

@@ -376,7 +376,8 @@ export class LiveSession {
   recordEnd(reason: EndReason, at = new Date().toISOString()): void {
     this.counters.sessionEnded(reason);
     const m = this.metrics();
-    const end: SessionEnd = { at, duration: m.session_duration, totalFrames: m.total_chunks, finals: m.final_chunks, reason };
+    const audioSeconds = round3(this.segmenter.receivedBytes / 2 / this.config.sample_rate);
+    const end: SessionEnd = { at, duration: m.session_duration, totalFrames: m.total_chunks, finals: m.final_chunks, reason, audioSeconds };
     this.journal.sessionEnded(end);
   }
 

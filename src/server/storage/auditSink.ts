@@ -5,7 +5,7 @@
  * organisation's id), from where (`ip`: the client's address, as clientAddress.ts gives it) and how it
  * went (`outcome`). An entry never holds a key value, a password or dictated text.
  *
- * The default sink records nothing; a durable sink (the audit log) is given to the service in its place.
+ * The default sink records nothing; the service gives the audit log (audit.ts) in its place (`auditSinkOf`).
  */
 
 export const AUDIT_ACTIONS = [
@@ -33,6 +33,8 @@ export interface AuditEntry {
   ip: string;
   /** `success`, or `denied` (outside the actor's scope or permissions), or `failure` (refused as invalid). */
   outcome: 'success' | 'denied' | 'failure';
+  /** The organisation whose chain gets the entry (default: the store's first). */
+  org_id?: string;
 }
 
 export interface AuditSink {
@@ -42,3 +44,30 @@ export interface AuditSink {
 
 /** Records nothing. */
 export const NO_AUDIT: AuditSink = { record: () => undefined };
+
+/** What audit.ts's AuditLog takes (its entries: a refusal is a `failure`, the service's own act has no address). */
+interface DurableLog {
+  record(entry: {
+    actor: string;
+    action: string;
+    target: string | null;
+    ip: string | null;
+    outcome: 'success' | 'failure';
+    org_id?: string;
+  }): void;
+}
+
+/** The audit log as the sink of the actions on keys, people, projects and organisations. */
+export function auditSinkOf(log: DurableLog): AuditSink {
+  return {
+    record: (e) =>
+      log.record({
+        actor: e.actor,
+        action: e.action,
+        target: e.target === '-' ? null : e.target,
+        ip: e.ip === '-' ? null : e.ip,
+        outcome: e.outcome === 'success' ? 'success' : 'failure',
+        ...(e.org_id !== undefined ? { org_id: e.org_id } : {}),
+      }),
+  };
+}

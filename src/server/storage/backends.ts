@@ -21,6 +21,7 @@ import { connectRedis, openRedis } from './redis/connect';
 import { RedisLimits } from './redis/limits';
 import { RedisRevocations } from './redis/revocations';
 import type { KeyStore, Limits, RevocationFeed, SessionStore } from './stores';
+import { type Team, openTeam } from './team';
 
 interface BackendOptions {
   dataDir: string;
@@ -39,6 +40,8 @@ interface BackendOptions {
   slotLeaseMs: number;
   /** Failed master-key (and, apart, API-key) attempts allowed per client address per minute (default 10). */
   authFailureLimit?: number;
+  /** Days audit entries are kept (DICTEE_AUDIT_RETENTION_DAYS; default 365). */
+  auditRetentionDays?: number;
   log: ServerLogger;
 }
 
@@ -54,6 +57,8 @@ export interface Backends {
   migrationsApplied: number[];
   /** Whether each backend answers now (`GET /readyz`, the metrics): the store, then Redis when there is one. */
   checks: BackendCheck[];
+  /** Usage, session listings, the keys' last use and the audit log (team.ts). */
+  team: Team;
   /** Closes the limits, then the store (after its queued writes). */
   close(): Promise<void>;
 }
@@ -67,6 +72,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
     let store: SessionStore;
     let keys: KeyStore;
     let migrationsApplied: number[] = [];
+    let team: Team;
     const checks: BackendCheck[] = [];
     if (o.databaseUrl) {
       const pool = await openPool(o.databaseUrl);
@@ -78,6 +84,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       opened.push(() => pg.close());
       store = pg;
       keys = new ApiKeys(pg, prepared.masterHash, new PgTeams((text, params) => pg.query(text, params), prepared.orgId));
+      team = openTeam({ pg }, o.log, o.auditRetentionDays);
       checks.push(new BackendProbe('postgresql', { known: () => pg.availability.up, ping: () => pg.ping() }));
     } else {
       let sqlite: SqliteStore;
@@ -95,8 +102,12 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
         throw new BackendStartError(`cannot open the data dir ${o.dataDir}: ${e instanceof Error ? e.message : String(e)}`);
       }
       store = sqlite;
+      team = openTeam({ sqlite }, o.log, o.auditRetentionDays);
       checks.push(LOCAL_STORE);
     }
+    opened.push(() => team.close());
+    const used = team.lastUsed;
+    if (keys instanceof ApiKeys) keys.onUsed = (keyId) => used.touch(keyId);
     let limits: Limits;
     let revocations: RevocationFeed;
     if (o.redisUrl) {
@@ -138,6 +149,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       limitsKind: o.redisUrl ? 'redis' : 'in-process',
       migrationsApplied,
       checks,
+      team,
       close: closeAll,
     };
   } catch (e) {

@@ -48,6 +48,8 @@ export interface KeyRow {
   rolled_from: string | null;
   /** Read with the key: its person's role in the organisation (null when no person). */
   person_role?: 'owner' | 'admin' | 'member' | null;
+  /** When the key was last let in (schema version 4; lastUsed.ts): null until its first use. */
+  last_used_at?: string | null;
 }
 
 /** The database and the files SQLite keeps beside it. */
@@ -129,7 +131,7 @@ export class SqliteStore implements SessionStore {
       ),
       startSession: this.db.prepare('UPDATE sessions SET started_at = COALESCE(started_at, ?) WHERE id = ?'),
       endSession: this.db.prepare(
-        'UPDATE sessions SET ended_at = ?, duration = ?, total_frames = ?, final_chunks = ?, end_reason = ? WHERE id = ?',
+        'UPDATE sessions SET ended_at = ?, duration = ?, total_frames = ?, final_chunks = ?, end_reason = ?, audio_seconds = ? WHERE id = ?',
       ),
       getSession: this.db.prepare<[string], SessionRecord>(`${SESSION_SELECT} WHERE s.id = ?`),
       upsertCheckpoint: this.db.prepare(
@@ -237,10 +239,22 @@ export class SqliteStore implements SessionStore {
     this.st.startSession.run(at, id);
   }
   async sessionEnded(id: string, r: SessionEnd): Promise<void> {
-    this.st.endSession.run(r.at, r.duration, r.totalFrames, r.finals, r.reason, id);
+    this.st.endSession.run(r.at, r.duration, r.totalFrames, r.finals, r.reason, r.audioSeconds, id);
   }
   async getSession(id: string): Promise<SessionRecord | undefined> {
     return this.st.getSession.get(id);
+  }
+  async adoptHttpInit(keyId: string, createdAfter: string, at: string): Promise<string | undefined> {
+    return this.db
+      .prepare<[string, string, string], { id: string }>(
+        `UPDATE sessions SET started_at = ? WHERE started_at IS NULL AND id = (SELECT id FROM sessions
+           WHERE key_id = ? AND origin = 'http' AND started_at IS NULL AND ended_at IS NULL AND created_at > ?
+           ORDER BY created_at DESC LIMIT 1) RETURNING id`,
+      )
+      .get(at, keyId, createdAfter)?.id;
+  }
+  async releaseHttpInit(id: string): Promise<void> {
+    this.db.prepare("UPDATE sessions SET started_at = NULL WHERE id = ? AND origin = 'http' AND ended_at IS NULL").run(id);
   }
 
   // ---------------------------------------------------------------- resume

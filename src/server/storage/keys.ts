@@ -70,10 +70,11 @@ function fromRow(row: KeyRow): ApiKey {
     personRole: row.person_role ?? null,
     expiresAt: row.expires_at ?? null,
     rolledFrom: row.rolled_from ?? null,
+    lastUsedAt: row.last_used_at ?? null,
   };
 }
 
-export function keyListing(k: ApiKey): KeyListing {
+function keyListing(k: ApiKey): KeyListing {
   return {
     id: k.id,
     name: k.name,
@@ -88,11 +89,12 @@ export function keyListing(k: ApiKey): KeyListing {
     person_id: k.personId,
     expires_at: k.expiresAt,
     rolled_from: k.rolledFrom,
+    last_used_at: k.lastUsedAt ?? null,
   };
 }
 
 /** Whether the key has expired at `now` (ms). */
-export function isExpired(k: Pick<ApiKey, 'expiresAt'>, now = Date.now()): boolean {
+function isExpired(k: Pick<ApiKey, 'expiresAt'>, now = Date.now()): boolean {
   return k.expiresAt !== null && Date.parse(k.expiresAt) <= now;
 }
 
@@ -114,6 +116,9 @@ export interface KeyRows {
 }
 
 export class ApiKeys implements KeyStore {
+  /** Told of every key let in (its `last_used_at`: lastUsed.ts). */
+  onUsed: ((keyId: string) => void) | undefined;
+
   constructor(
     private readonly rows: KeyRows,
     private readonly masterHash: string,
@@ -134,6 +139,7 @@ export class ApiKeys implements KeyStore {
     if (row.revoked_at) return { ok: false, reason: 'revoked' };
     const key = fromRow(row);
     if (isExpired(key)) return { ok: false, reason: 'expired' };
+    this.onUsed?.(row.id);
     return { ok: true, key };
   }
 

@@ -144,10 +144,17 @@ export class InProcessLimits implements Limits {
 
 /** Revocation in one process: the registry has already ended the key's sessions; nobody else to tell (nothing stays pending). */
 export class LocalRevocations implements RevocationFeed {
+  private sessionEnds: ((sessionId: string) => void) | undefined;
   constructor(private readonly pending?: Pick<KeyStore, 'revocationAnnounced'>) {}
   async announce(keyId: string): Promise<void> {
     await this.pending?.revocationAnnounced(keyId);
   }
   subscribe(): void {}
+  async announceSessionEnd(sessionId: string): Promise<void> {
+    this.sessionEnds?.(sessionId);
+  }
+  onSessionEnd(end: (sessionId: string) => void): void {
+    this.sessionEnds = end;
+  }
   async close(): Promise<void> {}
 }

@@ -10,6 +10,7 @@
  * released; a change is a new migration, and migrations only add (tables, columns with a default, indexes).
  */
 import type Database from 'better-sqlite3';
+import { SQLITE_USAGE_AUDIT } from './usageSchema';
 
 interface SqliteMigration {
   version: number;
@@ -88,6 +89,13 @@ const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: 'teams: people, projects, members; key expiry, owner and roll',
     up(db) {
       db.exec(TEAMS_SQL);
+    },
+  },
+  {
+    version: 4,
+    name: 'usage (last use of keys, audio seconds, daily rollup) and the audit log',
+    up(db) {
+      db.exec(SQLITE_USAGE_AUDIT);
     },
   },
 ];

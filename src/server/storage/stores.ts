@@ -46,6 +46,8 @@ export interface ApiKey {
   expiresAt: string | null;
   /** The key this one replaced by a roll. */
   rolledFrom: string | null;
+  /** When the key was last let in (null: never; written at most once a minute). */
+  lastUsedAt?: string | null;
 }
 
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
@@ -116,6 +118,8 @@ export interface SessionRecord {
   /** The person of the key that opened the session (null: none), and the key's environment: read scoping. */
   person_id?: string | null;
   environment?: 'live' | 'test' | null;
+  /** Seconds of audio received (bytes / 2 / sample rate), written with the end; null before it. */
+  audio_seconds: number | null;
 }
 
 export interface SessionEnd {
@@ -124,6 +128,8 @@ export interface SessionEnd {
   totalFrames: number;
   finals: number;
   reason: string;
+  /** Seconds of audio the session received: bytes of PCM / 2 / its sample rate (not wall time). */
+  audioSeconds: number;
 }
 
 /** What a session needs to be resumed after a restart, as of its last durable event. */
@@ -189,6 +195,14 @@ export interface SessionStore {
   sessionStarted(id: string, at: string): Promise<void>;
   sessionEnded(id: string, end: SessionEnd): Promise<void>;
   getSession(id: string): Promise<SessionRecord | undefined>;
+  /**
+   * One dictation, one record, on any instance: the latest session of `keyId` made by an HTTP init since
+   * `createdAfter` (ISO) and not yet taken by a WebSocket, now marked started at `at` (atomically: one taker);
+   * undefined when none waits.
+   */
+  adoptHttpInit(keyId: string, createdAfter: string, at: string): Promise<string | undefined>;
+  /** An adopted init whose session could not start after all: it waits again. */
+  releaseHttpInit(id: string): Promise<void>;
 
   // -------- resume (awaited at configure, resume and sweep)
   getCheckpoint(sessionId: string): Promise<CheckpointRow | undefined>;
@@ -272,5 +286,9 @@ export interface RevocationFeed {
   announce(keyId: string): Promise<void>;
   /** `revoked` is called with each key id announced by any instance; `resync` when announcements may have been missed (the feed reconnected). */
   subscribe(revoked: (keyId: string) => void, resync: () => void): void;
+  /** Tells every instance (this one included) to end a session by an administrator's request (`DELETE /v1/sessions/<id>`). */
+  announceSessionEnd?(sessionId: string): Promise<void>;
+  /** `end` is called with each session an administrator ended through any instance. */
+  onSessionEnd?(end: (sessionId: string) => void): void;
   close(): Promise<void>;
 }

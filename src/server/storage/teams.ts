@@ -7,7 +7,7 @@
 
 export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
-export const PROJECT_ROLES = ['admin', 'member'] as const;
+const PROJECT_ROLES = ['admin', 'member'] as const;
 export type ProjectRole = (typeof PROJECT_ROLES)[number];
 
 export interface Org {

@@ -260,8 +260,8 @@ export class Journal {
         } else if (o.kind === 'end') {
           const e = o.end;
           await client.query(
-            'UPDATE sessions SET ended_at = $2, duration = $3, total_frames = $4, final_chunks = $5, end_reason = $6 WHERE id = $1',
-            [sessionId, e.at, e.duration, e.totalFrames, e.finals, e.reason],
+            'UPDATE sessions SET ended_at = $2, duration = $3, total_frames = $4, final_chunks = $5, end_reason = $6, audio_seconds = $7 WHERE id = $1',
+            [sessionId, e.at, e.duration, e.totalFrames, e.finals, e.reason, e.audioSeconds],
           );
         }
       }

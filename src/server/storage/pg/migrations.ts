@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { errorMessage } from '../../../shared/errors';
 import { BackendStartError } from '../backend';
+import { PG_USAGE_AUDIT } from '../usageSchema';
 import {
   type GivenMasterKey,
   MASTER_HASH_META,
@@ -71,6 +72,8 @@ CREATE TABLE session_events (
     name: 'teams: people, projects, members; key expiry, owner and roll',
     sql: TEAMS_SQL,
   },
+  // Version 3 is another change's (organisations, people, projects); versions are applied in order, gaps skipped.
+  { version: 4, name: 'usage (last use of keys, audio seconds, daily rollup) and the audit log', sql: PG_USAGE_AUDIT },
 ];
 
 /** The key of the advisory lock taken while migrating ("dictee" in ASCII). */

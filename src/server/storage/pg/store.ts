@@ -62,7 +62,7 @@ export class PgStore implements SessionStore, KeyRows {
     }
   }
 
-  /** A query of a request (as the store's own: refused at once while the database is unreachable): the team store's (pg/teams.ts). */
+  /** A query of a request (as the store's own: refused at once while the database is unreachable): the team store's (pg/teams.ts), usage, session listing and audit (pg/usage.ts, pg/audit.ts). */
   query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
     return this.q<R>(text, params);
   }
@@ -146,17 +146,30 @@ export class PgStore implements SessionStore, KeyRows {
       await this.journal.pending(id);
       return;
     }
-    await this.q('UPDATE sessions SET ended_at = $2, duration = $3, total_frames = $4, final_chunks = $5, end_reason = $6 WHERE id = $1', [
-      id,
-      r.at,
-      r.duration,
-      r.totalFrames,
-      r.finals,
-      r.reason,
-    ]);
+    await this.q(
+      'UPDATE sessions SET ended_at = $2, duration = $3, total_frames = $4, final_chunks = $5, end_reason = $6, audio_seconds = $7 WHERE id = $1',
+      [id, r.at, r.duration, r.totalFrames, r.finals, r.reason, r.audioSeconds],
+    );
   }
   async getSession(id: string): Promise<SessionRecord | undefined> {
     return (await this.q<SessionRecord>(`${SESSION_SELECT} WHERE s.id = $1`, [id])).rows[0];
+  }
+
+  async adoptHttpInit(keyId: string, createdAfter: string, at: string): Promise<string | undefined> {
+    const r = await this.q<{ id: string }>(
+      `UPDATE sessions SET started_at = $3 WHERE started_at IS NULL AND id = (SELECT id FROM sessions
+         WHERE key_id = $1 AND origin = 'http' AND started_at IS NULL AND ended_at IS NULL AND created_at > $2
+         ORDER BY created_at DESC LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id`,
+      [keyId, createdAfter, at],
+    );
+    return r.rows[0]?.id;
+  }
+  async releaseHttpInit(id: string): Promise<void> {
+    await this.q("UPDATE sessions SET started_at = NULL WHERE id = $1 AND origin = 'http' AND ended_at IS NULL", [id]);
+  }
+  /** The pool, for what needs a transaction of its own (the audit log's appends). */
+  get pgPool(): pg.Pool {
+    return this.pool;
   }
 
   // ---------------------------------------------------------------- resume

@@ -14,6 +14,8 @@ import type { KeyStore, RevocationFeed } from '../stores';
 import type { RedisLink } from './connect';
 
 const REVOCATION_CHANNEL = 'dictee:revocations';
+/** Sessions an administrator ended (`DELETE /v1/sessions/<id>`): the instance holding one ends it. */
+const SESSION_END_CHANNEL = 'dictee:session-ends';
 
 /** How soon the pending announcements are read again when the key store could not be read. */
 const RETRY_MS = 2000;
@@ -88,6 +90,17 @@ export class RedisRevocations implements RevocationFeed {
     this.retry.unref();
   }
 
+  /** Not kept when Redis is unreachable: the DELETE then answers that the session is still live. */
+  async announceSessionEnd(sessionId: string): Promise<void> {
+    await this.link.redis.publish(SESSION_END_CHANNEL, sessionId);
+  }
+
+  onSessionEnd(end: (sessionId: string) => void): void {
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel === SESSION_END_CHANNEL) end(message);
+    });
+  }
+
   /** After `start()`: every later `ready` is a reconnection. */
   subscribe(revoked: (keyId: string) => void, resync: () => void): void {
     this.subscriber.on('message', (channel: string, message: string) => {
@@ -100,7 +113,7 @@ export class RedisRevocations implements RevocationFeed {
   /** Connects and subscribes (at start, before `subscribe`). */
   async start(): Promise<void> {
     await this.subscriber.connect();
-    await this.subscriber.subscribe(REVOCATION_CHANNEL);
+    await this.subscriber.subscribe(REVOCATION_CHANNEL, SESSION_END_CHANNEL);
     // Revocations an instance could not announce before it stopped.
     void this.flush();
   }

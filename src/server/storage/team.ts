@@ -1,0 +1,46 @@
+/**
+ * What usage and the audit log need of a store, opened beside it (backends.ts): the usage and session
+ * listings, the keys' last use (written in batches), the audit log with its retention.
+ */
+import type { ServerLogger } from '../log';
+import { AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './audit';
+import type { SqliteStore } from './db';
+import { auditExpiredKeys } from './expiryAudit';
+import { LastUsed } from './lastUsed';
+import { PgAuditRows } from './pg/audit';
+import type { PgStore } from './pg/store';
+import { PgUsage } from './pg/usage';
+import { SqliteAuditRows } from './sqliteAudit';
+import { SqliteUsage, type UsageReader } from './usage';
+
+export interface Team {
+  usage: UsageReader;
+  audit: AuditLog;
+  lastUsed: LastUsed;
+  /** Records `key.expired` for the keys whose expiry has passed, once across instances (expiryAudit.ts). */
+  auditExpiries(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export function openTeam(
+  store: { sqlite: SqliteStore } | { pg: PgStore },
+  log: ServerLogger,
+  auditRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS,
+): Team {
+  const usage = 'sqlite' in store ? new SqliteUsage(store.sqlite.db) : new PgUsage(store.pg);
+  const rows =
+    'sqlite' in store ? new SqliteAuditRows(store.sqlite.db) : new PgAuditRows(store.pg.pgPool, { query: (t, p) => store.pg.query(t, p) });
+  const orgId = 'sqlite' in store ? store.sqlite.orgId : store.pg.orgId;
+  const audit = new AuditLog(rows, orgId, log, auditRetentionDays);
+  const lastUsed = new LastUsed((uses) => usage.writeLastUse(uses), log);
+  return {
+    usage,
+    audit,
+    lastUsed,
+    auditExpiries: () => auditExpiredKeys(store, audit),
+    async close() {
+      await lastUsed.close();
+      await audit.close();
+    },
+  };
+}
