@@ -46,7 +46,8 @@ function lockOf(m: NpmModel): ModelLock {
 type NpmModel = PocketsphinxLanguageModel & Required<Pick<PocketsphinxLanguageModel, 'npm'>>;
 
 export async function fetchPocketsphinxModel(model: PocketsphinxLanguageModel, o: NpmFetchOptions): Promise<InstallResult> {
-  if (!model.npm) throw new ModelInstallError(`${model.name} does not come from the npm registry; install it with npm run models -- import`);
+  if (!model.npm)
+    throw new ModelInstallError(`${model.name} does not come from the npm registry; install it with npm run models -- import`);
   const m = model as NpmModel;
   const dest = path.join(o.modelsDir, m.name);
   const log = o.log ?? (() => {});

@@ -106,7 +106,11 @@ describe('server with the pocketsphinx engine in French and Spanish (built servi
     // Fetches the French model and builds its language model once per machine (.cache/).
     modelsDir = await modelsDirWith({ fr: true, es: true });
   });
-  const server = useServer(() => ({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_MODELS_DIR: modelsDir }, startTimeoutMs: 90_000 }));
+  const server = useServer(() => ({
+    args: ['--engine', 'pocketsphinx', '--workers', '1'],
+    env: { DICTEE_MODELS_DIR: modelsDir },
+    startTimeoutMs: 90_000,
+  }));
   let key: string;
   before(async () => {
     key = (await server.createKey({ name: 'languages' })).key;
@@ -136,7 +140,7 @@ describe('server with the pocketsphinx engine in French and Spanish (built servi
     assert.match(server.logs(), /"msg":"pocketsphinx: language model","language":"fr","specialty":"general"/);
   });
 
-  it('French: the VoxForge clips streamed in real time come back as French text, with word times on the session\'s clock', async () => {
+  it("French: the VoxForge clips streamed in real time come back as French text, with word times on the session's clock", async () => {
     const fr = clips(path.join(FR_SPEECH, 'voxforge-fr-sb'));
     let errors = 0;
     let firstErrors = 0;
@@ -157,19 +161,24 @@ describe('server with the pocketsphinx engine in French and Spanish (built servi
           assert.ok(w.confidence === undefined || (w.confidence >= 0 && w.confidence <= 1));
         }
       }
-      assert.ok(r.proofread.every((c) => /^\p{Lu}.*\.$/u.test(c.text)), JSON.stringify(r.proofread.map((c) => c.text)));
+      assert.ok(
+        r.proofread.every((c) => /^\p{Lu}.*\.$/u.test(c.text)),
+        JSON.stringify(r.proofread.map((c) => c.text)),
+      );
     }
     const wer = errors / words;
     console.log(
-      `      service, French, final (proofread) WER ${(100 * wer).toFixed(1)} % (${errors}/${words}); first pass ${(100 * firstErrors / words).toFixed(1)} %`,
+      `      service, French, final (proofread) WER ${(100 * wer).toFixed(1)} % (${errors}/${words}); first pass ${((100 * firstErrors) / words).toFixed(1)} %`,
     );
     // The batch decoder of the whole files, same model and language model, for comparison.
     const hyps = batchFrench(modelsDir, fr, path.join(modelsDir, 'batch'));
     let batchErrors = 0;
     for (const clip of fr) batchErrors += wordErrors(frenchSpelt(clip.reference), frenchSpelt(hyps.get(clip.id) ?? '')).errors;
-    console.log(`      pocketsphinx_batch, whole files, same model and LM: WER ${(100 * batchErrors / words).toFixed(1)} % (${batchErrors}/${words})`);
+    console.log(
+      `      pocketsphinx_batch, whole files, same model and LM: WER ${((100 * batchErrors) / words).toFixed(1)} % (${batchErrors}/${words})`,
+    );
     assert.ok(words > 40);
- // Measured 2026-11-28: 60.4 % (the batch decoder 50.9 %), docs/engines.md; random French words would be near 100 %.
+    // Measured 2026-11-28: 60.4 % (the batch decoder 50.9 %), docs/engines.md; random French words would be near 100 %.
     assert.ok(wer < 0.7, `French WER ${(100 * wer).toFixed(1)} %`);
   });
 
@@ -180,7 +189,12 @@ describe('server with the pocketsphinx engine in French and Spanish (built servi
       .split('\n')
       .find((l) => /"language":"fr","specialty":"general"/.test(l))!;
     const lm = readFileSync(path.join(modelsDir, 'lm-fr', 'general.arpa'), 'utf8');
-    const unigrams = new Set(lm.slice(lm.indexOf('\\1-grams:'), lm.indexOf('\\2-grams:')).split('\n').map((l) => l.split(/\s+/)[1]));
+    const unigrams = new Set(
+      lm
+        .slice(lm.indexOf('\\1-grams:'), lm.indexOf('\\2-grams:'))
+        .split('\n')
+        .map((l) => l.split(/\s+/)[1]),
+    );
     const added = Number(/"grammar_words_added_to_lm":(\d+)/.exec(line)?.[1] ?? '0');
     const missing = ['virgule', 'point', 'à', 'la', 'ligne', 'nouveau', 'paragraphe', 'guillemets', 'ouvrez', 'fermez'].filter(
       (w) => !unigrams.has(w),
@@ -225,14 +239,21 @@ describe('server with the pocketsphinx engine: a corrupt French model', function
     // A truncated acoustic model: refused before any native call reads it.
     truncateSync(path.join(modelsDir, 'pocketsphinx-fr', 'hmm', 'means'), 1000);
   });
-  const server = useServer(() => ({ args: ['--engine', 'pocketsphinx', '--workers', '1'], env: { DICTEE_MODELS_DIR: modelsDir }, startTimeoutMs: 90_000 }));
+  const server = useServer(() => ({
+    args: ['--engine', 'pocketsphinx', '--workers', '1'],
+    env: { DICTEE_MODELS_DIR: modelsDir },
+    startTimeoutMs: 90_000,
+  }));
   after(() => modelsDir && rmSync(modelsDir, { recursive: true, force: true }));
 
   it('is refused with the reason in the log and the start line; English is still served', async () => {
     const health = (await (await fetch(`${server.url}/healthz`)).json()) as Record<string, unknown>;
     assert.deepEqual(health.languages, ['en']);
     const logs = server.logs();
-    assert.match(logs, /"msg":"pocketsphinx: a language is not served","language":"fr","reason":"pocketsphinx-fr: hmm\/means has 1000 bytes, 718924 expected \(truncated or replaced\); npm run models -- fetch pocketsphinx-fr installs it again"/);
+    assert.match(
+      logs,
+      /"msg":"pocketsphinx: a language is not served","language":"fr","reason":"pocketsphinx-fr: hmm\/means has 1000 bytes, 718924 expected \(truncated or replaced\); npm run models -- fetch pocketsphinx-fr installs it again"/,
+    );
     assert.match(logs, /"msg":"service started".*"languages_refused":\["fr: pocketsphinx-fr: hmm\/means has 1000 bytes/);
     const key = (await server.createKey({ name: 'corrupt' })).key;
     const p = new WsProbe(server.wsUrl, { header: key });

@@ -44,7 +44,10 @@ describe('server with the pocketsphinx engine (built service, real recordings)',
   const goforward = recs.find((r) => r.name === 'goforward')!;
   const short = recs.find((r) => r.name.endsWith('0880'))!;
   // English only: a models directory of its own, empty (French and Spanish: server-pocketsphinx-languages.test.ts).
-  const server = useServer({ args: ['--engine', 'pocketsphinx'], env: { DICTEE_MODELS_DIR: mkdtempSync(path.join(os.tmpdir(), 'dictee-en-only-')) } });
+  const server = useServer({
+    args: ['--engine', 'pocketsphinx'],
+    env: { DICTEE_MODELS_DIR: mkdtempSync(path.join(os.tmpdir(), 'dictee-en-only-')) },
+  });
   let key: string;
 
   before(async () => {

@@ -27,31 +27,53 @@ function grammarWords(language: 'fr' | 'es', spell: (s: string) => string[]): Se
   return new Set(says.map((s) => s.replace(/\{\w+\}/gu, ' ')).flatMap(spell));
 }
 
-describe('pocketsphinx: the dictation grammar\'s words', () => {
+describe("pocketsphinx: the dictation grammar's words", () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-grammar-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('the French list holds every word of the French grammar, spelt as the language model\'s text is', () => {
+  it("the French list holds every word of the French grammar, spelt as the language model's text is", () => {
     const listed = new Set(GRAMMAR_WORDS.fr);
     const spoken = grammarWords('fr', (s) => frenchWords(s, (w) => listed.has(w)));
-    assert.deepEqual([...spoken].filter((w) => !listed.has(w)), []);
+    assert.deepEqual(
+      [...spoken].filter((w) => !listed.has(w)),
+      [],
+    );
     for (const w of ['virgule', 'point', 'à', 'la', 'ligne', 'nouveau', 'paragraphe', "d'", 'interrogation']) assert.ok(listed.has(w), w);
   });
 
   it('the Spanish list holds every word of the Spanish grammar', () => {
     const listed = new Set(GRAMMAR_WORDS.es);
     const spoken = grammarWords('es', (s) => s.toLowerCase().split(/\s+/u).filter(Boolean));
-    assert.deepEqual([...spoken].filter((w) => !listed.has(w)), []);
+    assert.deepEqual(
+      [...spoken].filter((w) => !listed.has(w)),
+      [],
+    );
   });
 
   it('words the language model lacks become unigrams of a copy; words the dictionary lacks get their phones in a copy', async () => {
     const lm = path.join(dir, 'general.arpa');
     writeFileSync(
       lm,
-      ['\\data\\', 'ngram 1=4', 'ngram 2=1', '', '\\1-grams:', '-99 <s> -0.3', '-1 </s>', '-1 point -0.2', '-1 la -0.2', '', '\\2-grams:', '-0.5 point la', '', '\\end\\', ''].join('\n'),
+      [
+        '\\data\\',
+        'ngram 1=4',
+        'ngram 2=1',
+        '',
+        '\\1-grams:',
+        '-99 <s> -0.3',
+        '-1 </s>',
+        '-1 point -0.2',
+        '-1 la -0.2',
+        '',
+        '\\2-grams:',
+        '-0.5 point la',
+        '',
+        '\\end\\',
+        '',
+      ].join('\n'),
     );
     const dict = path.join(dir, 'general.dict');
     writeFileSync(dict, 'point pp ww ei\nla ll aa\nligne ll ii gn\nligne(2) ll ii gn ee\n');
@@ -61,7 +83,10 @@ describe('pocketsphinx: the dictation grammar\'s words', () => {
     assert.ok(plan.addedToLm.includes('ligne'));
     assert.ok(!plan.addedToDict.some(([w]) => w === 'ligne'));
     // In neither, with phones of ours: both.
-    assert.deepEqual(plan.addedToDict.find(([w]) => w === 'ouvrante'), ['ouvrante', 'ou vv rr an tt']);
+    assert.deepEqual(
+      plan.addedToDict.find(([w]) => w === 'ouvrante'),
+      ['ouvrante', 'ou vv rr an tt'],
+    );
     assert.ok(plan.addedToLm.includes('ouvrante'));
     // In neither and nowhere to be pronounced: said.
     assert.ok(plan.unpronounceable.includes('virgule'));
@@ -97,7 +122,7 @@ describe('pocketsphinx: the dictation grammar\'s words', () => {
     assert.match(readFileSync(arpa, 'utf8'), /^ngram 1=4$/m);
   });
 
-  it('a session\'s specialty picks its domain model where one is installed, else general', () => {
+  it("a session's specialty picks its domain model where one is installed, else general", () => {
     const models = [{ key: 'en/general' }, { key: 'fr/general' }, { key: 'fr/radiology' }];
     assert.equal(modelKey(models, 'fr', 'radiology'), 'fr/radiology');
     assert.equal(modelKey(models, 'fr', 'legal'), 'fr/general');

@@ -18,7 +18,10 @@ describe('SentenceAudio: the lead-in and the sentence audio kept for proofreadin
     push(a, 100, 10);
     a.utteranceEnded(true);
     const s = a.endSentence(false, 110 * 20, 20);
-    assert.deepEqual(s.audio, Array.from({ length: LEAD_IN_WINDOWS + 10 }, (_, i) => 100 - LEAD_IN_WINDOWS + i));
+    assert.deepEqual(
+      s.audio,
+      Array.from({ length: LEAD_IN_WINDOWS + 10 }, (_, i) => 100 - LEAD_IN_WINDOWS + i),
+    );
     // The first window kept began 35 windows before the end of the audio.
     assert.equal(s.startMs, (110 - LEAD_IN_WINDOWS - 10) * 20);
     assert.equal(s.complete, true);
@@ -59,7 +62,10 @@ describe('SentenceAudio: the lead-in and the sentence audio kept for proofreadin
     a.beginUtterance();
     push(a, 0, IDLE_UTTERANCE_WINDOWS);
     const lead = a.restartIdle();
-    assert.deepEqual(lead, Array.from({ length: LEAD_IN_WINDOWS }, (_, i) => IDLE_UTTERANCE_WINDOWS - LEAD_IN_WINDOWS + i));
+    assert.deepEqual(
+      lead,
+      Array.from({ length: LEAD_IN_WINDOWS }, (_, i) => IDLE_UTTERANCE_WINDOWS - LEAD_IN_WINDOWS + i),
+    );
     assert.equal(a.length, LEAD_IN_WINDOWS);
     // A sentence closed now (the utterance open) hands over nothing: the lead-in belongs to the utterance.
     push(a, IDLE_UTTERANCE_WINDOWS, 3);

@@ -47,7 +47,6 @@ function post(m: FromWorker): void {
   parentPort!.postMessage(m);
 }
 
-
 function factory(spec: WorkerEngine): Factory {
   if (spec.engine === 'simulated') {
     const simulated = new SimulatedEngine(spec.script);

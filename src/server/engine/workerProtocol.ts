@@ -4,8 +4,8 @@ import type { ChunkEvent, SegmentEvent, SegmenterCheckpoint } from './segmenter'
 import type { PocketsphinxDecoderModel } from './pocketsphinx/modelSet';
 import type { LoadedModel } from './sherpa/load';
 
+/** pocketsphinx: one model per language (and per domain language model); a session's language and specialty pick one. */
 export type WorkerEngine = (
-  /** One model per language (and per domain language model): a session's language and specialty pick one. */
   | { engine: 'pocketsphinx'; models: PocketsphinxDecoderModel[] }
   /** `proofreadModel`: the offline model of the proofreading pass (`--proofread-model`). */
   | { engine: 'sherpa-onnx'; model: LoadedModel; proofreadModel?: LoadedModel }

@@ -129,7 +129,10 @@ interface GrammarPlan {
 /** The name of a copy of `file` with `extra` added: where it is, its size and time, and what is added. */
 function copyName(file: string, extra: string, ext: string): string {
   const st = statSync(file);
-  const id = createHash('sha256').update(`${path.resolve(file)}\n${st.size}\n${st.mtimeMs}\n${extra}`).digest('hex').slice(0, 24);
+  const id = createHash('sha256')
+    .update(`${path.resolve(file)}\n${st.size}\n${st.mtimeMs}\n${extra}`)
+    .digest('hex')
+    .slice(0, 24);
   return path.join(derivedDir(), `${id}.${ext}`);
 }
 
@@ -214,6 +217,17 @@ export async function grammarPlan(language: string, lm: string, dict: string, ac
 export function dictionaryUnigramModel(dict: string): string {
   const words = [...readDictionary(dict).keys()].filter((w) => !/^[<[+]/u.test(w)).sort();
   const p = (-Math.log10(words.length + 1)).toFixed(6);
-  const lines = ['\\data\\', `ngram 1=${words.length + 2}`, '', '\\1-grams:', '-99 <s>', `${p} </s>`, ...words.map((w) => `${p} ${w}`), '', '\\end\\', ''];
+  const lines = [
+    '\\data\\',
+    `ngram 1=${words.length + 2}`,
+    '',
+    '\\1-grams:',
+    '-99 <s>',
+    `${p} </s>`,
+    ...words.map((w) => `${p} ${w}`),
+    '',
+    '\\end\\',
+    '',
+  ];
   return writeDerived(lines.join('\n'), 'arpa');
 }

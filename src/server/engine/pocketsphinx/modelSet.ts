@@ -49,18 +49,18 @@ interface PocketsphinxModelSet {
 }
 
 /** The decoder model of a session: its language's model for its specialty, else its `general`. */
-export function modelKey(models: readonly Pick<PocketsphinxDecoderModel, 'key'>[], language: string, specialty: string): string | undefined {
+export function modelKey(
+  models: readonly Pick<PocketsphinxDecoderModel, 'key'>[],
+  language: string,
+  specialty: string,
+): string | undefined {
   const own = `${language}/${specialty}`;
   if (models.some((m) => m.key === own)) return own;
   const general = `${language}/general`;
   return models.some((m) => m.key === general) ? general : undefined;
 }
 
-async function otherLanguage(
-  m: PocketsphinxLanguageModel,
-  modelsDir: string,
-  set: PocketsphinxModelSet,
-): Promise<void> {
+async function otherLanguage(m: PocketsphinxLanguageModel, modelsDir: string, set: PocketsphinxModelSet): Promise<void> {
   const dir = path.join(modelsDir, m.name);
   if (!existsSync(dir)) return; // not installed: nothing to say
   try {
