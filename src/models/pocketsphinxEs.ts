@@ -34,15 +34,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import {
-  LOCK_FILE,
-  LOCK_FORMAT,
-  type ModelLock,
-  ModelCorruptError,
-  ModelNotInstalledError,
-  sha256File,
-} from '../server/engine/sherpa/model';
-import { POCKETSPHINX_ES } from '../server/engine/pocketsphinx/languages';
+import { LOCK_FILE, LOCK_FORMAT, type ModelLock, sha256File } from '../server/engine/sherpa/model';
+import { POCKETSPHINX_ES, verifyPinnedFiles } from '../server/engine/pocketsphinx/languages';
 import { DownloadError, type HttpOptions, downloadFile } from './download';
 import { takeFetchLock } from './fetch';
 import { type InstallResult, ModelInstallError, checkFreeSpace, checkStaged } from './install';
@@ -99,19 +92,7 @@ function lockOf(m: EsModel): ModelLock {
 
 /** Checks an installed copy: every pinned file there, of its size and sha256 (before anything native reads it). */
 export async function verifyPocketsphinxEs(dir: string, m: EsModel = POCKETSPHINX_ES_SOURCE): Promise<void> {
-  const again = `npm run models -- fetch ${m.name} (or import) installs it again`;
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new ModelNotInstalledError(`the ${m.name} model is not installed in ${dir}; npm run models -- fetch ${m.name} installs it`);
-  }
-  for (const f of m.files) {
-    const file = path.join(dir, f.path);
-    if (!existsSync(file)) throw new ModelCorruptError(`${m.name}: ${f.path} is missing from ${dir}; ${again}`);
-    const size = statSync(file).size;
-    if (size !== f.size)
-      throw new ModelCorruptError(`${m.name}: ${f.path} has ${size} bytes, ${f.size} expected (truncated or replaced); ${again}`);
-    const sha = await sha256File(file);
-    if (sha !== f.sha256) throw new ModelCorruptError(`${m.name}: ${f.path} is not the pinned file (sha256 ${sha}); ${again}`);
-  }
+  await verifyPinnedFiles(dir, m.name, m.files, `npm run models -- fetch ${m.name} (or import) installs it again`);
 }
 
 /** Gunzips a verified archive into `out`, refusing more bytes than the content's pin (a gzip bomb stops there). */

@@ -163,17 +163,26 @@ export function pocketsphinxLanguageModel(name: string): PocketsphinxLanguageMod
  * first file that is missing or differs (and what to run).
  */
 export async function verifyPocketsphinxModel(dir: string, m: PocketsphinxLanguageModel): Promise<void> {
-  const again = `npm run models -- fetch ${m.name} installs it again`;
+  await verifyPinnedFiles(dir, m.name, m.files, `npm run models -- fetch ${m.name} installs it again`);
+}
+
+/** The check of {@link verifyPocketsphinxModel} over any list of pinned files; `again` says what to run. */
+export async function verifyPinnedFiles(
+  dir: string,
+  name: string,
+  files: ReadonlyArray<{ path: string; size: number; sha256: string }>,
+  again: string,
+): Promise<void> {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new ModelNotInstalledError(`the ${m.name} model is not installed in ${dir}; npm run models -- fetch ${m.name} installs it`);
+    throw new ModelNotInstalledError(`the ${name} model is not installed in ${dir}; npm run models -- fetch ${name} installs it`);
   }
-  for (const f of m.files) {
+  for (const f of files) {
     const file = path.join(dir, f.path);
-    if (!existsSync(file)) throw new ModelCorruptError(`${m.name}: ${f.path} is missing from ${dir}; ${again}`);
+    if (!existsSync(file)) throw new ModelCorruptError(`${name}: ${f.path} is missing from ${dir}; ${again}`);
     const size = statSync(file).size;
     if (size !== f.size)
-      throw new ModelCorruptError(`${m.name}: ${f.path} has ${size} bytes, ${f.size} expected (truncated or replaced); ${again}`);
+      throw new ModelCorruptError(`${name}: ${f.path} has ${size} bytes, ${f.size} expected (truncated or replaced); ${again}`);
     const sha = await sha256File(file);
-    if (sha !== f.sha256) throw new ModelCorruptError(`${m.name}: ${f.path} is not the pinned file (sha256 ${sha}); ${again}`);
+    if (sha !== f.sha256) throw new ModelCorruptError(`${name}: ${f.path} is not the pinned file (sha256 ${sha}); ${again}`);
   }
 }
