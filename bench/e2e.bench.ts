@@ -31,7 +31,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServer } from '../test/helpers/server';
 import { silence, tone } from '../test/helpers/speech';
 import { startCodeServer } from '../test/e2e/lib/codeServer';
@@ -40,7 +40,7 @@ import { sleep, waitFor } from '../test/helpers/wait';
 import { extensionLogIn } from '../test/e2e/lib/dictate';
 import { startVirtualMic, type VirtualMic } from '../test/e2e/lib/pulse';
 import { startTap, type Tap } from '../test/e2e/lib/tap';
-import { CHROMIUM, Workbench } from '../test/e2e/lib/workbench';
+import { Workbench, launchBrowser } from '../test/e2e/lib/workbench';
 import { buildVsix, checkPrerequisites } from '../test/e2e/lib/world';
 import { wavOf } from '../src/shared/wavFile';
 import { CONFIG, baselineClient, stats, type Stats } from './e2eBaseline';
@@ -279,23 +279,12 @@ export async function run(): Promise<BenchSection> {
       settings: { ...settings, 'dictee.audio.source': 'recorder' },
     });
     cleanups.push(() => cs.stop());
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-dev-shm-usage',
-        // The capture page's microphone: the tone pattern, looped.
-        '--use-fake-ui-for-media-stream',
-        '--use-fake-device-for-media-stream',
-        `--use-file-for-fake-audio-capture=${wav}`,
-      ],
-    });
+    // The capture page's microphone: the tone pattern, looped.
+    const browser = await launchBrowser([
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${wav}`,
+    ]);
     cleanups.push(() => browser.close());
     const wb = await Workbench.open(browser, cs.folderUrl);
     const pages: Page[] = [];

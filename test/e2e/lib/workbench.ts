@@ -11,7 +11,8 @@ import { waitFor } from '../../helpers/wait';
 export const CHROMIUM = process.env.DICTEE_E2E_CHROMIUM ?? '/usr/bin/chromium';
 export const OUTPUT_DIR = path.resolve(__dirname, '..', '..', '..', 'test-output', 'e2e');
 
-export async function launchBrowser(): Promise<Browser> {
+/** Headless Chromium as every e2e test and bench runs it; `extraArgs` add to its flags (a fake microphone…). */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -23,6 +24,7 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
       '--disable-dev-shm-usage',
+      ...extraArgs,
     ],
   });
 }
