@@ -12,6 +12,7 @@ import { type InstallResult, importModel, listModels, removeModel } from './inst
 import { lmCommand } from './lmCommand';
 import { fetchPocketsphinxModel } from './pocketsphinx';
 import { esCommand } from './pocketsphinxEsCommand';
+import { synthCommand } from './synthCommand';
 import { pocketsphinxLanguageModel } from '../server/engine/pocketsphinx/languages';
 
 export const USAGE = `Usage: npm run models -- <command> [options]
@@ -38,6 +39,10 @@ Commands:
                              (W: the domain's weight, default 0.5), written to DIR/lm-fr/<specialty>.arpa
   fetch pocketsphinx-es      the Spanish pocketsphinx model (16 kHz, GPL-3.0) from its pinned GitHub repository
   import pocketsphinx-es DIR the same from a copy of that repository or an installed pocketsphinx-es
+  synth <name> --out DIR [--defect D]
+                             a SYNTHETIC model of a catalogue entry's exact shape (made-up weights: tone
+                             bursts decode to known words), for tests; --model DIR takes it. Needs Python 3
+                             with onnx (Debian: python3-onnx). D: a defect built in (missing-metadata, …)
 
 Options:
   --dir DIR        models directory (default: DICTEE_MODELS_DIR, else ~/.cache/dictee/models)
@@ -69,6 +74,8 @@ const OPTIONS = {
   specialty: { type: 'string' },
   weight: { type: 'string' },
   mirror: { type: 'string' },
+  out: { type: 'string' },
+  defect: { type: 'string' },
   'dictionary-only': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -110,6 +117,10 @@ export async function main(
     return;
   }
   if (extra.length) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  if (cmd === 'synth') {
+    await synthCommand(arg, v, out);
+    return;
+  }
   const modelsDir = v.dir !== undefined ? path.resolve(nonEmpty('--dir', v.dir)) : defaultModelsDir();
   const lock = v.lock !== undefined ? path.resolve(nonEmpty('--lock', v.lock)) : undefined;
   const common = { modelsDir, ...(lock ? { lock } : {}), log: (s: string) => err(`${s}\n`) };
@@ -181,7 +192,7 @@ export async function main(
       throw new UsageError(
         cmd
           ? `unknown command ${JSON.stringify(cmd)}`
-          : `a command is needed (${['list', 'fetch', 'import', 'remove', 'verify', 'lm'].join(', ')})`,
+          : `a command is needed (${['list', 'fetch', 'import', 'remove', 'verify', 'lm', 'synth'].join(', ')})`,
       );
   }
 }

@@ -28,6 +28,12 @@ export interface ModelLock {
   /** The commit of `repo` the files are those of. */
   revision: string;
   files: Record<string, { size: number; sha256: string }>;
+  /**
+   * Set by `npm run models -- synth` (src/models/synth.ts): a test model of the entry's exact shape whose
+   * weights were made up, not the published one. Its files are checked against this lock but not against
+   * the catalogue's pins; the service says so in its log at start. It recognises no speech.
+   */
+  synthetic?: string;
 }
 
 /** A verified model, everything the service needs to configure it. */
@@ -46,6 +52,8 @@ export interface SherpaModel {
   tokens: string;
   featureDim: number;
   modelType?: string;
+  /** The lock's `synthetic` note: a test model made by `npm run models -- synth`, not the published weights. */
+  synthetic?: string;
 }
 
 export class ModelNotInstalledError extends EngineUnavailableError {}
@@ -86,6 +94,7 @@ function parseLock(text: string, source: string): ModelLock {
   if (typeof l.model !== 'string' || !l.model) bad('no model name');
   if (typeof l.repo !== 'string' || typeof l.revision !== 'string' || !l.revision) bad('no repo or revision');
   if (typeof l.files !== 'object' || l.files === null || !Object.keys(l.files).length) bad('no files');
+  if (l.synthetic !== undefined && (typeof l.synthetic !== 'string' || !l.synthetic)) bad('synthetic is not a note');
   for (const [rel, f] of Object.entries(l.files!)) {
     if (!safeRelative(rel)) bad(`file name ${JSON.stringify(rel)} leaves the model directory`);
     if (!f || !Number.isSafeInteger(f.size) || f.size < 0 || typeof f.sha256 !== 'string' || !HEX64.test(f.sha256))
@@ -116,6 +125,8 @@ export function lockMismatch(lock: ModelLock, entry: CatalogueEntry): string | n
   const want = entry.files.map((f) => f.path).sort();
   const have = Object.keys(lock.files).sort();
   if (want.join('\n') !== have.join('\n')) return `it lists ${have.join(', ')}; ${entry.name} is ${want.join(', ')}`;
+  // A synthetic model (npm run models -- synth) has the entry's files, not its bytes: its own lock is checked.
+  if (lock.synthetic) return null;
   for (const f of entry.files) {
     const l = lock.files[f.path]!;
     if (l.size !== f.size && f.sha256) return `${f.path} has ${l.size} bytes in the lock, the catalogue pins ${f.size}`;
@@ -226,6 +237,7 @@ export async function resolveModel(
     tokens: file('tokens'),
     featureDim: entry.featureDim,
     ...(entry.modelType ? { modelType: entry.modelType } : {}),
+    ...(lock.synthetic ? { synthetic: lock.synthetic } : {}),
   };
 }
 
