@@ -13,7 +13,7 @@ import { defaultModelsDir } from './sherpa/model';
 import { POCKETSPHINX_ENGINE_NAME } from './pocketsphinx/recognizer';
 import { DecoderPool } from './pool';
 import { type Engine, type EngineBusy, EngineUnavailableError, type WorkerRecognizer, languageRefusal } from './engine';
-import { loadModel } from './sherpa/load';
+import { checkModels, loadModel } from './sherpa/load';
 import { SHERPA_ENGINE_NAME, loadSherpa } from './sherpa/recognizer';
 import { SILERO_SAMPLE_RATE, type VadName, defaultSileroModel, loadVadAddon, verifySileroModel } from './sileroVad';
 import { SIMULATED_ENGINE_NAME, SimulatedEngine } from './simulated';
@@ -144,6 +144,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     const model = await loadModel(o.model, 'model');
     const proofreadModel = o.proofreadModel ? await loadModel(o.proofreadModel, 'proofread') : undefined;
     loadSherpa();
+    await checkModels(model, proofreadModel, (msg, fields) => o.log.warn(msg, fields));
     spec = { engine: 'sherpa-onnx', model, ...(proofreadModel ? { proofreadModel } : {}) };
     languages = model.languages;
     if (proofreadModel) keyterms = 'proofreading';

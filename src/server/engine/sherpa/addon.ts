@@ -82,11 +82,13 @@ export interface SherpaAddon {
  * threads included, runs end to end where no speech model can be downloaded.
  */
 const TEST_ADDON = process.env.DICTEE_TEST_SHERPA_ADDON || undefined;
+/** The module loaded as the addon (the start's check loads the models with it in a child process: probe.ts). */
+export const ADDON_ID = TEST_ADDON ?? 'sherpa-onnx-node';
 
 /** Loads the addon; throws {@link EngineUnavailableError} naming the platform package when it is missing. */
 export function loadSherpa(load: (id: string) => unknown = require): SherpaAddon {
   try {
-    return load(TEST_ADDON ?? 'sherpa-onnx-node') as SherpaAddon;
+    return load(ADDON_ID) as SherpaAddon;
   } catch (e) {
     throw new EngineUnavailableError(
       `sherpa-onnx-node ${SHERPA_VERSION} cannot be loaded on ${process.platform}-${process.arch} (${errorMessage(e).split('\n')[0]}); run npm ci (it installs sherpa-onnx-${process.platform}-${process.arch})`,

@@ -12,7 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { errorMessage } from '../../../shared/errors';
 import { EngineUnavailableError } from '../engine';
+import { ADDON_ID } from './addon';
 import { CATALOGUE, type CatalogueEntry } from './catalogue';
+import { probeRecognizer } from './probe';
 import {
   ModelCorruptError,
   type SherpaModel,
@@ -123,4 +125,23 @@ export function bpeVocabFor(tokensFile: string, cacheDir: string = path.join(os.
   writeFileSync(tmp, `${vocab}\n`);
   renameSync(tmp, file);
   return file;
+}
+
+/**
+ * Each model loaded once by the native library in a child process (probe.ts), with the configuration the
+ * threads will use, before any thread loads it: a model sherpa-onnx would end the process on stops the
+ * start with its reason. A synthetic model (npm run models -- synth) is said so in the log.
+ */
+export async function checkModels(
+  model: LoadedModel,
+  proofreadModel: LoadedModel | undefined,
+  warn: (msg: string, fields: Record<string, unknown>) => void,
+): Promise<void> {
+  for (const m of [model, proofreadModel]) {
+    if (m?.synthetic)
+      warn('sherpa-onnx: a SYNTHETIC model (made-up weights, for tests): it recognises no speech', { model: m.name, dir: m.dir });
+  }
+  await probeRecognizer('online', onlineConfig(model), model.dir, { addonId: ADDON_ID });
+  if (proofreadModel)
+    await probeRecognizer('offline', offlineConfig(proofreadModel, bpeVocabFor(proofreadModel.tokens)), proofreadModel.dir, { addonId: ADDON_ID });
 }
