@@ -208,8 +208,6 @@ def zipformer2(out, files, feat_dim, language, defect):
     g.op("Add", [g.op("Add", [a, d]), g.const(bias)], out="logit")
     save(g, [vi("encoder_out", TensorProto.FLOAT, ["N", K]), vi("decoder_out", TensorProto.FLOAT, ["N", K])],
          [vi("logit", TensorProto.FLOAT, ["N", V])], {}, os.path.join(out, files["joiner"]), "synthetic joiner")
-    if defect == "tokens-short":
-        tokens = tokens[:-1]
     write_tokens(os.path.join(out, files["tokens"]), tokens)
     return {"family": "zipformer2", "frame_ms": 40, "words": {language: words}, "feature_dim": feat_dim}
 
@@ -300,8 +298,7 @@ def nemo_streaming(out, files, feat_dim, defect):
     g.op("Identity", ["cache_last_channel"], out="cache_last_channel_next")
     g.op("Identity", ["cache_last_time"], out="cache_last_time_next")
     g.op("Identity", ["cache_last_channel_len"], out="cache_last_channel_next_len")
-    declared_dim = 80 if defect == "feature-dim" else feat_dim
-    ins = [vi("audio_signal", TensorProto.FLOAT, ["B", declared_dim, "T"]), vi("length", TensorProto.INT64, ["B"]),
+    ins = [vi("audio_signal", TensorProto.FLOAT, ["B", feat_dim, "T"]), vi("length", TensorProto.INT64, ["B"]),
            vi("cache_last_channel", TensorProto.FLOAT, ["B", layers_c, cache_ch, d_model]),
            vi("cache_last_time", TensorProto.FLOAT, ["B", layers_c, d_model, conv_ctx]),
            vi("cache_last_channel_len", TensorProto.INT64, ["B"]), vi("prompt_index", TensorProto.INT64, ["B"])]
@@ -369,7 +366,7 @@ def main():
     p.add_argument("--files", required=True, help="JSON: {encoder, decoder, joiner, tokens} file names")
     p.add_argument("--feature-dim", type=int, required=True)
     p.add_argument("--language", default="en")
-    p.add_argument("--defect", default="", choices=["", "missing-metadata", "blank-not-last", "feature-dim", "tokens-short", "not-tdt"])
+    p.add_argument("--defect", default="", choices=["", "missing-metadata", "blank-not-last", "not-tdt"])
     a = p.parse_args()
     files = json.loads(a.files)
     os.makedirs(a.out, exist_ok=True)

@@ -22,7 +22,7 @@ export const MANIFEST_FILE = 'synthetic.json';
 /** Which loader of sherpa-onnx reads the entry's model. */
 export type SynthFamily = 'zipformer2' | 'nemo-streaming' | 'nemo-tdt';
 /** Defects the generator can build in (mis-shaped models the service must refuse before the native library aborts). */
-export const SYNTH_DEFECTS = ['missing-metadata', 'blank-not-last', 'feature-dim', 'tokens-short', 'not-tdt'] as const;
+export const SYNTH_DEFECTS = ['missing-metadata', 'blank-not-last', 'not-tdt'] as const;
 export type SynthDefect = (typeof SYNTH_DEFECTS)[number];
 
 /** What the generator says of the model it wrote (synthetic.json). */
@@ -104,7 +104,9 @@ export async function synthModel(name: string, out: string, o: SynthOptions = {}
   ];
   const r = spawnSync(python, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.error || r.status !== 0)
-    throw new Error(`the generator failed (${python} ${path.basename(SYNTH_SCRIPT)}): ${r.error ? errorMessage(r.error) : r.stderr.trim().slice(-800)}`);
+    throw new Error(
+      `the generator failed (${python} ${path.basename(SYNTH_SCRIPT)}): ${r.error ? errorMessage(r.error) : r.stderr.trim().slice(-800)}`,
+    );
   let manifest: SynthManifest;
   try {
     manifest = JSON.parse(r.stdout) as SynthManifest;

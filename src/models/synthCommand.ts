@@ -19,6 +19,10 @@ export async function synthCommand(
     throw new UsageError(`--defect must be one of ${SYNTH_DEFECTS.join(', ')}`);
   const m = await synthModel(name, dir, defect ? { defect: defect as SynthDefect } : {});
   out(`wrote a SYNTHETIC ${m.family} model of ${name}'s shape to ${dir} (made-up weights: it recognises no speech)\n`);
-  out(`tones ${m.tones_hz.join(', ')} Hz decode to: ${Object.entries(m.words).map(([l, w]) => `${l}: ${w.join(' ')}`).join('; ')}\n`);
+  out(
+    `tones ${m.tones_hz.join(', ')} Hz decode to: ${Object.entries(m.words)
+      .map(([l, w]) => `${l}: ${w.join(' ')}`)
+      .join('; ')}\n`,
+  );
   out(`start the service with: npm run server -- --engine sherpa-onnx --${m.family === 'nemo-tdt' ? 'proofread-model' : 'model'} ${dir}\n`);
 }

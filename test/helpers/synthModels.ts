@@ -52,7 +52,10 @@ export function synthUnavailable(): string | undefined {
  * 16 kHz 16-bit PCM: `leadMs` of silence, then for each frequency a tone of `toneMs` (10 ms ramps, so that
  * its edges stay in its band) followed by `gapMs` of silence. Tone i starts at leadMs + i × (toneMs + gapMs).
  */
-export function toneBursts(freqs: readonly number[], o: { toneMs?: number; gapMs?: number; leadMs?: number; amplitude?: number } = {}): Buffer {
+export function toneBursts(
+  freqs: readonly number[],
+  o: { toneMs?: number; gapMs?: number; leadMs?: number; amplitude?: number } = {},
+): Buffer {
   const toneMs = o.toneMs ?? 300;
   const gapMs = o.gapMs ?? 300;
   const lead = o.leadMs ?? 300;

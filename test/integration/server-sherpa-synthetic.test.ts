@@ -123,8 +123,14 @@ describe('server with sherpa-onnx: the REAL addon on synthetic Nemotron 3.5 and 
     );
     runs.forEach((p, i) => {
       const want = nemotron.manifest.words[langs[i]!]!.slice(0, 3).join(' ');
-      assert.ok(p.ofType('transcript').some((m) => m.status === 'streaming'), `${langs[i]}: streaming text`);
-      assert.ok(p.ofType('transcript').some((m) => m.status === 'interim'), `${langs[i]}: interim text`);
+      assert.ok(
+        p.ofType('transcript').some((m) => m.status === 'streaming'),
+        `${langs[i]}: streaming text`,
+      );
+      assert.ok(
+        p.ofType('transcript').some((m) => m.status === 'interim'),
+        `${langs[i]}: interim text`,
+      );
       assert.equal(textOf(finals(p)), want, `${langs[i]}: the model's words in that language`);
       assert.equal(p.ofType('batch.replace').length, 0, 'no proofreading pass asked');
     });
@@ -165,7 +171,11 @@ describe('server with sherpa-onnx: the REAL addon on synthetic Nemotron 3.5 and 
     const onsets = [300, 750, 1200];
     r[0]!.words!.forEach((w, i) => assert.ok(Math.abs(w.start_ms - onsets[i]!) <= frameMs + 20, `${w.text} at ${w.start_ms} ms`));
     const targets = (p.ofType('batch.replace')[0]!.data as { target_ids: string[] }).target_ids;
-    assert.deepEqual(targets, finals(p).map((m) => m.id), 'it replaces the first pass of that sentence');
+    assert.deepEqual(
+      targets,
+      finals(p).map((m) => m.id),
+      'it replaces the first pass of that sentence',
+    );
   });
 
   it('keyterms are hotwords of the proofreading pass (modified_beam_search): the ambiguous tone gives the keyterm', async () => {
@@ -185,13 +195,7 @@ describe('server with sherpa-onnx: the REAL addon on synthetic Nemotron 3.5 and 
 
   it('after a crash (SIGKILL): resumed from the journal, every word once', async () => {
     const t = tones;
-    const utterances = [
-      [t[0]!, t[1]!],
-      [t[2]!, t[3]!, t[2]!],
-      [t[1]!, t[0]!, t[1]!, t[0]!],
-      [t[3]!],
-      [t[0]!, t[2]!],
-    ];
+    const utterances = [[t[0]!, t[1]!], [t[2]!, t[3]!, t[2]!], [t[1]!, t[0]!, t[1]!, t[0]!], [t[3]!], [t[0]!, t[2]!]];
     const pcm = Buffer.concat(utterances.flatMap((u) => [toneBursts(u, { gapMs: 150 }), silence(1500)]));
     const config = { language: 'es' };
     const reference = new Doc();

@@ -116,7 +116,7 @@ describe('models: the catalogue and the addon configuration of each entry', () =
       ['fr', 'en', 'es', 'de'],
     );
     const parakeet = byName('parakeet-tdt-0.6b-v3-int8');
-    assert.deepEqual([parakeet.kind, parakeet.modelType, parakeet.featureDim], ['offline', 'nemo_transducer', 80]);
+    assert.deepEqual([parakeet.kind, parakeet.modelType, parakeet.featureDim], ['offline', 'nemo_transducer', 128]);
     for (const l of ['fr', 'es', 'de']) {
       const k = byName(`${l}-kroko-2025-08-06`);
       assert.deepEqual([k.modelType, k.languages], ['zipformer2', [l]]);

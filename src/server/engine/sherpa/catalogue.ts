@@ -111,7 +111,9 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     ],
     perStreamLanguage: false,
     punctuates: true,
-    featureDim: 80,
+    // 128-bin log-mel, as its export declares (`feat_dim` in the encoder's metadata, which sherpa-onnx
+    // then uses whatever the configuration says): scripts/nemo/parakeet-tdt-0.6b-v3/export_onnx.py.
+    featureDim: 128,
     modelType: 'nemo_transducer',
     licence: 'CC-BY-4.0 (NVIDIA)',
     hfRepo: 'csukuangfj/sherpa-onnx-nemo-parakeet-tdt-0.6b-v3-int8',

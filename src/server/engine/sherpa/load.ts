@@ -143,5 +143,7 @@ export async function checkModels(
   }
   await probeRecognizer('online', onlineConfig(model), model.dir, { addonId: ADDON_ID });
   if (proofreadModel)
-    await probeRecognizer('offline', offlineConfig(proofreadModel, bpeVocabFor(proofreadModel.tokens)), proofreadModel.dir, { addonId: ADDON_ID });
+    await probeRecognizer('offline', offlineConfig(proofreadModel, bpeVocabFor(proofreadModel.tokens)), proofreadModel.dir, {
+      addonId: ADDON_ID,
+    });
 }

@@ -58,7 +58,9 @@ export function probeRecognizer(kind: 'online' | 'offline', config: object, what
         resolve();
         return;
       }
-      const how = signal ? `was ended by ${signal}${signal === 'SIGKILL' ? ' (too slow, or out of memory)' : ''}` : `exited with code ${code}`;
+      const how = signal
+        ? `was ended by ${signal}${signal === 'SIGKILL' ? ' (too slow, or out of memory)' : ''}`
+        : `exited with code ${code}`;
       reject(new EngineUnavailableError(`sherpa-onnx cannot use the model in ${what}: loading it ${how}${why(err)}`));
     });
     child.stdin.end(JSON.stringify({ id, kind, config }));
