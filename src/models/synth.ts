@@ -16,7 +16,7 @@ import { CATALOGUE, type CatalogueEntry, catalogueEntry } from '../server/engine
 import { LOCK_FILE, LOCK_FORMAT, type ModelLock, sha256File } from '../server/engine/sherpa/model';
 
 /** The generator shipped with the repository. */
-export const SYNTH_SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'synth', 'sherpa_synth.py');
+const SYNTH_SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'synth', 'sherpa_synth.py');
 export const MANIFEST_FILE = 'synthetic.json';
 
 /** Which loader of sherpa-onnx reads the entry's model. */
@@ -45,7 +45,7 @@ export interface SynthManifest {
  * export scripts: NeMo's `feat_dim` metadata is 128 for Nemotron 3.5 and Parakeet TDT v3; icefall's
  * zipformers take 80-bin fbank) — deliberately not the catalogue's own `featureDim`, which this checks.
  */
-export function synthFamily(e: CatalogueEntry): { family: SynthFamily; featureDim: number } {
+function synthFamily(e: CatalogueEntry): { family: SynthFamily; featureDim: number } {
   if (e.kind === 'offline') return { family: 'nemo-tdt', featureDim: 128 };
   if (/nemotron|nemo/.test(e.name)) return { family: 'nemo-streaming', featureDim: 128 };
   return { family: 'zipformer2', featureDim: 80 };
@@ -68,12 +68,12 @@ export function findPython(candidates: readonly string[] = ['/usr/bin/python3', 
   );
 }
 
-/** A digest of the generator, so that caches of its output are keyed by what made them. */
+/** A digest of the generator (the script and this module), so that caches of its output are keyed by what made them. */
 export function generatorDigest(): string {
-  return createHash('sha256').update(readFileSync(SYNTH_SCRIPT)).digest('hex').slice(0, 12);
+  return createHash('sha256').update(readFileSync(SYNTH_SCRIPT)).update(readFileSync(__filename)).digest('hex').slice(0, 12);
 }
 
-export interface SynthOptions {
+interface SynthOptions {
   defect?: SynthDefect;
   python?: string;
   catalogue?: readonly CatalogueEntry[];

@@ -23,7 +23,7 @@ r.getResult(s);
 process.stdout.write('probe-ok');
 `;
 
-export interface ProbeOptions {
+interface ProbeOptions {
   /** The module the service loads as the addon (addon.ts: `sherpa-onnx-node`, or the test hook). */
   addonId: string;
   timeoutMs?: number;
