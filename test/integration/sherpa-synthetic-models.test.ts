@@ -11,7 +11,10 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ADDON_ID } from '../../src/server/engine/sherpa/addon';
 import { CATALOGUE } from '../../src/server/engine/sherpa/catalogue';
+import { bpeVocabFor, loadModel, offlineConfig, onlineConfig } from '../../src/server/engine/sherpa/load';
+import { probeRecognizer } from '../../src/server/engine/sherpa/probe';
 import { type SynthDefect, findPython, synthModel } from '../../src/models/synth';
 import { WsProbe, withServer } from '../helpers/server';
 import { framesOf, silence } from '../helpers/speech';
@@ -78,6 +81,16 @@ describe('synthetic sherpa-onnx models through the REAL addon (generator, catalo
     const v = spawnSync(process.execPath, ['--import', 'tsx', 'src/models/cli.ts', 'verify', out], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(v.status, 0, v.stderr);
     assert.match(v.stdout, /every file matches its lock .*revision synthetic-1/);
+  });
+
+  it('every catalogue entry’s synthetic model loads and decodes through the catalogue’s own configuration', async () => {
+    for (const e of CATALOGUE) {
+      const { dir } = await synthFixture(e.name);
+      const m = await loadModel(dir, e.kind === 'online' ? 'model' : 'proofread', {});
+      assert.equal(m.name, e.name);
+      const config = e.kind === 'online' ? onlineConfig(m) : offlineConfig(m, bpeVocabFor(m.tokens));
+      await probeRecognizer(e.kind, config, dir, { addonId: ADDON_ID });
+    }
   });
 
   it('each catalogue entry’s feature dimension is the one its export declares (the encoder’s feat_dim, else its input)', async () => {
