@@ -39,7 +39,7 @@ const CPU_PROF_DIR = process.env.DICTEE_BENCH_CPU_PROF;
  * `DICTEE_BENCH_COST_ROUNDS`).
  */
 const COST_SESSIONS = Number(process.env.DICTEE_BENCH_COST_SESSIONS ?? '') || 400;
-const COST_ROUNDS = Number(process.env.DICTEE_BENCH_COST_ROUNDS ?? '') || 8;
+const COST_ROUNDS = Number(process.env.DICTEE_BENCH_COST_ROUNDS ?? '') || 6;
 /**
  * `DICTEE_BENCH_COMPARE_JS=FILE`: another build of the service (e.g. an earlier commit's dist/server.js) also
  * measured in the cost rounds, named by `DICTEE_BENCH_COMPARE_LABEL` in the section.
