@@ -127,7 +127,7 @@ export function costMarkdown(
     'their range and middle half; the ratio is taken in each round against the echo of the same round (both saw nearly',
     'the same load) and its median reported. Other work on the machine moves this cost much less than it moves tail',
     'latencies, but it moves it (shared caches, frequency, the scheduler): on a shared machine only the interleaved',
-    'rounds and the ratio are meaningful, and the machine\'s load during the rounds is given beside them. When the server',
+    "rounds and the ratio are meaningful, and the machine's load during the rounds is given beside them. When the server",
     'process is what saturates a core, the sessions it holds are inversely proportional to it.',
     '',
     `Machine during the rounds: load average ${f2(Math.min(...loads))}–${f2(Math.max(...loads))} (median ${f2(median(loads))}) on ${os.cpus().length} cores` +

@@ -84,10 +84,7 @@ export function lineTicks(p: CpuProfile, fn: string, mapFile?: string): SelfTime
 }
 
 /** Self time per function (`name file:line`) and per file, largest first; the total and the profile's span. */
-export function summarise(
-  p: CpuProfile,
-  mapFile?: string,
-): { functions: SelfTime[]; files: SelfTime[]; totalMs: number; spanMs: number } {
+export function summarise(p: CpuProfile, mapFile?: string): { functions: SelfTime[]; files: SelfTime[]; totalMs: number; spanMs: number } {
   const self = selfTimes(p);
   const where = mapper(mapFile);
   const byFn = new Map<string, number>();
@@ -103,7 +100,6 @@ export function summarise(
     byFn.set(fn, (byFn.get(fn) ?? 0) + ms);
     byFile.set(file, (byFile.get(file) ?? 0) + ms);
     if (functionName !== '(idle)') total += ms; // the process waiting is not CPU
-
   }
   const sorted = (m: Map<string, number>): SelfTime[] => [...m].map(([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms);
   return { functions: sorted(byFn), files: sorted(byFile), totalMs: total, spanMs: (p.endTime - p.startTime) / 1000 };
@@ -117,7 +113,8 @@ function main(argv: string[]): void {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   if (argv.includes('--lines')) {
     // `--lines NAME`: where in the function NAME its own samples fall.
-    for (const r of lineTicks(profile, argv[argv.indexOf('--lines') + 1]!, map).slice(0, top)) console.log(`${String(r.ms).padStart(8)} samples  ${r.name}`);
+    for (const r of lineTicks(profile, argv[argv.indexOf('--lines') + 1]!, map).slice(0, top))
+      console.log(`${String(r.ms).padStart(8)} samples  ${r.name}`);
     return;
   }
   const s = summarise(profile, map);

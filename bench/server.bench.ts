@@ -336,7 +336,14 @@ function runClientChild(job: ClientJob, serverPid?: number): Promise<StepResult>
       if (cpu1 === undefined && fresh.includes('sent\n')) {
         [cpu1, wall1] = [cpuSecondsOf(serverPid), performance.now()];
         const [busy1, mine1] = [machineBusySeconds(), mine()];
-        if (busy0 !== undefined && busy1 !== undefined && mine0 !== undefined && mine1 !== undefined && cpu0 !== undefined && cpu1 !== undefined) {
+        if (
+          busy0 !== undefined &&
+          busy1 !== undefined &&
+          mine0 !== undefined &&
+          mine1 !== undefined &&
+          cpu0 !== undefined &&
+          cpu1 !== undefined
+        ) {
           others = Math.max(0, busy1 - busy0 - (mine1 - mine0) - (cpu1 - cpu0)) / ((wall1 - wall0) / 1000);
         }
         child.stdin.end('read\n');
@@ -484,10 +491,7 @@ function persistCost(): { groupedUs: number; separateUs: number } {
 }
 
 /** A service built from `serverJs`, on a port of its own with a data directory of its own, and a key for it. */
-async function startService(
-  serverJs: string,
-  cpuProfDir?: string,
-): Promise<{ child: ChildProcess; port: string; key: string }> {
+async function startService(serverJs: string, cpuProfDir?: string): Promise<{ child: ChildProcess; port: string; key: string }> {
   const masterKey = `bench_${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-'));
   const env = { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'warn' };
@@ -551,7 +555,15 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
       { ...service, label: 'service' },
       { ...baseline, label: 'echo' },
       ...(before
-        ? [{ mode: 'service' as const, url: `ws://127.0.0.1:${before.port}/api/v1/audio/live`, key: before.key, pid: before.child.pid, label: 'service before' }]
+        ? [
+            {
+              mode: 'service' as const,
+              url: `ws://127.0.0.1:${before.port}/api/v1/audio/live`,
+              key: before.key,
+              pid: before.child.pid,
+              label: 'service before',
+            },
+          ]
         : []),
     ];
     const samples = await costRounds(costTargets, COST_ROUNDS, async (t) => {
@@ -620,7 +632,10 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
       title: 'Live Transcription Service: concurrent real-time sessions',
       markdown,
       // Cost rounds without samples, or a ratio that is not a number, fail the run (guard.ts).
-      samples: { ...cost.samples, ...(STEPS.length ? { 'capacity steps, service': service.steps.length, 'capacity steps, echo': baseline.steps.length } : {}) },
+      samples: {
+        ...cost.samples,
+        ...(STEPS.length ? { 'capacity steps, service': service.steps.length, 'capacity steps, echo': baseline.steps.length } : {}),
+      },
       ratios: cost.ratios,
     };
   } finally {

@@ -35,7 +35,12 @@ function onSessionClock(words: readonly RecognizedWord[], baseMs: number): Recog
  * Without details, the words of `kept` (what the chunk kept before) that are the same word at the same place
  * are kept as they are (an engine re-sends the whole open utterance with each new word).
  */
-export function keptWords(words: readonly RecognizedWord[], details: boolean, baseMs: number, kept?: readonly RecognizedWord[]): RecognizedWord[] {
+export function keptWords(
+  words: readonly RecognizedWord[],
+  details: boolean,
+  baseMs: number,
+  kept?: readonly RecognizedWord[],
+): RecognizedWord[] {
   if (details) return onSessionClock(words, baseMs);
   const out: RecognizedWord[] = new Array<RecognizedWord>(words.length);
   for (let i = 0; i < words.length; i++) {
