@@ -24,6 +24,7 @@ import type { CheckpointRow } from '../src/server/storage/stores';
 import { SimulatedEngine } from '../src/server/engine/simulated';
 import { Segmenter } from '../src/server/engine/segmenter';
 import { framesOf, silence, speechPcm } from '../test/helpers/speech';
+import { costMarkdown, costRounds, machineBusySeconds } from './cpuCost';
 
 /** Up to where both the service and the echo server fail; `DICTEE_BENCH_STEPS=100,1600` runs other steps. */
 const STEPS =
@@ -34,10 +35,16 @@ const STEPS =
 const CPU_PROF_DIR = process.env.DICTEE_BENCH_CPU_PROF;
 /**
  * The CPU cost per session: the server's CPU time per second of audio at this many sessions, in rounds
- * alternating service and echo after one warm-up round each (`DICTEE_BENCH_COST_SESSIONS`).
+ * running each server in turn after one warm-up round (cpuCost.ts; `DICTEE_BENCH_COST_SESSIONS`,
+ * `DICTEE_BENCH_COST_ROUNDS`).
  */
 const COST_SESSIONS = Number(process.env.DICTEE_BENCH_COST_SESSIONS ?? '') || 400;
-const COST_ROUNDS = 5;
+const COST_ROUNDS = Number(process.env.DICTEE_BENCH_COST_ROUNDS ?? '') || 6;
+/**
+ * `DICTEE_BENCH_COMPARE_JS=FILE`: another build of the service (e.g. an earlier commit's dist/server.js) also
+ * measured in the cost rounds, named by `DICTEE_BENCH_COMPARE_LABEL` in the section.
+ */
+const COMPARE_JS = process.env.DICTEE_BENCH_COMPARE_JS;
 /** `DICTEE_BENCH_ONLY=service|echo`: step one target alone (for profiling). */
 const ONLY = process.env.DICTEE_BENCH_ONLY;
 /**
@@ -72,6 +79,8 @@ export interface StepResult {
    * event (session setup and teardown not counted; Linux).
    */
   cpuMsPerSessionSecond?: number;
+  /** Cores other processes (not the server, the clients or the bench) kept busy meanwhile (Linux). */
+  otherCores?: number;
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
@@ -308,13 +317,35 @@ function runClientChild(job: ClientJob, serverPid?: number): Promise<StepResult>
     let cpu1: number | undefined;
     let wall0 = 0;
     let wall1 = 0;
+    // What the machine, the clients and this process used meanwhile: the rest is other people's work.
+    const mine = (): number | undefined => {
+      const clients = cpuSecondsOf(child.pid);
+      const self = process.cpuUsage();
+      return clients === undefined ? undefined : clients + (self.user + self.system) / 1e6;
+    };
+    let busy0: number | undefined;
+    let mine0: number | undefined;
+    let others: number | undefined;
     child.stdout.on('data', (d: Buffer) => {
       const before = out.length;
       out += d.toString();
       const fresh = out.slice(Math.max(0, before - 10));
-      if (cpu0 === undefined && fresh.includes('streaming\n')) [cpu0, wall0] = [cpuSecondsOf(serverPid), performance.now()];
+      if (cpu0 === undefined && fresh.includes('streaming\n')) {
+        [cpu0, wall0, busy0, mine0] = [cpuSecondsOf(serverPid), performance.now(), machineBusySeconds(), mine()];
+      }
       if (cpu1 === undefined && fresh.includes('sent\n')) {
         [cpu1, wall1] = [cpuSecondsOf(serverPid), performance.now()];
+        const [busy1, mine1] = [machineBusySeconds(), mine()];
+        if (
+          busy0 !== undefined &&
+          busy1 !== undefined &&
+          mine0 !== undefined &&
+          mine1 !== undefined &&
+          cpu0 !== undefined &&
+          cpu1 !== undefined
+        ) {
+          others = Math.max(0, busy1 - busy0 - (mine1 - mine0) - (cpu1 - cpu0)) / ((wall1 - wall0) / 1000);
+        }
         child.stdin.end('read\n');
       }
     });
@@ -325,6 +356,7 @@ function runClientChild(job: ClientJob, serverPid?: number): Promise<StepResult>
         // Per second of audio streamed (not of wall time): a server that falls behind still does all the work.
         if (cpu0 !== undefined && cpu1 !== undefined && wall1 > wall0)
           r.cpuMsPerSessionSecond = ((cpu1 - cpu0) * 1000) / (job.sessions * job.seconds);
+        if (others !== undefined) r.otherCores = others;
         resolve(r);
       } catch {
         reject(new Error(`client child failed (${code}): ${out}`));
@@ -388,30 +420,6 @@ export async function capacities(targets: Target[], steps: number[] = STEPS): Pr
     for (const t of targets) if (!t.done) await step(t, n);
     if (targets.every((t) => t.done)) break;
   }
-}
-
-interface Cost {
-  service: number[];
-  echo: number[];
-}
-
-/**
- * CPU ms per session-second of each server, measured by the kernel (not by latency, so other work on
- * the machine moves it little): the cost that sets how many sessions one core holds.
- */
-async function cpuCost(targets: Target[]): Promise<Cost> {
-  const out: Cost = { service: [], echo: [] };
-  for (let round = 0; round <= COST_ROUNDS; round++) {
-    for (const t of targets) {
-      const r = await runClientChild({ mode: t.mode, url: t.url, key: t.key, sessions: COST_SESSIONS, seconds: STEP_SECONDS }, t.pid);
-      if (r.cpuMsPerSessionSecond === undefined) return out; // not Linux
-      console.log(
-        `  cost ${t.mode} ${COST_SESSIONS} sessions (${round === 0 ? 'warm-up' : `round ${round}`}): ${r.cpuMsPerSessionSecond.toFixed(3)} CPU ms per session-second, p99 ${r.p99.toFixed(1)} ms`,
-      );
-      if (round > 0) out[t.mode].push(r.cpuMsPerSessionSecond);
-    }
-  }
-  return out;
 }
 
 /** Sessions whose finals land in the same turn of the event loop, in the persist cost (a burst). */
@@ -482,15 +490,14 @@ function persistCost(): { groupedUs: number; separateUs: number } {
   return { groupedUs: median(grouped), separateUs: median(separate) };
 }
 
-export async function run(): Promise<{ title: string; markdown: string }> {
+/** A service built from `serverJs`, on a port of its own with a data directory of its own, and a key for it. */
+async function startService(serverJs: string, cpuProfDir?: string): Promise<{ child: ChildProcess; port: string; key: string }> {
   const masterKey = `bench_${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-'));
-  // `DICTEE_BENCH_SERVER_JS=FILE`: measure another build of the service (e.g. the previous commit's).
-  const serverJs = process.env.DICTEE_BENCH_SERVER_JS ?? path.resolve(__dirname, '..', 'dist', 'server.js');
   const env = { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'warn' };
   const svc = await spawnLine(
     [
-      ...(CPU_PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] : []),
+      ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []),
       serverJs,
       '--port',
       '0',
@@ -504,24 +511,32 @@ export async function run(): Promise<{ title: string; markdown: string }> {
     env,
     /listening on http:\/\/127\.0\.0\.1:(\d+)/,
   );
+  const port = svc.match[1]!;
+  const res = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', type: 'personal' }),
+  });
+  const { key } = (await res.json()) as { key: string };
+  return { child: svc.child, port, key };
+}
+
+export async function run(): Promise<{ title: string; markdown: string; samples: Record<string, number>; ratios: Record<string, number> }> {
+  // `DICTEE_BENCH_SERVER_JS=FILE`: measure another build of the service (e.g. the previous commit's).
+  const serverJs = process.env.DICTEE_BENCH_SERVER_JS ?? path.resolve(__dirname, '..', 'dist', 'server.js');
+  const svc = await startService(serverJs, CPU_PROF_DIR);
+  const before = COMPARE_JS ? await startService(COMPARE_JS) : undefined;
   const echoSrc = `
     const { WebSocketServer } = require(${JSON.stringify(require.resolve('ws'))});
     const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
     wss.on('connection', (ws) => ws.on('message', (d, b) => ws.send(d, { binary: b })));
     wss.on('listening', () => console.log('listening on http://127.0.0.1:' + wss.address().port));`;
-  const echo = await spawnLine(['-e', echoSrc], env, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const echo = await spawnLine(['-e', echoSrc], process.env, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
   try {
-    const port = svc.match[1]!;
-    const res = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${masterKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', type: 'personal' }),
-    });
-    const { key } = (await res.json()) as { key: string };
     const service: Target = {
       mode: 'service',
-      url: `ws://127.0.0.1:${port}/api/v1/audio/live`,
-      key,
+      url: `ws://127.0.0.1:${svc.port}/api/v1/audio/live`,
+      key: svc.key,
       steps: [],
       capacity: 0,
       done: false,
@@ -536,27 +551,33 @@ export async function run(): Promise<{ title: string; markdown: string }> {
       pid: echo.child.pid,
     };
     await capacities([service, baseline].filter((t) => !ONLY || t.mode === ONLY));
-    const cost = await cpuCost([service, baseline]);
+    const costTargets = [
+      { ...service, label: 'service' },
+      { ...baseline, label: 'echo' },
+      ...(before
+        ? [
+            {
+              mode: 'service' as const,
+              url: `ws://127.0.0.1:${before.port}/api/v1/audio/live`,
+              key: before.key,
+              pid: before.child.pid,
+              label: 'service before',
+            },
+          ]
+        : []),
+    ];
+    const samples = await costRounds(costTargets, COST_ROUNDS, async (t) => {
+      const r = await runClientChild({ mode: t.mode, url: t.url, key: t.key, sessions: COST_SESSIONS, seconds: STEP_SECONDS }, t.pid);
+      return r.cpuMsPerSessionSecond === undefined ? undefined : { cpuMs: r.cpuMsPerSessionSecond, others: r.otherCores };
+    });
+    const cost = costMarkdown(samples, {
+      sessions: COST_SESSIONS,
+      rounds: COST_ROUNDS,
+      seconds: STEP_SECONDS,
+      ...(COMPARE_JS ? { before: process.env.DICTEE_BENCH_COMPARE_LABEL ?? COMPARE_JS } : {}),
+    });
     const persist = persistCost();
     const table = stepsTable;
-    const median = (xs: number[]): number => {
-      const ys = [...xs].sort((a, b) => a - b);
-      return ys.length ? (ys[(ys.length - 1) >> 1]! + ys[ys.length >> 1]!) / 2 : NaN;
-    };
-    const costService = median(cost.service);
-    const costEcho = median(cost.echo);
-    const costLines = cost.service.length
-      ? [
-          `CPU cost, measured by the kernel (\`/proc/PID/stat\`, user + system) from the first frame to the last event, per session`,
-          `and second of audio, at ${COST_SESSIONS} sessions, ${COST_ROUNDS} rounds alternating the two servers after a warm-up round each: other`,
-          'work on the machine moves it much less than it moves tail latencies. When the server process is what saturates a core,',
-          'the sessions it holds are inversely proportional to it.',
-          '',
-          `**Service ${costService.toFixed(3)} CPU ms per session-second (rounds: ${cost.service.map((x) => x.toFixed(3)).join(', ')}); echo ${costEcho.toFixed(3)}`,
-          `(${cost.echo.map((x) => x.toFixed(3)).join(', ')}). Ratio echo / service: ${(costEcho / costService).toFixed(2)}.**`,
-          '',
-        ]
-      : [];
     const capText = (c: number): string => (c === STEPS[STEPS.length - 1] ? `≥ ${c}` : String(c));
     const ratio = baseline.capacity > 0 ? (service.capacity / baseline.capacity).toFixed(2) : 'n/a';
     // When both reach the same step, their p99 there is the finer comparison.
@@ -587,7 +608,7 @@ export async function run(): Promise<{ title: string; markdown: string }> {
       '',
       p99Line,
       '',
-      ...costLines,
+      ...cost.lines,
       'Reading the ratio: the echo server does no work per frame but sends the whole 3200-byte frame back (10 events per',
       'session per second, twice the bytes on the loopback); the service analyses every frame (VAD on five 20 ms windows,',
       'the segmenter, a durable SQLite write per final, by group commit) and answers only the frames that cause an event (about 3 per',
@@ -607,10 +628,20 @@ export async function run(): Promise<{ title: string; markdown: string }> {
         `by group commit (one transaction for the burst, as the service writes); baseline, one transaction per final: ${persist.separateUs.toFixed(1)} µs ` +
         `(ratio ${(persist.groupedUs / persist.separateUs).toFixed(2)}).`,
     ].join('\n');
-    return { title: 'Live Transcription Service: concurrent real-time sessions', markdown };
+    return {
+      title: 'Live Transcription Service: concurrent real-time sessions',
+      markdown,
+      // Cost rounds without samples, or a ratio that is not a number, fail the run (guard.ts).
+      samples: {
+        ...cost.samples,
+        ...(STEPS.length ? { 'capacity steps, service': service.steps.length, 'capacity steps, echo': baseline.steps.length } : {}),
+      },
+      ratios: cost.ratios,
+    };
   } finally {
     const exited = new Promise((r) => svc.child.once('exit', r));
     svc.child.kill('SIGTERM');
+    before?.child.kill('SIGTERM');
     echo.child.kill('SIGTERM');
     await exited; // a --cpu-prof profile is written as the service exits
   }

@@ -30,9 +30,25 @@ function onSessionClock(words: readonly RecognizedWord[], baseMs: number): Recog
   });
 }
 
-/** The engine's words as a chunk keeps them: times on the session's clock with details, no times without. */
-export function keptWords(words: readonly RecognizedWord[], details: boolean, baseMs: number): RecognizedWord[] {
-  return details ? onSessionClock(words, baseMs) : words.map((w) => ({ raw: w.raw, proofread: w.proofread }));
+/**
+ * The engine's words as a chunk keeps them: times on the session's clock with details, no times without.
+ * Without details, the words of `kept` (what the chunk kept before) that are the same word at the same place
+ * are kept as they are (an engine re-sends the whole open utterance with each new word).
+ */
+export function keptWords(
+  words: readonly RecognizedWord[],
+  details: boolean,
+  baseMs: number,
+  kept?: readonly RecognizedWord[],
+): RecognizedWord[] {
+  if (details) return onSessionClock(words, baseMs);
+  const out: RecognizedWord[] = new Array<RecognizedWord>(words.length);
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const k = kept?.[i];
+    out[i] = k !== undefined && k.raw === w.raw && k.proofread === w.proofread ? k : { raw: w.raw, proofread: w.proofread };
+  }
+  return out;
 }
 
 /**

@@ -33,6 +33,13 @@ import { VAD_WINDOW_MS, Vad, type VoiceDetector, samplesOf } from './vad';
 export type { SegmenterCheckpoint } from './segmenterCheckpoint';
 
 const EMPTY = Buffer.alloc(0);
+
+/** Whether `a` and `b` hold the same raw words, in order. */
+function sameRaw(a: readonly RecognizedWord[], b: readonly RecognizedWord[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.raw !== b[i]!.raw) return false;
+  return true;
+}
 const NO_EVENTS = Object.freeze([]) as unknown as SegmentEvent[];
 
 /** A sentence is closed (finals proofread) after this many final chunks even without a long pause. */
@@ -117,6 +124,11 @@ export class Segmenter {
     this.onLateEvents = opts.onLateEvents;
     this.windowBytes = Vad.windowBytes(config.sample_rate);
     this.ignoresAudio = recognizer.ignoresAudio === true;
+    this.opensAtFirstWord = recognizer.resumeFrom === 'first-word';
+    this.defersMark = recognizer.releasesOnlyWhenVoiced === true;
+    this.endpointMs = config.engine_endpointing * 1000;
+    this.sentenceSilenceMs = config.silence_threshold * 1000;
+    this.maxChunkMs = config.audio_duration_threshold * 1000;
     this.details = detailsOf(config);
     const r = opts.restore;
     this.baseMs = ((r?.audioOffset ?? 0) / 2 / config.sample_rate) * 1000;
@@ -133,6 +145,13 @@ export class Segmenter {
 
   private readonly newId: () => string;
   private readonly details: boolean;
+  // What every window reads, read once here from the configuration and the recognizer (fields of this
+  // class, not properties of the parsed configuration: a few less lookups 50 times a second per session).
+  private readonly opensAtFirstWord: boolean;
+  private readonly defersMark: boolean;
+  private readonly endpointMs: number;
+  private readonly sentenceSilenceMs: number;
+  private readonly maxChunkMs: number;
   /** Where the recognizer's clock (the audio fed to it) starts in the session's audio, in ms. */
   private readonly baseMs: number;
   private readonly onLateEvents: ((events: SegmentEvent[]) => void) | undefined;
@@ -209,8 +228,8 @@ export class Segmenter {
     // An engine that releases words only on voiced windows (`releasesOnlyWhenVoiced`) opens no chunk in a
     // pause: its state before a window is taken once the window is known voiced, from the parts that the
     // voice-activity decision changes (the offset, the detector's state) kept before it.
-    const opens = !this.current && this.recognizer.resumeFrom === 'first-word';
-    const deferred = opens && this.utteranceStart !== undefined && this.recognizer.releasesOnlyWhenVoiced === true;
+    const opens = !this.current && this.opensAtFirstWord;
+    const deferred = opens && this.utteranceStart !== undefined && this.defersMark;
     let before = this.utteranceStart === undefined || (opens && !deferred) ? this.mark() : undefined;
     // The energy detector's state is its noise floor, a number: kept without an object for every window.
     const floorBefore = deferred ? this.vad.noiseFloorDb : undefined;
@@ -235,15 +254,15 @@ export class Segmenter {
     }
     if (words) this.revise(words, before);
     const cur = this.current;
-    const endpoint = !voiced && this.silenceMs >= this.config.engine_endpointing * 1000;
-    if (cur && cur.audioMs >= this.config.audio_duration_threshold * 1000) this.toInterim(cur);
+    const endpoint = !voiced && this.silenceMs >= this.endpointMs;
+    if (cur && cur.audioMs >= this.maxChunkMs) this.toInterim(cur);
     else if (cur && endpoint) this.toInterim(cur);
-    else if (!cur && endpoint && this.silenceMs < this.config.engine_endpointing * 1000 + VAD_WINDOW_MS) {
+    else if (!cur && endpoint && this.silenceMs < this.endpointMs + VAD_WINDOW_MS) {
       // A pause with no word out yet: the engine's last look at the utterance may still find one.
       this.endUtterance();
       if (this.current) this.toInterim(this.current);
     }
-    if (!voiced && !this.sentenceEnded && this.silenceMs >= this.config.silence_threshold * 1000) {
+    if (!voiced && !this.sentenceEnded && this.silenceMs >= this.sentenceSilenceMs) {
       this.endUtterance();
       while (this.pending.length) this.finalizeOldest();
       this.endSentence();
@@ -263,9 +282,10 @@ export class Segmenter {
     const start = this.recognizer.resumeFrom === 'utterance-start' ? (this.utteranceStart ?? before) : before;
     if (!this.current && !start) throw new Error('segmenter: no mark to open a chunk from');
     const chunk = this.current ?? this.openChunk(start!);
-    const was = this.textOf(chunk.words);
-    chunk.words = keptWords(words, this.details, this.baseMs);
-    if (this.textOf(chunk.words) !== was) this.events.push(this.chunkEvent(chunk, 'streaming'));
+    const was = chunk.words;
+    chunk.words = keptWords(words, this.details, this.baseMs, was);
+    // The same raw words: the same text, no event (else the texts compared, as a word may hold a space).
+    if (!sameRaw(was, chunk.words) && this.textOf(chunk.words) !== this.textOf(was)) this.events.push(this.chunkEvent(chunk, 'streaming'));
   }
 
   /**

@@ -185,7 +185,9 @@ export class SimulatedRecognizer implements Recognizer {
     const k = this.cursor++;
     const start = this.wordStartMs ?? this.clockMs;
     const confidence = (k + 1) % DOUBTFUL_EVERY === 0 ? DOUBTFUL_CONFIDENCE : SURE_CONFIDENCE;
-    this.utterance.push({ ...this.words[k]!, start_ms: start, end_ms: this.clockMs, confidence });
+    // The script's words are { raw, proofread }: built field by field (a spread with more fields is V8's slow path).
+    const w = this.words[k]!;
+    this.utterance.push({ raw: w.raw, proofread: w.proofread, start_ms: start, end_ms: this.clockMs, confidence });
     this.wordStartMs = this.clockMs;
   }
 

@@ -9,6 +9,7 @@
  */
 
 import { endianness } from 'node:os';
+import { sumOfSquares } from './sumOfSquares';
 
 export const VAD_WINDOW_MS = 20;
 const VAD_ABSOLUTE_MIN_DB = -50;
@@ -45,34 +46,11 @@ export function levelDb(buf: Buffer, offset = 0, length = buf.length - offset): 
  */
 export function samplesLevelDb(samples: Int16Array, start: number, n: number): number {
   if (n === 0) return SILENT_DB;
-  // Four partial sums: the additions do not wait on each other. Each square is an integer below 2^30,
-  // so every sum is exact in a double whatever the order: the level is the same as a plain loop's.
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  const end = start + n;
-  const end4 = start + (n & ~3);
-  let i = start;
-  for (; i < end4; i += 4) {
-    const a = samples[i]!;
-    const b = samples[i + 1]!;
-    const c = samples[i + 2]!;
-    const d = samples[i + 3]!;
-    s0 += a * a;
-    s1 += b * b;
-    s2 += c * c;
-    s3 += d * d;
-  }
-  for (; i < end; i++) {
-    const a = samples[i]!;
-    s0 += a * a;
-  }
-  return dbOf(s0 + s1 + s2 + s3, n);
+  return dbOf(sumOfSquares(samples, start, n), n);
 }
 
-function dbOf(sumOfSquares: number, n: number): number {
-  const rms = Math.sqrt(sumOfSquares / n);
+function dbOf(sum: number, n: number): number {
+  const rms = Math.sqrt(sum / n);
   if (rms < 1e-3) return SILENT_DB;
   return Math.max(SILENT_DB, 20 * Math.log10(rms / 32768));
 }

@@ -69,10 +69,15 @@ export class SqliteJournal {
   /** Transactions written (tests count them). */
   readonly stats = { transactions: 0 };
 
+  /** One transaction of writes: made once (better-sqlite3 builds a wrapper and its variants per `transaction()`). */
+  private readonly tx: (ops: ReadonlyArray<{ sessionId: string; op: SqliteJournalOp }>) => void;
+
   constructor(
-    private readonly db: Database.Database,
+    db: Database.Database,
     private readonly st: SqliteJournalStatements,
-  ) {}
+  ) {
+    this.tx = db.transaction((ops: ReadonlyArray<{ sessionId: string; op: SqliteJournalOp }>) => this.write(ops));
+  }
 
   enqueue(sessionId: string, op: SqliteJournalOp): void {
     const now = this.groupTiming.now();
@@ -99,7 +104,7 @@ export class SqliteJournal {
     this.waiters = new Map();
     const failed = new Set<string>();
     try {
-      this.db.transaction(() => this.write(queue))();
+      this.tx(queue);
       this.stats.transactions++;
     } catch (e) {
       this.lastError = e;
@@ -111,7 +116,7 @@ export class SqliteJournal {
       }
       for (const [id, ops] of bySession) {
         try {
-          this.db.transaction(() => this.write(ops))();
+          this.tx(ops);
           this.stats.transactions++;
         } catch (e2) {
           this.lastError = e2;
