@@ -45,16 +45,26 @@ import { buildVsix, checkPrerequisites } from '../test/e2e/lib/world';
 import { wavOf } from '../src/shared/wavFile';
 import { CONFIG, baselineClient, stats, type Stats } from './e2eBaseline';
 import type { BenchSection } from './run';
+import { PAGE_PROBE, committedTimes, profilePage, readProbe, stagesOf, type FinalStages, type PageProbe } from './e2eStages';
 
 /** Finals per two phases (eight phases: the bench stays within 10 minutes); DICTEE_BENCH_E2E_CHUNKS sets another count. */
 const CHUNKS = Number(process.env.DICTEE_BENCH_E2E_CHUNKS ?? 160);
 const PULSE_LATENCY = process.env.DICTEE_BENCH_PULSE_LATENCY_MSEC;
 type Source = 'recorder' | 'browser';
 /** Per source, the grammar off, on, on, off (the page's reversed): a drift of the load weighs on all alike. */
-const PHASES: Array<{ source: Source; grammar: boolean }> = [
+const ALL_PHASES: Array<{ source: Source; grammar: boolean }> = [
   ...[false, true, true, false].map((grammar) => ({ source: 'recorder' as const, grammar })),
   ...[true, false, false, true].map((grammar) => ({ source: 'browser' as const, grammar })),
 ];
+/** DICTEE_BENCH_E2E_PHASES (e.g. `recorder:off,browser:on`): only these phases, for a look at one path; nothing is written. */
+const ONLY = process.env.DICTEE_BENCH_E2E_PHASES;
+const PHASES = ONLY
+  ? ONLY.split(',').map((p) => {
+      const [source, g] = p.split(':');
+      if ((source !== 'recorder' && source !== 'browser') || (g !== 'on' && g !== 'off')) throw new Error(`DICTEE_BENCH_E2E_PHASES: ${p}?`);
+      return { source: source as Source, grammar: g === 'on' };
+    })
+  : ALL_PHASES;
 const TONE_MS = 320;
 const GAP_MS = 80;
 const ROW = {
@@ -83,6 +93,8 @@ interface PhaseResult {
   /** Finals sent to the extension but never rendered. */
   missing: number;
   elapsedS: number;
+  /** Each rendered final's stages (e2eStages.ts). */
+  stages: FinalStages[];
 }
 
 interface Bench {
@@ -168,16 +180,11 @@ async function phase(bench: Bench, file: string, source: Source, grammar: boolea
   await wb.openFile(file).catch(() => wb.openFile(file));
   await wb.gotoLineEnd(3);
   // Stamp the first time each token is in the editor's rendered (committed) text (the grammar writes the
-  // first one with a capital). A string, not a function: the bundler's name helpers do not exist in the page.
-  await wb.page.evaluate(`(() => {
-    window.__seen = {};
-    const root = document.querySelector('.editor-group-container.active .monaco-editor .view-lines');
-    new MutationObserver(() => {
-      const t = performance.timeOrigin + performance.now();
-      for (const m of (root.textContent || '').matchAll(/tok\\d{3}/gi)) { const k = m[0].toLowerCase(); if (!(k in window.__seen)) window.__seen[k] = t; }
-    }).observe(root, { childList: true, subtree: true, characterData: true });
-  })()`);
+  // first one with a capital), and what the page did meanwhile (e2eStages.ts).
+  await wb.page.evaluate(PAGE_PROBE);
+  const logMark = extensionLogIn(bench.userDataDir).length;
   const capture = await startRun(bench, source, grammar);
+  const stopProfile = await profilePage(wb.page, `${source}-grammar-${grammar ? 'on' : 'off'}`);
   const pcm = phasePcm();
   const from = tap.finals.length;
   const startedAt = Date.now();
@@ -195,7 +202,13 @@ async function phase(bench: Bench, file: string, source: Source, grammar: boolea
   const finals = () => tap.finals.slice(from);
   const vscodeFinals = () => finals().filter((f) => f.conn === 'client');
   if (source === 'browser') {
-    await wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
+    // The page's own Stop button: typing into the editor's command palette while finals still arrive
+    // would put the palette's work (seconds on a loaded machine) in front of them on the page's thread.
+    const stopped = await capture
+      ?.click('#stop', { timeout: 10_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (!stopped) await wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
     await sleep(CONFIG.stop_delay * 1000 + 1000);
   }
   // Wait until every final the extension was sent is rendered (or 20 s).
@@ -207,7 +220,9 @@ async function phase(bench: Bench, file: string, source: Source, grammar: boolea
     20_000,
     'every final in the editor',
   ).catch(() => undefined);
-  const seen = (await wb.page.evaluate('window.__seen')) as Record<string, number>;
+  await stopProfile();
+  const probe = await readProbe(wb.page);
+  const seen = probe.seen;
   const measured = vscodeFinals(); // finals forwarded up to now; any later one is not counted
   const elapsedS = (Date.now() - startedAt) / 1000;
   await wb.screenshot(`bench-e2e-${source}-grammar-${grammar ? 'on' : 'off'}`);
@@ -215,19 +230,25 @@ async function phase(bench: Bench, file: string, source: Source, grammar: boolea
   await waitFor(async () => /ready|error/i.test(await statusLabel(wb)), 30_000, 'the run to end').catch(() => undefined);
   await capture?.close().catch(() => undefined);
   const e2e: number[] = [];
+  const stages: FinalStages[] = [];
+  const logged = committedTimes(extensionLogIn(bench.userDataDir).slice(logMark));
   let missing = 0;
   for (const f of measured) {
     const last = (f.text.trim().split(/\s+/).pop() ?? '').toLowerCase();
     const t1 = seen[last];
     if (t1 === undefined) missing++;
-    else e2e.push(t1 - f.t);
+    else {
+      e2e.push(t1 - f.t);
+      stages.push(stagesOf(f.t, t1, logged.get(f.id), probe.long));
+    }
   }
+  logStages(`${source}, grammar ${grammar ? 'on' : 'off'}`, stages, probe);
   const base: number[] = [];
   for (const f of finals().filter((x) => x.conn === 'baseline')) {
     const t1 = baseline.get(f.id);
     if (t1 !== undefined) base.push(t1 - f.t);
   }
-  return { e2e, base, missing, elapsedS };
+  return { e2e, base, missing, elapsedS, stages };
 }
 
 export async function run(): Promise<BenchSection> {
@@ -383,4 +404,22 @@ ${
       'capture page / recorder, grammar on, p99': pageOn.p99 / on.p99,
     },
   };
+}
+
+/** The stages of one phase, on the console: where the time of its slow finals went. */
+function logStages(label: string, stages: FinalStages[], probe: PageProbe): void {
+  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '-');
+  const pick = (k: keyof FinalStages) => stats(stages.map((s) => s[k]).filter(Number.isFinite));
+  const line = (k: keyof FinalStages) => {
+    const s = pick(k);
+    return `${k} p50 ${f(s.p50)} p95 ${f(s.p95)} p99 ${f(s.p99)} max ${f(s.max)}`;
+  };
+  const longMs = probe.long.reduce((n, [, d]) => n + d, 0);
+  console.log(`  ${label}: ${line('total')} | ${line('host')} | ${line('render')} | ${line('blocked')}`);
+  const kinds = new Map<string, number>();
+  for (const [, d, k] of probe.long) kinds.set(k ?? '?', (kinds.get(k ?? '?') ?? 0) + d);
+  console.log(`    page long tasks: ${probe.long.length} (${f(longMs)} ms), tokens rendered while the page was away: ${probe.away}`);
+  console.log(`    long tasks by attribution (ms): ${[...kinds].map(([k, d]) => `${k} ${f(d)}`).join(', ')}`);
+  const worst = [...stages].sort((a, b) => b.total - a.total).slice(0, 6);
+  console.log(`    slowest (total/host/render/blocked): ${worst.map((s) => `${f(s.total)}/${f(s.host)}/${f(s.render)}/${f(s.blocked)}`).join(' ')}`);
 }
