@@ -45,7 +45,7 @@ import { buildVsix, checkPrerequisites } from '../test/e2e/lib/world';
 import { wavOf } from '../src/shared/wavFile';
 import { CONFIG, baselineClient, stats, type Stats } from './e2eBaseline';
 import type { BenchSection } from './run';
-import { PAGE_PROBE, committedTimes, profilePage, readProbe, stagesOf, type FinalStages, type PageProbe } from './e2eStages';
+import { PAGE_PROBE, committedTimes, logStages, profilePage, readProbe, stagesOf, type FinalStages } from './e2eStages';
 
 /** Finals per two phases (eight phases: the bench stays within 10 minutes); DICTEE_BENCH_E2E_CHUNKS sets another count. */
 const CHUNKS = Number(process.env.DICTEE_BENCH_E2E_CHUNKS ?? 160);
@@ -404,22 +404,4 @@ ${
       'capture page / recorder, grammar on, p99': pageOn.p99 / on.p99,
     },
   };
-}
-
-/** The stages of one phase, on the console: where the time of its slow finals went. */
-function logStages(label: string, stages: FinalStages[], probe: PageProbe): void {
-  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '-');
-  const pick = (k: keyof FinalStages) => stats(stages.map((s) => s[k]).filter(Number.isFinite));
-  const line = (k: keyof FinalStages) => {
-    const s = pick(k);
-    return `${k} p50 ${f(s.p50)} p95 ${f(s.p95)} p99 ${f(s.p99)} max ${f(s.max)}`;
-  };
-  const longMs = probe.long.reduce((n, [, d]) => n + d, 0);
-  console.log(`  ${label}: ${line('total')} | ${line('host')} | ${line('render')} | ${line('blocked')}`);
-  const kinds = new Map<string, number>();
-  for (const [, d, k] of probe.long) kinds.set(k ?? '?', (kinds.get(k ?? '?') ?? 0) + d);
-  console.log(`    page long tasks: ${probe.long.length} (${f(longMs)} ms), tokens rendered while the page was away: ${probe.away}`);
-  console.log(`    long tasks by attribution (ms): ${[...kinds].map(([k, d]) => `${k} ${f(d)}`).join(', ')}`);
-  const worst = [...stages].sort((a, b) => b.total - a.total).slice(0, 6);
-  console.log(`    slowest (total/host/render/blocked): ${worst.map((s) => `${f(s.total)}/${f(s.host)}/${f(s.render)}/${f(s.blocked)}`).join(' ')}`);
 }

@@ -6,6 +6,7 @@
  * meanwhile (its long tasks, whether it was visible and focused).
  */
 import type { Page } from 'playwright-core';
+import { stats } from './e2eBaseline';
 
 /** The extension's log lines (LogOutputChannel: `YYYY-MM-DD HH:MM:SS.mmm [level] …`, local time). */
 const COMMITTED = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3}) \[info\].*\bcommitted chunk (\S+) \(/gm;
@@ -101,7 +102,8 @@ export async function profilePage(page: Page, label: string): Promise<() => Prom
   await cdp.send('Network.enable');
   const browser = page.context().browser();
   const tracing = process.env.DICTEE_BENCH_E2E_TRACE && browser;
-  if (tracing) await browser.startTracing(undefined, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel'] });
+  if (tracing)
+    await browser.startTracing(undefined, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel'] });
   return async () => {
     if (tracing) {
       const raw = await browser.stopTracing();
@@ -122,7 +124,9 @@ export async function profilePage(page: Page, label: string): Promise<() => Prom
       byFn.set(key, (byFn.get(key) ?? 0) + (n.hitCount ?? 0));
     }
     const top = [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25);
-    console.log(`    profile of the editor's page, ${label}: ${total} samples over ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s`);
+    console.log(
+      `    profile of the editor's page, ${label}: ${total} samples over ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s`,
+    );
     for (const [k, v] of top) console.log(`      ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
     const { writeFileSync } = await import('node:fs');
     writeFileSync(`${process.env.DICTEE_BENCH_E2E_PROFILE}/${label.replace(/\W+/g, '-')}.cpuprofile`, JSON.stringify(profile));
@@ -167,4 +171,24 @@ function summariseTrace(trace: TraceFile, label: string): void {
     const top = [...m].sort((a, b) => b[1] - a[1]).slice(0, 9);
     console.log(`      ${k}: ${top.map(([n, ms]) => `${n} ${ms.toFixed(0)}`).join(', ')}`);
   }
+}
+
+/** The stages of one phase, on the console: where the time of its slow finals went. */
+export function logStages(label: string, stages: FinalStages[], probe: PageProbe): void {
+  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '-');
+  const pick = (k: keyof FinalStages) => stats(stages.map((s) => s[k]).filter(Number.isFinite));
+  const line = (k: keyof FinalStages) => {
+    const s = pick(k);
+    return `${k} p50 ${f(s.p50)} p95 ${f(s.p95)} p99 ${f(s.p99)} max ${f(s.max)}`;
+  };
+  const longMs = probe.long.reduce((n, [, d]) => n + d, 0);
+  console.log(`  ${label}: ${line('total')} | ${line('host')} | ${line('render')} | ${line('blocked')}`);
+  const kinds = new Map<string, number>();
+  for (const [, d, k] of probe.long) kinds.set(k ?? '?', (kinds.get(k ?? '?') ?? 0) + d);
+  console.log(`    page long tasks: ${probe.long.length} (${f(longMs)} ms), tokens rendered while the page was away: ${probe.away}`);
+  console.log(`    long tasks by attribution (ms): ${[...kinds].map(([k, d]) => `${k} ${f(d)}`).join(', ')}`);
+  const worst = [...stages].sort((a, b) => b.total - a.total).slice(0, 6);
+  console.log(
+    `    slowest (total/host/render/blocked): ${worst.map((s) => `${f(s.total)}/${f(s.host)}/${f(s.render)}/${f(s.blocked)}`).join(' ')}`,
+  );
 }
