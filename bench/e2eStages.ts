@@ -192,3 +192,16 @@ export function logStages(label: string, stages: FinalStages[], probe: PageProbe
     `    slowest (total/host/render/blocked): ${worst.map((s) => `${f(s.total)}/${f(s.host)}/${f(s.render)}/${f(s.blocked)}`).join(' ')}`,
   );
 }
+
+/** Where the time went, per source, in a sentence each (for docs/benchmarks.md). */
+export function whereTimeGoes(phases: ReadonlyArray<{ source: 'recorder' | 'browser'; stages: FinalStages[] }>): string[] {
+  type Source = 'recorder' | 'browser';
+  const stage = (source: Source, k: 'host' | 'render' | 'blocked') =>
+    stats(phases.filter((p) => p.source === source).flatMap((p) => p.stages.map((x) => x[k]).filter(Number.isFinite)));
+  const where = (['recorder', 'browser'] as const).map((src) => {
+    const [h, r, b] = (['host', 'render', 'blocked'] as const).map((k) => stage(src, k));
+    const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '-');
+    return `${src === 'recorder' ? 'recorder' : 'capture page'}: to the extension's "committed" log line p50 ${f(h!.p50)} / p99 ${f(h!.p99)} ms, from it to the screen p50 ${f(r!.p50)} / p99 ${f(r!.p99)} ms, the editor page's long tasks within each final's way p99 ${f(b!.p99)} ms`;
+  });
+  return where;
+}
