@@ -45,25 +45,29 @@ import { buildVsix, checkPrerequisites } from '../test/e2e/lib/world';
 import { wavOf } from '../src/shared/wavFile';
 import { CONFIG, baselineClient, stats, type Stats } from './e2eBaseline';
 import type { BenchSection } from './run';
+import { section } from './e2eSection';
+import { PAGE_PROBE, committedTimes, logStages, whereTimeGoes, profilePage, readProbe, stagesOf, type FinalStages } from './e2eStages';
 
 /** Finals per two phases (eight phases: the bench stays within 10 minutes); DICTEE_BENCH_E2E_CHUNKS sets another count. */
 const CHUNKS = Number(process.env.DICTEE_BENCH_E2E_CHUNKS ?? 160);
 const PULSE_LATENCY = process.env.DICTEE_BENCH_PULSE_LATENCY_MSEC;
 type Source = 'recorder' | 'browser';
 /** Per source, the grammar off, on, on, off (the page's reversed): a drift of the load weighs on all alike. */
-const PHASES: Array<{ source: Source; grammar: boolean }> = [
+const ALL_PHASES: Array<{ source: Source; grammar: boolean }> = [
   ...[false, true, true, false].map((grammar) => ({ source: 'recorder' as const, grammar })),
   ...[true, false, false, true].map((grammar) => ({ source: 'browser' as const, grammar })),
 ];
+/** DICTEE_BENCH_E2E_PHASES (e.g. `recorder:off,browser:on`): only these phases, for a look at one path; nothing is written. */
+const ONLY = process.env.DICTEE_BENCH_E2E_PHASES;
+const PHASES = ONLY
+  ? ONLY.split(',').map((p) => {
+      const [source, g] = p.split(':');
+      if ((source !== 'recorder' && source !== 'browser') || (g !== 'on' && g !== 'off')) throw new Error(`DICTEE_BENCH_E2E_PHASES: ${p}?`);
+      return { source: source as Source, grammar: g === 'on' };
+    })
+  : ALL_PHASES;
 const TONE_MS = 320;
 const GAP_MS = 80;
-const ROW = {
-  recorderOff: 'service → extension → editor, grammar off',
-  recorderOn: 'service → extension → editor, grammar on',
-  pageOff: 'capture page: service → extension → editor (grammar off)',
-  pageOn: 'capture page: service → extension → editor (grammar on)',
-  baseline: 'baseline: service → bare ws client',
-};
 
 /** The audio of one phase: the tone pattern for `chunks` finals. */
 function phasePcm(): Buffer {
@@ -83,6 +87,8 @@ interface PhaseResult {
   /** Finals sent to the extension but never rendered. */
   missing: number;
   elapsedS: number;
+  /** Each rendered final's stages (e2eStages.ts). */
+  stages: FinalStages[];
 }
 
 interface Bench {
@@ -168,16 +174,11 @@ async function phase(bench: Bench, file: string, source: Source, grammar: boolea
   await wb.openFile(file).catch(() => wb.openFile(file));
   await wb.gotoLineEnd(3);
   // Stamp the first time each token is in the editor's rendered (committed) text (the grammar writes the
-  // first one with a capital). A string, not a function: the bundler's name helpers do not exist in the page.
-  await wb.page.evaluate(`(() => {
-    window.__seen = {};
-    const root = document.querySelector('.editor-group-container.active .monaco-editor .view-lines');
-    new MutationObserver(() => {
-      const t = performance.timeOrigin + performance.now();
-      for (const m of (root.textContent || '').matchAll(/tok\\d{3}/gi)) { const k = m[0].toLowerCase(); if (!(k in window.__seen)) window.__seen[k] = t; }
-    }).observe(root, { childList: true, subtree: true, characterData: true });
-  })()`);
+  // first one with a capital), and what the page did meanwhile (e2eStages.ts).
+  await wb.page.evaluate(PAGE_PROBE);
+  const logMark = extensionLogIn(bench.userDataDir).length;
   const capture = await startRun(bench, source, grammar);
+  const stopProfile = await profilePage(wb.page, `${source}-grammar-${grammar ? 'on' : 'off'}`);
   const pcm = phasePcm();
   const from = tap.finals.length;
   const startedAt = Date.now();
@@ -195,7 +196,13 @@ async function phase(bench: Bench, file: string, source: Source, grammar: boolea
   const finals = () => tap.finals.slice(from);
   const vscodeFinals = () => finals().filter((f) => f.conn === 'client');
   if (source === 'browser') {
-    await wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
+    // The page's own Stop button: typing into the editor's command palette while finals still arrive
+    // would put the palette's work (seconds on a loaded machine) in front of them on the page's thread.
+    const stopped = await capture
+      ?.click('#stop', { timeout: 10_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (!stopped) await wb.runCommand('Dictée: Stop Dictation').catch(() => undefined);
     await sleep(CONFIG.stop_delay * 1000 + 1000);
   }
   // Wait until every final the extension was sent is rendered (or 20 s).
@@ -207,7 +214,9 @@ async function phase(bench: Bench, file: string, source: Source, grammar: boolea
     20_000,
     'every final in the editor',
   ).catch(() => undefined);
-  const seen = (await wb.page.evaluate('window.__seen')) as Record<string, number>;
+  await stopProfile();
+  const probe = await readProbe(wb.page);
+  const seen = probe.seen;
   const measured = vscodeFinals(); // finals forwarded up to now; any later one is not counted
   const elapsedS = (Date.now() - startedAt) / 1000;
   await wb.screenshot(`bench-e2e-${source}-grammar-${grammar ? 'on' : 'off'}`);
@@ -215,19 +224,25 @@ async function phase(bench: Bench, file: string, source: Source, grammar: boolea
   await waitFor(async () => /ready|error/i.test(await statusLabel(wb)), 30_000, 'the run to end').catch(() => undefined);
   await capture?.close().catch(() => undefined);
   const e2e: number[] = [];
+  const stages: FinalStages[] = [];
+  const logged = committedTimes(extensionLogIn(bench.userDataDir).slice(logMark));
   let missing = 0;
   for (const f of measured) {
     const last = (f.text.trim().split(/\s+/).pop() ?? '').toLowerCase();
     const t1 = seen[last];
     if (t1 === undefined) missing++;
-    else e2e.push(t1 - f.t);
+    else {
+      e2e.push(t1 - f.t);
+      stages.push(stagesOf(f.t, t1, logged.get(f.id), probe.long));
+    }
   }
+  logStages(`${source}, grammar ${grammar ? 'on' : 'off'}`, stages, probe);
   const base: number[] = [];
   for (const f of finals().filter((x) => x.conn === 'baseline')) {
     const t1 = baseline.get(f.id);
     if (t1 !== undefined) base.push(t1 - f.t);
   }
-  return { e2e, base, missing, elapsedS };
+  return { e2e, base, missing, elapsedS, stages };
 }
 
 export async function run(): Promise<BenchSection> {
@@ -314,73 +329,22 @@ export async function run(): Promise<BenchSection> {
     const base = stats(phases.flatMap((p) => p.base));
     const missing = (source: Source) => phases.filter((p) => p.source === source).reduce((n, p) => n + p.missing, 0);
     const elapsedS = phases.reduce((n, p) => n + p.elapsedS, 0);
-    return section({ off, on, pageOff, pageOn, base, missingRecorder: missing('recorder'), missingPage: missing('browser'), elapsedS });
+    const where = whereTimeGoes(phases);
+    return section({
+      pulseLatency: PULSE_LATENCY,
+      where,
+      off,
+      on,
+      pageOff,
+      pageOn,
+      base,
+      missingRecorder: missing('recorder'),
+      missingPage: missing('browser'),
+      elapsedS,
+    });
   } finally {
     for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
     await stopAll();
     rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-interface Figures {
-  off: Stats;
-  on: Stats;
-  pageOff: Stats;
-  pageOn: Stats;
-  base: Stats;
-  missingRecorder: number;
-  missingPage: number;
-  elapsedS: number;
-}
-
-function section(f: Figures): BenchSection {
-  const { off, on, pageOff, pageOn, base } = f;
-  const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
-  const ratio = (x: number, y: number) => (y > 0 ? (x / y).toFixed(0) : 'n/a');
-  const ratio2 = (x: number, y: number) => (y > 0 ? (x / y).toFixed(2) : 'n/a');
-  const row = (name: string, x: Stats) =>
-    `| ${name} | ${x.n} | ${fmt(x.p50)} | ${fmt(x.p95)} | ${fmt(x.p99)} | ${fmt(x.max)} | ${fmt(x.mean)} |`;
-  const markdown = `
-Time from the service's \`final\` (stamped by a loopback proxy as it forwards it) to the chunk's text being
-rendered in the editor of real VS Code (code-server 4.100.3 / VS Code 1.100, headless Chromium), with the
-packaged extension recording its audio in each of its two ways, set explicitly (\`dictee.audio.source\`):
-the recorder (\`recorder\`: sox on a PulseAudio virtual microphone; the \`editor, grammar off/on\` rows) and
-the capture page (\`browser\`: the page in Chromium, whose fake microphone plays the same audio from a WAV
-file; the \`capture page\` rows; the editor's tab is brought back to the front once the page records, as a
-person goes back to the editor: a tab in the background renders late). Baseline, in the same run and at the same time: the same proxy to a bare
-\`ws\` client streaming the same audio. One-word \`final\`s about every 400 ms of audio (320 ms tone, 80 ms
-gap; \`engine_endpointing\` 0.05 s, \`max_buffer_size\` 1, proofreading off); ${fmt(f.elapsedS)} s of audio in
-eight phases, the recorder's with the dictation grammar off, on, on, off, then the capture page's on, off,
-off, on (\`dictee.grammar.enabled\`), each into a document of its own. The editor is read by a
-MutationObserver on its rendered lines (provisional text is a decoration, not text, so it does not count).
-A path without a final rendered fails the bench and writes nothing.
-
-| path | finals | p50 (ms) | p95 (ms) | p99 (ms) | max (ms) | mean (ms) |
-|---|---:|---:|---:|---:|---:|---:|
-${row(ROW.recorderOff, off)}
-${row(ROW.recorderOn, on)}
-${row(ROW.pageOff, pageOff)}
-${row(ROW.pageOn, pageOn)}
-${row(ROW.baseline, base)}
-| grammar on / off | | ${ratio2(on.p50, off.p50)} | ${ratio2(on.p95, off.p95)} | ${ratio2(on.p99, off.p99)} | | ${ratio2(on.mean, off.mean)} |
-| grammar on / baseline | | ${ratio(on.p50, base.p50)}× | ${ratio(on.p95, base.p95)}× | ${ratio(on.p99, base.p99)}× | | |
-| capture page / recorder, grammar on | | ${ratio2(pageOn.p50, on.p50)} | ${ratio2(pageOn.p95, on.p95)} | ${ratio2(pageOn.p99, on.p99)} | | ${ratio2(pageOn.mean, on.mean)} |
-
-Finals sent to the extension but never rendered within 20 s: ${f.missingRecorder} (recorder), ${f.missingPage} (capture page).
-${
-  PULSE_LATENCY
-    ? `Run with PULSE_LATENCY_MSEC=${PULSE_LATENCY} for the recorder: audio reaches the service steadily.`
-    : "The recorder asks PulseAudio for 50 ms fragments (`PULSE_LATENCY_MSEC=50`, the extension's default), so audio\nreaches the service steadily; `DICTEE_BENCH_PULSE_LATENCY_MSEC` sets another value for the run."
-}
-`;
-  return {
-    title: 'End-to-end: service final → text in the VS Code editor',
-    markdown,
-    samples: { [ROW.recorderOff]: off.n, [ROW.recorderOn]: on.n, [ROW.pageOff]: pageOff.n, [ROW.pageOn]: pageOn.n, [ROW.baseline]: base.n },
-    ratios: {
-      'grammar on / off, p99': on.p99 / off.p99,
-      'grammar on / baseline, p99': on.p99 / base.p99,
-      'capture page / recorder, grammar on, p99': pageOn.p99 / on.p99,
-    },
-  };
 }

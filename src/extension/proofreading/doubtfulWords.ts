@@ -2,10 +2,13 @@
  * Doubtful words in the editor: the marks of each document (client/proofreading/proofMarks.ts holds
  * their logic), drawn as a themable decoration on the text (never in it) in every visible editor, the
  * count of the active document in a status-bar item, and the commands Next/Previous/Accept Doubtful
- * Word. Every change of a document with marks moves them; a mark whose text is changed is gone.
+ * Word. Every change of a document with marks moves them; a mark whose text is changed is gone. An
+ * editor is sent its marks again only when they or their places changed (drawnRanges.ts): a word
+ * dictated after the marks costs the editor no redraw.
  */
 import * as vscode from 'vscode';
 import { ProofMarks, type DoubtfulMark } from '../../client/proofreading/proofMarks';
+import { moveDrawn, sameDrawn, type DrawnRange } from '../../client/proofreading/drawnRanges';
 import { REOPEN_GRACE_MS, textChanges } from '../editor/vscodeDocument';
 import { DEFAULT_PROOFREADING_THRESHOLD } from '../settingsMap';
 import { doubtfulView } from '../ui/statusText';
@@ -22,6 +25,10 @@ export class DoubtfulWords implements vscode.Disposable {
   /** The marks of a document changed (placed, accepted, edited away). */
   readonly onDidChange = this.changeEmitter.event;
   private readonly editEmitter = new vscode.EventEmitter<vscode.TextDocument>();
+  /** What each editor was last sent (its document, the marks' ranges), to send only what changed. */
+  private readonly drawn = new WeakMap<vscode.TextEditor, { doc: string; ranges: DrawnRange[]; marks: string }>();
+  /** The count and context key last shown. */
+  private shownCount: { text: string; tooltip: string; label: string; visible: boolean; context: boolean } | undefined;
   /** A document Dictée dictated into was edited: its chunks and marks have moved with the text. */
   readonly onDidEdit = this.editEmitter.event;
 
@@ -32,7 +39,8 @@ export class DoubtfulWords implements vscode.Disposable {
       borderColor: new vscode.ThemeColor('dictee.doubtfulWordBorder'),
       overviewRulerColor: new vscode.ThemeColor('dictee.doubtfulWordBorder'),
       overviewRulerLane: vscode.OverviewRulerLane.Center,
-      rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
+      // Text typed or dictated at either edge of a doubtful word is not marked with it (what drawnRanges.ts assumes).
+      rangeBehavior: vscode.DecorationRangeBehavior.OpenOpen,
     });
     this.item = vscode.window.createStatusBarItem('dictee.doubtful', vscode.StatusBarAlignment.Right, 998);
     this.item.name = vscode.l10n.t('Dictée: doubtful words');
@@ -42,7 +50,17 @@ export class DoubtfulWords implements vscode.Disposable {
         const marks = this.docs.get(e.document.uri.toString());
         if (!marks || e.contentChanges.length === 0) return;
         const before = marks.count;
-        marks.changed(textChanges(e));
+        const changes = textChanges(e);
+        marks.changed(changes);
+        // What each editor of the document shows now: its marks, moved by the editor itself.
+        for (const editor of vscode.window.visibleTextEditors) {
+          const drawn = this.drawn.get(editor);
+          if (drawn && drawn.doc === e.document.uri.toString()) {
+            // Marks that moved are sent again all the same: their hovers' links carry their offsets.
+            const moved = moveDrawn(drawn.ranges, changes);
+            if (!moved || !sameDrawn(moved, drawn.ranges)) this.drawn.delete(editor);
+          }
+        }
         this.render(e.document.uri, marks.count !== before);
         this.editEmitter.fire(e.document);
       }),
@@ -133,7 +151,14 @@ export class DoubtfulWords implements vscode.Disposable {
 
   private draw(editor: vscode.TextEditor, marks: ProofMarks | undefined): void {
     const d = editor.document;
-    const options = (marks?.list() ?? []).map((m): vscode.DecorationOptions => {
+    const list = marks?.list() ?? [];
+    const ranges = list.map((m): DrawnRange => [m.start, m.end]);
+    // The same marks (ids and confidences: the hovers) where the editor shows them already: nothing to send.
+    const key = list.map((m) => `${m.id}:${m.confidence}`).join('\n');
+    const drawn = this.drawn.get(editor);
+    if (drawn && drawn.doc === d.uri.toString() && drawn.marks === key && sameDrawn(drawn.ranges, ranges)) return;
+    this.drawn.set(editor, { doc: d.uri.toString(), ranges, marks: key });
+    const options = list.map((m): vscode.DecorationOptions => {
       const args = encodeURIComponent(JSON.stringify([m.id]));
       const range = encodeURIComponent(JSON.stringify([d.uri.toString(), m.start, m.end]));
       const hover = new vscode.MarkdownString(
@@ -161,12 +186,23 @@ export class DoubtfulWords implements vscode.Disposable {
   private showCount(): void {
     const doc = vscode.window.activeTextEditor?.document;
     const count = doc ? (this.docs.get(doc.uri.toString())?.count ?? 0) : 0;
-    void vscode.commands.executeCommand('setContext', 'dictee.hasDoubtfulWords', count > 0);
     const view = doubtfulView(vscode.l10n, count);
+    const next = {
+      text: view?.text ?? '',
+      tooltip: view?.tooltip ?? '',
+      label: view?.accessibilityLabel ?? '',
+      visible: !!view,
+      context: count > 0,
+    };
+    // The context key and the item change only when what they show does (each is a round trip to the editor's window).
+    const last = this.shownCount;
+    this.shownCount = next;
+    if (!last || last.context !== next.context) void vscode.commands.executeCommand('setContext', 'dictee.hasDoubtfulWords', next.context);
     if (!view) {
-      this.item.hide();
+      if (!last || last.visible) this.item.hide();
       return;
     }
+    if (last && last.visible && last.text === next.text && last.tooltip === next.tooltip && last.label === next.label) return;
     this.item.text = view.text;
     this.item.tooltip = view.tooltip;
     this.item.accessibilityInformation = { label: view.accessibilityLabel, role: 'button' };

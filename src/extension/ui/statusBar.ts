@@ -32,6 +32,8 @@ export class StatusBar implements vscode.Disposable {
   private runningSince: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastLabel = '';
+  /** What the item shows now (text, tooltip, command, label, colour). */
+  private lastShown = '';
 
   constructor() {
     this.item = vscode.window.createStatusBarItem('dictee.status', vscode.StatusBarAlignment.Right, 1000);
@@ -103,6 +105,11 @@ export class StatusBar implements vscode.Disposable {
   private render(): void {
     const elapsedMs = this.elapsedBase + (this.runningSince !== undefined ? Date.now() - this.runningSince : 0);
     const view = statusView(vscode.l10n, { ...this.info, elapsedMs });
+    // Every assignment is a message to the editor's window, which lays the status bar out again: a tick
+    // that changes nothing shown (the same second, the same level) sends nothing.
+    const shown = `${view.text}\n${view.tooltip}\n${JSON.stringify(view.command)}\n${view.accessibilityLabel}\n${view.colour}`;
+    if (shown === this.lastShown) return;
+    this.lastShown = shown;
     this.item.text = view.text;
     // The tooltip is rebuilt only when its words change (not at every level tick), so that an open hover stays put.
     if (view.tooltip !== this.lastLabel) {
