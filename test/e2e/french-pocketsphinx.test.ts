@@ -160,24 +160,13 @@ describe('French dictation in VS Code with pocketsphinx: real French speech, the
 
     // Each recording, then a pause that ends its sentence (longer than silence_threshold).
     await world.mic.playPcm(Buffer.concat([silence(300), ...fr.flatMap((c) => [c.pcm, silence(1800)])]));
-    // As a person would, the text read before stopping: every final proofread (batch.replace), none for 3 s.
-    // The proofreading pass decodes each sentence again (about a third of its length on a free core; minutes
-    // behind on a loaded machine), hence the time allowed: the wait ends as soon as the journal has them all.
-    let seen = '';
-    let since = Date.now();
-    await waitFor(
-      () => {
-        const j = journal(world, sessionId);
-        const key = JSON.stringify(j);
-        if (key !== seen) [seen, since] = [key, Date.now()];
-        return j.finals.length > 0 && j.sentences.length >= j.finals.length && Date.now() - since > 3000;
-      },
-      600_000,
-      'every sentence proofread',
-      500,
-    );
+    // Stopped once the speaker is done, as a person does: the stop finalises and proofreads what the
+    // decoder has not finished yet. The decoder is about real time on a free core and minutes behind on a
+    // loaded machine (the first pass measured 1–2 minutes behind the speech at a load of 15–20 on 2 cores):
+    // the service's stop waits while decoding progresses, and so does this test, however long that takes.
     await world.wb.runCommand(UI.stopCommand);
-    await waitForState(world.wb, UI.idleOrError, 60_000);
+    const ended = await waitForState(world.wb, UI.idleOrError, 600_000);
+    assert.match(ended, UI.idle, 'the run ended without an error');
     const doc = await saveReport(world);
     await world.wb.screenshot('22-french-pocketsphinx-saved');
     const dictated = between(doc, BEFORE, AFTER);
