@@ -173,12 +173,19 @@ describe('French dictation in VS Code with pocketsphinx: real French speech, the
     const { finals, sentences } = journal(world, sessionId);
     console.log(`      the service's sentences: ${JSON.stringify(sentences)}`);
     console.log(`      report.md: ${JSON.stringify(dictated)}`);
-    assert.ok(sentences.length >= 3, `the service proofread the sentences: ${JSON.stringify(sentences)} (finals ${JSON.stringify(finals)})`);
+    assert.ok(
+      sentences.length >= 3,
+      `the service proofread the sentences: ${JSON.stringify(sentences)} (finals ${JSON.stringify(finals)})`,
+    );
 
     // What lands is what the service sent, through the French grammar: every sentence once, in order,
     // nothing lost, nothing added, nothing written twice.
     const rendered = sentences.map((s) => formatText(s, { language: 'fr', specialty: 'radiology' }, { before: '', after: '' }));
-    assert.deepEqual(skeleton(dictated), skeleton(rendered.join(' ')), `report.md is the service's sentences as the French grammar writes them`);
+    assert.deepEqual(
+      skeleton(dictated),
+      skeleton(rendered.join(' ')),
+      `report.md is the service's sentences as the French grammar writes them`,
+    );
     // The French grammar had something of its own to write ("soixante millions" is 60 000 000 in French,
     // words in English): without it, or with another language's, the check above fails.
     const changed = sentences.filter((s, i) => skeleton(s).join(' ') !== skeleton(rendered[i]!).join(' '));
