@@ -27,7 +27,7 @@ export interface StartServerOptions {
 }
 
 /** What picks and sets up the service's engine: the simulated engine's script, or other arguments and their environment. */
-export type EngineOptions = Pick<StartServerOptions, 'script' | 'args' | 'env'>;
+export type EngineOptions = Pick<StartServerOptions, 'script' | 'args' | 'env' | 'startTimeoutMs'>;
 
 export interface TestServer {
   /** http://127.0.0.1:PORT */
@@ -111,6 +111,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   const argsOf = (o: EngineOptions): string[] => [...(o.script ? ['--script', o.script] : []), ...(o.args ?? []), '--data-dir', dataDir];
   let env = envOf(opts);
   let baseArgs = argsOf(opts);
+  let startTimeoutMs = opts.startTimeoutMs;
   let output = '';
   let keysMade = 0;
   const onOutput = (s: string): void => {
@@ -174,12 +175,13 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
       if (o.engine) {
         env = envOf(o.engine);
         baseArgs = argsOf(o.engine);
+        startTimeoutMs = o.engine.startTimeoutMs;
       }
       // The port was just released; retry briefly in case the OS has not freed it yet.
       let lastErr: unknown;
       for (let attempt = 0; attempt < 20; attempt++) {
         try {
-          ({ child, port } = await launch([...baseArgs, '--port', String(port)], env, onOutput));
+          ({ child, port } = await launch([...baseArgs, '--port', String(port)], env, onOutput, startTimeoutMs));
           return;
         } catch (e) {
           lastErr = e;
