@@ -1,0 +1,164 @@
+/**
+ * The API keys page in real Chromium against the built service: Create key (the key shown once, never
+ * again after a reload; a double submission makes one key; a name taken said in the page with the form
+ * kept), Revoke (the dialog asking for the name; a wrong name revokes nothing; two administrators at once:
+ * one revocation), Roll (the new key, the old key watched, then revoked), a member's scope, axe-core and
+ * the CSP on each page.
+ */
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { useServer } from '../helpers/server';
+import { call } from '../helpers/team';
+import { axeViolations, cspViolations, haveChromium, launchChromium, newContext, signIn, usersAdd } from '../helpers/dashboard';
+
+const PASSWORD = 'correct horse battery staple';
+
+describe('dashboard: the API keys page (Chromium)', function () {
+  this.timeout(120_000);
+  const server = useServer();
+  let browser: Browser | undefined;
+  let owner: Page;
+
+  before(async function () {
+    if (!haveChromium()) return this.skip();
+    for (const [email, role] of [
+      ['owner@example.org', 'owner'],
+      ['member@example.org', 'member'],
+    ] as const) assert.equal((await usersAdd(server.dataDir, { email, role, password: PASSWORD })).code, 0);
+    browser = await launchChromium();
+    owner = await (await newContext(browser)).newPage();
+    await signIn(owner, server, 'owner@example.org', PASSWORD);
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  async function clean(p: Page): Promise<void> {
+    assert.deepEqual(await axeViolations(p), []);
+    assert.deepEqual(await cspViolations(p), []);
+  }
+
+  async function keysNamed(name: string): Promise<Array<{ id: string; revoked_at: string | null }>> {
+    const r = await call(server.url, 'GET', '/v1/api-keys', server.masterKey);
+    return (r.json.keys as Array<{ id: string; name: string; revoked_at: string | null }>).filter((k) => k.name === name);
+  }
+
+  async function create(p: Page, name: string): Promise<string> {
+    await p.goto(`${server.url}/dashboard/keys`);
+    await p.getByLabel('Name', { exact: true }).fill(name);
+    await Promise.all([p.waitForNavigation(), p.getByRole('button', { name: 'Create key' }).click()]);
+    return p.locator('#new-key').inputValue();
+  }
+
+  it('creates a key with the defaults, shows it once with a copy button, never after a reload', async () => {
+    await owner.goto(`${server.url}/dashboard/keys`);
+    await clean(owner);
+    assert.equal(await owner.getByLabel('personal').isChecked(), true);
+    assert.equal(await owner.getByLabel('read', { exact: true }).isChecked(), true);
+    assert.equal(await owner.getByLabel('write', { exact: true }).isChecked(), true);
+    assert.equal(await owner.getByLabel('Expires').inputValue(), '90');
+    const key = await create(owner, 'radiology laptop');
+    assert.match(key, /^svc_live_/);
+    assert.equal(await owner.getByRole('heading', { level: 1 }).innerText(), 'Key created');
+    assert.equal(await owner.getByRole('button', { name: 'Copy' }).count(), 1);
+    await clean(owner);
+    const works = await call(server.url, 'GET', '/v1/usage', key);
+    assert.equal(works.status, 200, 'the key shown works');
+    await owner.reload();
+    assert.equal(await owner.getByRole('heading', { level: 1 }).innerText(), 'Key already shown');
+    assert.ok(!(await owner.content()).includes(key), 'the key is not in the page after a reload');
+    await owner.goto(`${server.url}/dashboard/keys`);
+    const row = owner.getByRole('row', { name: /radiology laptop/ });
+    assert.match(await row.innerText(), /never used/);
+    assert.ok(!(await owner.content()).includes(key));
+  });
+
+  it('makes one key of a double submission, and says a name is taken with the form kept', async () => {
+    await owner.goto(`${server.url}/dashboard/keys`);
+    const csrf = await owner.locator('#create-key input[name="_csrf"]').inputValue();
+    const idem = await owner.locator('#create-key input[name="_idem"]').inputValue();
+    const form = { _csrf: csrf, _idem: idem, type: 'personal', name: 'double click', permissions: 'read', expiry: '30' };
+    const [a, b] = await Promise.all([0, 1].map(() => owner.request.post(`${server.url}/dashboard/keys`, { form, maxRedirects: 0 })));
+    assert.deepEqual([a!.status(), b!.status()], [303, 303]);
+    assert.equal(a!.headers().location, b!.headers().location);
+    assert.equal((await keysNamed('double click')).length, 1);
+    await owner.goto(`${server.url}${a!.headers().location}`);
+    assert.match(await owner.locator('#new-key').inputValue(), /^svc_live_/);
+    // The same name again: refused in the page, the form as it was typed.
+    await owner.goto(`${server.url}/dashboard/keys`);
+    await owner.getByLabel('Name', { exact: true }).fill('double click');
+    await owner.getByLabel('Expires').selectOption('180');
+    await Promise.all([owner.waitForNavigation(), owner.getByRole('button', { name: 'Create key' }).click()]);
+    assert.equal(await owner.getByRole('alert').innerText(), 'A key named "double click" exists already here: choose another name.');
+    assert.equal(await owner.getByLabel('Name', { exact: true }).inputValue(), 'double click');
+    assert.equal(await owner.getByLabel('Expires').inputValue(), '180');
+    assert.equal((await keysNamed('double click')).length, 1);
+    await clean(owner);
+  });
+
+  it('revokes through the dialog once the name is typed; a wrong name revokes nothing', async () => {
+    const key = await create(owner, 'to revoke');
+    await owner.goto(`${server.url}/dashboard/keys`);
+    await owner.getByRole('link', { name: 'Revoke to revoke' }).click();
+    const dialog = owner.getByRole('dialog', { name: 'Revoke key' });
+    assert.equal(await dialog.isVisible(), true);
+    await clean(owner);
+    await dialog.getByRole('textbox').fill('not the name');
+    await Promise.all([owner.waitForNavigation(), dialog.getByRole('button', { name: 'Revoke' }).click()]);
+    assert.equal(await owner.getByRole('alert').innerText(), "The name typed is not the key's name: nothing was revoked.");
+    assert.equal((await keysNamed('to revoke'))[0]!.revoked_at, null);
+    await clean(owner);
+    await owner.getByLabel(/Type the name of the key/).fill('to revoke');
+    await Promise.all([owner.waitForNavigation(), owner.getByRole('button', { name: 'Revoke' }).click()]);
+    assert.equal(await owner.getByRole('status').innerText(), 'The key "to revoke" is revoked.');
+    assert.equal((await call(server.url, 'GET', '/v1/usage', key)).status, 401);
+  });
+
+  it('two administrators revoking the same key at once: one revocation recorded, both told', async () => {
+    await create(owner, 'raced');
+    const { id } = (await keysNamed('raced'))[0]!;
+    await owner.goto(`${server.url}/dashboard/keys/${id}/revoke`);
+    const csrf = await owner.locator('input[name="_csrf"]').first().inputValue();
+    const answers = await Promise.all(
+      [0, 1].map(() => owner.request.post(`${server.url}/dashboard/keys/${id}/revoke`, { form: { _csrf: csrf, confirm_name: 'raced' }, maxRedirects: 0 })),
+    );
+    assert.deepEqual(answers.map((a) => a.status()).sort(), [303, 409]);
+    const told = await answers.find((a) => a.status() === 409)!.text();
+    assert.match(told, /was already revoked/);
+    const audit = await call(server.url, 'GET', '/v1/audit', server.masterKey);
+    const entries = audit.json.entries as Array<{ action: string; target: string }>;
+    assert.equal(entries.filter((e) => e.action === 'key.revoked' && e.target === id).length, 1);
+  });
+
+  it('rolls a key: the new key once, the old key watched until quiet, then the offer to revoke it', async () => {
+    await create(owner, 'rolled');
+    const { id: oldId } = (await keysNamed('rolled'))[0]!;
+    await owner.goto(`${server.url}/dashboard/keys`);
+    await Promise.all([owner.waitForNavigation(), owner.getByRole('link', { name: 'Roll rolled' }).click()]);
+    await clean(owner);
+    await Promise.all([owner.waitForNavigation(), owner.getByRole('button', { name: 'Roll' }).click()]);
+    assert.equal(await owner.getByRole('heading', { level: 1 }).innerText(), 'Roll: the new key');
+    assert.match(await owner.locator('#new-key').inputValue(), /^svc_live_/);
+    await Promise.all([owner.waitForNavigation(), owner.getByRole('link', { name: /watch the old key/ }).click()]);
+    assert.equal(new URL(owner.url()).pathname, `/dashboard/keys/${oldId}/watch`);
+    assert.match(await owner.locator('#quiet').innerText(), /^Quiet/);
+    await clean(owner);
+    await Promise.all([owner.waitForNavigation(), owner.getByRole('link', { name: 'Revoke the old key' }).click()]);
+    assert.equal(new URL(owner.url()).pathname, `/dashboard/keys/${oldId}/revoke`);
+    assert.equal((await keysNamed('rolled')).length, 2);
+  });
+
+  it("shows a member only their own keys, and not the People and projects page", async () => {
+    const p = await (await newContext(browser!)).newPage();
+    await signIn(p, server, 'member@example.org', PASSWORD);
+    await create(p, 'member key');
+    await p.goto(`${server.url}/dashboard/keys`);
+    const names = await p.locator('tbody th[scope="row"]').allInnerTexts();
+    assert.deepEqual(names, ['member key']);
+    assert.equal(await p.getByRole('link', { name: 'People and projects' }).count(), 0);
+    const { id } = (await keysNamed('double click'))[0]!;
+    assert.equal((await p.request.get(`${server.url}/dashboard/keys/${id}/revoke`)).status(), 404, "another person's key is not reachable");
+    assert.equal((await p.request.get(`${server.url}/dashboard/people`)).status(), 403);
+    await p.context().close();
+  });
+});
