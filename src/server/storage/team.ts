@@ -4,6 +4,7 @@
  */
 import type { ServerLogger } from '../log';
 import { AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './audit';
+import { DashboardData } from './dashboardData';
 import type { SqliteStore } from './db';
 import { auditExpiredKeys } from './expiryAudit';
 import { LastUsed } from './lastUsed';
@@ -17,6 +18,8 @@ export interface Team {
   usage: UsageReader;
   audit: AuditLog;
   lastUsed: LastUsed;
+  /** The dashboard's reads (usage by day or hour, sessions, keys, the audit log filtered), in a person's view. */
+  dashboard: DashboardData;
   /** Records `key.expired` for the keys whose expiry has passed, once across instances (expiryAudit.ts). */
   auditExpiries(): Promise<number>;
   close(): Promise<void>;
@@ -33,10 +36,16 @@ export function openTeam(
   const orgId = 'sqlite' in store ? store.sqlite.orgId : store.pg.orgId;
   const audit = new AuditLog(rows, orgId, log, auditRetentionDays);
   const lastUsed = new LastUsed((uses) => usage.writeLastUse(uses), log);
+  const dashboard = new DashboardData(
+    'sqlite' in store
+      ? { all: async <T>(sql: string, params: unknown[]) => store.sqlite.db.prepare(sql).all(...params) as T[], placeholder: () => '?' }
+      : { all: async <T>(sql: string, params: unknown[]) => (await store.pg.query(sql, params)).rows as T[], placeholder: (n) => `$${n}` },
+  );
   return {
     usage,
     audit,
     lastUsed,
+    dashboard,
     auditExpiries: () => auditExpiredKeys(store, audit),
     async close() {
       await lastUsed.close();
