@@ -25,9 +25,10 @@ export interface UsagePeriod {
   toDay: string;
 }
 
-/** What was wrong with the query: the field and an English message (translated by the page). */
+/** What was wrong with the query: the field, what is wrong (the page words it), and in English. */
 export interface PeriodProblem {
   field: 'range' | 'group' | 'from' | 'to';
+  code: 'range' | 'group' | 'from_date' | 'to_date' | 'order' | 'too_long';
   message: string;
 }
 
@@ -46,9 +47,9 @@ function days(from: string, to: string): string[] {
 /** The period asked for by the page's query (`range`, `group`, `from`, `to`), at `now`. */
 export function usagePeriod(q: URLSearchParams, now: number): UsagePeriod | PeriodProblem {
   const range = (q.get('range') || '7d') as RangeId;
-  if (!RANGES.includes(range)) return { field: 'range', message: 'Choose a period: 24 hours, 7 days, 30 days or custom.' };
+  if (!RANGES.includes(range)) return { field: 'range', code: 'range', message: 'Choose a period: 24 hours, 7 days, 30 days or custom.' };
   const groupBy = (q.get('group') || 'key') as UsageGrouping;
-  if (!GROUPINGS.includes(groupBy)) return { field: 'group', message: 'Group by key, project or person.' };
+  if (!GROUPINGS.includes(groupBy)) return { field: 'group', code: 'group', message: 'Group by key, project or person.' };
   const today = day(now);
   if (range === '24h') {
     const end = Math.floor(now / HOUR_MS) * HOUR_MS;
@@ -68,10 +69,10 @@ export function usagePeriod(q: URLSearchParams, now: number): UsagePeriod | Peri
   if (range === 'custom') {
     fromDay = (q.get('from') ?? '').trim();
     toDay = (q.get('to') ?? '').trim() || today;
-    if (!validDay(fromDay)) return { field: 'from', message: 'The first day must be a date (YYYY-MM-DD).' };
-    if (!validDay(toDay)) return { field: 'to', message: 'The last day must be a date (YYYY-MM-DD).' };
-    if (fromDay > toDay) return { field: 'from', message: 'The first day must not be after the last day.' };
-    if (days(fromDay, toDay).length > MAX_CUSTOM_DAYS) return { field: 'from', message: 'A custom period is at most 366 days.' };
+    if (!validDay(fromDay)) return { field: 'from', code: 'from_date', message: 'The first day must be a date (YYYY-MM-DD).' };
+    if (!validDay(toDay)) return { field: 'to', code: 'to_date', message: 'The last day must be a date (YYYY-MM-DD).' };
+    if (fromDay > toDay) return { field: 'from', code: 'order', message: 'The first day must not be after the last day.' };
+    if (days(fromDay, toDay).length > MAX_CUSTOM_DAYS) return { field: 'from', code: 'too_long', message: 'A custom period is at most 366 days.' };
   } else {
     toDay = today;
     fromDay = day(now - (range === '7d' ? 6 : 29) * DAY_MS);
