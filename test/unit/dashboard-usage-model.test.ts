@@ -36,8 +36,11 @@ describe('dashboard usage: the period', () => {
     assert.deepEqual(c.buckets, ['2026-02-27', '2026-02-28', '2026-03-01']);
     assert.deepEqual(usagePeriod(q('range=custom&from=2026-02-30'), NOW), {
       field: 'from',
+      code: 'from_date',
       message: 'The first day must be a date (YYYY-MM-DD).',
     });
+    assert.equal((usagePeriod(q('range=custom&from=2026-13-01'), NOW) as { code: string }).code, 'from_date', 'a month 13 is no date');
+    assert.equal((usagePeriod(q('range=custom&from=2026-01-01&to=2026-00-10'), NOW) as { code: string }).code, 'to_date');
     assert.equal((usagePeriod(q('range=custom&from=2026-03-02&to=2026-03-01'), NOW) as { field: string }).field, 'from');
     assert.equal(
       (usagePeriod(q('range=custom&from=2024-01-01&to=2026-01-01'), NOW) as { message: string }).message,

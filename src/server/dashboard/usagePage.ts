@@ -136,7 +136,7 @@ ${jsonBlock(`chart-${c.id}-data`, chartData(c, title, l10n.locale))}
 function groupTable(r: AuthedReq, m: UsageModel, period: UsagePeriod): Html {
   const { l10n } = r;
   if (m.groups.length === 0) return html`<p>${l10n.t('No sessions in this period.')}</p>`;
-  return html`<div class="table-wrap"><table class="figures"><caption>${l10n.t('Totals by {0}', groupText(r, period.groupBy).toLowerCase())}</caption>
+  return html`<div class="table-wrap"><table class="figures"><caption>${period.groupBy === 'key' ? l10n.t('Totals by key') : period.groupBy === 'project' ? l10n.t('Totals by project') : l10n.t('Totals by person')}</caption>
 <thead><tr><th scope="col">${groupText(r, period.groupBy)}</th><th scope="col">${l10n.t('Sessions')}</th><th scope="col">${l10n.t('Audio minutes')}</th><th scope="col">${l10n.t('Errors')}</th>${m.codes.map((c) => html`<th scope="col"><code>${c}</code></th>`)}</tr></thead>
 <tbody>${m.groups.map(
     (g) =>

@@ -35,7 +35,9 @@ export interface PeriodProblem {
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 function validDay(s: string): boolean {
-  return DAY.test(s) && day(Date.parse(`${s}T00:00:00Z`)) === s;
+  if (!DAY.test(s)) return false;
+  const t = Date.parse(`${s}T00:00:00Z`);
+  return Number.isFinite(t) && day(t) === s;
 }
 
 function days(from: string, to: string): string[] {
