@@ -47,7 +47,12 @@ export async function person(s: TestServer, name: string, role: 'owner' | 'admin
   db.pragma('busy_timeout = 5000');
   db.prepare('UPDATE people SET password_hash = ? WHERE id = ?').run(await hashPassword(password), p.id);
   db.close();
-  const key = await api(s, 'POST', '/v1/api-keys', { name: keyName, type: 'personal', person_id: p.id, permissions: ['read', 'write', 'admin'] });
+  const key = await api(s, 'POST', '/v1/api-keys', {
+    name: keyName,
+    type: 'personal',
+    person_id: p.id,
+    permissions: ['read', 'write', 'admin'],
+  });
   return { id: p.id, email, password, key: String(key.key), keyId: String(key.id) };
 }
 
@@ -82,11 +87,17 @@ export async function signIn(page: Page, s: TestServer, who: Seeded, next = '/da
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const found = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
-    const r = await axe.run(
-      { exclude: [] },
-      { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } },
-    );
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(
+            ctx: unknown,
+            opts: unknown,
+          ): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
+        };
+      }
+    ).axe;
+    const r = await axe.run({ exclude: [] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, where: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) }));
   });
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.where.join(', ')}`);
@@ -97,8 +108,11 @@ export async function tabTo(page: Page, match: RegExp, max = 80): Promise<void> 
   for (let i = 0; i < max; i++) {
     await page.keyboard.press('Tab');
     const text = await page.evaluate(() => {
-      const el = (globalThis as unknown as { document: { activeElement: { textContent: string | null; getAttribute(n: string): string | null } | null } }).document
-        .activeElement;
+      const el = (
+        globalThis as unknown as {
+          document: { activeElement: { textContent: string | null; getAttribute(n: string): string | null } | null };
+        }
+      ).document.activeElement;
       return el ? `${el.textContent ?? ''} ${el.getAttribute('aria-label') ?? ''} ${el.getAttribute('value') ?? ''}`.trim() : '';
     });
     if (match.test(text)) return;

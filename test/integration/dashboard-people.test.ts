@@ -92,10 +92,13 @@ describe('dashboard: the People and projects page (Chromium)', function () {
     await signIn(a.page, server, admin, '/dashboard/people');
     assert.equal(await a.page.locator(`#role-${admin.id} option[value=owner]`).count(), 0, 'an admin is not offered owner');
     const status = await a.page.evaluate(async (id) => {
-      const doc = (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(n: string): string | null } | null } }).document;
+      const doc = (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(n: string): string | null } | null } })
+        .document;
       const token = doc.querySelector('input[name=_csrf]')?.getAttribute('value') ?? '';
       const body = `_csrf=${encodeURIComponent(token)}&person_id=${encodeURIComponent(id)}&role=owner`;
-      return (await fetch('/dashboard/people/role', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })).status;
+      return (
+        await fetch('/dashboard/people/role', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
+      ).status;
     }, admin.id);
     assert.equal(status, 403);
     await a.context.close();

@@ -52,7 +52,8 @@ describe('dashboard: the Sessions and Audit log pages (Chromium)', function () {
     const finals = probe.messages.filter((m) => m.type === 'transcript' && m.status === 'final');
     assert.ok(finals.length > 0, 'the pending words came as finals');
     assert.ok(
-      probe.messages.findIndex((m) => m.type === 'error') > probe.messages.findIndex((m) => m.type === 'transcript' && m.status === 'final'),
+      probe.messages.findIndex((m) => m.type === 'error') >
+        probe.messages.findIndex((m) => m.type === 'transcript' && m.status === 'final'),
       'the finals came before the end',
     );
     assert.equal((await server.session(id)).state, 'stopped');
@@ -76,17 +77,22 @@ describe('dashboard: the Sessions and Audit log pages (Chromium)', function () {
     const listed = await m.page.locator('main').innerText();
     assert.ok(listed.includes(memberSession), 'their own session is listed');
     assert.ok(!listed.includes('Olivia laptop'), "another person's sessions are not");
-    const res = await m.page.goto(`${server.url}/dashboard/sessions?id=${encodeURIComponent(memberSession.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a')))}`);
+    const res = await m.page.goto(
+      `${server.url}/dashboard/sessions?id=${encodeURIComponent(memberSession.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a')))}`,
+    );
     assert.equal(res?.status(), 404);
     // Ending another person's session, with a valid token: not found.
     const ownerLive = new WsProbe(server.wsUrl, { header: owner.key });
     const ownerId = String((await ownerLive.configure({ language: 'en' })).session_id);
     await m.page.goto(`${server.url}/dashboard/sessions`);
     const status = await m.page.evaluate(async (sid) => {
-      const doc = (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(n: string): string | null } | null } }).document;
+      const doc = (globalThis as unknown as { document: { querySelector(s: string): { getAttribute(n: string): string | null } | null } })
+        .document;
       const token = doc.querySelector('input[name=_csrf]')?.getAttribute('value') ?? '';
       const body = `_csrf=${encodeURIComponent(token)}&session_id=${encodeURIComponent(sid)}`;
-      return (await fetch('/dashboard/sessions/end', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })).status;
+      return (
+        await fetch('/dashboard/sessions/end', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
+      ).status;
     }, ownerId);
     assert.equal(status, 404);
     assert.equal((await server.session(ownerId)).state !== 'stopped', true, "the owner's session goes on");
@@ -104,7 +110,9 @@ describe('dashboard: the Sessions and Audit log pages (Chromium)', function () {
     await signIn(page, server, owner, '/dashboard/sessions');
     const status = await page.evaluate(async (sid) => {
       const body = `session_id=${encodeURIComponent(sid)}`;
-      return (await fetch('/dashboard/sessions/end', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })).status;
+      return (
+        await fetch('/dashboard/sessions/end', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
+      ).status;
     }, memberSession);
     assert.equal(status, 403);
     await context.close();

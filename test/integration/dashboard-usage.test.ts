@@ -48,7 +48,11 @@ describe('dashboard: the Usage page (Chromium)', function () {
       await page.locator('#chart-sessions-title ~ .chart .uplot canvas').first().waitFor();
       const totals = page.locator('section[aria-labelledby=usage-groups-title] tbody tr');
       assert.equal(await totals.count(), 2);
-      const mark = await page.locator('section[aria-labelledby=usage-groups-title] tbody tr', { hasText: 'Mark laptop' }).locator('td').first().innerText();
+      const mark = await page
+        .locator('section[aria-labelledby=usage-groups-title] tbody tr', { hasText: 'Mark laptop' })
+        .locator('td')
+        .first()
+        .innerText();
       assert.equal(mark, '2');
       assert.deepEqual(await axeViolations(page), []);
       assert.deepEqual(csp, []);

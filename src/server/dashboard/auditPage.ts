@@ -33,7 +33,12 @@ interface Filters {
 type FilterProblem = { field: keyof Filters; code: 'day' | 'order' | 'token' };
 
 /** The filters of the query, or what is wrong with one. Days are UTC, both included; by default the retention's. */
-export function auditFilter(q: URLSearchParams, orgId: string, now: number, retentionDays: number): { shown: Filters; filter: Omit<AuditFilter, 'limit'> } | FilterProblem {
+export function auditFilter(
+  q: URLSearchParams,
+  orgId: string,
+  now: number,
+  retentionDays: number,
+): { shown: Filters; filter: Omit<AuditFilter, 'limit'> } | FilterProblem {
   const shown: Filters = {
     actor: (q.get('actor') ?? '').trim(),
     action: (q.get('action') ?? '').trim(),
@@ -43,7 +48,8 @@ export function auditFilter(q: URLSearchParams, orgId: string, now: number, rete
   };
   for (const f of ['actor', 'action', 'key'] as const) if (shown[f] && !TOKEN.test(shown[f])) return { field: f, code: 'token' };
   for (const f of ['from', 'to'] as const) {
-    if (shown[f] && !(DAY.test(shown[f]) && new Date(`${shown[f]}T00:00:00Z`).toISOString().startsWith(shown[f]))) return { field: f, code: 'day' };
+    if (shown[f] && !(DAY.test(shown[f]) && new Date(`${shown[f]}T00:00:00Z`).toISOString().startsWith(shown[f])))
+      return { field: f, code: 'day' };
   }
   if (shown.from && shown.to && shown.from > shown.to) return { field: 'from', code: 'order' };
   const from = shown.from ? `${shown.from}T00:00:00.000Z` : new Date(now - retentionDays * 86_400_000).toISOString();
@@ -80,30 +86,70 @@ function problemText(r: DashReq, p: FilterProblem): string {
 function filterForm(r: AuthedReq, f: Filters, problem?: FilterProblem): Html {
   const { l10n } = r;
   const field = (name: keyof Filters, label: string, type = 'text'): Html =>
-    html`<label for="audit-${name}">${label}</label> <input id="audit-${name}" name="${name}" type="${type}" value="${f[name]}"${problem?.field === name ? html` aria-invalid="true" aria-describedby="audit-error"` : ''}>`;
+    html`<label for="audit-${name}">${label}</label>
+      <input
+        id="audit-${name}"
+        name="${name}"
+        type="${type}"
+        value="${f[name]}"
+        ${problem?.field === name ? html` aria-invalid="true" aria-describedby="audit-error"` : ''}
+      />`;
   return html`<form method="get" action="/dashboard/audit" class="filters">
-${problem ? html`<p class="error" role="alert" id="audit-error">${problemText(r, problem)}</p>` : ''}
-<p>${field('actor', l10n.t('Actor'))} ${field('action', l10n.t('Action'))} ${field('key', l10n.t('Key id'))}</p>
-<p>${field('from', l10n.t('First day'), 'date')} ${field('to', l10n.t('Last day'), 'date')}
-<button type="submit">${l10n.t('Filter')}</button></p>
-</form>`;
+    ${problem ? html`<p class="error" role="alert" id="audit-error">${problemText(r, problem)}</p>` : ''}
+    <p>${field('actor', l10n.t('Actor'))} ${field('action', l10n.t('Action'))} ${field('key', l10n.t('Key id'))}</p>
+    <p>
+      ${field('from', l10n.t('First day'), 'date')} ${field('to', l10n.t('Last day'), 'date')}
+      <button type="submit">${l10n.t('Filter')}</button>
+    </p>
+  </form>`;
 }
 
 function verdict(r: AuthedReq, v: VerifyReport): Html {
   const { l10n } = r;
-  if (v.ok) return html`<p class="notice ok" role="status" id="audit-chain">${l10n.t('Hash chain verified: {0} entries, intact.', l10n.number(v.entries))}</p>`;
-  return html`<p class="error" role="alert" id="audit-chain">${l10n.t('Hash chain broken at entry {0}: {1}', l10n.number(v.broken!.seq), v.broken!.reason)}</p>`;
+  if (v.ok)
+    return html`<p class="notice ok" role="status" id="audit-chain">
+      ${l10n.t('Hash chain verified: {0} entries, intact.', l10n.number(v.entries))}
+    </p>`;
+  return html`<p class="error" role="alert" id="audit-chain">
+    ${l10n.t('Hash chain broken at entry {0}: {1}', l10n.number(v.broken!.seq), v.broken!.reason)}
+  </p>`;
 }
 
 function table(r: AuthedReq, rows: StoredAudit[]): Html {
   const { l10n } = r;
   if (rows.length === 0) return html`<p>${l10n.t('No entry matches these filters.')}</p>`;
-  return html`<div class="table-wrap"><table><caption>${rows.length >= SHOWN ? l10n.t('The newest {0} entries (export for all)', l10n.number(SHOWN)) : l10n.t('{0} entries', l10n.number(rows.length))}</caption>
-<thead><tr><th scope="col">#</th><th scope="col">${l10n.t('Time')}</th><th scope="col">${l10n.t('Actor')}</th><th scope="col">${l10n.t('Action')}</th><th scope="col">${l10n.t('Target')}</th><th scope="col">${l10n.t('Address')}</th><th scope="col">${l10n.t('Outcome')}</th></tr></thead>
-<tbody>${rows.map(
-    (e) =>
-      html`<tr><th scope="row">${e.seq}</th><td>${l10n.dateTime(e.at)}</td><td><code>${e.actor}</code></td><td>${e.action}</td><td><code>${e.target ?? '—'}</code></td><td>${e.ip ?? '—'}</td><td>${e.outcome}</td></tr>`,
-  )}</tbody></table></div>`;
+  return html`<div class="table-wrap">
+    <table>
+      <caption>
+        ${rows.length >= SHOWN ? l10n.t('The newest {0} entries (export for all)', l10n.number(SHOWN)) : l10n.t('{0} entries', l10n.number(rows.length))}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">${l10n.t('Time')}</th>
+          <th scope="col">${l10n.t('Actor')}</th>
+          <th scope="col">${l10n.t('Action')}</th>
+          <th scope="col">${l10n.t('Target')}</th>
+          <th scope="col">${l10n.t('Address')}</th>
+          <th scope="col">${l10n.t('Outcome')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (e) =>
+            html`<tr>
+              <th scope="row">${e.seq}</th>
+              <td>${l10n.dateTime(e.at)}</td>
+              <td><code>${e.actor}</code></td>
+              <td>${e.action}</td>
+              <td><code>${e.target ?? '—'}</code></td>
+              <td>${e.ip ?? '—'}</td>
+              <td>${e.outcome}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }
 
 async function auditPage(r: AuthedReq): Promise<void> {
@@ -111,7 +157,9 @@ async function auditPage(r: AuthedReq): Promise<void> {
   const team = teamOf(r);
   const parsed = auditFilter(r.url.searchParams, r.who.person.org_id, ctx.now(), team.audit.retentionDays);
   if ('code' in parsed) {
-    const shown = Object.fromEntries(['actor', 'action', 'key', 'from', 'to'].map((k) => [k, r.url.searchParams.get(k) ?? ''])) as unknown as Filters;
+    const shown = Object.fromEntries(
+      ['actor', 'action', 'key', 'from', 'to'].map((k) => [k, r.url.searchParams.get(k) ?? '']),
+    ) as unknown as Filters;
     sendPage(r, l10n.t('Audit log'), filterForm(r, shown, parsed), 400);
     return;
   }
@@ -126,11 +174,12 @@ async function auditPage(r: AuthedReq): Promise<void> {
   sendPage(
     r,
     l10n.t('Audit log'),
-    html`${verdict(r, verifyOrg(all, r.who.person.org_id))}
-${filterForm(r, parsed.shown)}
-<p>${l10n.t('Export what these filters select (you will be asked for your password again if you signed in more than 10 minutes ago):')}
-${link('csv', l10n.t('Export CSV'))} · ${link('jsonl', l10n.t('Export JSON lines'))}</p>
-${table(r, rows)}`,
+    html`${verdict(r, verifyOrg(all, r.who.person.org_id))} ${filterForm(r, parsed.shown)}
+      <p>
+        ${l10n.t('Export what these filters select (you will be asked for your password again if you signed in more than 10 minutes ago):')}
+        ${link('csv', l10n.t('Export CSV'))} · ${link('jsonl', l10n.t('Export JSON lines'))}
+      </p>
+      ${table(r, rows)}`,
   );
 }
 
@@ -145,7 +194,13 @@ async function auditExport(r: AuthedReq): Promise<void> {
   await team.audit.written();
   const rows = (await team.dashboard.audit({ ...parsed.filter, limit: EXPORTED })).reverse();
   const entries = rows.map((e) => Object.fromEntries(COLUMNS.map((c) => [c, e[c]])) as unknown as StoredAudit);
-  const body = format === 'jsonl' ? entries.map((e) => `${JSON.stringify(e)}\n`).join('') : toCsv(COLUMNS, entries.map((e) => COLUMNS.map((c) => e[c])));
+  const body =
+    format === 'jsonl'
+      ? entries.map((e) => `${JSON.stringify(e)}\n`).join('')
+      : toCsv(
+          COLUMNS,
+          entries.map((e) => COLUMNS.map((c) => e[c])),
+        );
   const name = fileName(`audit-${parsed.filter.from.slice(0, 10)}-${parsed.filter.to.slice(0, 10)}`, format);
   sendHtml(r, 200, raw(body), {
     'content-type': format === 'jsonl' ? 'application/x-ndjson; charset=utf-8' : 'text/csv; charset=utf-8',

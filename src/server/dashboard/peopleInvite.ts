@@ -25,7 +25,8 @@ async function postInvite(r: AuthedReq): Promise<void> {
   const { l10n, ctx } = r;
   const f = r.form!;
   const s: InviteState = { email: (f.get('email') ?? '').trim(), name: (f.get('name') ?? '').trim(), role: f.get('role') ?? 'member' };
-  const refuse = (field: InviteState['field'], error: string, status = 400): Promise<void> => peoplePage(r, { invite: { ...s, field, error } }, status);
+  const refuse = (field: InviteState['field'], error: string, status = 400): Promise<void> =>
+    peoplePage(r, { invite: { ...s, field, error } }, status);
   if (!EMAIL.test(s.email!) || s.email!.length > 254) return refuse('email', l10n.t('Give a valid email address.'));
   if (s.name!.length > 200) return refuse('name', l10n.t('A name is at most 200 characters.'));
   if (!(ORG_ROLES as readonly string[]).includes(s.role!) || !givableRoles(r).includes(s.role as OrgRole)) {
@@ -34,7 +35,14 @@ async function postInvite(r: AuthedReq): Promise<void> {
   }
   const team = ctx.api.team;
   if (!team) throw new DashError(404, l10n.t('Usage, sessions and the audit log are not available on this service.'));
-  const person: Person = { id: newId('person'), org_id: r.who.person.org_id, email: s.email!, display_name: s.name!, role: s.role as OrgRole, created_at: now() };
+  const person: Person = {
+    id: newId('person'),
+    org_id: r.who.person.org_id,
+    email: s.email!,
+    display_name: s.name!,
+    role: s.role as OrgRole,
+    created_at: now(),
+  };
   try {
     await ctx.api.keys.teams.createPerson(person);
   } catch (e) {
@@ -55,9 +63,16 @@ async function postInvite(r: AuthedReq): Promise<void> {
   record(ctx.api, r.who.actor, 'person.invited', person.id, 'success');
   ctx.api.log.info('person invited to the dashboard', { person_id: person.id, actor: r.who.actor.id, address: r.ip });
   // Shown once, on this answer only (no-store): it is kept nowhere but as its hash.
-  const shown = html`<section class="notice" role="status" aria-labelledby="invite-code-title"><h2 id="invite-code-title">${l10n.t('{0} is invited', person.email)}</h2>
-<p>${l10n.t('Pass this one-time sign-up code on to them; it is shown only now. It works once, until {0}, at {1}.', l10n.dateTime(new Date(at + INVITE_DAYS * 86_400_000).toISOString()), '/dashboard/join')}</p>
-<p><label for="invite-code">${l10n.t('Sign-up code')}</label> <input id="invite-code" readonly value="${code}" size="48" spellcheck="false" autocomplete="off"></p></section>`;
+  const shown = html`<section class="notice" role="status" aria-labelledby="invite-code-title">
+    <h2 id="invite-code-title">${l10n.t('{0} is invited', person.email)}</h2>
+    <p>
+      ${l10n.t('Pass this one-time sign-up code on to them; it is shown only now. It works once, until {0}, at {1}.', l10n.dateTime(new Date(at + INVITE_DAYS * 86_400_000).toISOString()), '/dashboard/join')}
+    </p>
+    <p>
+      <label for="invite-code">${l10n.t('Sign-up code')}</label>
+      <input id="invite-code" readonly value="${code}" size="48" spellcheck="false" autocomplete="off" />
+    </p>
+  </section>`;
   await peoplePage(r, {}, 200, shown);
 }
 
@@ -72,14 +87,35 @@ function joinPage(r: DashReq, s: JoinState = {}, status = 200): void {
     r,
     l10n.t('Join the dashboard'),
     html`<form method="post" action="/dashboard/join">
-${s.error ? html`<p class="error" role="alert" id="join-error">${s.error}</p>` : ''}
-<p>${l10n.t('Type the email you were invited with, the sign-up code you were given, and choose a password (at least {0} characters).', MIN_PASSWORD_LENGTH)}</p>
-<p><label for="join-email">${l10n.t('Email')}</label> <input id="join-email" name="email" type="email" required autocomplete="username" value="${s.email ?? ''}"></p>
-<p><label for="join-code">${l10n.t('Sign-up code')}</label> <input id="join-code" name="code" required autocomplete="off" spellcheck="false"></p>
-<p><label for="join-password">${l10n.t('Password')}</label> <input id="join-password" name="password" type="password" required minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password"></p>
-<p><label for="join-password2">${l10n.t('Password again')}</label> <input id="join-password2" name="password2" type="password" required minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password"></p>
-<p><button type="submit">${l10n.t('Join')}</button></p>
-</form>`,
+      ${s.error ? html`<p class="error" role="alert" id="join-error">${s.error}</p>` : ''}
+      <p>
+        ${l10n.t('Type the email you were invited with, the sign-up code you were given, and choose a password (at least {0} characters).', MIN_PASSWORD_LENGTH)}
+      </p>
+      <p>
+        <label for="join-email">${l10n.t('Email')}</label>
+        <input id="join-email" name="email" type="email" required autocomplete="username" value="${s.email ?? ''}" />
+      </p>
+      <p>
+        <label for="join-code">${l10n.t('Sign-up code')}</label>
+        <input id="join-code" name="code" required autocomplete="off" spellcheck="false" />
+      </p>
+      <p>
+        <label for="join-password">${l10n.t('Password')}</label>
+        <input id="join-password" name="password" type="password" required minlength="${MIN_PASSWORD_LENGTH}" autocomplete="new-password" />
+      </p>
+      <p>
+        <label for="join-password2">${l10n.t('Password again')}</label>
+        <input
+          id="join-password2"
+          name="password2"
+          type="password"
+          required
+          minlength="${MIN_PASSWORD_LENGTH}"
+          autocomplete="new-password"
+        />
+      </p>
+      <p><button type="submit">${l10n.t('Join')}</button></p>
+    </form>`,
     status,
   );
 }
@@ -93,7 +129,8 @@ async function postJoin(r: DashReq): Promise<void> {
   const password = f.get('password') ?? '';
   const team = ctx.api.team;
   if (!team) throw new DashError(404, l10n.t('No such page.'));
-  if (password.length < MIN_PASSWORD_LENGTH) return joinPage(r, { email, error: l10n.t('The password must have at least {0} characters.', MIN_PASSWORD_LENGTH) }, 400);
+  if (password.length < MIN_PASSWORD_LENGTH)
+    return joinPage(r, { email, error: l10n.t('The password must have at least {0} characters.', MIN_PASSWORD_LENGTH) }, 400);
   if (password !== f.get('password2')) return joinPage(r, { email, error: l10n.t('The two passwords differ.') }, 400);
   const nowIso = new Date(ctx.now()).toISOString();
   const hash = sha256(code);
@@ -105,7 +142,14 @@ async function postJoin(r: DashReq): Promise<void> {
     return joinPage(r, { email, error: l10n.t('This email and code do not match an open invitation. Ask for a new code.') }, 400);
   }
   await ctx.store.setPassword(person.id, await hashPassword(password));
-  ctx.api.audit.record({ actor: personActorId(person.id), action: 'person.joined', target: person.id, ip: r.ip, outcome: 'success', org_id: person.org_id });
+  ctx.api.audit.record({
+    actor: personActorId(person.id),
+    action: 'person.joined',
+    target: person.id,
+    ip: r.ip,
+    outcome: 'success',
+    org_id: person.org_id,
+  });
   redirect(r, '/dashboard/sign-in?joined=1');
 }
 

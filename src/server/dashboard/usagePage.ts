@@ -32,7 +32,9 @@ export function teamOf(r: DashReq): NonNullable<DashReq['ctx']['api']['team']> {
 /** JSON for a `<script type="application/json">` block: nothing in it can end the element or be read as markup. */
 export function jsonBlock(id: string, value: unknown): Html {
   const text = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return html`<script type="application/json" id="${id}">${raw(text)}</script>`;
+  return html`<script type="application/json" id="${id}">
+    ${raw(text)}
+  </script>`;
 }
 
 /** How each group is named: its key's name and hint, its project's name, its person's name. */
@@ -97,12 +99,12 @@ function filters(r: AuthedReq, q: URLSearchParams, period: UsagePeriod | undefin
   return html`<form method="get" action="/dashboard/usage" class="filters">
 ${problem ? html`<p class="error" role="alert" id="usage-error">${problemText(r, problem)}</p>` : ''}
 <fieldset${invalid('range')}><legend>${l10n.t('Period')}</legend>
-${RANGES.map((id) => html`<label><input type="radio" name="range" value="${id}"${range === id ? html` checked` : ''}> ${rangeText(r, id)}</label> `)}
+${RANGES.map((id) => html`<label><input type="radio" name="range" value="${id}" ${range === id ? html` checked` : ''} /> ${rangeText(r, id)}</label> `)}
 </fieldset>
 <p><label for="usage-from">${l10n.t('First day (custom)')}</label> <input type="date" id="usage-from" name="from" value="${from}"${invalid('from')}>
 <label for="usage-to">${l10n.t('Last day (custom)')}</label> <input type="date" id="usage-to" name="to" value="${to}"${invalid('to')}></p>
 <p><label for="usage-group">${l10n.t('Group by')}</label> <select id="usage-group" name="group"${invalid('group')}>
-${GROUPINGS.map((g) => html`<option value="${g}"${group === g ? html` selected` : ''}>${groupText(r, g)}</option>`)}</select>
+${GROUPINGS.map((g) => html`<option value="${g}" ${group === g ? html` selected` : ''}>${groupText(r, g)}</option>`)}</select>
 <button type="submit">${l10n.t('Show')}</button></p>
 </form>`;
 }
@@ -124,24 +126,66 @@ function chartSection(r: AuthedReq, c: Chart): Html {
     c.series.length === 0
       ? html`<p>${c.id === 'errors' ? l10n.t('No errors in this period.') : l10n.t('No sessions in this period.')}</p>`
       : html`<div class="chart" data-chart="chart-${c.id}-data" aria-hidden="true"></div>
-${jsonBlock(`chart-${c.id}-data`, chartData(c, title, l10n.locale))}
-<div class="table-wrap"><table class="figures"><caption>${l10n.t('{0}, by period', title)}</caption>
-<thead><tr><th scope="col">${l10n.t('Period')}</th>${c.series.map((s) => html`<th scope="col">${s.label}</th>`)}</tr></thead>
-<tbody>${c.buckets.map(
-          (b, i) => html`<tr><th scope="row">${bucketText(r, b)}</th>${c.series.map((s) => html`<td>${l10n.number(s.values[i] ?? 0)}</td>`)}</tr>`,
-        )}</tbody></table></div>`;
-  return html`<section class="chart-pair" aria-labelledby="chart-${c.id}-title"><h2 id="chart-${c.id}-title">${title}</h2>${body}</section>`;
+          ${jsonBlock(`chart-${c.id}-data`, chartData(c, title, l10n.locale))}
+          <div class="table-wrap">
+            <table class="figures">
+              <caption>
+                ${l10n.t('{0}, by period', title)}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">${l10n.t('Period')}</th>
+                  ${c.series.map((s) => html`<th scope="col">${s.label}</th>`)}
+                </tr>
+              </thead>
+              <tbody>
+                ${c.buckets.map(
+                  (b, i) =>
+                    html`<tr>
+                      <th scope="row">${bucketText(r, b)}</th>
+                      ${c.series.map((s) => html`<td>${l10n.number(s.values[i] ?? 0)}</td>`)}
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`;
+  return html`<section class="chart-pair" aria-labelledby="chart-${c.id}-title">
+    <h2 id="chart-${c.id}-title">${title}</h2>
+    ${body}
+  </section>`;
 }
 
 function groupTable(r: AuthedReq, m: UsageModel, period: UsagePeriod): Html {
   const { l10n } = r;
   if (m.groups.length === 0) return html`<p>${l10n.t('No sessions in this period.')}</p>`;
-  return html`<div class="table-wrap"><table class="figures"><caption>${period.groupBy === 'key' ? l10n.t('Totals by key') : period.groupBy === 'project' ? l10n.t('Totals by project') : l10n.t('Totals by person')}</caption>
-<thead><tr><th scope="col">${groupText(r, period.groupBy)}</th><th scope="col">${l10n.t('Sessions')}</th><th scope="col">${l10n.t('Audio minutes')}</th><th scope="col">${l10n.t('Errors')}</th>${m.codes.map((c) => html`<th scope="col"><code>${c}</code></th>`)}</tr></thead>
-<tbody>${m.groups.map(
-    (g) =>
-      html`<tr><th scope="row">${g.label}</th><td>${l10n.number(g.sessions)}</td><td>${l10n.number(g.audioMinutes)}</td><td>${l10n.number(g.errorTotal)}</td>${m.codes.map((c) => html`<td>${l10n.number(g.errors[c] ?? 0)}</td>`)}</tr>`,
-  )}</tbody></table></div>`;
+  return html`<div class="table-wrap">
+    <table class="figures">
+      <caption>
+        ${period.groupBy === 'key' ? l10n.t('Totals by key') : period.groupBy === 'project' ? l10n.t('Totals by project') : l10n.t('Totals by person')}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">${groupText(r, period.groupBy)}</th>
+          <th scope="col">${l10n.t('Sessions')}</th>
+          <th scope="col">${l10n.t('Audio minutes')}</th>
+          <th scope="col">${l10n.t('Errors')}</th>
+          ${m.codes.map((c) => html`<th scope="col"><code>${c}</code></th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${m.groups.map(
+          (g) =>
+            html`<tr>
+              <th scope="row">${g.label}</th>
+              <td>${l10n.number(g.sessions)}</td>
+              <td>${l10n.number(g.audioMinutes)}</td>
+              <td>${l10n.number(g.errorTotal)}</td>
+              ${m.codes.map((c) => html`<td>${l10n.number(g.errors[c] ?? 0)}</td>`)}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }
 
 async function usagePage(r: AuthedReq): Promise<void> {
@@ -155,18 +199,27 @@ async function usagePage(r: AuthedReq): Promise<void> {
   }
   const { points, labelOf } = await figures(r, period);
   const m = usageModel(points, period.buckets, labelOf, l10n.t('Others'));
-  const csvQuery = new URLSearchParams({ range: period.range, group: period.groupBy, ...(period.range === 'custom' ? { from: period.fromDay, to: period.toDay } : {}) });
+  const csvQuery = new URLSearchParams({
+    range: period.range,
+    group: period.groupBy,
+    ...(period.range === 'custom' ? { from: period.fromDay, to: period.toDay } : {}),
+  });
   const assets = ctx.assets;
   sendPage(
     r,
     l10n.t('Usage'),
     html`${filters(r, q, period)}
-<p class="summary">${l10n.t('{0} sessions, {1} audio minutes, {2} errors', l10n.number(m.total.sessions), l10n.number(m.total.audioMinutes), l10n.number(m.total.errors))}</p>
-<p><a href="/dashboard/usage.csv?${csvQuery.toString()}" download>${l10n.t('Export CSV')}</a></p>
-${m.charts.map((c) => chartSection(r, c))}
-<section aria-labelledby="usage-groups-title"><h2 id="usage-groups-title">${l10n.t('Totals')}</h2>${groupTable(r, m, period)}</section>
-<link rel="stylesheet" href="${assets.chartStyle}">
-<script src="${assets.charts}" defer></script>`,
+      <p class="summary">
+        ${l10n.t('{0} sessions, {1} audio minutes, {2} errors', l10n.number(m.total.sessions), l10n.number(m.total.audioMinutes), l10n.number(m.total.errors))}
+      </p>
+      <p><a href="/dashboard/usage.csv?${csvQuery.toString()}" download>${l10n.t('Export CSV')}</a></p>
+      ${m.charts.map((c) => chartSection(r, c))}
+      <section aria-labelledby="usage-groups-title">
+        <h2 id="usage-groups-title">${l10n.t('Totals')}</h2>
+        ${groupTable(r, m, period)}
+      </section>
+      <link rel="stylesheet" href="${assets.chartStyle}" />
+      <script src="${assets.charts}" defer></script>`,
   );
 }
 

@@ -74,7 +74,8 @@ export function usagePeriod(q: URLSearchParams, now: number): UsagePeriod | Peri
     if (!validDay(fromDay)) return { field: 'from', code: 'from_date', message: 'The first day must be a date (YYYY-MM-DD).' };
     if (!validDay(toDay)) return { field: 'to', code: 'to_date', message: 'The last day must be a date (YYYY-MM-DD).' };
     if (fromDay > toDay) return { field: 'from', code: 'order', message: 'The first day must not be after the last day.' };
-    if (days(fromDay, toDay).length > MAX_CUSTOM_DAYS) return { field: 'from', code: 'too_long', message: 'A custom period is at most 366 days.' };
+    if (days(fromDay, toDay).length > MAX_CUSTOM_DAYS)
+      return { field: 'from', code: 'too_long', message: 'A custom period is at most 366 days.' };
   } else {
     toDay = today;
     fromDay = day(now - (range === '7d' ? 6 : 29) * DAY_MS);

@@ -64,10 +64,11 @@ export class Invites {
   /** Takes the code (once): whether this call took it. */
   async take(codeHash: string, now: string): Promise<boolean> {
     return (
-      (await this.sql.run(
-        this.p('UPDATE dashboard_invites SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?'),
-        [now, codeHash, now],
-      )) === 1
+      (await this.sql.run(this.p('UPDATE dashboard_invites SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?'), [
+        now,
+        codeHash,
+        now,
+      ])) === 1
     );
   }
 
