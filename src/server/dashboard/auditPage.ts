@@ -30,6 +30,12 @@ interface Filters {
   to: string;
 }
 
+/** A real UTC day `YYYY-MM-DD` (not 2026-13-01, not 2026-02-30). */
+function isDay(s: string): boolean {
+  const t = DAY.test(s) ? Date.parse(`${s}T00:00:00Z`) : NaN;
+  return Number.isFinite(t) && new Date(t).toISOString().startsWith(s);
+}
+
 type FilterProblem = { field: keyof Filters; code: 'day' | 'order' | 'token' };
 
 /** The filters of the query, or what is wrong with one. Days are UTC, both included; by default the retention's. */
@@ -48,8 +54,7 @@ export function auditFilter(
   };
   for (const f of ['actor', 'action', 'key'] as const) if (shown[f] && !TOKEN.test(shown[f])) return { field: f, code: 'token' };
   for (const f of ['from', 'to'] as const) {
-    if (shown[f] && !(DAY.test(shown[f]) && new Date(`${shown[f]}T00:00:00Z`).toISOString().startsWith(shown[f])))
-      return { field: f, code: 'day' };
+    if (shown[f] && !isDay(shown[f])) return { field: f, code: 'day' };
   }
   if (shown.from && shown.to && shown.from > shown.to) return { field: 'from', code: 'order' };
   const from = shown.from ? `${shown.from}T00:00:00.000Z` : new Date(now - retentionDays * 86_400_000).toISOString();
