@@ -127,9 +127,11 @@ export function usagePointsSql(v: ViewScope, q: UsageRequest, ph: (n: number) =>
     const w = new Where(ph).add('u.org_id = §', v.orgId).add('u.day >= §', q.from).add('u.day <= §', q.to);
     viewWhere(w, v);
     const g = q.groupBy === 'key' ? 'u.key_id' : grp;
+    // The keys are joined only to group or scope by their project or person.
+    const join = v.all && q.groupBy === 'key' ? '' : 'LEFT JOIN api_keys k ON k.id = u.key_id';
     return {
       sql: `SELECT u.day AS bucket, ${g} AS grp, u.code AS code, SUM(u.sessions) AS sessions, SUM(u.audio_seconds) AS audio_seconds
-            FROM usage_daily u LEFT JOIN api_keys k ON k.id = u.key_id ${w.sql} GROUP BY u.day, ${g}, u.code`,
+            FROM usage_daily u ${join} ${w.sql} GROUP BY u.day, ${g}, u.code`,
       params: w.params,
     };
   }
