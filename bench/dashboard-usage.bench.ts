@@ -101,7 +101,7 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
   await service.stop();
   const { email, seedS, rollupRows } = await seed(dataDir);
   console.log(`  seeded ${SESSIONS} sessions in ${seedS.toFixed(1)} s; rollup rows: ${rollupRows}`);
-  service = await startServer({ dataDir, env: { DICTEE_MASTER_KEY: masterKey } });
+  service = await startServer({ dataDir, env: { DICTEE_MASTER_KEY: masterKey }, startTimeoutMs: 180_000 });
   const rows: string[] = [];
   const samples: Record<string, number> = {};
   let month = 0;

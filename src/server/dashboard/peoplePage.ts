@@ -16,16 +16,16 @@ import { DashError, redirect, sendPage } from './respond';
 import type { Route } from './router';
 import { INVITE_DAYS } from '../storage/invites';
 
-export const PEOPLE_ROLES = ['owner', 'admin'] as const;
+const PEOPLE_ROLES = ['owner', 'admin'] as const;
 
-export interface PeopleState {
+interface PeopleState {
   invite?: InviteState;
   /** A refusal of another form, shown at the top. */
   error?: string;
   project?: { name?: string; error?: string };
 }
 
-export function roleText(r: DashReq, role: string): string {
+function roleText(r: DashReq, role: string): string {
   const { l10n } = r;
   return role === 'owner' ? l10n.t('owner') : role === 'admin' ? l10n.t('admin') : l10n.t('member');
 }
@@ -43,7 +43,7 @@ export interface InviteState {
   error?: string;
 }
 
-export function inviteForm(r: AuthedReq, s: InviteState = {}): Html {
+function inviteForm(r: AuthedReq, s: InviteState = {}): Html {
   const { l10n } = r;
   const bad = (f: InviteState['field']): Html | string => (s.field === f ? html` aria-invalid="true" aria-describedby="invite-error"` : '');
   const role = s.role ?? 'member';

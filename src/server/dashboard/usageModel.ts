@@ -8,7 +8,7 @@ import type { UsagePoint } from '../storage/dashboardData';
 import type { CsvCell } from './csv';
 
 /** Groups drawn as their own series; the others are summed into one. */
-export const TOP_SERIES = 5;
+const TOP_SERIES = 5;
 
 export interface GroupTotal {
   id: string | null;

@@ -11,7 +11,7 @@ export const GROUPINGS: readonly UsageGrouping[] = ['key', 'project', 'person'];
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-export const MAX_CUSTOM_DAYS = 366;
+const MAX_CUSTOM_DAYS = 366;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export interface UsagePeriod {

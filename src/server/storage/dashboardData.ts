@@ -43,7 +43,7 @@ export function viewSees(v: ViewScope, k: { org_id: string; project_id: string |
 }
 
 /** A store's read queries: SQLite's prepared statements, or PostgreSQL's pool. */
-export interface DashboardRows {
+interface DashboardRows {
   all<T>(sql: string, params: unknown[]): Promise<T[]>;
   placeholder(n: number): string;
 }
@@ -87,7 +87,7 @@ export interface SessionRow {
 }
 
 /** A key as the pages name it. */
-export interface KeyLabel {
+interface KeyLabel {
   id: string;
   name: string;
   hint: string;
@@ -121,7 +121,7 @@ function viewWhere(w: Where, v: ViewScope): void {
 
 const GROUP_COLUMN: Record<UsageGrouping, string> = { key: 'k.id', project: 'k.project_id', person: 'k.person_id' };
 
-export function usagePointsSql(v: ViewScope, q: UsageRequest, ph: (n: number) => string): { sql: string; params: unknown[] } {
+function usagePointsSql(v: ViewScope, q: UsageRequest, ph: (n: number) => string): { sql: string; params: unknown[] } {
   const grp = GROUP_COLUMN[q.groupBy];
   if (q.bucket === 'day') {
     const w = new Where(ph).add('u.org_id = §', v.orgId).add('u.day >= §', q.from).add('u.day <= §', q.to);
@@ -156,7 +156,7 @@ const SESSION_COLUMNS = `s.id AS session_id, s.key_id, k.name AS key_name, k.hin
   CASE WHEN s.ended_at IS NOT NULL THEN 'ended' WHEN s.started_at IS NULL THEN 'initialised' ELSE 'live' END AS state,
   s.created_at, s.started_at, s.ended_at, s.duration, s.audio_seconds, s.final_chunks, s.end_reason`;
 
-export function sessionsListSql(
+function sessionsListSql(
   v: ViewScope,
   q: { state: 'live' | 'ended'; since?: string; limit: number },
   ph: (n: number) => string,
@@ -173,13 +173,13 @@ export function sessionsListSql(
   };
 }
 
-export function sessionByIdSql(v: ViewScope, id: string, ph: (n: number) => string): { sql: string; params: unknown[] } {
+function sessionByIdSql(v: ViewScope, id: string, ph: (n: number) => string): { sql: string; params: unknown[] } {
   const w = new Where(ph).add('s.id = §', id).add('s.org_id = §', v.orgId);
   viewWhere(w, v);
   return { sql: `SELECT ${SESSION_COLUMNS} FROM sessions s LEFT JOIN api_keys k ON k.id = s.key_id ${w.sql}`, params: w.params };
 }
 
-export function keysSql(v: ViewScope, ph: (n: number) => string): { sql: string; params: unknown[] } {
+function keysSql(v: ViewScope, ph: (n: number) => string): { sql: string; params: unknown[] } {
   const w = new Where(ph).add('k.org_id = §', v.orgId);
   viewWhere(w, v);
   return {
@@ -188,7 +188,7 @@ export function keysSql(v: ViewScope, ph: (n: number) => string): { sql: string;
   };
 }
 
-export function auditSql(q: AuditFilter, ph: (n: number) => string): { sql: string; params: unknown[] } {
+function auditSql(q: AuditFilter, ph: (n: number) => string): { sql: string; params: unknown[] } {
   const w = new Where(ph).add('org_id = §', q.orgId).add('at >= §', q.from).add('at < §', q.to);
   if (q.actor !== undefined) w.add('actor = §', q.actor);
   if (q.action !== undefined) w.add('action = §', q.action);

@@ -18,7 +18,7 @@ CREATE INDEX dashboard_invites_person ON dashboard_invites (person_id);
 /** How long a sign-up code works. */
 export const INVITE_DAYS = 7;
 
-export interface Invite {
+interface Invite {
   code_hash: string;
   person_id: string;
   org_id: string;
@@ -29,7 +29,7 @@ export interface Invite {
 }
 
 /** A store's statements: rows read, or rows changed. */
-export interface InviteSql {
+interface InviteSql {
   all<T>(sql: string, params: unknown[]): Promise<T[]>;
   run(sql: string, params: unknown[]): Promise<number>;
   placeholder(n: number): string;
