@@ -88,6 +88,18 @@ const targets = [
     sourcemap: false,
     external: [],
   },
+  {
+    // The Usage page's charts (uPlot), loaded by that page only.
+    ...common,
+    entryPoints: ['src/server/dashboard/browser/charts.ts'],
+    outfile: 'dist/dashboard/charts.js',
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    sourcemap: false,
+    external: [],
+  },
 ];
 
 if (watch) {
@@ -107,3 +119,4 @@ copyFileSync('node_modules/dictation_support/LICENSE', 'dist/dictation_support.L
 // The dashboard's style sheet, served beside its script.
 mkdirSync('dist/dashboard', { recursive: true });
 copyFileSync('src/server/dashboard/browser/dashboard.css', 'dist/dashboard/dashboard.css');
+copyFileSync('node_modules/uplot/dist/uPlot.min.css', 'dist/dashboard/uplot.css');

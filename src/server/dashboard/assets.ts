@@ -16,11 +16,16 @@ export class Assets {
   private readonly byUrl = new Map<string, Asset>();
   readonly script: string;
   readonly style: string;
+  /** The Usage page's charts (browser/charts.ts) and uPlot's style sheet: loaded by that page only. */
+  readonly charts: string;
+  readonly chartStyle: string;
 
   /** `dir`: where the built files are (beside dist/server.js). A file missing is served empty (logged by the caller). */
   constructor(dir: string = path.join(__dirname, 'dashboard')) {
     this.script = this.add(dir, 'dashboard.js', 'text/javascript; charset=utf-8');
     this.style = this.add(dir, 'dashboard.css', 'text/css; charset=utf-8');
+    this.charts = this.add(dir, 'charts.js', 'text/javascript; charset=utf-8');
+    this.chartStyle = this.add(dir, 'uplot.css', 'text/css; charset=utf-8');
   }
 
   private add(dir: string, file: string, type: string): string {

@@ -21,7 +21,7 @@ export const NAV: readonly NavEntry[] = [
   { id: 'keys', path: '/dashboard/keys' },
   { id: 'usage', path: '/dashboard/usage' },
   { id: 'sessions', path: '/dashboard/sessions' },
-  { id: 'audit', path: '/dashboard/audit' },
+  { id: 'audit', path: '/dashboard/audit', roles: ['owner', 'admin'] },
   { id: 'people', path: '/dashboard/people', roles: ['owner', 'admin'] },
 ];
 

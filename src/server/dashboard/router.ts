@@ -14,6 +14,11 @@ import { sameOrigin, securityHeaders, tokensMatch } from './security';
 import type { OrgRole } from '../storage/teams';
 import { SIGN_IN_ROUTES } from './signIn';
 import { KEY_ROUTES } from './keysRoutes';
+import { USAGE_ROUTES } from './usagePage';
+import { SESSION_ROUTES } from './sessionsPage';
+import { AUDIT_ROUTES } from './auditPage';
+import { PEOPLE_ROUTES } from './peoplePage';
+import { INVITE_ROUTES } from './peopleInvite';
 
 export interface Route {
   method: 'GET' | 'POST';
@@ -40,10 +45,11 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard', handler: async (r) => redirect(r, '/dashboard/keys') },
   ...SIGN_IN_ROUTES,
   ...KEY_ROUTES,
-  placeholder('/dashboard/usage', (r) => r.l10n.t('Usage')),
-  placeholder('/dashboard/sessions', (r) => r.l10n.t('Sessions')),
-  placeholder('/dashboard/audit', (r) => r.l10n.t('Audit log')),
-  placeholder('/dashboard/people', (r) => r.l10n.t('People and projects'), ['owner', 'admin']),
+  ...USAGE_ROUTES,
+  ...SESSION_ROUTES,
+  ...AUDIT_ROUTES,
+  ...PEOPLE_ROUTES,
+  ...INVITE_ROUTES,
 ];
 
 /** Whether the request is the dashboard's. */

@@ -11,11 +11,17 @@ import type { AuditSink } from '../storage/auditSink';
 import type { KeyExpiryWatch } from '../live/keyExpiry';
 import type { AuditLog } from '../storage/audit';
 import type { UsageReader } from '../storage/usage';
+import type { DashboardData } from '../storage/dashboardData';
+import type { Invites } from '../storage/invites';
 
 /** Usage, session listings, the audit log, and the end of a session held by another instance. */
 export interface TeamApi {
   usage: UsageReader;
   audit: AuditLog;
+  /** The dashboard's reads (storage/dashboardData.ts). */
+  dashboard: DashboardData;
+  /** The dashboard's one-time sign-up codes (storage/invites.ts). */
+  invites: Invites;
   announceSessionEnd?: (sessionId: string) => Promise<void>;
   /** How long a DELETE waits for another instance to end the session (ms). */
   endWaitMs: number;

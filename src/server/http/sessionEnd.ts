@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { endHeldSession } from '../live/adminEnd';
 import type { SessionRecord } from '../storage/stores';
 import type { ApiContext } from './context';
+import type { Owned } from './scope';
 import { reader, sees } from './reader';
 import { teamOf } from './usage';
 import { HttpError, sendJson } from './util';
@@ -15,11 +16,28 @@ import { HttpError, sendJson } from './util';
 const POLL_MS = 100;
 
 export async function deleteSession(ctx: ApiContext, req: IncomingMessage, id: string, res: ServerResponse): Promise<void> {
-  const team = teamOf(ctx);
+  teamOf(ctx);
   const who = await reader(ctx, req, 'admin');
+  const out = await endSessionBy(ctx, { actor: who.actor, ip: ctx.clientAddress(req), sees: (o) => sees(who.scope, o) }, id);
+  sendJson(res, 200, { success: true, ...out });
+}
+
+/** Who ends a session: the audit log's actor, the client's address, and which sessions they may end. */
+interface Ender {
+  actor: string;
+  ip: string;
+  sees(owner: Partial<Owned>): boolean;
+}
+
+/**
+ * Ends a session as `DELETE /v1/sessions/<id>` does (the dashboard's **End session** too): 404 when it is
+ * unknown or out of the ender's sight, audited `session.ended`; the ended record, or `already_ended`.
+ */
+export async function endSessionBy(ctx: ApiContext, who: Ender, id: string): Promise<{ session: object; already_ended?: true }> {
+  const team = teamOf(ctx);
   const found = await ctx.store.getSession(id);
   const live = ctx.registry.lookup(id);
-  if ((!found && !live) || !sees(who.scope, found ? found : { org_id: live?.orgId })) {
+  if ((!found && !live) || !who.sees(found ? found : { org_id: live?.orgId })) {
     throw new HttpError(404, 'NOT_FOUND', 'no such session');
   }
   const audit = (outcome: 'success' | 'failure'): Promise<void> => {
@@ -27,16 +45,13 @@ export async function deleteSession(ctx: ApiContext, req: IncomingMessage, id: s
       actor: who.actor,
       action: 'session.ended',
       target: id,
-      ip: ctx.clientAddress(req),
+      ip: who.ip,
       outcome,
       org_id: found?.org_id ?? live?.orgId,
     });
     return team.audit.written();
   };
-  if (found?.ended_at && !live?.isLive) {
-    sendJson(res, 200, { success: true, session: answer(found), already_ended: true });
-    return;
-  }
+  if (found?.ended_at && !live?.isLive) return { session: answer(found), already_ended: true };
   let record: SessionRecord | undefined;
   if (await endHeldSession(ctx.registry, ctx.store, id)) {
     record = await ctx.store.getSession(id);
@@ -66,7 +81,7 @@ export async function deleteSession(ctx: ApiContext, req: IncomingMessage, id: s
     throw new HttpError(503, 'INTERNAL_ERROR', 'the session is held by an instance that did not end it in time; try again', 1000);
   }
   await audit('success');
-  sendJson(res, 200, { success: true, session: answer(record) });
+  return { session: answer(record) };
 }
 
 function answer(r: SessionRecord): object {

@@ -9,6 +9,8 @@ export function teamApi(team: Team | undefined, feed: RevocationFeed, timing: Ti
   return {
     usage: team.usage,
     audit: team.audit,
+    dashboard: team.dashboard,
+    invites: team.invites,
     ...(feed.announceSessionEnd ? { announceSessionEnd: (id: string) => feed.announceSessionEnd!(id) } : {}),
     // The holder waits for the decoder at most endFlushMs, then records the end.
     endWaitMs: timing.endFlushMs + 5000,

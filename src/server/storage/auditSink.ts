@@ -26,6 +26,9 @@ export const AUDIT_ACTIONS = [
   'person.sign_in_failed',
   'person.signed_out',
   'person.locked',
+  // The dashboard's invitations (dashboard/peopleInvite.ts): never the code.
+  'person.invited',
+  'person.joined',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -4,6 +4,8 @@
  */
 import type { ServerLogger } from '../log';
 import { AuditLog, DEFAULT_AUDIT_RETENTION_DAYS } from './audit';
+import { DashboardData } from './dashboardData';
+import { Invites } from './invites';
 import type { SqliteStore } from './db';
 import { auditExpiredKeys } from './expiryAudit';
 import { LastUsed } from './lastUsed';
@@ -17,6 +19,10 @@ export interface Team {
   usage: UsageReader;
   audit: AuditLog;
   lastUsed: LastUsed;
+  /** The dashboard's reads (usage by day or hour, sessions, keys, the audit log filtered), in a person's view. */
+  dashboard: DashboardData;
+  /** The dashboard's one-time sign-up codes (invites.ts). */
+  invites: Invites;
   /** Records `key.expired` for the keys whose expiry has passed, once across instances (expiryAudit.ts). */
   auditExpiries(): Promise<number>;
   close(): Promise<void>;
@@ -33,10 +39,30 @@ export function openTeam(
   const orgId = 'sqlite' in store ? store.sqlite.orgId : store.pg.orgId;
   const audit = new AuditLog(rows, orgId, log, auditRetentionDays);
   const lastUsed = new LastUsed((uses) => usage.writeLastUse(uses), log);
+  const dashboard = new DashboardData(
+    'sqlite' in store
+      ? { all: async <T>(sql: string, params: unknown[]) => store.sqlite.db.prepare(sql).all(...params) as T[], placeholder: () => '?' }
+      : { all: async <T>(sql: string, params: unknown[]) => (await store.pg.query(sql, params)).rows as T[], placeholder: (n) => `$${n}` },
+  );
+  const invites = new Invites(
+    'sqlite' in store
+      ? {
+          all: async <T>(sql: string, params: unknown[]) => store.sqlite.db.prepare(sql).all(...params) as T[],
+          run: async (sql, params) => store.sqlite.db.prepare(sql).run(...params).changes,
+          placeholder: () => '?',
+        }
+      : {
+          all: async <T>(sql: string, params: unknown[]) => (await store.pg.query(sql, params)).rows as T[],
+          run: async (sql, params) => (await store.pg.query(sql, params)).rowCount ?? 0,
+          placeholder: (n) => `$${n}`,
+        },
+  );
   return {
     usage,
     audit,
     lastUsed,
+    dashboard,
+    invites,
     auditExpiries: () => auditExpiredKeys(store, audit),
     async close() {
       await lastUsed.close();

@@ -15,7 +15,7 @@
  */
 
 /** The code a session's end counts under in `errors` (its `end_reason` → an error code, or '' for none). */
-const END_CODE = (col: string): string =>
+export const END_CODE = (col: string): string =>
   `CASE ${col} WHEN 'key revoked' THEN 'AUTH_ERROR' WHEN 'key expired' THEN 'AUTH_ERROR' WHEN 'decoder failure' THEN 'INTERNAL_ERROR' ELSE '' END`;
 
 /** The rollup built from the records already there (an upgraded database; the usage bench's seeding). */

@@ -23,6 +23,7 @@ import {
 } from '../masterKey';
 import { TEAMS_SQL } from '../sqliteMigrations';
 import { DASHBOARD_SQL } from '../dashboard';
+import { INVITES_SQL } from '../invites';
 
 interface Migration {
   version: number;
@@ -80,6 +81,7 @@ CREATE TABLE session_events (
     name: 'dashboard: passwords and languages of people, sign-in sessions, failed sign-ins, one-time flashes',
     sql: DASHBOARD_SQL,
   },
+  { version: 6, name: 'dashboard: one-time sign-up codes of invited people', sql: INVITES_SQL },
 ];
 
 /** The key of the advisory lock taken while migrating ("dictee" in ASCII). */

@@ -1,0 +1,211 @@
+/**
+ * The Sessions page (`/dashboard/sessions`): the live sessions in the person's view, read from the shared
+ * store so that every instance's are there, each with **End session** (a POST with the CSRF token, ended as
+ * `DELETE /v1/sessions/<id>` ends it: http/sessionEnd.ts, on whichever instance holds it, its pending words
+ * delivered as finals first); the recent ones (7 days); and one session looked up by its `session_id`.
+ * Ids, times and figures only: no dictated text is kept, so none can be shown.
+ */
+import { endSessionBy } from '../http/sessionEnd';
+import { HttpError } from '../http/util';
+import { type SessionRow, viewSees } from '../storage/dashboardData';
+import type { AuthedReq, DashReq } from './context';
+import { type Html, html } from './html';
+import { personActorId } from './identity';
+import { csrfField } from './layout';
+import { DashError, redirect, sendPage } from './respond';
+import type { Route } from './router';
+import { teamOf, viewOf } from './usagePage';
+
+const RECENT_DAYS = 7;
+const LIST_LIMIT = 100;
+const SESSION_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+function stateText(r: DashReq, s: SessionRow['state']): string {
+  const { l10n } = r;
+  return s === 'live' ? l10n.t('live') : s === 'ended' ? l10n.t('ended') : l10n.t('initialised');
+}
+
+function keyText(s: SessionRow): string {
+  return s.key_name ? `${s.key_name} (${s.key_hint ?? ''})` : s.key_id;
+}
+
+function minutes(r: DashReq, seconds: number | null): string {
+  return seconds === null ? '—' : r.l10n.number(Math.round((seconds / 60) * 100) / 100);
+}
+
+function endButton(r: AuthedReq, s: SessionRow): Html {
+  return html`<form method="post" action="/dashboard/sessions/end" class="inline">
+    ${csrfField(r)}
+    <input type="hidden" name="session_id" value="${s.session_id}" />
+    <button type="submit" class="danger">${r.l10n.t('End session')}<span class="sr-only"> ${s.session_id}</span></button>
+  </form>`;
+}
+
+function liveTable(r: AuthedReq, rows: SessionRow[]): Html {
+  const { l10n } = r;
+  if (rows.length === 0) return html`<p>${l10n.t('No live session.')}</p>`;
+  return html`<div class="table-wrap">
+    <table>
+      <caption>
+        ${l10n.t('{0} live sessions', l10n.number(rows.length))}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">${l10n.t('Session')}</th>
+          <th scope="col">${l10n.t('Key')}</th>
+          <th scope="col">${l10n.t('Started')}</th>
+          <th scope="col">${l10n.t('Connection')}</th>
+          <th scope="col">${l10n.t('Actions')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (s) =>
+            html`<tr>
+              <th scope="row">
+                <a href="/dashboard/sessions?id=${encodeURIComponent(s.session_id)}"><code>${s.session_id}</code></a>
+              </th>
+              <td>${keyText(s)}</td>
+              <td>${s.started_at ? l10n.dateTime(s.started_at) : '—'}</td>
+              <td>${s.origin}</td>
+              <td>${endButton(r, s)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+function recentTable(r: AuthedReq, rows: SessionRow[]): Html {
+  const { l10n } = r;
+  if (rows.length === 0) return html`<p>${l10n.t('No session in the last 7 days.')}</p>`;
+  return html`<div class="table-wrap">
+    <table>
+      <caption>
+        ${l10n.t('The {0} most recent sessions of the last 7 days', l10n.number(rows.length))}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">${l10n.t('Session')}</th>
+          <th scope="col">${l10n.t('Key')}</th>
+          <th scope="col">${l10n.t('Created')}</th>
+          <th scope="col">${l10n.t('Ended')}</th>
+          <th scope="col">${l10n.t('Audio minutes')}</th>
+          <th scope="col">${l10n.t('Final chunks')}</th>
+          <th scope="col">${l10n.t('End reason')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (s) =>
+            html`<tr>
+              <th scope="row">
+                <a href="/dashboard/sessions?id=${encodeURIComponent(s.session_id)}"><code>${s.session_id}</code></a>
+              </th>
+              <td>${keyText(s)}</td>
+              <td>${l10n.dateTime(s.created_at)}</td>
+              <td>${s.ended_at ? l10n.dateTime(s.ended_at) : '—'}</td>
+              <td>${minutes(r, s.audio_seconds)}</td>
+              <td>${l10n.number(s.final_chunks)}</td>
+              <td>${s.end_reason ?? '—'}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** One session's record, for tracking. */
+function detail(r: AuthedReq, s: SessionRow): Html {
+  const { l10n } = r;
+  const item = (term: string, value: Html | string): Html =>
+    html`<dt>${term}</dt>
+      <dd>${value}</dd>`;
+  return html`<section aria-labelledby="session-detail-title">
+    <h2 id="session-detail-title">${l10n.t('Session {0}', s.session_id)}</h2>
+    <dl class="record">
+      ${item(l10n.t('State'), stateText(r, s.state))} ${item(l10n.t('Key'), keyText(s))} ${item(l10n.t('Project'), s.project_id ?? '—')}
+      ${item(l10n.t('Connection'), s.origin)} ${item(l10n.t('Created'), l10n.dateTime(s.created_at))}
+      ${item(l10n.t('Started'), s.started_at ? l10n.dateTime(s.started_at) : '—')}
+      ${item(l10n.t('Ended'), s.ended_at ? l10n.dateTime(s.ended_at) : '—')} ${item(l10n.t('Audio minutes'), minutes(r, s.audio_seconds))}
+      ${item(l10n.t('Final chunks'), l10n.number(s.final_chunks))} ${item(l10n.t('End reason'), s.end_reason ?? '—')}
+    </dl>
+    ${s.state === 'live' ? endButton(r, s) : ''}
+  </section>`;
+}
+
+async function sessionsPage(r: AuthedReq): Promise<void> {
+  const { l10n, ctx } = r;
+  const team = teamOf(r);
+  const view = viewOf(r);
+  const asked = (r.url.searchParams.get('id') ?? '').trim();
+  const ended = r.url.searchParams.get('ended');
+  const since = new Date(ctx.now() - RECENT_DAYS * 86_400_000).toISOString();
+  const [live, recent, one] = await Promise.all([
+    team.dashboard.sessions(view, { state: 'live', limit: LIST_LIMIT }),
+    team.dashboard.sessions(view, { state: 'ended', since, limit: LIST_LIMIT }),
+    asked && SESSION_ID.test(asked) ? team.dashboard.session(view, asked) : Promise.resolve(undefined),
+  ]);
+  const lookup = html`<form method="get" action="/dashboard/sessions" class="filters" role="search">
+    <p>
+      <label for="session-id">${l10n.t('Session id')}</label>
+      <input
+        id="session-id"
+        name="id"
+        value="${asked}"
+        autocomplete="off"
+        spellcheck="false"
+        ${asked && !one ? html` aria-invalid="true" aria-describedby="session-missing"` : ''}
+      />
+      <button type="submit">${l10n.t('Find')}</button>
+    </p>
+    ${asked && !one ? html`<p class="error" role="alert" id="session-missing">${l10n.t('No session with this id is in your view.')}</p>` : ''}
+  </form>`;
+  sendPage(
+    r,
+    l10n.t('Sessions'),
+    html`${ended && SESSION_ID.test(ended) ? html`<p class="notice" role="status">${l10n.t('Session {0} ended; its pending words were delivered.', ended)}</p>` : ''}
+      <h2>${l10n.t('Find a session')}</h2>
+      ${lookup} ${one ? detail(r, one) : ''}
+      <h2>${l10n.t('Live sessions')}</h2>
+      ${liveTable(r, live)}
+      <h2>${l10n.t('Recent sessions')}</h2>
+      ${recentTable(r, recent)}`,
+    asked && !one ? 404 : 200,
+  );
+}
+
+async function endSession(r: AuthedReq): Promise<void> {
+  const { l10n, ctx } = r;
+  teamOf(r);
+  const id = (r.form?.get('session_id') ?? '').trim();
+  if (!SESSION_ID.test(id)) throw new DashError(400, l10n.t('No session with this id is in your view.'));
+  const view = viewOf(r);
+  try {
+    await endSessionBy(
+      ctx.api,
+      {
+        actor: personActorId(r.who.person.id),
+        ip: r.ip,
+        sees: (o) => viewSees(view, { org_id: o.org_id ?? '', project_id: o.project_id ?? null, person_id: o.person_id ?? null }),
+      },
+      id,
+    );
+  } catch (e) {
+    if (e instanceof HttpError && e.status === 404) throw new DashError(404, l10n.t('No session with this id is in your view.'));
+    if (e instanceof HttpError && e.status === 503)
+      throw new DashError(503, l10n.t('The instance that holds this session did not end it in time; try again.'));
+    throw e;
+  }
+  redirect(r, `/dashboard/sessions?ended=${encodeURIComponent(id)}`);
+}
+
+const authed =
+  (h: (r: AuthedReq) => Promise<void>) =>
+  (r: DashReq): Promise<void> =>
+    h(r as AuthedReq);
+
+export const SESSION_ROUTES: readonly Route[] = [
+  { method: 'GET', path: '/dashboard/sessions', handler: authed(sessionsPage) },
+  { method: 'POST', path: '/dashboard/sessions/end', handler: authed(endSession) },
+];
