@@ -1,5 +1,5 @@
 /**
- * The dashboard's OpenID Connect relying party (src/server/http/sso/oidcClient.ts) against a real OpenID
+ * The dashboard's OpenID Connect relying party (src/server/dashboard/oidcClient.ts) against a real OpenID
  * provider (oidc-provider, test/helpers/oidcProvider.ts), its login page completed in real Chromium: the
  * code flow with PKCE, state and nonce gives the person's verified email and groups (from the userinfo
  * endpoint); a callback whose state is not the browser's is refused before any token request; a code is
@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createLogger } from '../../src/server/log';
-import { OidcRelyingParty, SsoError, type SsoFailure } from '../../src/server/http/sso/oidcClient';
+import { OidcRelyingParty, SsoError, type SsoFailure } from '../../src/server/dashboard/oidcClient';
 import { startOidcProvider, type TestAccount, type TestProvider } from '../helpers/oidcProvider';
 
 const CHROMIUM = process.env.DICTEE_E2E_CHROMIUM ?? '/usr/bin/chromium';

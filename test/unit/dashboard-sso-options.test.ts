@@ -1,6 +1,6 @@
 /**
  * The single sign-on options (src/server/ssoOptions.ts) and the role a person's groups give
- * (src/server/http/sso/ssoPerson.ts): each wrong option refused with a message naming it; the highest role
+ * (src/server/dashboard/ssoPerson.ts): each wrong option refused with a message naming it; the highest role
  * of several groups.
  */
 import assert from 'node:assert/strict';
@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../src/shared/args';
 import { parseSsoOptions, readClientSecret } from '../../src/server/ssoOptions';
-import { roleOfGroups } from '../../src/server/http/sso/ssoPerson';
-import { decodePending, encodePending, groupsOf } from '../../src/server/http/sso/oidcClient';
+import { roleOfGroups } from '../../src/server/dashboard/ssoPerson';
+import { decodePending, encodePending, groupsOf } from '../../src/server/dashboard/oidcClient';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'dictee-sso-'));
 const secretFile = path.join(dir, 'secret');
@@ -109,7 +109,7 @@ describe('dashboard single sign-on options', () => {
   });
 
   it('keeps a begun sign-in in a cookie value that reads back, and ignores one that is not', () => {
-    const p = { state: 's', nonce: 'n', verifier: 'v', at: 1 };
+    const p = { state: 's', nonce: 'n', verifier: 'v', at: 1, next: '/dashboard/usage' };
     assert.deepEqual(decodePending(encodePending(p)), p);
     assert.equal(decodePending('garbage'), undefined);
     assert.equal(decodePending(Buffer.from('{"state":1}').toString('base64url')), undefined);

@@ -9,8 +9,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import * as oidc from 'openid-client';
-import type { ServerLogger } from '../../log';
-import { isLoopbackHost } from '../../ssoOptions';
+import type { ServerLogger } from '../log';
+import { isLoopbackHost } from '../ssoOptions';
 
 /** Why a sign-in through the provider did not happen (each has its message in the page). */
 export const SSO_FAILURES = [
@@ -42,6 +42,8 @@ export interface PendingSignIn {
   verifier: string;
   /** When the sign-in began (ms since the epoch). */
   at: number;
+  /** The dashboard page to go to once signed in. */
+  next: string;
 }
 
 /** The person as the provider describes them. */
@@ -80,7 +82,7 @@ export function decodePending(v: string | undefined): PendingSignIn | undefined 
   try {
     const p = JSON.parse(Buffer.from(v, 'base64url').toString('utf8')) as Partial<PendingSignIn>;
     if (typeof p.state === 'string' && typeof p.nonce === 'string' && typeof p.verifier === 'string' && typeof p.at === 'number') {
-      return { state: p.state, nonce: p.nonce, verifier: p.verifier, at: p.at };
+      return { state: p.state, nonce: p.nonce, verifier: p.verifier, at: p.at, next: typeof p.next === 'string' ? p.next : '/dashboard' };
     }
   } catch {
     // not ours: as if absent
@@ -148,7 +150,7 @@ export class OidcRelyingParty {
   }
 
   /** Begins a sign-in: the provider's authorization URL to redirect to, and what the browser keeps until the callback. */
-  async begin(now = Date.now()): Promise<{ url: string; pending: PendingSignIn }> {
+  async begin(next = '/dashboard', now = Date.now()): Promise<{ url: string; pending: PendingSignIn }> {
     let config: oidc.Configuration;
     try {
       config = await this.configuration();
@@ -160,6 +162,7 @@ export class OidcRelyingParty {
       nonce: oidc.randomNonce(),
       verifier: oidc.randomPKCECodeVerifier(),
       at: now,
+      next,
     };
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: this.settings.redirectUri,

@@ -6,8 +6,8 @@
  * them; a change of groups never takes the organisation's last owner away) and may sign in without a mapped
  * group; anyone else without one is refused (`no_role`), so that leaving the hospital's group ends access.
  */
-import { ORG_ROLES, TeamRequestError, type OrgRole, type Person, type TeamStore } from '../../storage/teams';
-import { newId, now } from '../teamUtil';
+import { ORG_ROLES, TeamRequestError, type OrgRole, type Person, type TeamStore } from '../storage/teams';
+import { newId, now } from '../http/teamUtil';
 import { SsoError, type SsoIdentity } from './oidcClient';
 
 export interface SsoPersonResult {
