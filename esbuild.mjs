@@ -41,7 +41,7 @@ const common = {
 // The service's native modules stay in node_modules: dependencies, so that `npm ci --omit=dev` installs them on a
 // server (docs/server.md); .vscodeignore keeps them out of the .vsix. Native modules, loaded at run time. pg loads its optional libpq binding (pg-native) only
 // when asked for `pg.native`, which the service never is; pg and ioredis themselves are bundled.
-const serverNative = ['better-sqlite3', 'koffi', 'sherpa-onnx-node', 'pg-native'];
+const serverNative = ['better-sqlite3', 'koffi', 'sherpa-onnx-node', 'pg-native', 'argon2'];
 
 const targets = [
   {
@@ -77,6 +77,17 @@ const targets = [
     entryPoints: ['src/dictation/cli.ts'],
     outfile: 'dist/format.js',
   },
+  {
+    // The dashboard's script for the browser (docs/dashboard.md), served by the service with a hash in its URL.
+    ...common,
+    entryPoints: ['src/server/dashboard/browser/dashboard.ts'],
+    outfile: 'dist/dashboard/dashboard.js',
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2020',
+    sourcemap: false,
+    external: [],
+  },
 ];
 
 if (watch) {
@@ -93,3 +104,6 @@ if (watch) {
 mkdirSync('dist', { recursive: true });
 copyFileSync('node_modules/dictation_support/dist/index.js', 'dist/dictation_support.js');
 copyFileSync('node_modules/dictation_support/LICENSE', 'dist/dictation_support.LICENSE');
+// The dashboard's style sheet, served beside its script.
+mkdirSync('dist/dashboard', { recursive: true });
+copyFileSync('src/server/dashboard/browser/dashboard.css', 'dist/dashboard/dashboard.css');

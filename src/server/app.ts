@@ -31,6 +31,7 @@ import { type AuditSink, NO_AUDIT, auditSinkOf } from './storage/auditSink';
 import { KeyExpiryWatch } from './live/keyExpiry';
 import { errorMessage } from '../shared/errors';
 import { checkAllWhole, checkWhole } from '../shared/options';
+import { Dashboard } from './dashboard/dashboard';
 
 export { DEFAULT_TIMING, type Timing } from './live/registry';
 export { bindHttpServer } from './http/bind';
@@ -40,7 +41,9 @@ const SHUTDOWN_DRAIN_MS = 30_000;
 
 interface ServiceOptions {
   /** What the service keeps and counts (backends.ts); closed by the shutdown. */
-  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'checks' | 'close'> & Partial<Pick<Backends, 'team'>>;
+  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'checks' | 'close'> & Partial<Pick<Backends, 'team' | 'dashboard'>>;
+  /** false: no dashboard (`--no-dashboard`); else served at /dashboard when the backends keep its data. */
+  dashboard?: boolean;
   engine: Engine;
   log: ServerLogger;
   timing: Timing;
@@ -76,6 +79,8 @@ export class Service {
   private readonly audit: AuditSink;
   /** Ends the sessions of keys at their expiry (live/keyExpiry.ts). */
   private readonly expiry: KeyExpiryWatch;
+  /** The dashboard at /dashboard (dashboard/dashboard.ts), unless turned off. */
+  private readonly dashboard?: Dashboard;
 
   constructor(private readonly opts: ServiceOptions) {
     checkAllWhole('timing', opts.timing, 1);
@@ -134,7 +139,12 @@ export class Service {
     if (opts.metricsServer) this.serveMetrics(opts.metricsServer);
     this.server = opts.server ?? http.createServer(serverOptions(opts.timing));
     detachStartingAnswers(this.server);
+    if (opts.dashboard !== false && opts.backends.dashboard) this.dashboard = new Dashboard(this.api, opts.backends.dashboard);
     this.server.on('request', (req: IncomingMessage, res: http.ServerResponse) => {
+      if (this.dashboard?.owns(req) && !this.draining) {
+        this.dashboard.handle(req, res).catch((e: unknown) => httpFailure(this.api, req, res, e));
+        return;
+      }
       route(this.api, req, res).catch((e: unknown) => httpFailure(this.api, req, res, e));
     });
     // Above 64 KiB so an oversized audio frame gets our PROTOCOL_ERROR instead of a bare 1009 close. UTF-8 is
@@ -293,6 +303,7 @@ export class Service {
     this.log.info('shutting down: draining sessions', { sessions: this.registry.sessionCount, connections: this.registry.connectionCount });
     for (const t of this.timers) clearInterval(t);
     this.expiry.close();
+    this.dashboard?.close();
     // Stop accepting, drain, then close what is left (the order of the capture page's server too).
     const serverClosed = new Promise<void>((r) => this.server.close(() => r()));
     await this.registry.drain(SHUTDOWN_DRAIN_MS);

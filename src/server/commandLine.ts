@@ -82,6 +82,8 @@ Options:
                          own without keys (default: none; 0 picks a free port)
   --metrics-host H       its interface (default 127.0.0.1); another address must be protected by
                          the network or a proxy
+  --no-dashboard         do not serve the dashboard (/dashboard, docs/dashboard.md); / and
+                         /dashboard then answer 404 as any unknown path
   -h, --help             show this help
 
 ${SUBCOMMAND_USAGE}
@@ -95,6 +97,7 @@ Environment:
   DICTEE_TRUST_PROXY     the same as --trust-proxy (the flag wins)
   DICTEE_METRICS_PORT    the same as --metrics-port (the flag wins)
   DICTEE_METRICS_HOST    the same as --metrics-host (the flag wins)
+  DICTEE_DASHBOARD       off: the same as --no-dashboard
   DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error
   DICTEE_ENGINE_API_KEY  the credential sent to the remote recogniser (see --engine-auth)
 `;
@@ -134,6 +137,8 @@ export interface CliOptions {
   metricsPort?: number;
   /** `--metrics-host` or DICTEE_METRICS_HOST (default 127.0.0.1). */
   metricsHost: string;
+  /** The dashboard at /dashboard (docs/dashboard.md): false with `--no-dashboard` or DICTEE_DASHBOARD=off. */
+  dashboard: boolean;
   help: boolean;
 }
 
@@ -165,6 +170,7 @@ const OPTIONS = {
   'trust-proxy': { type: 'string' },
   'metrics-port': { type: 'string' },
   'metrics-host': { type: 'string' },
+  'no-dashboard': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -191,6 +197,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     retentionDays: v['retention-days'] === undefined ? 30 : wholeNumber('--retention-days', v['retention-days'], 1, 3650),
     instanceId: v['instance-id'] === undefined ? defaultInstanceId() : nonEmpty('--instance-id', v['instance-id']),
     metricsHost: DEFAULT_HOST,
+    dashboard: v['no-dashboard'] !== true && !['off', 'false', '0', 'no'].includes((env.DICTEE_DASHBOARD ?? '').toLowerCase()),
     help: v.help === true,
   };
   Object.assign(o, metricsListener(v['metrics-port'], v['metrics-host'], env));

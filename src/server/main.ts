@@ -205,6 +205,7 @@ async function main(): Promise<void> {
     retentionDays: opts.retentionDays,
     server,
     trustProxy: opts.trustProxy,
+    dashboard: opts.dashboard,
     ...(metricsServer ? { metricsServer } : {}),
   });
   const port = await service.listen(opts.host, opts.port);

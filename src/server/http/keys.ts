@@ -7,13 +7,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type CreateKeyRequest,
   type CreateKeyResponse,
+  type CreatedKey,
   CreateKeyRequestSchema,
   RollKeyRequestSchema,
   describeZodError,
   redactKey,
 } from '../../protocol';
 import { resolveExpiry } from '../storage/keyRules';
-import { KeyRequestError } from '../storage/stores';
+import { type ApiKey, KeyRequestError } from '../storage/stores';
 import { TeamRequestError } from '../storage/teams';
 import { type Actor, actorManages, actorOrg, need, outsideScope, record, requireActor } from './actor';
 import type { ApiContext } from './context';
@@ -43,35 +44,37 @@ export async function createKey(ctx: ApiContext, req: IncomingMessage, res: Serv
   const body = parseJsonBody(await readBody(req));
   const parsed = CreateKeyRequestSchema.safeParse(body ?? {});
   if (!parsed.success) throw HttpError.of('CONFIG_ERROR', describeZodError(parsed.error).message);
-  const data: CreateKeyRequest = { ...parsed.data };
-  let orgId: string;
-  try {
-    orgId = await creationOrg(ctx, actor, data);
-    const target = {
-      orgId,
-      projectId: data.type === 'project' ? (data.project_id ?? null) : null,
-      personId: data.type === 'personal' ? (data.person_id ?? null) : null,
-    };
-    if (!actorManages(actor, target)) {
-      const what =
-        target.projectId !== null
-          ? `project ${JSON.stringify(target.projectId)}`
-          : target.personId !== null
-            ? 'that person'
-            : "the organisation's own keys";
-      throw outsideScope(ctx, actor, 'key.created', '-', `a key of ${what}`);
-    }
-    if (actor.key) narrowToActor(actor.key, data);
-    if (data.type === 'project' && data.project_id !== undefined) await ensureProject(ctx, actor, orgId, data.project_id);
-  } catch (e) {
-    configError(e);
-  }
   let created;
   try {
-    created = await ctx.keys.create(data, { orgId });
+    created = await createKeyAs(ctx, actor, { ...parsed.data });
   } catch (e) {
     configError(e);
   }
+  const answer: CreateKeyResponse = { success: true, ...created };
+  sendJson(res, 201, answer);
+}
+
+/**
+ * Creates a key for an actor (the keys API's and the dashboard's): in the actor's organisation and scope,
+ * never wider than the actor. Throws KeyRequestError or TeamRequestError (a field's problem), or an
+ * HttpError 403 outside the actor's scope (audited).
+ */
+export async function createKeyAs(ctx: ApiContext, actor: Actor, data: CreateKeyRequest): Promise<CreatedKey> {
+  need(ctx, actor, 'manage_keys', { action: 'key.created', target: '-' });
+  const orgId = await creationOrg(ctx, actor, data);
+  const target = {
+    orgId,
+    projectId: data.type === 'project' ? (data.project_id ?? null) : null,
+    personId: data.type === 'personal' ? (data.person_id ?? null) : null,
+  };
+  if (!actorManages(actor, target)) {
+    const what =
+      target.projectId !== null ? `project ${JSON.stringify(target.projectId)}` : target.personId !== null ? 'that person' : "the organisation's own keys";
+    throw outsideScope(ctx, actor, 'key.created', '-', `a key of ${what}`);
+  }
+  if (actor.key) narrowToActor(actor.key, data);
+  if (data.type === 'project' && data.project_id !== undefined) await ensureProject(ctx, actor, orgId, data.project_id);
+  const created = await ctx.keys.create(data, { orgId });
   record(ctx, actor, 'key.created', created.id, 'success');
   ctx.log.info('API key created', {
     key_id: created.id,
@@ -80,8 +83,7 @@ export async function createKey(ctx: ApiContext, req: IncomingMessage, res: Serv
     actor: actor.id,
     address: actor.ip,
   });
-  const answer: CreateKeyResponse = { success: true, ...created };
-  sendJson(res, 201, answer);
+  return created;
 }
 
 /**
@@ -157,13 +159,26 @@ async function managedKey(ctx: ApiContext, actor: Actor, keyOrId: string, action
 /** Revokes a key and ends its live sessions (their pending text flushed first). */
 export async function revokeKey(ctx: ApiContext, req: IncomingMessage, keyOrId: string, res: ServerResponse): Promise<void> {
   const actor = await requireActor(ctx, req);
+  const { key } = await revokeKeyAs(ctx, actor, keyOrId);
+  sendJson(res, 200, { success: true, id: key.id, revoked_at: key.revokedAt });
+}
+
+/**
+ * Revokes a key for an actor (the keys API's and the dashboard's): 404 unknown, 403 outside the scope; the
+ * revocation is audited and announced once, by the call that made it (`revokedHere`; a concurrent or
+ * earlier revocation of the same key is answered with the key as it was revoked).
+ */
+export async function revokeKeyAs(ctx: ApiContext, actor: Actor, keyOrId: string): Promise<{ key: ApiKey; revokedHere: boolean }> {
   need(ctx, actor, 'manage_keys', { action: 'key.revoked', target: '-' });
   const found = await managedKey(ctx, actor, keyOrId, 'key.revoked');
-  const key = (await ctx.keys.revoke(found.id)) ?? found;
-  record(ctx, actor, 'key.revoked', key.id, 'success');
-  ctx.log.info('API key revoked', { key_id: key.id, key: key.hint, actor: actor.id, address: actor.ip });
+  const done = (await ctx.keys.revokeOnce(found.id)) ?? { key: found, revokedHere: false };
+  const { key } = done;
+  if (done.revokedHere) {
+    record(ctx, actor, 'key.revoked', key.id, 'success');
+    ctx.log.info('API key revoked', { key_id: key.id, key: key.hint, actor: actor.id, address: actor.ip });
+  }
   await ctx.registry.revokeKey(key.id);
-  sendJson(res, 200, { success: true, id: key.id, revoked_at: key.revokedAt });
+  return done;
 }
 
 /** `POST /v1/api-keys/{id}/roll`: a new key like the old, which expires at the end of the overlap. */
@@ -173,14 +188,30 @@ export async function rollKey(ctx: ApiContext, req: IncomingMessage, keyOrId: st
   const body = parseJsonBody(await readBody(req));
   const parsed = RollKeyRequestSchema.safeParse(body ?? {});
   if (!parsed.success) throw HttpError.of('CONFIG_ERROR', describeZodError(parsed.error).message);
+  let rolled;
+  try {
+    rolled = await rollKeyAs(ctx, actor, keyOrId, parsed.data.overlap_hours ?? 24);
+  } catch (e) {
+    configError(e);
+  }
+  const answer: CreateKeyResponse & { rolled_from: { id: string; expires_at: string | null } } = {
+    success: true,
+    ...rolled.created,
+    rolled_from: { id: rolled.old.id, expires_at: rolled.old.expiresAt },
+  };
+  sendJson(res, 201, answer);
+}
+
+/** Rolls a key for an actor (the keys API's and the dashboard's): a new key like the old, which expires at the end of the overlap. */
+export async function rollKeyAs(ctx: ApiContext, actor: Actor, keyOrId: string, overlapHours: number): Promise<{ created: CreatedKey; old: ApiKey }> {
+  need(ctx, actor, 'manage_keys', { action: 'key.rolled', target: '-' });
   const old = await managedKey(ctx, actor, keyOrId, 'key.rolled');
-  const overlapHours = parsed.data.overlap_hours ?? 24;
   let rolled;
   try {
     rolled = await ctx.keys.roll(old, Math.round(overlapHours * HOUR_MS));
   } catch (e) {
     record(ctx, actor, 'key.rolled', old.id, 'failure');
-    configError(e);
+    throw e;
   }
   const { created } = rolled;
   record(ctx, actor, 'key.rolled', old.id, 'success');
@@ -195,10 +226,5 @@ export async function rollKey(ctx: ApiContext, req: IncomingMessage, keyOrId: st
   });
   // The old key's sessions here end at the end of the overlap (at once for 0); the other instances see it at their next key re-check.
   ctx.expiry.watch(old.id, rolled.old.expiresAt);
-  const answer: CreateKeyResponse & { rolled_from: { id: string; expires_at: string | null } } = {
-    success: true,
-    ...created,
-    rolled_from: { id: old.id, expires_at: rolled.old.expiresAt },
-  };
-  sendJson(res, 201, answer);
+  return rolled;
 }

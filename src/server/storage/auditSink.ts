@@ -21,11 +21,16 @@ export const AUDIT_ACTIONS = [
   'project.member_removed',
   'org.created',
   'org.updated',
+  // The dashboard's sign-in (dashboard/signIn.ts): never the password.
+  'person.signed_in',
+  'person.sign_in_failed',
+  'person.signed_out',
+  'person.locked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntry {
-  /** A key id (`key_…`), `master`, or `system` (an expiry seen by the service). */
+  /** A key id (`key_…`), `master`, `system` (an expiry seen by the service), or `person:<id>` (the dashboard). */
   actor: string;
   action: AuditAction;
   target: string;

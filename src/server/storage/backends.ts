@@ -22,6 +22,7 @@ import { RedisLimits } from './redis/limits';
 import { RedisRevocations } from './redis/revocations';
 import type { KeyStore, Limits, RevocationFeed, SessionStore } from './stores';
 import { type Team, openTeam } from './team';
+import { DashboardStore, pgQuery, sqliteQuery } from './dashboard';
 
 interface BackendOptions {
   dataDir: string;
@@ -59,6 +60,8 @@ export interface Backends {
   checks: BackendCheck[];
   /** Usage, session listings, the keys' last use and the audit log (team.ts). */
   team: Team;
+  /** The dashboard's accounts, sign-in sessions, locks and flashes (dashboard.ts). */
+  dashboard: DashboardStore;
   /** Closes the limits, then the store (after its queued writes). */
   close(): Promise<void>;
 }
@@ -73,6 +76,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
     let keys: KeyStore;
     let migrationsApplied: number[] = [];
     let team: Team;
+    let dashboard: DashboardStore;
     const checks: BackendCheck[] = [];
     if (o.databaseUrl) {
       const pool = await openPool(o.databaseUrl);
@@ -85,6 +89,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       store = pg;
       keys = new ApiKeys(pg, prepared.masterHash, new PgTeams((text, params) => pg.query(text, params), prepared.orgId));
       team = openTeam({ pg }, o.log, o.auditRetentionDays);
+      dashboard = new DashboardStore(pgQuery((text, params) => pg.query(text, params)));
       checks.push(new BackendProbe('postgresql', { known: () => pg.availability.up, ping: () => pg.ping() }));
     } else {
       let sqlite: SqliteStore;
@@ -103,6 +108,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       }
       store = sqlite;
       team = openTeam({ sqlite }, o.log, o.auditRetentionDays);
+      dashboard = new DashboardStore(sqliteQuery(sqlite.db));
       checks.push(LOCAL_STORE);
     }
     opened.push(() => team.close());
@@ -150,6 +156,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       migrationsApplied,
       checks,
       team,
+      dashboard,
       close: closeAll,
     };
   } catch (e) {

@@ -105,8 +105,11 @@ export interface KeyRows {
   keyByHash(hash: string): Promise<KeyRow | undefined>;
   keyById(id: string): Promise<KeyRow | undefined>;
   listKeys(): Promise<KeyRow[]>;
-  /** Marks the key revoked at `at` unless it already is, and its announcement to the other instances pending (one transaction). */
-  revokeKey(id: string, at: string): Promise<void>;
+  /**
+   * Marks the key revoked at `at` unless it already is, and its announcement to the other instances pending (one
+   * transaction); whether this call revoked it (false: it was already).
+   */
+  revokeKey(id: string, at: string): Promise<boolean>;
   /** The ids of the revoked keys whose announcement is still pending, oldest first. */
   pendingRevocations(): Promise<string[]>;
   /** The revocation of the key was announced: no longer pending. */
@@ -237,10 +240,15 @@ export class ApiKeys implements KeyStore {
   }
 
   async revoke(keyOrId: string): Promise<ApiKey | undefined> {
+    return (await this.revokeOnce(keyOrId))?.key;
+  }
+
+  async revokeOnce(keyOrId: string): Promise<{ key: ApiKey; revokedHere: boolean } | undefined> {
     const key = await this.find(keyOrId);
     if (!key) return undefined;
-    if (!key.revokedAt) await this.rows.revokeKey(key.id, new Date().toISOString());
-    return this.find(key.id);
+    const revokedHere = key.revokedAt ? false : await this.rows.revokeKey(key.id, new Date().toISOString());
+    const after = await this.find(key.id);
+    return after ? { key: after, revokedHere } : undefined;
   }
 
   revokedAmong(keyIds: string[]): Promise<string[]> {
@@ -296,9 +304,7 @@ function sqliteKeyRows(store: SqliteStore): KeyRows {
     keyByHash: async (hash) => store.keyByHash(hash),
     keyById: async (id) => store.keyById(id),
     listKeys: async () => store.listKeys(),
-    revokeKey: async (id, at) => {
-      store.revokeKey(id, at);
-    },
+    revokeKey: async (id, at) => store.revokeKey(id, at),
     revokedAmong: async (ids) => ids.filter((id) => store.keyById(id)?.revoked_at !== null),
     pendingRevocations: async () => store.pendingRevocations(),
     revocationAnnounced: async (keyId) => store.revocationAnnounced(keyId),

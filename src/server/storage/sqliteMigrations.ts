@@ -11,6 +11,7 @@
  */
 import type Database from 'better-sqlite3';
 import { SQLITE_USAGE_AUDIT } from './usageSchema';
+import { DASHBOARD_SQL } from './dashboard';
 
 interface SqliteMigration {
   version: number;
@@ -96,6 +97,13 @@ const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: 'usage (last use of keys, audio seconds, daily rollup) and the audit log',
     up(db) {
       db.exec(SQLITE_USAGE_AUDIT);
+    },
+  },
+  {
+    version: 5,
+    name: 'dashboard: passwords and languages of people, sign-in sessions, failed sign-ins, one-time flashes',
+    up(db) {
+      db.exec(DASHBOARD_SQL);
     },
   },
 ];

@@ -93,6 +93,11 @@ export interface KeyStore {
   expiries(keyIds: string[]): Promise<{ expired: string[]; pending: Map<string, string> }>;
   /** Revokes a key given by its id or its value (idempotent): the key as revoked, or undefined when unknown. */
   revoke(keyOrId: string): Promise<ApiKey | undefined>;
+  /**
+   * Revokes as `revoke`, and says whether this call is the one that revoked it (false: it was already, by an
+   * earlier or a concurrent call): two administrators revoking the same key at once get one revocation.
+   */
+  revokeOnce(keyOrId: string): Promise<{ key: ApiKey; revokedHere: boolean } | undefined>;
   /** Which of these key ids are revoked (or unknown). */
   revokedAmong(keyIds: string[]): Promise<string[]>;
   /** Revocations recorded (with the key's, durably) whose announcement to the other instances is still pending. */

@@ -22,6 +22,7 @@ import {
   storedMasterKey,
 } from '../masterKey';
 import { TEAMS_SQL } from '../sqliteMigrations';
+import { DASHBOARD_SQL } from '../dashboard';
 
 interface Migration {
   version: number;
@@ -74,6 +75,11 @@ CREATE TABLE session_events (
   },
   // Version 3 is another change's (organisations, people, projects); versions are applied in order, gaps skipped.
   { version: 4, name: 'usage (last use of keys, audio seconds, daily rollup) and the audit log', sql: PG_USAGE_AUDIT },
+  {
+    version: 5,
+    name: 'dashboard: passwords and languages of people, sign-in sessions, failed sign-ins, one-time flashes',
+    sql: DASHBOARD_SQL,
+  },
 ];
 
 /** The key of the advisory lock taken while migrating ("dictee" in ASCII). */

@@ -106,12 +106,14 @@ export class PgStore implements SessionStore, KeyRows {
     return (await this.q<KeyRow>(`${KEY_SELECT} ORDER BY k.created_at, k.id`)).rows;
   }
   /** Marks the key revoked and, in the same statement, its announcement to the other instances as pending. */
-  async revokeKey(id: string, at: string): Promise<void> {
-    await this.q(
-      `WITH r AS (UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id)
-       INSERT INTO pending_revocations (key_id, revoked_at) SELECT id, $2 FROM r ON CONFLICT DO NOTHING`,
+  async revokeKey(id: string, at: string): Promise<boolean> {
+    const r = await this.q(
+      `WITH r AS (UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id),
+         p AS (INSERT INTO pending_revocations (key_id, revoked_at) SELECT id, $2 FROM r ON CONFLICT DO NOTHING)
+       SELECT id FROM r`,
       [id, at],
     );
+    return r.rows.length > 0;
   }
   async pendingRevocations(): Promise<string[]> {
     return (await this.q<{ key_id: string }>('SELECT key_id FROM pending_revocations ORDER BY revoked_at')).rows.map((r) => r.key_id);

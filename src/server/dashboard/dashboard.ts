@@ -1,0 +1,54 @@
+/**
+ * The dashboard served by the service at `/dashboard` (docs/dashboard.md): what app.ts calls for each
+ * request under that path, and the periodic purge of the sign-in sessions that ended. `GET /` redirects
+ * to it. Off with `--no-dashboard` (DICTEE_DASHBOARD=off): then both paths answer as the API does (404).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiContext } from '../http/context';
+import { parseRequestUrl } from '../http/util';
+import type { DashboardStore } from '../storage/dashboard';
+import { Assets } from './assets';
+import type { DashboardContext } from './context';
+import { handleDashboard, isDashboardPath } from './router';
+import { DEFAULT_SESSION_POLICY, type SessionPolicy } from './sessionRules';
+
+export class Dashboard {
+  private readonly ctx: DashboardContext;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(api: ApiContext, store: DashboardStore, opts: { policy?: SessionPolicy; assetsDir?: string } = {}) {
+    this.ctx = { api, store, assets: new Assets(opts.assetsDir), policy: opts.policy ?? DEFAULT_SESSION_POLICY, now: () => Date.now() };
+    this.timer = setInterval(() => void this.purge(), 10 * 60_000);
+    this.timer.unref();
+  }
+
+  /** Whether this request is the dashboard's (its paths, and `GET /`). */
+  owns(req: IncomingMessage): boolean {
+    const url = parseRequestUrl(req.url);
+    if (!url) return false;
+    return isDashboardPath(url.pathname) || (url.pathname === '/' && (req.method === 'GET' || req.method === 'HEAD'));
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = parseRequestUrl(req.url)!;
+    if (url.pathname === '/') {
+      res.writeHead(302, { location: '/dashboard', 'cache-control': 'no-store', 'content-length': '0' });
+      res.end();
+      return;
+    }
+    await handleDashboard(this.ctx, req, res, url);
+  }
+
+  private async purge(): Promise<void> {
+    const now = this.ctx.now();
+    try {
+      await this.ctx.store.purge(new Date(now - this.ctx.policy.idleMs).toISOString(), new Date(now - this.ctx.policy.absoluteMs).toISOString());
+    } catch (e) {
+      this.ctx.api.log.warn('could not purge the ended dashboard sessions', { error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}

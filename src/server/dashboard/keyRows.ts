@@ -1,0 +1,58 @@
+/**
+ * The API keys page's rows, pure (unit-tested): the keys a person manages (the same rule as the keys API:
+ * http/scope.ts's `managesKey`), their badges ("expires soon", "never used", "idle 90 days") and their
+ * 7-day usage, from one listing and one query of the daily rollup (no query per key).
+ */
+import type { KeyListing } from '../../protocol';
+import type { Actor } from '../http/actor';
+import { actorManages } from '../http/actor';
+
+const DAY_MS = 86_400_000;
+/** A key that expires within this many days is "expires soon". */
+export const EXPIRES_SOON_DAYS = 14;
+/** A key unused for this many days is "idle 90 days". */
+export const IDLE_DAYS = 90;
+
+export type Badge = 'expires_soon' | 'never_used' | 'idle' | 'expired' | 'revoked';
+
+export function badgesOf(k: Pick<KeyListing, 'created_at' | 'expires_at' | 'last_used_at' | 'revoked_at'>, now: number): Badge[] {
+  if (k.revoked_at) return ['revoked'];
+  const out: Badge[] = [];
+  if (k.expires_at) {
+    const left = Date.parse(k.expires_at) - now;
+    if (left <= 0) return ['expired'];
+    if (left <= EXPIRES_SOON_DAYS * DAY_MS) out.push('expires_soon');
+  }
+  if (!k.last_used_at) out.push('never_used');
+  else if (now - Date.parse(k.last_used_at) >= IDLE_DAYS * DAY_MS) out.push('idle');
+  return out;
+}
+
+/** The last 7 UTC days, oldest first (YYYY-MM-DD). */
+export function lastDays(now: number, n = 7): string[] {
+  const out: string[] = [];
+  for (let i = n - 1; i >= 0; i--) out.push(new Date(now - i * DAY_MS).toISOString().slice(0, 10));
+  return out;
+}
+
+/** Sessions per key for each of `days` (zeros where none), from the rollup's rows. */
+export function usageByKey(rows: ReadonlyArray<{ key_id: string; day: string; sessions: number }>, days: readonly string[]): Map<string, number[]> {
+  const index = new Map(days.map((d, i) => [d, i]));
+  const out = new Map<string, number[]>();
+  for (const row of rows) {
+    const i = index.get(row.day);
+    if (i === undefined) continue;
+    let series = out.get(row.key_id);
+    if (!series) out.set(row.key_id, (series = days.map(() => 0)));
+    series[i]! += row.sessions;
+  }
+  return out;
+}
+
+/** The keys the actor manages, neither revoked nor long expired (shown: live ones and those expired within 30 days), newest first. */
+export function visibleKeys(keys: readonly KeyListing[], actor: Actor, now: number): KeyListing[] {
+  return keys
+    .filter((k) => actorManages(actor, { orgId: k.org_id, projectId: k.project_id, personId: k.person_id ?? null }))
+    .filter((k) => !k.revoked_at && (!k.expires_at || Date.parse(k.expires_at) > now - 30 * DAY_MS))
+    .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+}
