@@ -4,13 +4,13 @@
  * secret (never the secret itself on the command line), the scopes, the claim that carries the groups and
  * the map from groups to roles (`--oidc-role-map` inline, or `--oidc-role-map-file` JSON for group names
  * with commas or "="), each checked with a message a person can act on. The secret file is read at start
- * (`readClientSecret`), never logged.
+ * (`readClientSecret`), never logged. Also `--mfa-key-file`, the key that encrypts the second factor's secrets.
  */
 import { readFileSync } from 'node:fs';
 import { UsageError, nonEmpty } from '../shared/args';
 import { ORG_ROLES, type OrgRole } from './storage/teams';
 
-export const SSO_USAGE = `Dashboard single sign-on (OpenID Connect; docs/dashboard.md):
+export const SSO_USAGE = `Dashboard sign-in: single sign-on (OpenID Connect) and the second factor (docs/dashboard.md):
   --public-url URL       the service's address as browsers reach it (https://dictee.example.org);
                          the redirect URI to register is URL/dashboard/sso/callback
   --oidc-issuer URL      the OpenID provider's issuer (discovery at URL/.well-known/openid-configuration)
@@ -27,6 +27,8 @@ export const SSO_USAGE = `Dashboard single sign-on (OpenID Connect; docs/dashboa
   --oidc-trust-email     take the provider's email as verified when it sends no email_verified
                          (Entra ID, ADFS: a provider whose directory the hospital administers)
   --oidc-label TEXT      the sign-in button's provider name (default "single sign-on")
+  --mfa-key-file FILE    32 random bytes (base64 or hex: openssl rand -base64 32) that encrypt the
+                         second factor's secrets in the store (default: kept unencrypted)
 `;
 
 export const SSO_OPTIONS = {
@@ -41,6 +43,7 @@ export const SSO_OPTIONS = {
   'oidc-org': { type: 'string' },
   'oidc-trust-email': { type: 'boolean' },
   'oidc-label': { type: 'string' },
+  'mfa-key-file': { type: 'string' },
 } as const;
 
 export interface OidcOptions {
@@ -61,6 +64,8 @@ export interface SsoCliOptions {
   /** The service's public origin (no trailing slash), or undefined. */
   publicUrl?: string;
   oidc?: OidcOptions;
+  /** `--mfa-key-file` (read at start: dashboard/totp.ts `SecretBox.fromFile`). */
+  mfaKeyFile?: string;
 }
 
 type SsoValues = { [K in keyof typeof SSO_OPTIONS]?: (typeof SSO_OPTIONS)[K]['type'] extends 'string' ? string : boolean };
@@ -125,6 +130,7 @@ function fileRoleMap(file: string): Map<string, OrgRole> {
 /** The options of SSO_OPTIONS, checked (an `--oidc-*` flag without `--oidc-issuer`, or the issuer without what it needs: a UsageError). */
 export function parseSsoOptions(v: SsoValues): SsoCliOptions {
   const out: SsoCliOptions = {};
+  if (v['mfa-key-file'] !== undefined) out.mfaKeyFile = nonEmpty('--mfa-key-file', v['mfa-key-file']);
   if (v['public-url'] !== undefined) {
     const u = httpUrl('--public-url', v['public-url']);
     if (u.pathname !== '/') throw new UsageError('--public-url is the origin only (https://host[:port]), without a path');

@@ -94,7 +94,7 @@ describe('SQLite backup, restore and migrations (built service)', function () {
         .includes('w40'),
       'the finals of the stopped session are in the copy',
     );
-    assert.equal(copy.pragma('user_version', { simple: true }), 5);
+    assert.equal(copy.pragma('user_version', { simple: true }), 6);
     copy.close();
 
     // Restore (docs/server.md): the service stopped, the file copied into place in a fresh data dir.
@@ -180,9 +180,9 @@ describe('SQLite backup, restore and migrations (built service)', function () {
         [4, 4],
       ],
     );
-    assert.ok(lines.some((l) => l.msg === 'SQLite schema upgraded' && l.from_user_version === 0 && l.user_version === 5));
+    assert.ok(lines.some((l) => l.msg === 'SQLite schema upgraded' && l.from_user_version === 0 && l.user_version === 6));
     const after = new Database(path.join(dataDir, 'dictee.sqlite'), { readonly: true });
-    assert.equal(after.pragma('user_version', { simple: true }), 5);
+    assert.equal(after.pragma('user_version', { simple: true }), 6);
     assert.equal((after.prepare("SELECT count(*) AS n FROM session_events WHERE session_id = 'ses_old'").get() as { n: number }).n, 3);
     assert.equal(
       (after.prepare("SELECT final_chunks FROM session_checkpoints WHERE session_id = 'ses_old'").get() as { final_chunks: number })

@@ -14,6 +14,9 @@ import { sameOrigin, securityHeaders, tokensMatch } from './security';
 import type { OrgRole } from '../storage/teams';
 import { SIGN_IN_ROUTES } from './signIn';
 import { KEY_ROUTES } from './keysRoutes';
+import { SSO_ROUTES } from './ssoRoutes';
+import { SECOND_FACTOR_SIGN_IN_ROUTES } from './secondFactorSignIn';
+import { SECURITY_ROUTES } from './securityPage';
 
 export interface Route {
   method: 'GET' | 'POST';
@@ -39,6 +42,9 @@ function placeholder(path: string, title: (r: DashReq) => string, roles?: readon
 export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard', handler: async (r) => redirect(r, '/dashboard/keys') },
   ...SIGN_IN_ROUTES,
+  ...SSO_ROUTES,
+  ...SECOND_FACTOR_SIGN_IN_ROUTES,
+  ...SECURITY_ROUTES,
   ...KEY_ROUTES,
   placeholder('/dashboard/usage', (r) => r.l10n.t('Usage')),
   placeholder('/dashboard/sessions', (r) => r.l10n.t('Sessions')),

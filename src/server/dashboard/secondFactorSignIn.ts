@@ -15,10 +15,9 @@ import { DashError, readForm, redirect, sendPage } from './respond';
 import type { Route } from './router';
 import { sameOrigin, tokensMatch } from './security';
 import { ACCOUNT_THROTTLE, ADDRESS_THROTTLE, type ThrottlePolicy, afterFailure, lockedFor, parseCookies, sessionCookie } from './sessionRules';
-import { safeNext } from './signIn';
 import { dashAudit, startSession } from './signInSession';
 import { matchRecoveryCode, recoveryCodeOf, totpCodeOf, totpStep } from './totp';
-import { openSecret } from './secondFactorAccess';
+import { mfaOf, openSecret } from './secondFactorAccess';
 
 export const CHALLENGE_COOKIE = '__Host-dictee_2fa';
 const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -29,17 +28,18 @@ function formToken(cookieValue: string): string {
 }
 
 /**
- * After the right password: when the person has a confirmed second factor, begins the second step (answers
+ * After the right password (`next`: a path of the dashboard, safeNext's): when the person has a confirmed second factor, begins the second step (answers
  * with a redirect to the code page) and resolves true; false when there is none (the caller signs in).
  */
 export async function beginSecondFactor(r: DashReq, person: Person, next: string): Promise<boolean> {
   const mfa = r.ctx.secondFactor;
+  if (!mfa) return false;
   const row = await mfa.store.get(person.id);
   if (!row?.confirmed_at) return false;
   const now = r.ctx.now();
   await mfa.store.purgeChallenges(new Date(now - CHALLENGE_TTL_MS).toISOString());
   const token = newToken();
-  await mfa.store.createChallenge({ id_hash: sha256(token), person_id: person.id, next: safeNext(next), created_at: new Date(now).toISOString() });
+  await mfa.store.createChallenge({ id_hash: sha256(token), person_id: person.id, next, created_at: new Date(now).toISOString() });
   r.res.appendHeader('set-cookie', sessionCookie(CHALLENGE_COOKIE, token, CHALLENGE_TTL_MS / 1000));
   redirect(r, '/dashboard/sign-in/code');
   return true;
@@ -57,7 +57,7 @@ async function waiting(r: DashReq): Promise<Waiting | undefined> {
   const token = parseCookies(r.req.headers.cookie).get(CHALLENGE_COOKIE);
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const idHash = sha256(token);
-  const c = await r.ctx.secondFactor.store.challenge(idHash);
+  const c = await mfaOf(r).store.challenge(idHash);
   if (!c || r.ctx.now() - Date.parse(c.created_at) >= CHALLENGE_TTL_MS) return undefined;
   const person = await r.ctx.api.keys.teams.getPerson(c.person_id);
   return person ? { token, idHash, person, next: c.next } : undefined;
@@ -114,7 +114,7 @@ async function postCode(r: DashReq): Promise<void> {
     dashAudit(r, 'person.sign_in_failed', person.org_id, personActorId(person.id), person.id, 'failure');
     return codePage(r, w, lockedText(locked), 429);
   }
-  const mfa = ctx.secondFactor;
+  const mfa = mfaOf(r);
   const typed = form.get('code') ?? '';
   const row = await mfa.store.get(person.id);
   let method: 'password+totp' | 'password+recovery_code' | undefined;

@@ -11,7 +11,7 @@ import { personActorId, requireFreshSignIn } from './identity';
 import { csrfField } from './layout';
 import { redirect, sendPage } from './respond';
 import type { Route } from './router';
-import { openSecret } from './secondFactorAccess';
+import { mfaOf, openSecret } from './secondFactorAccess';
 import { dashAudit } from './signInSession';
 import { groupedSecret, hashRecoveryCode, newRecoveryCodes, newTotpSecret, otpauthUri, totpCodeOf, totpStep } from './totp';
 
@@ -19,7 +19,7 @@ const PATH = '/dashboard/security';
 
 async function securityPage(r: AuthedReq, error?: string, status = 200): Promise<void> {
   const { l10n, who } = r;
-  const mfa = r.ctx.secondFactor;
+  const mfa = mfaOf(r);
   const row = await mfa.store.get(who.person.id);
   const notes = [];
   if (r.url.searchParams.get('recovery_code_used') === '1') {
@@ -72,14 +72,14 @@ async function recoveryHashes(codes: string[]): Promise<string[]> {
 }
 
 async function begin(r: AuthedReq): Promise<void> {
-  const mfa = r.ctx.secondFactor;
+  const mfa = mfaOf(r);
   await mfa.store.begin(r.who.person.id, mfa.box.seal(newTotpSecret()), new Date(r.ctx.now()).toISOString());
   redirect(r, PATH);
 }
 
 async function confirm(r: AuthedReq): Promise<void> {
   const { who, l10n } = r;
-  const mfa = r.ctx.secondFactor;
+  const mfa = mfaOf(r);
   const row = await mfa.store.get(who.person.id);
   if (!row || row.confirmed_at) return redirect(r, PATH);
   const code = totpCodeOf(r.form?.get('code') ?? '');
@@ -94,7 +94,7 @@ async function confirm(r: AuthedReq): Promise<void> {
 
 async function renewCodes(r: AuthedReq): Promise<void> {
   const { who } = r;
-  const mfa = r.ctx.secondFactor;
+  const mfa = mfaOf(r);
   if (!(await mfa.store.get(who.person.id))?.confirmed_at) return redirect(r, PATH);
   if (!requireFreshSignIn(r, PATH)) return;
   const codes = newRecoveryCodes();
@@ -105,7 +105,7 @@ async function renewCodes(r: AuthedReq): Promise<void> {
 
 async function off(r: AuthedReq): Promise<void> {
   const { who } = r;
-  const mfa = r.ctx.secondFactor;
+  const mfa = mfaOf(r);
   const row = await mfa.store.get(who.person.id);
   if (!row) return redirect(r, PATH);
   if (row.confirmed_at && !requireFreshSignIn(r, PATH)) return;

@@ -11,7 +11,7 @@
  */
 import type { OrgRole } from '../storage/teams';
 import type { DashReq } from './context';
-import { html, type Html } from './html';
+import { html } from './html';
 import { personActorId } from './identity';
 import { type OidcRelyingParty, SsoError, type SsoFailure, decodePending, encodePending, whyFailed } from './oidcClient';
 import { redirect, sendHtml, sendPage } from './respond';
@@ -38,16 +38,6 @@ export const SSO_CALLBACK_PATH = '/dashboard/sso/callback';
 
 function ssoCookie(value: string, maxAgeS: number): string {
   return `${SSO_COOKIE}=${value}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}`;
-}
-
-/** The sign-in page's link to the provider (nothing when single sign-on is not set up). */
-export function ssoSignInLink(r: DashReq, next: string): Html {
-  const sso = r.ctx.sso;
-  if (!sso) return html``;
-  return html`<p class="sso"><a class="button" href="/dashboard/sso/start?next=${encodeURIComponent(next)}">${r.l10n.t(
-    'Sign in with {0}',
-    sso.label,
-  )}</a></p>`;
 }
 
 function failureText(r: DashReq, reason: SsoFailure): { status: number; text: string } {

@@ -12,6 +12,7 @@
 import type Database from 'better-sqlite3';
 import { SQLITE_USAGE_AUDIT } from './usageSchema';
 import { DASHBOARD_SQL } from './dashboard';
+import { SECOND_FACTOR_SQL } from './secondFactor';
 
 interface SqliteMigration {
   version: number;
@@ -104,6 +105,13 @@ const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: 'dashboard: passwords and languages of people, sign-in sessions, failed sign-ins, one-time flashes',
     up(db) {
       db.exec(DASHBOARD_SQL);
+    },
+  },
+  {
+    version: 6,
+    name: "dashboard: people's second factor (TOTP secrets, recovery codes, sign-ins waiting for a code)",
+    up(db) {
+      db.exec(SECOND_FACTOR_SQL);
     },
   },
 ];

@@ -23,6 +23,7 @@ import {
 } from '../masterKey';
 import { TEAMS_SQL } from '../sqliteMigrations';
 import { DASHBOARD_SQL } from '../dashboard';
+import { SECOND_FACTOR_SQL } from '../secondFactor';
 
 interface Migration {
   version: number;
@@ -79,6 +80,11 @@ CREATE TABLE session_events (
     version: 5,
     name: 'dashboard: passwords and languages of people, sign-in sessions, failed sign-ins, one-time flashes',
     sql: DASHBOARD_SQL,
+  },
+  {
+    version: 6,
+    name: "dashboard: people's second factor (TOTP secrets, recovery codes, sign-ins waiting for a code)",
+    sql: SECOND_FACTOR_SQL,
   },
 ];
 
