@@ -1,5 +1,5 @@
 /**
- * `npm run l10n`: writes l10n/bundle.l10n.json, the English strings of the extension's runtime UI, from
+ * `npm run l10n`: writes l10n/bundle.l10n.json, the English strings of the extension's runtime UI (and l10n/dashboard.l10n.json, the dashboard's, from src/server/dashboard/), from
  * every `l10n.t('…')` and `vscode.l10n.t('…')` call in src/extension/ (the pure modules take an `L10n`
  * named `l10n`, so their calls read the same). The translations are l10n/bundle.l10n.<lang>.json, by
  * hand; `npm run l10n -- --check` fails when the bundle is out of date or a translation lacks a key
@@ -11,6 +11,8 @@ import ts from 'typescript';
 
 export const ROOT = path.resolve(__dirname, '..');
 export const LANGUAGES = ['fr', 'es', 'de'] as const;
+/** The dashboard's messages (served by the service, src/server/dashboard/i18n.ts). */
+const DASHBOARD_SOURCES = path.join('src', 'server', 'dashboard');
 
 /** The message of every `l10n.t(...)` call in `source` (string literals and no-substitution templates). */
 export function messagesIn(source: string, fileName = 'x.ts'): string[] {
@@ -33,9 +35,12 @@ export function messagesIn(source: string, fileName = 'x.ts'): string[] {
   return out;
 }
 
-/** The English bundle: every message of src/extension, sorted, each its own translation. */
-export function englishBundle(): Record<string, string> {
-  const dir = path.join(ROOT, 'src', 'extension');
+/**
+ * The English bundle: every message of src/extension (or of another folder: the dashboard's,
+ * src/server/dashboard, whose bundles are l10n/dashboard.l10n*.json), sorted, each its own translation.
+ */
+export function englishBundle(folder = path.join('src', 'extension')): Record<string, string> {
+  const dir = path.join(ROOT, folder);
   const messages = new Set<string>();
   const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).sort();
   for (const f of files) {
@@ -57,6 +62,9 @@ export function problems(): string[] {
   const committed = read('l10n/bundle.l10n.json');
   if (JSON.stringify(committed) !== JSON.stringify(en))
     out.push('l10n/bundle.l10n.json is not what `npm run l10n` writes from the sources: run it');
+  const dashboard = englishBundle(DASHBOARD_SOURCES);
+  if (JSON.stringify(read('l10n/dashboard.l10n.json')) !== JSON.stringify(dashboard))
+    out.push('l10n/dashboard.l10n.json is not what `npm run l10n` writes from the sources: run it');
   const nls = read('package.nls.json');
   // package.nls.en.json only overrides a few originals for an English VS Code (see docs/extension.md).
   for (const k of Object.keys(read('package.nls.en.json')))
@@ -65,6 +73,7 @@ export function problems(): string[] {
     for (const [file, base] of [
       [`l10n/bundle.l10n.${lang}.json`, en],
       [`package.nls.${lang}.json`, nls],
+      [`l10n/dashboard.l10n.${lang}.json`, dashboard],
     ] as const) {
       const tr = read(file);
       for (const [k, v] of Object.entries(base)) {
@@ -87,4 +96,7 @@ if (require.main === module) {
   const en = englishBundle();
   writeFileSync(path.join(ROOT, 'l10n', 'bundle.l10n.json'), `${JSON.stringify(en, null, 2)}\n`);
   console.log(`l10n/bundle.l10n.json: ${Object.keys(en).length} messages`);
+  const dash = englishBundle(DASHBOARD_SOURCES);
+  writeFileSync(path.join(ROOT, 'l10n', 'dashboard.l10n.json'), `${JSON.stringify(dash, null, 2)}\n`);
+  console.log(`l10n/dashboard.l10n.json: ${Object.keys(dash).length} messages`);
 }

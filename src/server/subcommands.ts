@@ -7,6 +7,7 @@ import { errorMessage } from '../shared/errors';
 import { UsageError, parseCommandLine } from '../shared/args';
 import { BackupRefusedError, backupSqlite } from './storage/backup';
 import { AuditVerifyError, verifyAudit } from './storage/auditVerify';
+import { usersCommand } from './dashboard/usersCommand';
 
 export const SUBCOMMAND_USAGE = `Subcommands:
   backup FILE [--data-dir DIR] [--force]
@@ -16,6 +17,12 @@ export const SUBCOMMAND_USAGE = `Subcommands:
   audit verify [--data-dir DIR | --database URL]
                          check the audit log's hash chains (each organisation's, from its anchor to its
                          head); prints the first broken link and exits 1, or exits 0 when every link holds
+  users add --email E --role owner|admin|member --password-stdin [--org ID] [--name N]
+            [--data-dir DIR | --database URL]
+                         a person who signs in to the dashboard (/dashboard) with this email and the
+                         password read from standard input (one line); in the organisation the master
+                         key's key listing shows unless --org; the service may be running. An existing
+                         person of that email gets the password and role (their sign-ins end)
 `;
 
 type Out = (line: string) => void;
@@ -23,6 +30,7 @@ type Out = (line: string) => void;
 const SUBCOMMANDS: Record<string, (argv: string[], env: NodeJS.ProcessEnv, out: Out, err: Out) => Promise<number>> = {
   backup,
   audit,
+  users: usersCommand,
 };
 
 /** Runs the subcommand `argv[0]` and resolves with its exit status, or with undefined when `argv[0]` is none. */

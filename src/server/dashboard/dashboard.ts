@@ -29,11 +29,18 @@ export class Dashboard {
   owns(req: IncomingMessage): boolean {
     const url = parseRequestUrl(req.url);
     if (!url) return false;
-    return isDashboardPath(url.pathname) || (url.pathname === '/' && (req.method === 'GET' || req.method === 'HEAD'));
+    const get = req.method === 'GET' || req.method === 'HEAD';
+    return isDashboardPath(url.pathname) || (get && (url.pathname === '/' || url.pathname === '/favicon.ico'));
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = parseRequestUrl(req.url)!;
+    if (url.pathname === '/favicon.ico') {
+      // No icon: an empty answer rather than a 404 in the browser's console.
+      res.writeHead(204, { 'cache-control': 'public, max-age=86400' });
+      res.end();
+      return;
+    }
     if (url.pathname === '/') {
       res.writeHead(302, { location: '/dashboard', 'cache-control': 'no-store', 'content-length': '0' });
       res.end();

@@ -116,7 +116,7 @@ async function getCreated(r: AuthedReq): Promise<void> {
     html`<p>${l10n.t('Copy the key "{0}" now: it is shown only once, never again, not even after a reload.', flash.name)}</p>
 <p class="secret"><label for="new-key">${l10n.t('Key')}</label>
 <input id="new-key" class="key" readonly value="${flash.key}" size="60">
-<button type="button" class="copy" data-copy="new-key">${l10n.t('Copy')}</button> <span class="copied" role="status" aria-live="polite"></span></p>
+<button type="button" class="copy" data-copy="new-key" data-copied="${l10n.t('Copied to the clipboard.')}">${l10n.t('Copy')}</button> <span class="copied" role="status" aria-live="polite"></span></p>
 ${next}`,
   );
 }

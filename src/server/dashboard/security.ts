@@ -27,18 +27,19 @@ export function securityHeaders(res: ServerResponse): void {
 }
 
 /**
- * Whether a state-changing request comes from a page of this origin: `Sec-Fetch-Site`, when the browser sends
- * it, must be `same-origin`; `Origin`, when sent, must name this host (the `Host` header: the balancer in
- * front passes it on). A browser always sends at least one of them on a POST.
+ * Whether a state-changing request comes from a page of this origin. `Sec-Fetch-Site`, which every current
+ * browser sends, must be `same-origin`. Without it (an older browser), `Origin` must name this host (the
+ * `Host` header: the balancer in front passes it on); `Origin: null` (what a browser sends under
+ * `Referrer-Policy: no-referrer`, or from a sandboxed frame) is refused then. A request with neither is no
+ * browser's and is left to the CSRF token (which it must have, with the session cookie).
  */
 export function sameOrigin(req: IncomingMessage): boolean {
   const site = req.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin') return false;
+  if (site !== undefined) return site === 'same-origin';
   const origin = req.headers.origin;
-  if (origin === undefined) return site === 'same-origin';
-  if (origin === 'null') return false;
+  if (origin === undefined) return true;
   try {
-    return new URL(origin).host === req.headers.host;
+    return origin !== 'null' && new URL(origin).host === req.headers.host;
   } catch {
     return false;
   }

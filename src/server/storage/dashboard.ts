@@ -170,13 +170,17 @@ export class DashboardStore {
     await this.q('DELETE FROM dashboard_flashes WHERE id = ?', [id]);
   }
 
-  /** Reads a flash of this session once: its body is deleted by the same statement that returns it. */
+  /** Reads a flash of this session once (one reader wins): its body is deleted as it is read. */
   async takeFlash(id: string, sessionHash: string): Promise<FlashTake> {
+    // RETURNING gives the row as updated: `taken` is set by this statement (one reader only), the body cleared by the next.
     const { rows } = await this.q(
-      'UPDATE dashboard_flashes SET body = NULL, taken = 1 WHERE id = ? AND session_hash = ? AND taken = 0 AND body IS NOT NULL RETURNING body',
+      'UPDATE dashboard_flashes SET taken = 1 WHERE id = ? AND session_hash = ? AND taken = 0 AND body IS NOT NULL RETURNING body',
       [id, sessionHash],
     );
-    if (rows[0]) return { state: 'ready', body: String(rows[0].body) };
+    if (rows[0]) {
+      await this.q('UPDATE dashboard_flashes SET body = NULL WHERE id = ?', [id]);
+      return { state: 'ready', body: String(rows[0].body) };
+    }
     const left = await this.q('SELECT taken FROM dashboard_flashes WHERE id = ? AND session_hash = ?', [id, sessionHash]);
     if (!left.rows[0]) return { state: 'absent' };
     return { state: Number(left.rows[0].taken) ? 'taken' : 'pending' };

@@ -1,0 +1,94 @@
+/**
+ * `node dist/server.js users add --email E --role R --password-stdin [--org ID] [--name N]` (docs/server.md):
+ * a person with a dashboard password, in the store of the service (SQLite in the data dir, or PostgreSQL),
+ * which may be running. The organisation is the one the master key's key listing shows (the store's first)
+ * unless --org names another. A person of that email already there gets the password (and the role) set.
+ */
+import { randomUUID } from 'node:crypto';
+import { DashboardStore, pgQuery, sqliteQuery } from './dashboard';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { DB_FILE, type SqliteStore } from './db';
+import { migrateSqlite } from './sqliteMigrations';
+import { openPool } from './pg/connect';
+import { prepareDatabase } from './pg/migrations';
+import { PgTeams } from './pg/teams';
+import { SqliteTeams } from './teamsSqlite';
+import { type OrgRole, type TeamStore } from './teams';
+
+export class UsersAddError extends Error {}
+
+export interface UserToAdd {
+  email: string;
+  role: OrgRole;
+  passwordHash: string;
+  orgId?: string;
+  name?: string;
+}
+
+export async function addUser(
+  where: { dataDir: string; databaseUrl?: string },
+  u: UserToAdd,
+): Promise<{ personId: string; orgId: string; created: boolean }> {
+  let teams: TeamStore;
+  let dash: DashboardStore;
+  let close: () => Promise<void>;
+  if (where.databaseUrl) {
+    const pool = await openPool(where.databaseUrl);
+    try {
+      const prepared = await prepareDatabase(pool, undefined, () => {
+        throw new UsersAddError('this database has no master key yet: start the service once first');
+      });
+      teams = new PgTeams((text, params) => pool.query(text, params), prepared.orgId);
+      dash = new DashboardStore(pgQuery((text, params) => pool.query(text, params)));
+    } catch (e) {
+      await pool.end();
+      throw e;
+    }
+    close = () => pool.end();
+  } else {
+    // The database as the running service has it (WAL: it may be running), without the service's checkpointer thread.
+    const file = path.join(where.dataDir, DB_FILE);
+    if (!existsSync(file)) throw new UsersAddError(`no database in ${where.dataDir}: start the service once with this --data-dir first`);
+    const db = new Database(file);
+    try {
+      db.pragma('busy_timeout = 5000');
+      migrateSqlite(db);
+      const org = db.prepare<[], { v: string }>("SELECT v FROM meta WHERE k = 'org_id'").get();
+      if (!org) throw new UsersAddError(`the database in ${where.dataDir} has no organisation yet: start the service once first`);
+      teams = new SqliteTeams({ db, orgId: org.v } as SqliteStore);
+      dash = new DashboardStore(sqliteQuery(db));
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    close = async () => void db.close();
+  }
+  try {
+    const orgId = u.orgId ?? teams.defaultOrgId;
+    if (!(await teams.getOrg(orgId))) throw new UsersAddError(`--org: no organisation ${JSON.stringify(orgId)}`);
+    const existing = (await dash.accountsByEmail(u.email)).find((a) => a.person.org_id === orgId);
+    let personId: string;
+    if (existing) {
+      personId = existing.person.id;
+      await teams.updatePerson(personId, { role: u.role, ...(u.name ? { display_name: u.name } : {}) });
+    } else {
+      personId = `person_${randomUUID()}`;
+      await teams.createPerson({
+        id: personId,
+        org_id: orgId,
+        email: u.email,
+        display_name: u.name ?? u.email,
+        role: u.role,
+        created_at: new Date().toISOString(),
+      });
+    }
+    await dash.setPassword(personId, u.passwordHash);
+    // A password set again ends the sessions signed in with the one before.
+    await dash.deletePersonSessions(personId);
+    return { personId, orgId, created: !existing };
+  } finally {
+    await close();
+  }
+}
