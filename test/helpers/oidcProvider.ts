@@ -36,6 +36,11 @@ export interface TestProvider {
   clientSecret: string;
   /** Sign-ins completed on the login page, by login. */
   readonly logins: string[];
+  /**
+   * When true, the redirect back to the application is not sent: a page with a link to it (`Continue to the
+   * application`) in its place, so that a test holds a callback URL (a state mismatch, a provider gone down).
+   */
+  holdRedirects: boolean;
   stop(): Promise<void>;
 }
 
@@ -137,18 +142,37 @@ export async function startOidcProvider(opts: TestProviderOptions): Promise<Test
       });
       return;
     }
+    if (provided.holdRedirects) holdRedirect(res, opts.redirectUris);
     handle(req, res);
   });
 
-  return {
+  const provided: TestProvider = {
     issuer,
     clientId,
     clientSecret,
     logins,
+    holdRedirects: false,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+  return provided;
+}
+
+/** Replaces a redirect to one of `uris` (as the provider's framework ends it) by a page with a link to it. */
+function holdRedirect(res: ServerResponse, uris: string[]): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    const location = res.getHeader('location');
+    if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string' && uris.some((u) => location.startsWith(u))) {
+      res.statusCode = 200;
+      res.removeHeader('location');
+      res.removeHeader('content-length');
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      return end(`<!doctype html><title>Held</title><a href="${escapeHtml(location)}">Continue to the application</a>`);
+    }
+    return end(...args);
+  }) as typeof res.end;
 }

@@ -25,6 +25,9 @@ export function openSecret(r: DashReq, sealed: string): string {
     return mfaOf(r).box.open(sealed);
   } catch (e) {
     r.ctx.api.log.error('a second-factor secret cannot be opened', { error: e instanceof Error ? e.message : String(e) });
-    throw new DashError(500, r.l10n.t('The second factor cannot be checked: the key of this service for it is missing or wrong. Tell your administrator.'));
+    throw new DashError(
+      500,
+      r.l10n.t('The second factor cannot be checked: the key of this service for it is missing or wrong. Tell your administrator.'),
+    );
   }
 }

@@ -14,7 +14,15 @@ import { newToken, personActorId, sha256 } from './identity';
 import { DashError, readForm, redirect, sendPage } from './respond';
 import type { Route } from './router';
 import { sameOrigin, tokensMatch } from './security';
-import { ACCOUNT_THROTTLE, ADDRESS_THROTTLE, type ThrottlePolicy, afterFailure, lockedFor, parseCookies, sessionCookie } from './sessionRules';
+import {
+  ACCOUNT_THROTTLE,
+  ADDRESS_THROTTLE,
+  type ThrottlePolicy,
+  afterFailure,
+  lockedFor,
+  parseCookies,
+  sessionCookie,
+} from './sessionRules';
 import { dashAudit, startSession } from './signInSession';
 import { matchRecoveryCode, recoveryCodeOf, totpCodeOf, totpStep } from './totp';
 import { mfaOf, openSecret } from './secondFactorAccess';
@@ -66,16 +74,24 @@ async function waiting(r: DashReq): Promise<Waiting | undefined> {
 function codePage(r: DashReq, w: Waiting, error?: string, status = 200): void {
   const { l10n } = r;
   const body = html`${error ? html`<p class="error" role="alert" id="code-error">${error}</p>` : ''}
-<p>${l10n.t('Type the six-digit code that your authenticator app shows for Dictée, or one of your recovery codes.')}</p>
-<form method="post" action="/dashboard/sign-in/code" class="signin">
-<input type="hidden" name="_code_form" value="${formToken(w.token)}">
-<p><label for="code">${l10n.t('Code')}</label>
-<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required autofocus${
-    error ? html` aria-describedby="code-error"` : ''
-  }></p>
-<p><button type="submit">${l10n.t('Verify')}</button></p>
-</form>
-<p><a href="/dashboard/sign-in">${l10n.t('Start again')}</a></p>`;
+    <p>${l10n.t('Type the six-digit code that your authenticator app shows for Dictée, or one of your recovery codes.')}</p>
+    <form method="post" action="/dashboard/sign-in/code" class="signin">
+      <input type="hidden" name="_code_form" value="${formToken(w.token)}" />
+      <p>
+        <label for="code">${l10n.t('Code')}</label>
+        <input
+          id="code"
+          name="code"
+          type="text"
+          inputmode="numeric"
+          autocomplete="one-time-code"
+          required
+          autofocus${error ? html` aria-describedby="code-error"` : ''}
+        />
+      </p>
+      <p><button type="submit">${l10n.t('Verify')}</button></p>
+    </form>
+    <p><a href="/dashboard/sign-in">${l10n.t('Start again')}</a></p>`;
   sendPage(r, l10n.t('Second factor'), body, status);
 }
 
@@ -107,7 +123,10 @@ async function postCode(r: DashReq): Promise<void> {
   const accountSubject = `code:person:${person.id}`;
   const addressSubject = `ip:${r.ip}`;
   const now = ctx.now();
-  const locked = Math.max(lockedFor(await ctx.store.throttle(accountSubject), now), lockedFor(await ctx.store.throttle(addressSubject), now));
+  const locked = Math.max(
+    lockedFor(await ctx.store.throttle(accountSubject), now),
+    lockedFor(await ctx.store.throttle(addressSubject), now),
+  );
   const lockedText = (ms: number): string =>
     l10n.t('Too many failed sign-ins: signing in is locked for {0} minutes. Try again later, or ask an administrator.', minutes(ms));
   if (locked > 0) {
@@ -132,7 +151,11 @@ async function postCode(r: DashReq): Promise<void> {
     const addressLocked = await fail(r, addressSubject, ADDRESS_THROTTLE);
     if (accountLocked || addressLocked) {
       dashAudit(r, 'person.locked', person.org_id, 'system', accountLocked ? person.id : r.ip, 'success');
-      ctx.api.log.warn('dashboard second factor locked after wrong codes', { address: r.ip, account_locked: accountLocked, address_locked: addressLocked });
+      ctx.api.log.warn('dashboard second factor locked after wrong codes', {
+        address: r.ip,
+        account_locked: accountLocked,
+        address_locked: addressLocked,
+      });
       return codePage(r, w, lockedText(ACCOUNT_THROTTLE.lockMs), 429);
     }
     return codePage(r, w, l10n.t('Wrong code. Type the code your app shows now, or a recovery code.'), 401);

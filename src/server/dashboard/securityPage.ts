@@ -30,28 +30,47 @@ async function securityPage(r: AuthedReq, error?: string, status = 200): Promise
   if (row?.confirmed_at) {
     const left = (await mfa.store.unusedRecoveryCodes(who.person.id)).length;
     body = html`<p id="second-factor-state">${l10n.t('Second factor: on since {0}.', l10n.dateTime(row.confirmed_at))}</p>
-<p>${l10n.t('Recovery codes left: {0}', l10n.number(left))}</p>
-<form method="post" action="${PATH}/recovery-codes">${csrfField(r)}<button type="submit">${l10n.t('New recovery codes')}</button></form>
-<form method="post" action="${PATH}/second-factor/off">${csrfField(r)}<button type="submit">${l10n.t('Turn off the second factor')}</button></form>`;
+      <p>${l10n.t('Recovery codes left: {0}', l10n.number(left))}</p>
+      <form method="post" action="${PATH}/recovery-codes">
+        ${csrfField(r)}<button type="submit">${l10n.t('New recovery codes')}</button>
+      </form>
+      <form method="post" action="${PATH}/second-factor/off">
+        ${csrfField(r)}<button type="submit">${l10n.t('Turn off the second factor')}</button>
+      </form>`;
   } else if (row) {
     const secret = openSecret(r, row.secret);
     body = html`<p id="second-factor-state">${l10n.t('Second factor: being set up.')}</p>
-<ol>
-<li>${l10n.t('In your authenticator app, add an account with this key (or paste the link below):')}
-<p><code id="totp-secret">${groupedSecret(secret)}</code></p>
-<p><code id="totp-uri" class="wrap">${otpauthUri(secret, who.person.email)}</code></p></li>
-<li><form method="post" action="${PATH}/second-factor/confirm">${csrfField(r)}
-<p><label for="code">${l10n.t('Code')}</label>
-<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required${
-      error ? html` aria-describedby="security-error"` : ''
-    }></p>
-<p><button type="submit">${l10n.t('Confirm')}</button></p></form></li>
-</ol>
-<form method="post" action="${PATH}/second-factor/off">${csrfField(r)}<button type="submit">${l10n.t('Cancel')}</button></form>`;
+      <ol>
+        <li>
+          ${l10n.t('In your authenticator app, add an account with this key (or paste the link below):')}
+          <p><code id="totp-secret">${groupedSecret(secret)}</code></p>
+          <p><code id="totp-uri" class="wrap">${otpauthUri(secret, who.person.email)}</code></p>
+        </li>
+        <li>
+          <form method="post" action="${PATH}/second-factor/confirm">
+            ${csrfField(r)}
+            <p>
+              <label for="code">${l10n.t('Code')}</label>
+              <input
+                id="code"
+                name="code"
+                type="text"
+                inputmode="numeric"
+                autocomplete="one-time-code"
+                required${error ? html` aria-describedby="security-error"` : ''}
+              />
+            </p>
+            <p><button type="submit">${l10n.t('Confirm')}</button></p>
+          </form>
+        </li>
+      </ol>
+      <form method="post" action="${PATH}/second-factor/off">${csrfField(r)}<button type="submit">${l10n.t('Cancel')}</button></form>`;
   } else {
     body = html`<p id="second-factor-state">${l10n.t('Second factor: off.')}</p>
-<p>${l10n.t('With a second factor, signing in with your password also asks for a code from an authenticator app on your phone.')}</p>
-<form method="post" action="${PATH}/second-factor/begin">${csrfField(r)}<button type="submit">${l10n.t('Set up a second factor')}</button></form>`;
+      <p>${l10n.t('With a second factor, signing in with your password also asks for a code from an authenticator app on your phone.')}</p>
+      <form method="post" action="${PATH}/second-factor/begin">
+        ${csrfField(r)}<button type="submit">${l10n.t('Set up a second factor')}</button>
+      </form>`;
   }
   sendPage(r, l10n.t('Security'), html`${notes}${body}`, status);
 }
@@ -59,9 +78,13 @@ async function securityPage(r: AuthedReq, error?: string, status = 200): Promise
 /** The recovery codes, shown this once (the answer is not stored by the browser: no-store). */
 function recoveryCodesPage(r: DashReq, codes: string[]): void {
   const { l10n } = r;
-  const body = html`<p role="status">${l10n.t('Keep these recovery codes somewhere safe: each signs you in once without your phone. They are shown only now.')}</p>
-<ol id="recovery-codes">${codes.map((c) => html`<li><code>${c}</code></li>`)}</ol>
-<p><a href="${PATH}">${l10n.t('Done')}</a></p>`;
+  const body = html`<p role="status">
+      ${l10n.t('Keep these recovery codes somewhere safe: each signs you in once without your phone. They are shown only now.')}
+    </p>
+    <ol id="recovery-codes">
+      ${codes.map((c) => html`<li><code>${c}</code></li>`)}
+    </ol>
+    <p><a href="${PATH}">${l10n.t('Done')}</a></p>`;
   sendPage(r, l10n.t('Recovery codes'), body);
 }
 
@@ -86,7 +109,8 @@ async function confirm(r: AuthedReq): Promise<void> {
   const step = code === undefined ? undefined : await totpStep(openSecret(r, row.secret), code, 0, r.ctx.now());
   if (step === undefined) return securityPage(r, l10n.t('Wrong code. Type the six digits your app shows now for Dictée.'), 400);
   const codes = newRecoveryCodes();
-  if (!(await mfa.store.confirm(who.person.id, step, new Date(r.ctx.now()).toISOString(), await recoveryHashes(codes)))) return redirect(r, PATH);
+  if (!(await mfa.store.confirm(who.person.id, step, new Date(r.ctx.now()).toISOString(), await recoveryHashes(codes))))
+    return redirect(r, PATH);
   dashAudit(r, 'person.second_factor_on', who.person.org_id, personActorId(who.person.id), who.person.id, 'success');
   r.ctx.api.log.info('dashboard second factor turned on', { person_id: who.person.id });
   recoveryCodesPage(r, codes);

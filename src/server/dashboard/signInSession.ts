@@ -14,7 +14,14 @@ import { SESSION_COOKIE, SIGNIN_COOKIE, sessionCookie } from './sessionRules';
 export type SignInMethod = 'password' | 'password+totp' | 'password+recovery_code' | 'oidc';
 
 /** Records an audit entry of the dashboard (the sink never throws on purpose; a failure is logged). */
-export function dashAudit(r: DashReq, action: AuditAction, orgId: string, actor: string, target: string, outcome: 'success' | 'failure'): void {
+export function dashAudit(
+  r: DashReq,
+  action: AuditAction,
+  orgId: string,
+  actor: string,
+  target: string,
+  outcome: 'success' | 'failure',
+): void {
   try {
     r.ctx.api.audit.record({ actor, action, target, ip: r.ip, outcome, org_id: orgId });
   } catch (e) {

@@ -62,7 +62,11 @@ export function dashboardSignIn(
       roleMap: o.oidc.roleMap,
       label: o.oidc.label,
     };
-    log.info('dashboard single sign-on', { issuer: o.oidc.issuer, redirect_uri: `${o.publicUrl}${SSO_CALLBACK_PATH}`, groups: o.oidc.roleMap.size });
+    log.info('dashboard single sign-on', {
+      issuer: o.oidc.issuer,
+      redirect_uri: `${o.publicUrl}${SSO_CALLBACK_PATH}`,
+      groups: o.oidc.roleMap.size,
+    });
   }
   return out;
 }

@@ -6,8 +6,7 @@ import { html, type Html } from './html';
 export function ssoSignInLink(r: DashReq, next: string): Html {
   const sso = r.ctx.sso;
   if (!sso) return html``;
-  return html`<p class="sso"><a class="button" href="/dashboard/sso/start?next=${encodeURIComponent(next)}">${r.l10n.t(
-    'Sign in with {0}',
-    sso.label,
-  )}</a></p>`;
+  return html`<p class="sso">
+    <a class="button" href="/dashboard/sso/start?next=${encodeURIComponent(next)}">${r.l10n.t('Sign in with {0}', sso.label)}</a>
+  </p>`;
 }

@@ -44,21 +44,40 @@ function failureText(r: DashReq, reason: SsoFailure): { status: number; text: st
   const t = (s: string): string => r.l10n.t(s);
   switch (reason) {
     case 'provider_unreachable':
-      return { status: 502, text: t('The sign-in service of your organisation does not answer. Try again in a few minutes, or sign in with your password.') };
+      return {
+        status: 502,
+        text: t('The sign-in service of your organisation does not answer. Try again in a few minutes, or sign in with your password.'),
+      };
     case 'sign_in_expired':
       return { status: 400, text: t('This sign-in took too long, or was not begun in this browser. Start again.') };
     case 'state_mismatch':
-      return { status: 400, text: t('The answer of the sign-in service does not belong to the sign-in begun in this browser: refused. Start again.') };
+      return {
+        status: 400,
+        text: t('The answer of the sign-in service does not belong to the sign-in begun in this browser: refused. Start again.'),
+      };
     case 'provider_refused':
       return { status: 403, text: t('The sign-in service of your organisation refused the sign-in.') };
     case 'token_rejected':
-      return { status: 400, text: t('The answer of the sign-in service could not be checked: refused. Start again; if it happens again, tell your administrator.') };
+      return {
+        status: 400,
+        text: t(
+          'The answer of the sign-in service could not be checked: refused. Start again; if it happens again, tell your administrator.',
+        ),
+      };
     case 'email_missing':
-      return { status: 403, text: t('The sign-in service gave no email address for your account. Ask your administrator to release the email claim to the dashboard.') };
+      return {
+        status: 403,
+        text: t(
+          'The sign-in service gave no email address for your account. Ask your administrator to release the email claim to the dashboard.',
+        ),
+      };
     case 'email_not_verified':
       return { status: 403, text: t('The sign-in service does not say that your email address is verified: refused.') };
     case 'no_role':
-      return { status: 403, text: t('Your account is in no group that gives access to the dashboard. Ask your administrator to add you to one.') };
+      return {
+        status: 403,
+        text: t('Your account is in no group that gives access to the dashboard. Ask your administrator to add you to one.'),
+      };
     case 'no_organisation':
       return { status: 500, text: t('Single sign-on is not set up correctly (its organisation does not exist). Tell your administrator.') };
   }
@@ -69,14 +88,20 @@ function refusal(r: DashReq, e: SsoError, orgId: string, target = '-'): void {
   dashAudit(r, 'person.sign_in_failed', orgId, target === '-' ? '-' : personActorId(target), target, 'failure');
   r.ctx.api.log.warn('dashboard single sign-on refused', { reason: e.reason, detail: e.message, address: r.ip });
   const body = html`<p role="alert" class="error" id="sso-error" data-reason="${e.reason}">${text}</p>
-<p><a href="/dashboard/sso/start">${r.l10n.t('Try again')}</a></p>
-<p><a href="/dashboard/sign-in">${r.l10n.t('Sign in with a password')}</a></p>`;
+    <p><a href="/dashboard/sso/start">${r.l10n.t('Try again')}</a></p>
+    <p><a href="/dashboard/sign-in">${r.l10n.t('Sign in with a password')}</a></p>`;
   sendPage(r, r.l10n.t('Sign-in refused'), body, status);
 }
 
 async function start(r: DashReq): Promise<void> {
   const sso = r.ctx.sso;
-  if (!sso) return sendPage(r, r.l10n.t('Error'), html`<p role="alert" class="error">${r.l10n.t('Single sign-on is not set up on this service.')}</p>`, 404);
+  if (!sso)
+    return sendPage(
+      r,
+      r.l10n.t('Error'),
+      html`<p role="alert" class="error">${r.l10n.t('Single sign-on is not set up on this service.')}</p>`,
+      404,
+    );
   try {
     const { url, pending } = await sso.rp.begin(safeNext(r.url.searchParams.get('next')), r.ctx.now());
     r.res.appendHeader('set-cookie', ssoCookie(encodePending(pending), 600));
