@@ -36,10 +36,7 @@ export function lastDays(now: number, n = 7): string[] {
 }
 
 /** Sessions per key for each of `days` (zeros where none), from the rollup's rows. */
-export function usageByKey(
-  rows: ReadonlyArray<{ key_id: string; day: string; sessions: number }>,
-  days: readonly string[],
-): Map<string, number[]> {
+export function usageByKey(rows: ReadonlyArray<{ key_id: string; day: string; sessions: number }>, days: readonly string[]): Map<string, number[]> {
   const index = new Map(days.map((d, i) => [d, i]));
   const out = new Map<string, number[]>();
   for (const row of rows) {

@@ -69,16 +69,7 @@ export async function handleDashboard(ctx: DashboardContext, req: IncomingMessag
   securityHeaders(res);
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const method = req.method ?? 'GET';
-  const r: DashReq = {
-    req,
-    res,
-    url,
-    path,
-    ctx,
-    l10n: l10nFor(negotiate(req.headers['accept-language'])),
-    ip: ctx.api.clientAddress(req),
-    params: [],
-  };
+  const r: DashReq = { req, res, url, path, ctx, l10n: l10nFor(negotiate(req.headers['accept-language'])), ip: ctx.api.clientAddress(req), params: [] };
   const asset = ctx.assets.get(url.pathname);
   if (asset && (method === 'GET' || method === 'HEAD')) {
     res.writeHead(200, {
@@ -120,16 +111,11 @@ export async function handleDashboard(ctx: DashboardContext, req: IncomingMessag
       r.who = who;
       const locale = (await ctx.store.account(who.person.id))?.locale;
       if (isLocale(locale)) r.l10n = l10nFor(locale);
-      if (route.roles && !route.roles.includes(who.person.role))
-        throw new DashError(403, r.l10n.t('Your role does not give access to this page.'));
+      if (route.roles && !route.roles.includes(who.person.role)) throw new DashError(403, r.l10n.t('Your role does not give access to this page.'));
       if (method === 'POST') {
         if (!sameOrigin(req)) throw new DashError(403, r.l10n.t('Refused: this form was not sent from this dashboard.'));
         r.form = await readForm(r);
-        if (!tokensMatch(r.form.get('_csrf'), who.session.csrf))
-          throw new DashError(
-            403,
-            r.l10n.t('Refused: the form has expired or was not sent from this dashboard. Reload the page and try again.'),
-          );
+        if (!tokensMatch(r.form.get('_csrf'), who.session.csrf)) throw new DashError(403, r.l10n.t('Refused: the form has expired or was not sent from this dashboard. Reload the page and try again.'));
       }
       await route.handler(r as AuthedReq);
       return;
@@ -141,8 +127,7 @@ export async function handleDashboard(ctx: DashboardContext, req: IncomingMessag
       res.destroy();
       return;
     }
-    if (method === 'POST' || e.status >= 400)
-      ctx.api.log.info('dashboard refusal', { status: e.status, path: url.pathname, address: r.ip });
+    if (method === 'POST' || e.status >= 400) ctx.api.log.info('dashboard refusal', { status: e.status, path: url.pathname, address: r.ip });
     sendErrorPage(r, e);
   }
 }

@@ -22,11 +22,7 @@ export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, abso
 export type SessionState = 'active' | 'idle' | 'expired';
 
 /** Whether a session still holds at `now`: `idle` past the idle timeout, `expired` past the absolute one. */
-export function sessionState(
-  s: { created_at: string; seen_at: string },
-  now: number,
-  p: SessionPolicy = DEFAULT_SESSION_POLICY,
-): SessionState {
+export function sessionState(s: { created_at: string; seen_at: string }, now: number, p: SessionPolicy = DEFAULT_SESSION_POLICY): SessionState {
   if (now - Date.parse(s.created_at) >= p.absoluteMs) return 'expired';
   if (now - Date.parse(s.seen_at) >= p.idleMs) return 'idle';
   return 'active';
