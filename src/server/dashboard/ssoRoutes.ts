@@ -41,45 +41,49 @@ function ssoCookie(value: string, maxAgeS: number): string {
 }
 
 function failureText(r: DashReq, reason: SsoFailure): { status: number; text: string } {
-  const t = (s: string): string => r.l10n.t(s);
   switch (reason) {
     case 'provider_unreachable':
       return {
         status: 502,
-        text: t('The sign-in service of your organisation does not answer. Try again in a few minutes, or sign in with your password.'),
+        text: r.l10n.t(
+          'The sign-in service of your organisation does not answer. Try again in a few minutes, or sign in with your password.',
+        ),
       };
     case 'sign_in_expired':
-      return { status: 400, text: t('This sign-in took too long, or was not begun in this browser. Start again.') };
+      return { status: 400, text: r.l10n.t('This sign-in took too long, or was not begun in this browser. Start again.') };
     case 'state_mismatch':
       return {
         status: 400,
-        text: t('The answer of the sign-in service does not belong to the sign-in begun in this browser: refused. Start again.'),
+        text: r.l10n.t('The answer of the sign-in service does not belong to the sign-in begun in this browser: refused. Start again.'),
       };
     case 'provider_refused':
-      return { status: 403, text: t('The sign-in service of your organisation refused the sign-in.') };
+      return { status: 403, text: r.l10n.t('The sign-in service of your organisation refused the sign-in.') };
     case 'token_rejected':
       return {
         status: 400,
-        text: t(
+        text: r.l10n.t(
           'The answer of the sign-in service could not be checked: refused. Start again; if it happens again, tell your administrator.',
         ),
       };
     case 'email_missing':
       return {
         status: 403,
-        text: t(
+        text: r.l10n.t(
           'The sign-in service gave no email address for your account. Ask your administrator to release the email claim to the dashboard.',
         ),
       };
     case 'email_not_verified':
-      return { status: 403, text: t('The sign-in service does not say that your email address is verified: refused.') };
+      return { status: 403, text: r.l10n.t('The sign-in service does not say that your email address is verified: refused.') };
     case 'no_role':
       return {
         status: 403,
-        text: t('Your account is in no group that gives access to the dashboard. Ask your administrator to add you to one.'),
+        text: r.l10n.t('Your account is in no group that gives access to the dashboard. Ask your administrator to add you to one.'),
       };
     case 'no_organisation':
-      return { status: 500, text: t('Single sign-on is not set up correctly (its organisation does not exist). Tell your administrator.') };
+      return {
+        status: 500,
+        text: r.l10n.t('Single sign-on is not set up correctly (its organisation does not exist). Tell your administrator.'),
+      };
   }
 }
 
