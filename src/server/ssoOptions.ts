@@ -1,5 +1,5 @@
 /**
- * The dashboard's single sign-on options (OpenID Connect, docs/dashboard.md "Single sign-on"): the public
+ * The dashboard's single sign-on options (OpenID Connect, docs/dashboard-sign-in.md "Single sign-on"): the public
  * URL the redirect URI is derived from, the provider's issuer, the client's id and the file holding its
  * secret (never the secret itself on the command line), the scopes, the claim that carries the groups and
  * the map from groups to roles (`--oidc-role-map` inline, or `--oidc-role-map-file` JSON for group names
@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { UsageError, nonEmpty } from '../shared/args';
 import { ORG_ROLES, type OrgRole } from './storage/teams';
 
-export const SSO_USAGE = `Dashboard sign-in: single sign-on (OpenID Connect) and the second factor (docs/dashboard.md):
+export const SSO_USAGE = `Dashboard sign-in: single sign-on (OpenID Connect) and the second factor (docs/dashboard-sign-in.md):
   --public-url URL       the service's address as browsers reach it (https://dictee.example.org);
                          the redirect URI to register is URL/dashboard/sso/callback
   --oidc-issuer URL      the OpenID provider's issuer (discovery at URL/.well-known/openid-configuration)

@@ -1,5 +1,5 @@
 /**
- * The second step of a password sign-in for a person with a second factor (docs/dashboard.md "Second
+ * The second step of a password sign-in for a person with a second factor (docs/dashboard-sign-in.md "Second
  * factor"): after the right password, no session yet but a waiting sign-in (five minutes, its id in
  * `__Host-dictee_2fa`, only its SHA-256 stored), and the page that asks for the six-digit code of their
  * authenticator app, or one of their recovery codes. Wrong codes are counted as wrong passwords are

@@ -1,5 +1,5 @@
 /**
- * The **Security** page (docs/dashboard.md "Second factor"): each person turns their own second factor on
+ * The **Security** page (docs/dashboard-sign-in.md "Second factor"): each person turns their own second factor on
  * or off. Setting it up shows a new TOTP secret (as text, grouped, and as an `otpauth://` URI to paste in an
  * authenticator app) until the first code from the app confirms it; then ten recovery codes are shown once
  * (never again: only their argon2id hashes are kept). New recovery codes and turning the second factor off

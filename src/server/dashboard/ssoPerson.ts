@@ -1,5 +1,5 @@
 /**
- * Who a single sign-on is (docs/dashboard.md "Single sign-on"): the person of the organisation with the
+ * Who a single sign-on is (docs/dashboard-sign-in.md "Single sign-on"): the person of the organisation with the
  * provider's verified email (compared without case), their role taken from their groups through the role
  * map (the highest one when several groups map); created at their first sign-in when a group maps to a role,
  * their role brought in line with their groups at each later one. An owner stays an owner (the operator made

@@ -1,5 +1,5 @@
 /**
- * Single sign-on in the dashboard (docs/dashboard.md "Single sign-on"): `GET /dashboard/sso/start` sends the
+ * Single sign-on in the dashboard (docs/dashboard-sign-in.md "Single sign-on"): `GET /dashboard/sso/start` sends the
  * browser to the OpenID provider (oidcClient.ts), what it must bring back kept in `__Host-dictee_sso`
  * (HttpOnly, SameSite=Lax: the provider's redirect back is a cross-site navigation, which a Strict cookie
  * would not follow; ten minutes, cleared at the callback); `GET /dashboard/sso/callback` checks the answer,

@@ -1,5 +1,5 @@
 /**
- * The second factor's rules (docs/dashboard.md "Second factor"), without I/O: TOTP (RFC 6238: SHA-1, six
+ * The second factor's rules (docs/dashboard-sign-in.md "Second factor"), without I/O: TOTP (RFC 6238: SHA-1, six
  * digits, 30-second steps, one step of clock drift either way) with otplib; a code accepted once (its time
  * step must be after the last one taken); the secret sealed with AES-256-GCM under the key of
  * `--mfa-key-file` (or kept as is without one: never logged nor exported either way); ten recovery codes of

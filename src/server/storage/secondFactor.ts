@@ -1,5 +1,5 @@
 /**
- * What the dashboard's optional second factor keeps (docs/dashboard.md "Second factor"): a person's TOTP
+ * What the dashboard's optional second factor keeps (docs/dashboard-sign-in.md "Second factor"): a person's TOTP
  * secret (encrypted with the key of `--mfa-key-file` when there is one: dashboard/totpSecret.ts; never
  * logged, never in an export), when it was confirmed, and the last time step accepted (a code is taken
  * once); their recovery codes as argon2id hashes, each usable once; and the sign-ins waiting for a code
