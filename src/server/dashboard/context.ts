@@ -11,8 +11,8 @@ import type { Person } from '../storage/teams';
 import type { Assets } from './assets';
 import type { L10n } from './i18n';
 import type { SessionPolicy } from './sessionRules';
-import type { DashboardSso } from './ssoRoutes';
-import type { DashboardSecondFactor } from './secondFactorAccess';
+import type { DashboardSso } from './oidcClient';
+import type { DashboardSecondFactor } from './totp';
 
 export interface DashboardContext {
   api: ApiContext;

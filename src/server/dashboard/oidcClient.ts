@@ -10,6 +10,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as oidc from 'openid-client';
 import type { ServerLogger } from '../log';
+import type { OrgRole } from '../storage/teams';
 import { isLoopbackHost } from '../ssoOptions';
 
 /** Why a sign-in through the provider did not happen (each has its message in the page). */
@@ -70,6 +71,9 @@ export interface RelyingPartySettings {
   timeoutS?: number;
 }
 
+/** The redirect URI's path (after `--public-url`). */
+export const SSO_CALLBACK_PATH = '/dashboard/sso/callback';
+
 export const PENDING_TTL_MS = 10 * 60_000;
 
 /** A pending sign-in as a cookie value (base64url JSON: nothing in it is secret from its own browser). */
@@ -112,6 +116,17 @@ function unreachable(e: unknown): boolean {
   if (e instanceof oidc.ClientError && e.cause !== undefined) return unreachable(e.cause);
   if ((e as { name?: unknown }).name === 'TimeoutError' || (e as { name?: unknown }).name === 'AbortError') return true;
   return code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' && /5\d\d/.test(String((e as Error).message));
+}
+
+/** What the dashboard needs for single sign-on (built at start from the `--oidc-*` options). */
+export interface DashboardSso {
+  rp: OidcRelyingParty;
+  /** `--public-url` (the callback's origin). */
+  publicUrl: string;
+  orgId: string;
+  roleMap: ReadonlyMap<string, OrgRole>;
+  /** The provider's name on the sign-in button. */
+  label: string;
 }
 
 export class OidcRelyingParty {

@@ -3,15 +3,9 @@
  * `--mfa-key-file`, or none), and a stored secret opened for a request, or a page saying that it cannot be
  * (the key missing, or another one): never what the secret is.
  */
-import type { SecondFactorStore } from '../storage/secondFactor';
 import type { DashReq } from './context';
 import { DashError } from './respond';
-import type { SecretBox } from './totp';
-
-export interface DashboardSecondFactor {
-  store: SecondFactorStore;
-  box: SecretBox;
-}
+import type { DashboardSecondFactor } from './totp';
 
 /** The second factor of the dashboard, or a 404 page where the store does not keep it. */
 export function mfaOf(r: DashReq): DashboardSecondFactor {

@@ -8,10 +8,8 @@ import { UsageError } from '../../shared/args';
 import type { ServerLogger } from '../log';
 import type { SecondFactorStore } from '../storage/secondFactor';
 import { type SsoCliOptions, readClientSecret } from '../ssoOptions';
-import { OidcRelyingParty } from './oidcClient';
-import type { DashboardSecondFactor } from './secondFactorAccess';
-import { SSO_CALLBACK_PATH, type DashboardSso } from './ssoRoutes';
-import { SecretBox } from './totp';
+import { type DashboardSso, OidcRelyingParty, SSO_CALLBACK_PATH } from './oidcClient';
+import { type DashboardSecondFactor, SecretBox } from './totp';
 
 export interface SignInSecrets {
   clientSecret?: string;

@@ -9,11 +9,10 @@
  * session cookie would not be sent on it. A refusal is a page that says why, audited and logged (never a
  * token).
  */
-import type { OrgRole } from '../storage/teams';
 import type { DashReq } from './context';
 import { html } from './html';
 import { personActorId } from './identity';
-import { type OidcRelyingParty, SsoError, type SsoFailure, decodePending, encodePending, whyFailed } from './oidcClient';
+import { SSO_CALLBACK_PATH, SsoError, type SsoFailure, decodePending, encodePending, whyFailed } from './oidcClient';
 import { redirect, sendHtml, sendPage } from './respond';
 import { page } from './layout';
 import type { Route } from './router';
@@ -22,19 +21,7 @@ import { safeNext } from './signIn';
 import { dashAudit, startSession } from './signInSession';
 import { ssoPerson } from './ssoPerson';
 
-/** What the dashboard needs for single sign-on (built at start from the `--oidc-*` options). */
-export interface DashboardSso {
-  rp: OidcRelyingParty;
-  /** `--public-url` (the callback's origin). */
-  publicUrl: string;
-  orgId: string;
-  roleMap: ReadonlyMap<string, OrgRole>;
-  /** The provider's name on the sign-in button. */
-  label: string;
-}
-
 export const SSO_COOKIE = '__Host-dictee_sso';
-export const SSO_CALLBACK_PATH = '/dashboard/sso/callback';
 
 function ssoCookie(value: string, maxAgeS: number): string {
   return `${SSO_COOKIE}=${value}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}`;

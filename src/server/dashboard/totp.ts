@@ -9,11 +9,18 @@ import { createCipheriv, createDecipheriv, randomBytes, randomInt } from 'node:c
 import { readFileSync } from 'node:fs';
 import argon2 from 'argon2';
 import { generateSecret, generateURI, verify } from 'otplib';
+import type { SecondFactorStore } from '../storage/secondFactor';
 
 const PERIOD_S = 30;
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 export const RECOVERY_CODE_COUNT = 10;
 const ARGON2 = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+/** What the dashboard's second factor works with: its store, and what seals the secrets (`--mfa-key-file`). */
+export interface DashboardSecondFactor {
+  store: SecondFactorStore;
+  box: SecretBox;
+}
 
 /** Seals and opens TOTP secrets: AES-256-GCM under a 32-byte key, or (no key) `plain:`. */
 export class SecretBox {
