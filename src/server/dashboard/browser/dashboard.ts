@@ -110,3 +110,4 @@ document.addEventListener('DOMContentLoaded', () => {
   submitOnce();
   watchLastUse();
 });
+export {};
