@@ -71,7 +71,7 @@ describe('SQLite backup, restore and migrations (built service)', function () {
       assert.equal(taken.code, 0, taken.stderr);
       assert.match(
         taken.stdout,
-        /^backup written: .*dictee-backup\.sqlite \(\d+ bytes, schema version 4, 1 API keys, 2 session records\)\n$/,
+        /^backup written: .*dictee-backup\.sqlite \(\d+ bytes, schema version 6, 1 API keys, 2 session records\)\n$/,
       );
       assert.equal(statSync(file).mode & 0o777, 0o600, 'the copy holds dictated text: private');
       const again = await backup([file, '--data-dir', dataDir]);
@@ -178,6 +178,8 @@ describe('SQLite backup, restore and migrations (built service)', function () {
         [2, 2],
         [3, 3],
         [4, 4],
+        [5, 5],
+        [6, 6],
       ],
     );
     assert.ok(lines.some((l) => l.msg === 'SQLite schema upgraded' && l.from_user_version === 0 && l.user_version === 6));
