@@ -32,6 +32,7 @@ import { KeyExpiryWatch } from './live/keyExpiry';
 import { errorMessage } from '../shared/errors';
 import { checkAllWhole, checkWhole } from '../shared/options';
 import { Dashboard } from './dashboard/dashboard';
+import type { DashboardSignIn } from './dashboard/signInSetup';
 
 export { DEFAULT_TIMING, type Timing } from './live/registry';
 export { bindHttpServer } from './http/bind';
@@ -44,6 +45,8 @@ interface ServiceOptions {
   backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'checks' | 'close'> & Partial<Pick<Backends, 'team' | 'dashboard'>>;
   /** false: no dashboard (`--no-dashboard`); else served at /dashboard when the backends keep its data. */
   dashboard?: boolean;
+  /** The dashboard's single sign-on and second factor (dashboard/signInSetup.ts). */
+  dashboardSignIn?: DashboardSignIn;
   engine: Engine;
   log: ServerLogger;
   timing: Timing;
@@ -139,7 +142,7 @@ export class Service {
     if (opts.metricsServer) this.serveMetrics(opts.metricsServer);
     this.server = opts.server ?? http.createServer(serverOptions(opts.timing));
     detachStartingAnswers(this.server);
-    if (opts.dashboard !== false && opts.backends.dashboard) this.dashboard = new Dashboard(this.api, opts.backends.dashboard);
+    if (opts.dashboard !== false && opts.backends.dashboard) this.dashboard = new Dashboard(this.api, opts.backends.dashboard, { ...opts.dashboardSignIn });
     this.server.on('request', (req: IncomingMessage, res: http.ServerResponse) => {
       if (this.dashboard?.owns(req) && !this.draining) {
         this.dashboard.handle(req, res).catch((e: unknown) => httpFailure(this.api, req, res, e));

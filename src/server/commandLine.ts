@@ -15,6 +15,7 @@ import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/a
 import { TrustProxyError, compileTrustProxy } from './http/clientAddress';
 import { MASTER_KEY_FAILURES } from './storage/limits';
 import { SUBCOMMAND_USAGE } from './subcommands';
+import { SSO_OPTIONS, SSO_USAGE, type SsoCliOptions, parseSsoOptions } from './ssoOptions';
 
 export const USAGE = `Usage: node dist/server.js [options]     (or: npm run server -- [options])
 
@@ -86,6 +87,7 @@ Options:
                          /dashboard then answer 404 as any unknown path
   -h, --help             show this help
 
+${SSO_USAGE}
 ${SUBCOMMAND_USAGE}
 Environment:
   DICTEE_MASTER_KEY      master key for key management; if unset, one is generated at the first
@@ -139,6 +141,8 @@ export interface CliOptions {
   metricsHost: string;
   /** The dashboard at /dashboard (docs/dashboard.md): false with `--no-dashboard` or DICTEE_DASHBOARD=off. */
   dashboard: boolean;
+  /** The dashboard's single sign-on and second factor options (ssoOptions.ts). */
+  signIn: SsoCliOptions;
   help: boolean;
 }
 
@@ -171,6 +175,7 @@ const OPTIONS = {
   'metrics-port': { type: 'string' },
   'metrics-host': { type: 'string' },
   'no-dashboard': { type: 'boolean' },
+  ...SSO_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -198,6 +203,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     instanceId: v['instance-id'] === undefined ? defaultInstanceId() : nonEmpty('--instance-id', v['instance-id']),
     metricsHost: DEFAULT_HOST,
     dashboard: v['no-dashboard'] !== true && !['off', 'false', '0', 'no'].includes((env.DICTEE_DASHBOARD ?? '').toLowerCase()),
+    signIn: parseSsoOptions(v),
     help: v.help === true,
   };
   Object.assign(o, metricsListener(v['metrics-port'], v['metrics-host'], env));

@@ -36,6 +36,7 @@ import {
   timingFromEnv,
   authFailureLimitFromEnv,
 } from './commandLine';
+import { type SignInSecrets, dashboardSignIn, readSignInSecrets } from './dashboard/signInSetup';
 
 async function main(): Promise<void> {
   const write = (stream: NodeJS.WriteStream) => (s: string) => void stream.write(s);
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   let remoteBounds: Partial<RemoteBounds>;
   let authFailureLimit: number;
   let auditRetentionDays: number;
+  let signInSecrets: SignInSecrets;
   try {
     opts = parseArgs(process.argv.slice(2), process.env);
     timing = timingFromEnv(process.env);
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
     remoteBounds = remoteBoundsFromEnv(process.env);
     authFailureLimit = authFailureLimitFromEnv(process.env);
     auditRetentionDays = auditRetentionFromEnv(process.env);
+    signInSecrets = readSignInSecrets(opts.signIn);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`error: ${e.message}\n\n${USAGE}`);
@@ -206,6 +209,7 @@ async function main(): Promise<void> {
     server,
     trustProxy: opts.trustProxy,
     dashboard: opts.dashboard,
+    dashboardSignIn: dashboardSignIn(opts.signIn, signInSecrets, log, backends),
     ...(metricsServer ? { metricsServer } : {}),
   });
   const port = await service.listen(opts.host, opts.port);

@@ -54,7 +54,7 @@ describe('dashboard: sign-in, session and defences (Chromium)', function () {
     assert.deepEqual(await cspViolations(p), []);
     // The owner sees every page of the navigation, People and projects included.
     const nav = p.getByRole('navigation', { name: 'Dashboard' });
-    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['API keys', 'Usage', 'Sessions', 'Audit log', 'People and projects']);
+    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['API keys', 'Usage', 'Sessions', 'Audit log', 'People and projects', 'Security']);
     await p.context().close();
   });
 

@@ -71,7 +71,7 @@ describe('SQLite backup, restore and migrations (built service)', function () {
       assert.equal(taken.code, 0, taken.stderr);
       assert.match(
         taken.stdout,
-        /^backup written: .*dictee-backup\.sqlite \(\d+ bytes, schema version 6, 1 API keys, 2 session records\)\n$/,
+        /^backup written: .*dictee-backup\.sqlite \(\d+ bytes, schema version 7, 1 API keys, 2 session records\)\n$/,
       );
       assert.equal(statSync(file).mode & 0o777, 0o600, 'the copy holds dictated text: private');
       const again = await backup([file, '--data-dir', dataDir]);
@@ -94,7 +94,7 @@ describe('SQLite backup, restore and migrations (built service)', function () {
         .includes('w40'),
       'the finals of the stopped session are in the copy',
     );
-    assert.equal(copy.pragma('user_version', { simple: true }), 6);
+    assert.equal(copy.pragma('user_version', { simple: true }), 7);
     copy.close();
 
     // Restore (docs/server.md): the service stopped, the file copied into place in a fresh data dir.
@@ -180,11 +180,12 @@ describe('SQLite backup, restore and migrations (built service)', function () {
         [4, 4],
         [5, 5],
         [6, 6],
+        [7, 7],
       ],
     );
-    assert.ok(lines.some((l) => l.msg === 'SQLite schema upgraded' && l.from_user_version === 0 && l.user_version === 6));
+    assert.ok(lines.some((l) => l.msg === 'SQLite schema upgraded' && l.from_user_version === 0 && l.user_version === 7));
     const after = new Database(path.join(dataDir, 'dictee.sqlite'), { readonly: true });
-    assert.equal(after.pragma('user_version', { simple: true }), 6);
+    assert.equal(after.pragma('user_version', { simple: true }), 7);
     assert.equal((after.prepare("SELECT count(*) AS n FROM session_events WHERE session_id = 'ses_old'").get() as { n: number }).n, 3);
     assert.equal(
       (after.prepare("SELECT final_chunks FROM session_checkpoints WHERE session_id = 'ses_old'").get() as { final_chunks: number })

@@ -19,6 +19,8 @@ describe('server command line', () => {
       retentionDays: 30,
       instanceId: defaultInstanceId(),
       metricsHost: '127.0.0.1',
+      dashboard: true,
+      signIn: {},
       help: false,
     });
     assert.match(defaultInstanceId(), new RegExp(`^[A-Za-z0-9._-]+-${process.pid}$`));

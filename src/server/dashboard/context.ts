@@ -11,6 +11,8 @@ import type { Person } from '../storage/teams';
 import type { Assets } from './assets';
 import type { L10n } from './i18n';
 import type { SessionPolicy } from './sessionRules';
+import type { DashboardSso } from './oidcClient';
+import type { DashboardSecondFactor } from './totp';
 
 export interface DashboardContext {
   api: ApiContext;
@@ -18,6 +20,10 @@ export interface DashboardContext {
   assets: Assets;
   policy: SessionPolicy;
   now(): number;
+  /** Single sign-on with OpenID Connect (ssoRoutes.ts), when `--oidc-issuer` is given. */
+  sso?: DashboardSso;
+  /** The people's optional second factor (secondFactorAccess.ts), when the store keeps it. */
+  secondFactor?: DashboardSecondFactor;
 }
 
 /** The person signed in on a request, their session, and the actor they are to the key-management code (http/actor.ts). */

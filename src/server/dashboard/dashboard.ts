@@ -9,6 +9,7 @@ import { parseRequestUrl } from '../http/util';
 import type { DashboardStore } from '../storage/dashboard';
 import { Assets } from './assets';
 import type { DashboardContext } from './context';
+import type { DashboardSignIn } from './signInSetup';
 import { handleDashboard, isDashboardPath } from './router';
 import { DEFAULT_SESSION_POLICY, type SessionPolicy } from './sessionRules';
 
@@ -16,8 +17,10 @@ export class Dashboard {
   private readonly ctx: DashboardContext;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(api: ApiContext, store: DashboardStore, opts: { policy?: SessionPolicy; assetsDir?: string } = {}) {
+  constructor(api: ApiContext, store: DashboardStore, opts: { policy?: SessionPolicy; assetsDir?: string } & DashboardSignIn = {}) {
     this.ctx = { api, store, assets: new Assets(opts.assetsDir), policy: opts.policy ?? DEFAULT_SESSION_POLICY, now: () => Date.now() };
+    if (opts.sso) this.ctx.sso = opts.sso;
+    if (opts.secondFactor) this.ctx.secondFactor = opts.secondFactor;
     this.timer = setInterval(() => void this.purge(), 10 * 60_000);
     this.timer.unref();
   }

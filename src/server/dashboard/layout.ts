@@ -12,7 +12,7 @@ import { LOCALES, LOCALE_NAMES } from './i18n';
 export interface NavEntry {
   path: string;
   /** The English label (translated with l10n.t in `navLabel`). */
-  id: 'keys' | 'usage' | 'sessions' | 'audit' | 'people';
+  id: 'keys' | 'usage' | 'sessions' | 'audit' | 'people' | 'security';
   /** Only these roles of the organisation see the entry (undefined: everyone). */
   roles?: readonly OrgRole[];
 }
@@ -23,6 +23,7 @@ export const NAV: readonly NavEntry[] = [
   { id: 'sessions', path: '/dashboard/sessions' },
   { id: 'audit', path: '/dashboard/audit', roles: ['owner', 'admin'] },
   { id: 'people', path: '/dashboard/people', roles: ['owner', 'admin'] },
+  { id: 'security', path: '/dashboard/security' },
 ];
 
 function navLabel(r: DashReq, id: NavEntry['id']): string {
@@ -38,6 +39,8 @@ function navLabel(r: DashReq, id: NavEntry['id']): string {
       return l10n.t('Audit log');
     case 'people':
       return l10n.t('People and projects');
+    case 'security':
+      return l10n.t('Security');
   }
 }
 

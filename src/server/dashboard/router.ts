@@ -19,6 +19,9 @@ import { SESSION_ROUTES } from './sessionsPage';
 import { AUDIT_ROUTES } from './auditPage';
 import { PEOPLE_ROUTES } from './peoplePage';
 import { INVITE_ROUTES } from './peopleInvite';
+import { SSO_ROUTES } from './ssoRoutes';
+import { SECOND_FACTOR_SIGN_IN_ROUTES } from './secondFactorSignIn';
+import { SECURITY_ROUTES } from './securityPage';
 
 export interface Route {
   method: 'GET' | 'POST';
@@ -44,6 +47,9 @@ function placeholder(path: string, title: (r: DashReq) => string, roles?: readon
 export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard', handler: async (r) => redirect(r, '/dashboard/keys') },
   ...SIGN_IN_ROUTES,
+  ...SSO_ROUTES,
+  ...SECOND_FACTOR_SIGN_IN_ROUTES,
+  ...SECURITY_ROUTES,
   ...KEY_ROUTES,
   ...USAGE_ROUTES,
   ...SESSION_ROUTES,

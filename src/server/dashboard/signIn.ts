@@ -5,22 +5,23 @@
  * too many, said in the page); a success makes a new session (a new id: the one before is deleted), and
  * is audited, as are failures, locks and sign-outs (never the password).
  */
-import { randomBytes } from 'node:crypto';
 import { record } from '../http/actor';
 import type { AuditAction } from '../storage/auditSink';
 import type { Account } from '../storage/dashboard';
 import type { AuthedReq, DashReq } from './context';
 import { html } from './html';
 import { isLocale, l10nFor } from './i18n';
-import { clearSessionCookie, newToken, personActorId, sha256, signedIn } from './identity';
+import { clearSessionCookie, newToken, personActorId, sha256 } from './identity';
 import { verifyPassword } from './passwords';
+import { beginSecondFactor } from './secondFactorSignIn';
+import { startSession } from './signInSession';
+import { ssoSignInLink } from './ssoLink';
 import { DashError, readForm, redirect, sendPage } from './respond';
 import type { Route } from './router';
 import { sameOrigin, tokensMatch } from './security';
 import {
   ACCOUNT_THROTTLE,
   ADDRESS_THROTTLE,
-  SESSION_COOKIE,
   SIGNIN_COOKIE,
   type ThrottlePolicy,
   afterFailure,
@@ -62,7 +63,8 @@ ${reauth ? html`<input type="hidden" name="reauth" value="1">` : ''}
 <p><label for="password">${l10n.t('Password')}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required></p>
 <p><button type="submit">${l10n.t('Sign in')}</button></p>
-</form>`;
+</form>
+${ssoSignInLink(r, next)}`;
   sendPage(r, l10n.t('Sign in'), body, state.status ?? 200);
 }
 
@@ -136,24 +138,10 @@ async function postSignIn(r: DashReq): Promise<void> {
     return signInPage(r, { email, error: l10n.t('Wrong email or password.'), status: 401 });
   }
   await ctx.store.clearThrottle(accountSubject);
+  // With a second factor, the session begins only after the code (secondFactorSignIn.ts).
+  if (await beginSecondFactor(r, found.person, safeNext(form.get('next')))) return;
   // A new session id at every sign-in: the one the browser had (if any) is ended.
-  const before = await signedIn(r);
-  if (typeof before !== 'string') await ctx.store.deleteSession(before.idHash);
-  const token = newToken();
-  const at = new Date(now).toISOString();
-  await ctx.store.createSession({
-    id_hash: sha256(token),
-    person_id: found.person.id,
-    org_id: found.person.org_id,
-    csrf: randomBytes(32).toString('base64url'),
-    created_at: at,
-    seen_at: at,
-    auth_at: at,
-  });
-  r.res.appendHeader('set-cookie', sessionCookie(SESSION_COOKIE, token));
-  r.res.appendHeader('set-cookie', sessionCookie(SIGNIN_COOKIE, '', 0));
-  audit(r, 'person.signed_in', found.person.org_id, personActorId(found.person.id), found.person.id, 'success');
-  ctx.api.log.info('dashboard sign-in', { person_id: found.person.id, address: r.ip });
+  await startSession(r, found.person, 'password');
   redirect(r, safeNext(form.get('next')));
 }
 

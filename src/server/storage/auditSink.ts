@@ -29,6 +29,11 @@ export const AUDIT_ACTIONS = [
   // The dashboard's invitations (dashboard/peopleInvite.ts): never the code.
   'person.invited',
   'person.joined',
+  // The dashboard's second factor (dashboard/securityPage.ts, dashboard/secondFactorSignIn.ts): never a secret or a code.
+  'person.second_factor_on',
+  'person.second_factor_off',
+  'person.recovery_codes_renewed',
+  'person.recovery_code_used',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -23,6 +23,7 @@ import { RedisRevocations } from './redis/revocations';
 import type { KeyStore, Limits, RevocationFeed, SessionStore } from './stores';
 import { type Team, openTeam } from './team';
 import { DashboardStore, pgQuery, sqliteQuery } from './dashboard';
+import { SecondFactorStore } from './secondFactor';
 
 interface BackendOptions {
   dataDir: string;
@@ -62,6 +63,8 @@ export interface Backends {
   team: Team;
   /** The dashboard's accounts, sign-in sessions, locks and flashes (dashboard.ts). */
   dashboard: DashboardStore;
+  /** The dashboard's second factor: TOTP secrets, recovery codes, sign-ins waiting for a code (secondFactor.ts). */
+  secondFactor: SecondFactorStore;
   /** Closes the limits, then the store (after its queued writes). */
   close(): Promise<void>;
 }
@@ -77,6 +80,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
     let migrationsApplied: number[] = [];
     let team: Team;
     let dashboard: DashboardStore;
+    let secondFactor: SecondFactorStore;
     const checks: BackendCheck[] = [];
     if (o.databaseUrl) {
       const pool = await openPool(o.databaseUrl);
@@ -90,6 +94,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       keys = new ApiKeys(pg, prepared.masterHash, new PgTeams((text, params) => pg.query(text, params), prepared.orgId));
       team = openTeam({ pg }, o.log, o.auditRetentionDays);
       dashboard = new DashboardStore(pgQuery((text, params) => pg.query(text, params)));
+      secondFactor = new SecondFactorStore(pgQuery((text, params) => pg.query(text, params)));
       checks.push(new BackendProbe('postgresql', { known: () => pg.availability.up, ping: () => pg.ping() }));
     } else {
       let sqlite: SqliteStore;
@@ -109,6 +114,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       store = sqlite;
       team = openTeam({ sqlite }, o.log, o.auditRetentionDays);
       dashboard = new DashboardStore(sqliteQuery(sqlite.db));
+      secondFactor = new SecondFactorStore(sqliteQuery(sqlite.db));
       checks.push(LOCAL_STORE);
     }
     opened.push(() => team.close());
@@ -157,6 +163,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       checks,
       team,
       dashboard,
+      secondFactor,
       close: closeAll,
     };
   } catch (e) {

@@ -13,6 +13,7 @@ import type Database from 'better-sqlite3';
 import { SQLITE_USAGE_AUDIT } from './usageSchema';
 import { DASHBOARD_SQL } from './dashboard';
 import { INVITES_SQL } from './invites';
+import { SECOND_FACTOR_SQL } from './secondFactor';
 
 interface SqliteMigration {
   version: number;
@@ -112,6 +113,13 @@ const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
     name: 'dashboard: one-time sign-up codes of invited people',
     up(db) {
       db.exec(INVITES_SQL);
+    },
+  },
+  {
+    version: 7,
+    name: "dashboard: people's second factor (TOTP secrets, recovery codes, sign-ins waiting for a code)",
+    up(db) {
+      db.exec(SECOND_FACTOR_SQL);
     },
   },
 ];

@@ -24,6 +24,7 @@ import {
 import { TEAMS_SQL } from '../sqliteMigrations';
 import { DASHBOARD_SQL } from '../dashboard';
 import { INVITES_SQL } from '../invites';
+import { SECOND_FACTOR_SQL } from '../secondFactor';
 
 interface Migration {
   version: number;
@@ -82,6 +83,11 @@ CREATE TABLE session_events (
     sql: DASHBOARD_SQL,
   },
   { version: 6, name: 'dashboard: one-time sign-up codes of invited people', sql: INVITES_SQL },
+  {
+    version: 7,
+    name: "dashboard: people's second factor (TOTP secrets, recovery codes, sign-ins waiting for a code)",
+    sql: SECOND_FACTOR_SQL,
+  },
 ];
 
 /** The key of the advisory lock taken while migrating ("dictee" in ASCII). */
