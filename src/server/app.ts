@@ -42,7 +42,8 @@ const SHUTDOWN_DRAIN_MS = 30_000;
 
 interface ServiceOptions {
   /** What the service keeps and counts (backends.ts); closed by the shutdown. */
-  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'checks' | 'close'> & Partial<Pick<Backends, 'team' | 'dashboard'>>;
+  backends: Pick<Backends, 'store' | 'keys' | 'limits' | 'revocations' | 'checks' | 'close'> &
+    Partial<Pick<Backends, 'team' | 'dashboard'>>;
   /** false: no dashboard (`--no-dashboard`); else served at /dashboard when the backends keep its data. */
   dashboard?: boolean;
   /** The dashboard's single sign-on and second factor (dashboard/signInSetup.ts). */
@@ -142,7 +143,8 @@ export class Service {
     if (opts.metricsServer) this.serveMetrics(opts.metricsServer);
     this.server = opts.server ?? http.createServer(serverOptions(opts.timing));
     detachStartingAnswers(this.server);
-    if (opts.dashboard !== false && opts.backends.dashboard) this.dashboard = new Dashboard(this.api, opts.backends.dashboard, { ...opts.dashboardSignIn });
+    if (opts.dashboard !== false && opts.backends.dashboard)
+      this.dashboard = new Dashboard(this.api, opts.backends.dashboard, { ...opts.dashboardSignIn });
     this.server.on('request', (req: IncomingMessage, res: http.ServerResponse) => {
       if (this.dashboard?.owns(req) && !this.draining) {
         this.dashboard.handle(req, res).catch((e: unknown) => httpFailure(this.api, req, res, e));

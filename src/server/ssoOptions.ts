@@ -89,7 +89,7 @@ export function isLoopbackHost(u: URL): boolean {
 }
 
 /** `GROUP=ROLE,GROUP=ROLE` or a JSON object, checked: every role one of ORG_ROLES, every group named. */
-export function parseRoleMap(flag: string, entries: Array<[string, unknown]>): Map<string, OrgRole> {
+function parseRoleMap(flag: string, entries: Array<[string, unknown]>): Map<string, OrgRole> {
   const map = new Map<string, OrgRole>();
   for (const [group, role] of entries) {
     if (!group.trim()) throw new UsageError(`${flag}: a group name is empty`);

@@ -55,7 +55,13 @@ export async function cspViolations(page: Page): Promise<string[]> {
   return page.evaluate<string[]>('window.__csp || []');
 }
 
-export async function signIn(page: Page, server: TestServer, email: string, password: string, labels = { email: 'Email', password: 'Password', button: 'Sign in' }): Promise<void> {
+export async function signIn(
+  page: Page,
+  server: TestServer,
+  email: string,
+  password: string,
+  labels = { email: 'Email', password: 'Password', button: 'Sign in' },
+): Promise<void> {
   await page.goto(`${server.url}/dashboard/sign-in`);
   await page.getByLabel(labels.email, { exact: true }).fill(email);
   await page.getByLabel(labels.password, { exact: true }).fill(password);
@@ -71,5 +77,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
   const found = await page.evaluate<Array<{ id: string; impact: string; help: string; targets: string[] }>>(`
     axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) =>
       r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) })))`);
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);
 }

@@ -24,7 +24,8 @@ describe('dashboard: the API keys page (Chromium)', function () {
     for (const [email, role] of [
       ['owner@example.org', 'owner'],
       ['member@example.org', 'member'],
-    ] as const) assert.equal((await usersAdd(server.dataDir, { email, role, password: PASSWORD })).code, 0);
+    ] as const)
+      assert.equal((await usersAdd(server.dataDir, { email, role, password: PASSWORD })).code, 0);
     browser = await launchChromium();
     owner = await (await newContext(browser)).newPage();
     await signIn(owner, server, 'owner@example.org', PASSWORD);
@@ -120,7 +121,9 @@ describe('dashboard: the API keys page (Chromium)', function () {
     await owner.goto(`${server.url}/dashboard/keys/${id}/revoke`);
     const csrf = await owner.locator('input[name="_csrf"]').first().inputValue();
     const answers = await Promise.all(
-      [0, 1].map(() => owner.request.post(`${server.url}/dashboard/keys/${id}/revoke`, { form: { _csrf: csrf, confirm_name: 'raced' }, maxRedirects: 0 })),
+      [0, 1].map(() =>
+        owner.request.post(`${server.url}/dashboard/keys/${id}/revoke`, { form: { _csrf: csrf, confirm_name: 'raced' }, maxRedirects: 0 }),
+      ),
     );
     assert.deepEqual(answers.map((a) => a.status()).sort(), [303, 409]);
     const told = await answers.find((a) => a.status() === 409)!.text();
@@ -148,7 +151,7 @@ describe('dashboard: the API keys page (Chromium)', function () {
     assert.equal((await keysNamed('rolled')).length, 2);
   });
 
-  it("shows a member only their own keys, and not the People and projects page", async () => {
+  it('shows a member only their own keys, and not the People and projects page', async () => {
     const p = await (await newContext(browser!)).newPage();
     await signIn(p, server, 'member@example.org', PASSWORD);
     await create(p, 'member key');

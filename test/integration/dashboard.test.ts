@@ -49,12 +49,22 @@ describe('dashboard: sign-in, session and defences (Chromium)', function () {
     assert.equal(await p.getByRole('heading', { level: 1 }).innerText(), 'API keys');
     const cookie = (await p.context().cookies()).find((c) => c.name === '__Host-dictee_session');
     assert.ok(cookie, 'the session cookie is set');
-    assert.deepEqual([cookie.httpOnly, cookie.secure, cookie.sameSite, cookie.path, cookie.domain], [true, true, 'Strict', '/', '127.0.0.1']);
+    assert.deepEqual(
+      [cookie.httpOnly, cookie.secure, cookie.sameSite, cookie.path, cookie.domain],
+      [true, true, 'Strict', '/', '127.0.0.1'],
+    );
     assert.equal(cookie.expires, -1, 'a browser-session cookie: never written to disk with an expiry');
     assert.deepEqual(await cspViolations(p), []);
     // The owner sees every page of the navigation, People and projects included.
     const nav = p.getByRole('navigation', { name: 'Dashboard' });
-    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['API keys', 'Usage', 'Sessions', 'Audit log', 'People and projects', 'Security']);
+    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), [
+      'API keys',
+      'Usage',
+      'Sessions',
+      'Audit log',
+      'People and projects',
+      'Security',
+    ]);
     await p.context().close();
   });
 
@@ -87,7 +97,10 @@ describe('dashboard: sign-in, session and defences (Chromium)', function () {
     const without = await p.request.post(`${server.url}/dashboard/keys`, { form, maxRedirects: 0 });
     assert.equal(without.status(), 403);
     assert.match(await without.text(), /Refused: the form has expired/);
-    const wrong = await p.request.post(`${server.url}/dashboard/keys`, { form: { ...form, _csrf: 'x'.repeat(csrf.length) }, maxRedirects: 0 });
+    const wrong = await p.request.post(`${server.url}/dashboard/keys`, {
+      form: { ...form, _csrf: 'x'.repeat(csrf.length) },
+      maxRedirects: 0,
+    });
     assert.equal(wrong.status(), 403);
     const crossSite = await p.request.post(`${server.url}/dashboard/keys`, {
       form: { ...form, _csrf: csrf },
@@ -131,7 +144,10 @@ describe('dashboard: sign-in, session and defences (Chromium)', function () {
     const cookie = (await p.context().cookies()).find((c) => c.name === '__Host-dictee_session')!;
     await Promise.all([p.waitForNavigation(), p.getByRole('button', { name: 'Sign out' }).click()]);
     assert.equal(await p.getByRole('status').innerText(), 'You are signed out.');
-    const replay = await fetch(`${server.url}/dashboard/keys`, { headers: { cookie: `${cookie.name}=${cookie.value}` }, redirect: 'manual' });
+    const replay = await fetch(`${server.url}/dashboard/keys`, {
+      headers: { cookie: `${cookie.name}=${cookie.value}` },
+      redirect: 'manual',
+    });
     assert.equal(replay.status, 303);
     assert.match(replay.headers.get('location') ?? '', /^\/dashboard\/sign-in/);
     await p.context().close();
@@ -139,7 +155,14 @@ describe('dashboard: sign-in, session and defences (Chromium)', function () {
 
   const LANGUAGES = [
     { locale: 'fr-FR', email: 'E-mail', password: 'Mot de passe', button: 'Se connecter', keys: "Clés d'API", create: 'Créer une clé' },
-    { locale: 'es-ES', email: 'Correo electrónico', password: 'Contraseña', button: 'Iniciar sesión', keys: 'Claves de API', create: 'Crear clave' },
+    {
+      locale: 'es-ES',
+      email: 'Correo electrónico',
+      password: 'Contraseña',
+      button: 'Iniciar sesión',
+      keys: 'Claves de API',
+      create: 'Crear clave',
+    },
     { locale: 'de-DE', email: 'E-Mail', password: 'Passwort', button: 'Anmelden', keys: 'API-Schlüssel', create: 'Schlüssel erstellen' },
     { locale: 'en-US', email: 'Email', password: 'Password', button: 'Sign in', keys: 'API keys', create: 'Create key' },
   ];
@@ -158,7 +181,7 @@ describe('dashboard: sign-in, session and defences (Chromium)', function () {
     });
   }
 
-  it('keeps a person\'s choice of language over the browser\'s', async () => {
+  it("keeps a person's choice of language over the browser's", async () => {
     const p = await page('en-GB');
     await signIn(p, server, 'keys@example.org', PASSWORD);
     await p.getByLabel('Language').selectOption('de');

@@ -12,7 +12,7 @@ import { fileName, toCsv } from './csv';
 import { type Html, html, raw } from './html';
 import { requireFreshSignIn } from './identity';
 import { DashError, sendHtml, sendPage } from './respond';
-import type { Route } from './router';
+import type { Route } from './route';
 import { teamOf } from './usagePage';
 
 const SHOWN = 500;

@@ -52,7 +52,10 @@ export class Dashboard {
   private async purge(): Promise<void> {
     const now = this.ctx.now();
     try {
-      await this.ctx.store.purge(new Date(now - this.ctx.policy.idleMs).toISOString(), new Date(now - this.ctx.policy.absoluteMs).toISOString());
+      await this.ctx.store.purge(
+        new Date(now - this.ctx.policy.idleMs).toISOString(),
+        new Date(now - this.ctx.policy.absoluteMs).toISOString(),
+      );
     } catch (e) {
       this.ctx.api.log.warn('could not purge the ended dashboard sessions', { error: e instanceof Error ? e.message : String(e) });
     }

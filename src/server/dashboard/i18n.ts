@@ -9,7 +9,7 @@ import es from '../../../l10n/dashboard.l10n.es.json';
 import de from '../../../l10n/dashboard.l10n.de.json';
 
 export const LOCALES = ['en', 'fr', 'es', 'de'] as const;
-export type Locale = (typeof LOCALES)[number];
+type Locale = (typeof LOCALES)[number];
 
 const BUNDLES: Record<Locale, Record<string, string>> = { en: {}, fr, es, de };
 

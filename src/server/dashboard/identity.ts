@@ -26,7 +26,7 @@ export function personActorId(personId: string): string {
 }
 
 /** The person as the key-management code's actor: the scope and permissions of an `admin` personal key of theirs. */
-export async function personActor(r: DashReq, person: Person): Promise<Actor> {
+async function personActor(r: DashReq, person: Person): Promise<Actor> {
   const key: ApiKey = {
     id: personActorId(person.id),
     name: '',
@@ -50,7 +50,7 @@ export async function personActor(r: DashReq, person: Person): Promise<Actor> {
 }
 
 /** Why no one is signed in: no cookie or an unknown one, or a session that ended by a timeout. */
-export type NoSession = 'none' | 'timed_out';
+type NoSession = 'none' | 'timed_out';
 
 /** The signed-in person of a request, or why there is none. Touches the session (at most once a minute). */
 export async function signedIn(r: DashReq): Promise<SignedIn | NoSession> {

@@ -9,9 +9,9 @@ import { actorManages } from '../http/actor';
 
 const DAY_MS = 86_400_000;
 /** A key that expires within this many days is "expires soon". */
-export const EXPIRES_SOON_DAYS = 14;
+const EXPIRES_SOON_DAYS = 14;
 /** A key unused for this many days is "idle 90 days". */
-export const IDLE_DAYS = 90;
+const IDLE_DAYS = 90;
 
 export type Badge = 'expires_soon' | 'never_used' | 'idle' | 'expired' | 'revoked';
 
@@ -36,7 +36,10 @@ export function lastDays(now: number, n = 7): string[] {
 }
 
 /** Sessions per key for each of `days` (zeros where none), from the rollup's rows. */
-export function usageByKey(rows: ReadonlyArray<{ key_id: string; day: string; sessions: number }>, days: readonly string[]): Map<string, number[]> {
+export function usageByKey(
+  rows: ReadonlyArray<{ key_id: string; day: string; sessions: number }>,
+  days: readonly string[],
+): Map<string, number[]> {
   const index = new Map(days.map((d, i) => [d, i]));
   const out = new Map<string, number[]>();
   for (const row of rows) {

@@ -26,7 +26,7 @@ export interface CreateFormState {
 export const EXPIRY_CHOICES = ['30', '90', '180', '365', 'never'] as const;
 
 /** The projects the person may make project keys for: every one for an owner or admin, else those they administer. */
-export async function projectsFor(r: AuthedReq): Promise<Project[]> {
+async function projectsFor(r: AuthedReq): Promise<Project[]> {
   const all = await r.ctx.api.keys.teams.listProjects(r.who.person.org_id);
   if (r.who.person.role === 'owner' || r.who.person.role === 'admin') return all;
   return all.filter((p) => r.who.actor.adminProjects.has(p.id));
@@ -62,29 +62,36 @@ function row(r: AuthedReq, k: KeyListing, usage: number[] | undefined, now: numb
   const total = series.reduce((a, b) => a + b, 0);
   const badges = badgesOf(k, now);
   return html`<tr>
-<th scope="row">${k.name}</th>
-<td>${k.type === 'project' ? l10n.t('project') : l10n.t('personal')}${k.environment === 'test' ? html` <span class="badge">${l10n.t('test')}</span>` : ''}</td>
-<td>${k.project_id ?? '—'}</td>
-<td>${k.permissions.map((p) => permissionText(r, p)).join(', ')}</td>
-<td><code>${k.hint}</code></td>
-<td>${l10n.date(k.created_at)}</td>
-<td>${k.expires_at ? l10n.date(k.expires_at) : l10n.t('never')}</td>
-<td>${k.last_used_at ? l10n.dateTime(k.last_used_at) : '—'}</td>
-<td>${sparkline(series, l10n.t('{0} sessions in 7 days', l10n.number(total)))}</td>
-<td>${badges.map((b) => html`<span class="badge badge-${b}">${badgeText(r, b)}</span> `)}</td>
-<td class="actions"><a href="/dashboard/keys/${k.id}/roll">${l10n.t('Roll')}<span class="sr-only"> ${k.name}</span></a>
-<a href="/dashboard/keys/${k.id}/revoke" class="revoke" data-key-id="${k.id}" data-key-name="${k.name}">${l10n.t('Revoke')}<span class="sr-only"> ${k.name}</span></a></td>
-</tr>`;
+    <th scope="row">${k.name}</th>
+    <td>
+      ${k.type === 'project' ? l10n.t('project') : l10n.t('personal')}${k.environment === 'test' ? html` <span class="badge">${l10n.t('test')}</span>` : ''}
+    </td>
+    <td>${k.project_id ?? '—'}</td>
+    <td>${k.permissions.map((p) => permissionText(r, p)).join(', ')}</td>
+    <td><code>${k.hint}</code></td>
+    <td>${l10n.date(k.created_at)}</td>
+    <td>${k.expires_at ? l10n.date(k.expires_at) : l10n.t('never')}</td>
+    <td>${k.last_used_at ? l10n.dateTime(k.last_used_at) : '—'}</td>
+    <td>${sparkline(series, l10n.t('{0} sessions in 7 days', l10n.number(total)))}</td>
+    <td>${badges.map((b) => html`<span class="badge badge-${b}">${badgeText(r, b)}</span> `)}</td>
+    <td class="actions">
+      <a href="/dashboard/keys/${k.id}/roll">${l10n.t('Roll')}<span class="sr-only"> ${k.name}</span></a>
+      <a href="/dashboard/keys/${k.id}/revoke" class="revoke" data-key-id="${k.id}" data-key-name="${k.name}"
+        >${l10n.t('Revoke')}<span class="sr-only"> ${k.name}</span></a
+      >
+    </td>
+  </tr>`;
 }
 
-export function createForm(r: AuthedReq, projects: Project[], state: CreateFormState = {}): Html {
+function createForm(r: AuthedReq, projects: Project[], state: CreateFormState = {}): Html {
   const { l10n } = r;
   const type = state.type ?? 'personal';
   const perms = state.permissions ?? ['read', 'write'];
   const expiry = state.expiry ?? '90';
   const err = (field: string): Html | string =>
     state.error && state.field === field ? html`<span class="error" id="err-${field}" role="alert">${state.error}</span>` : '';
-  const described = (field: string): Html | string => (state.error && state.field === field ? html` aria-describedby="err-${field}" aria-invalid="true"` : '');
+  const described = (field: string): Html | string =>
+    state.error && state.field === field ? html` aria-describedby="err-${field}" aria-invalid="true"` : '';
   return html`<form method="post" action="/dashboard/keys" id="create-key" class="create">
 ${csrfField(r)}<input type="hidden" name="_idem" value="${newToken()}">
 ${state.error && !['name', 'project', 'permissions', 'expiry'].includes(state.field ?? '') ? html`<p class="error" role="alert">${state.error}</p>` : ''}
@@ -97,14 +104,19 @@ ${state.error && !['name', 'project', 'permissions', 'expiry'].includes(state.fi
 <fieldset${described('permissions')}><legend>${l10n.t('Permissions')}</legend>
 ${(['read', 'write', 'admin'] as const)
   .filter((p) => p !== 'admin' || mayGiveAdmin(r))
-  .map((p) => html`<label><input type="checkbox" name="permissions" value="${p}"${perms.includes(p) ? html` checked` : ''}> ${permissionText(r, p)}</label> `)}
+  .map(
+    (p) =>
+      html`<label
+        ><input type="checkbox" name="permissions" value="${p}" ${perms.includes(p) ? html` checked` : ''} /> ${permissionText(r, p)}</label
+      > `,
+  )}
 ${err('permissions')}</fieldset>
 <p><label for="key-project">${l10n.t('Project')}</label>
 <select id="key-project" name="project"${described('project')}><option value="">${l10n.t('(none: a personal key)')}</option>
-${projects.map((p) => html`<option value="${p.id}"${state.project === p.id ? html` selected` : ''}>${p.name}</option>`)}</select> ${err('project')}</p>
+${projects.map((p) => html`<option value="${p.id}" ${state.project === p.id ? html` selected` : ''}>${p.name}</option>`)}</select> ${err('project')}</p>
 <p><label for="key-expiry">${l10n.t('Expires')}</label>
 <select id="key-expiry" name="expiry"${described('expiry')}>
-${EXPIRY_CHOICES.map((d) => html`<option value="${d}"${expiry === d ? html` selected` : ''}>${d === 'never' ? l10n.t('never') : l10n.t('in {0} days', d)}</option>`)}
+${EXPIRY_CHOICES.map((d) => html`<option value="${d}" ${expiry === d ? html` selected` : ''}>${d === 'never' ? l10n.t('never') : l10n.t('in {0} days', d)}</option>`)}
 </select> ${err('expiry')}</p>
 <p><button type="submit" class="primary">${l10n.t('Create key')}</button></p>
 </form>`;
@@ -123,25 +135,51 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
   const keys = visibleKeys(all, r.who.actor, now);
   const usage = usageByKey(rollup, days);
   const table = keys.length
-    ? html`<table class="keys"><caption>${l10n.t('{0} keys', l10n.number(keys.length))}</caption>
-<thead><tr><th scope="col">${l10n.t('Name')}</th><th scope="col">${l10n.t('Type')}</th><th scope="col">${l10n.t('Project')}</th><th scope="col">${l10n.t('Permissions')}</th><th scope="col">${l10n.t('Hint')}</th><th scope="col">${l10n.t('Created')}</th><th scope="col">${l10n.t('Expires')}</th><th scope="col">${l10n.t('Last used')}</th><th scope="col">${l10n.t('7 days')}</th><th scope="col">${l10n.t('Status')}</th><th scope="col">${l10n.t('Actions')}</th></tr></thead>
-<tbody>${keys.map((k) => row(r, k, usage.get(k.id), now, days))}</tbody></table>`
+    ? html`<table class="keys">
+        <caption>
+          ${l10n.t('{0} keys', l10n.number(keys.length))}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">${l10n.t('Name')}</th>
+            <th scope="col">${l10n.t('Type')}</th>
+            <th scope="col">${l10n.t('Project')}</th>
+            <th scope="col">${l10n.t('Permissions')}</th>
+            <th scope="col">${l10n.t('Hint')}</th>
+            <th scope="col">${l10n.t('Created')}</th>
+            <th scope="col">${l10n.t('Expires')}</th>
+            <th scope="col">${l10n.t('Last used')}</th>
+            <th scope="col">${l10n.t('7 days')}</th>
+            <th scope="col">${l10n.t('Status')}</th>
+            <th scope="col">${l10n.t('Actions')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${keys.map((k) => row(r, k, usage.get(k.id), now, days))}
+        </tbody>
+      </table>`
     : html`<p>${l10n.t('No API keys yet.')}</p>`;
   const dialog = html`<dialog id="revoke-dialog" aria-labelledby="revoke-title">
-<form method="post" id="revoke-form" action="/dashboard/keys">${csrfField(r)}
-<h2 id="revoke-title">${l10n.t('Revoke key')}</h2>
-<p>${l10n.t('A revoked key stops working at once, and its live sessions end. This cannot be undone.')}</p>
-<p><label for="revoke-confirm">${l10n.t('Type the name of the key to confirm: {0}', '')}<strong id="revoke-name"></strong></label>
-<input id="revoke-confirm" name="confirm_name" required autocomplete="off"></p>
-<p><button type="submit" class="danger">${l10n.t('Revoke')}</button> <button type="button" id="revoke-cancel">${l10n.t('Cancel')}</button></p>
-</form></dialog>`;
+    <form method="post" id="revoke-form" action="/dashboard/keys">
+      ${csrfField(r)}
+      <h2 id="revoke-title">${l10n.t('Revoke key')}</h2>
+      <p>${l10n.t('A revoked key stops working at once, and its live sessions end. This cannot be undone.')}</p>
+      <p>
+        <label for="revoke-confirm">${l10n.t('Type the name of the key to confirm: {0}', '')}<strong id="revoke-name"></strong></label>
+        <input id="revoke-confirm" name="confirm_name" required autocomplete="off" />
+      </p>
+      <p>
+        <button type="submit" class="danger">${l10n.t('Revoke')}</button>
+        <button type="button" id="revoke-cancel">${l10n.t('Cancel')}</button>
+      </p>
+    </form>
+  </dialog>`;
   sendPage(
     r,
     l10n.t('API keys'),
     html`${table}
-<h2 id="create-title">${l10n.t('Create key')}</h2>
-${createForm(r, projects, state)}
-${dialog}`,
+      <h2 id="create-title">${l10n.t('Create key')}</h2>
+      ${createForm(r, projects, state)} ${dialog}`,
     status,
   );
 }

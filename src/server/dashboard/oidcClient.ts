@@ -37,7 +37,7 @@ export class SsoError extends Error {
 }
 
 /** What the browser keeps between the redirect to the provider and the callback (a cookie, ten minutes). */
-export interface PendingSignIn {
+interface PendingSignIn {
   state: string;
   nonce: string;
   verifier: string;
@@ -56,7 +56,7 @@ export interface SsoIdentity {
   groups: string[];
 }
 
-export interface RelyingPartySettings {
+interface RelyingPartySettings {
   issuer: string;
   clientId: string;
   clientSecret: string;
@@ -74,7 +74,7 @@ export interface RelyingPartySettings {
 /** The redirect URI's path (after `--public-url`). */
 export const SSO_CALLBACK_PATH = '/dashboard/sso/callback';
 
-export const PENDING_TTL_MS = 10 * 60_000;
+const PENDING_TTL_MS = 10 * 60_000;
 
 /** A pending sign-in as a cookie value (base64url JSON: nothing in it is secret from its own browser). */
 export function encodePending(p: PendingSignIn): string {

@@ -16,7 +16,7 @@ import { newToken, personActorId, sha256 } from './identity';
 import { MIN_PASSWORD_LENGTH, hashPassword } from './passwords';
 import { givableRoles, peoplePage } from './peoplePage';
 import { DashError, readForm, redirect, sendPage } from './respond';
-import type { Route } from './router';
+import type { Route } from './route';
 import { sameOrigin } from './security';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

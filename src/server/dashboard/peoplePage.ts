@@ -13,7 +13,7 @@ import type { AuthedReq, DashReq } from './context';
 import { type Html, html } from './html';
 import { csrfField } from './layout';
 import { DashError, redirect, sendPage } from './respond';
-import type { Route } from './router';
+import type { Route } from './route';
 import { INVITE_DAYS } from '../storage/invites';
 
 const PEOPLE_ROLES = ['owner', 'admin'] as const;

@@ -38,7 +38,13 @@ export function redirect(r: DashReq, location: string): void {
 }
 
 export function sendErrorPage(r: DashReq, e: DashError): void {
-  sendPage(r, r.l10n.t('Error'), html`<p role="alert" class="error">${e.message}</p><p><a href="/dashboard">${r.l10n.t('Back to the dashboard')}</a></p>`, e.status);
+  sendPage(
+    r,
+    r.l10n.t('Error'),
+    html`<p role="alert" class="error">${e.message}</p>
+      <p><a href="/dashboard">${r.l10n.t('Back to the dashboard')}</a></p>`,
+    e.status,
+  );
 }
 
 /** The form of a POST: application/x-www-form-urlencoded only (a 415 page else). */

@@ -22,29 +22,10 @@ import { INVITE_ROUTES } from './peopleInvite';
 import { SSO_ROUTES } from './ssoRoutes';
 import { SECOND_FACTOR_SIGN_IN_ROUTES } from './secondFactorSignIn';
 import { SECURITY_ROUTES } from './securityPage';
-
-export interface Route {
-  method: 'GET' | 'POST';
-  /** The whole path (`/dashboard/keys`), or a pattern whose groups become `params`. */
-  path: string | RegExp;
-  /** false: answered to anyone (sign-in); default: a signed-in person, with the CSRF check on POST. */
-  auth?: false;
-  roles?: readonly OrgRole[];
-  handler(r: DashReq): Promise<void>;
-}
-
-/** A page still to come (its route is replaced by the page's own). */
-function placeholder(path: string, title: (r: DashReq) => string, roles?: readonly OrgRole[]): Route {
-  return {
-    method: 'GET',
-    path,
-    ...(roles ? { roles } : {}),
-    handler: async (r) => sendPage(r, title(r), html`<p>${r.l10n.t('This page is not ready yet.')}</p>`),
-  };
-}
+import type { Route } from './route';
 
 /** Every route of the dashboard. A page adds its routes here (its own file exports them). */
-export const ROUTES: readonly Route[] = [
+const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard', handler: async (r) => redirect(r, '/dashboard/keys') },
   ...SIGN_IN_ROUTES,
   ...SSO_ROUTES,
@@ -75,7 +56,16 @@ export async function handleDashboard(ctx: DashboardContext, req: IncomingMessag
   securityHeaders(res);
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const method = req.method ?? 'GET';
-  const r: DashReq = { req, res, url, path, ctx, l10n: l10nFor(negotiate(req.headers['accept-language'])), ip: ctx.api.clientAddress(req), params: [] };
+  const r: DashReq = {
+    req,
+    res,
+    url,
+    path,
+    ctx,
+    l10n: l10nFor(negotiate(req.headers['accept-language'])),
+    ip: ctx.api.clientAddress(req),
+    params: [],
+  };
   const asset = ctx.assets.get(url.pathname);
   if (asset && (method === 'GET' || method === 'HEAD')) {
     res.writeHead(200, {
@@ -117,11 +107,16 @@ export async function handleDashboard(ctx: DashboardContext, req: IncomingMessag
       r.who = who;
       const locale = (await ctx.store.account(who.person.id))?.locale;
       if (isLocale(locale)) r.l10n = l10nFor(locale);
-      if (route.roles && !route.roles.includes(who.person.role)) throw new DashError(403, r.l10n.t('Your role does not give access to this page.'));
+      if (route.roles && !route.roles.includes(who.person.role))
+        throw new DashError(403, r.l10n.t('Your role does not give access to this page.'));
       if (method === 'POST') {
         if (!sameOrigin(req)) throw new DashError(403, r.l10n.t('Refused: this form was not sent from this dashboard.'));
         r.form = await readForm(r);
-        if (!tokensMatch(r.form.get('_csrf'), who.session.csrf)) throw new DashError(403, r.l10n.t('Refused: the form has expired or was not sent from this dashboard. Reload the page and try again.'));
+        if (!tokensMatch(r.form.get('_csrf'), who.session.csrf))
+          throw new DashError(
+            403,
+            r.l10n.t('Refused: the form has expired or was not sent from this dashboard. Reload the page and try again.'),
+          );
       }
       await route.handler(r as AuthedReq);
       return;
@@ -133,7 +128,8 @@ export async function handleDashboard(ctx: DashboardContext, req: IncomingMessag
       res.destroy();
       return;
     }
-    if (method === 'POST' || e.status >= 400) ctx.api.log.info('dashboard refusal', { status: e.status, path: url.pathname, address: r.ip });
+    if (method === 'POST' || e.status >= 400)
+      ctx.api.log.info('dashboard refusal', { status: e.status, path: url.pathname, address: r.ip });
     sendErrorPage(r, e);
   }
 }

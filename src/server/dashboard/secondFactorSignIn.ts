@@ -12,7 +12,7 @@ import type { DashReq } from './context';
 import { html } from './html';
 import { newToken, personActorId, sha256 } from './identity';
 import { DashError, readForm, redirect, sendPage } from './respond';
-import type { Route } from './router';
+import type { Route } from './route';
 import { sameOrigin, tokensMatch } from './security';
 import {
   ACCOUNT_THROTTLE,
@@ -27,7 +27,7 @@ import { dashAudit, startSession } from './signInSession';
 import { matchRecoveryCode, recoveryCodeOf, totpCodeOf, totpStep } from './totp';
 import { mfaOf, openSecret } from './secondFactorAccess';
 
-export const CHALLENGE_COOKIE = '__Host-dictee_2fa';
+const CHALLENGE_COOKIE = '__Host-dictee_2fa';
 const CHALLENGE_TTL_MS = 5 * 60_000;
 
 /** The form's token: derived from the waiting sign-in's cookie, which a page of another site cannot read. */

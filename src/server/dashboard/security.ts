@@ -6,7 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export const CSP = [
+const CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

@@ -10,7 +10,7 @@ import { html } from './html';
 import { personActorId, requireFreshSignIn } from './identity';
 import { csrfField } from './layout';
 import { redirect, sendPage } from './respond';
-import type { Route } from './router';
+import type { Route } from './route';
 import { mfaOf, openSecret } from './secondFactorAccess';
 import { dashAudit } from './signInSession';
 import { groupedSecret, hashRecoveryCode, newRecoveryCodes, newTotpSecret, otpauthUri, totpCodeOf, totpStep } from './totp';

@@ -19,10 +19,14 @@ export interface SessionPolicy {
 
 export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, freshMs: 10 * 60_000 };
 
-export type SessionState = 'active' | 'idle' | 'expired';
+type SessionState = 'active' | 'idle' | 'expired';
 
 /** Whether a session still holds at `now`: `idle` past the idle timeout, `expired` past the absolute one. */
-export function sessionState(s: { created_at: string; seen_at: string }, now: number, p: SessionPolicy = DEFAULT_SESSION_POLICY): SessionState {
+export function sessionState(
+  s: { created_at: string; seen_at: string },
+  now: number,
+  p: SessionPolicy = DEFAULT_SESSION_POLICY,
+): SessionState {
   if (now - Date.parse(s.created_at) >= p.absoluteMs) return 'expired';
   if (now - Date.parse(s.seen_at) >= p.idleMs) return 'idle';
   return 'active';
@@ -73,7 +77,7 @@ export const ACCOUNT_THROTTLE: ThrottlePolicy = { windowMs: 15 * 60_000, maxFail
 /** Per client address: 20 failures in 15 minutes (whatever the accounts) lock the address for 15 minutes. */
 export const ADDRESS_THROTTLE: ThrottlePolicy = { windowMs: 15 * 60_000, maxFailures: 20, lockMs: 15 * 60_000 };
 
-export interface ThrottleState {
+interface ThrottleState {
   failures: number;
   first_at: string;
   locked_until: string | null;

@@ -13,7 +13,7 @@ import { type Html, html } from './html';
 import { personActorId } from './identity';
 import { csrfField } from './layout';
 import { DashError, redirect, sendPage } from './respond';
-import type { Route } from './router';
+import type { Route } from './route';
 import { teamOf, viewOf } from './usagePage';
 
 const RECENT_DAYS = 7;

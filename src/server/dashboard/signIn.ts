@@ -17,7 +17,7 @@ import { beginSecondFactor } from './secondFactorSignIn';
 import { startSession } from './signInSession';
 import { ssoSignInLink } from './ssoLink';
 import { DashError, readForm, redirect, sendPage } from './respond';
-import type { Route } from './router';
+import type { Route } from './route';
 import { sameOrigin, tokensMatch } from './security';
 import {
   ACCOUNT_THROTTLE,
@@ -49,22 +49,34 @@ async function signInPage(r: DashReq, state: FormState = {}): Promise<void> {
   const next = safeNext(r.url.searchParams.get('next') ?? r.form?.get('next'));
   const reauth = (r.url.searchParams.get('reauth') ?? r.form?.get('reauth')) === '1';
   const notes = [];
-  if (r.url.searchParams.get('expired') === '1') notes.push(html`<p class="notice" role="status">${l10n.t('Your sign-in has expired: sign in again.')}</p>`);
+  if (r.url.searchParams.get('expired') === '1')
+    notes.push(html`<p class="notice" role="status">${l10n.t('Your sign-in has expired: sign in again.')}</p>`);
   if (r.url.searchParams.get('signed_out') === '1') notes.push(html`<p class="notice" role="status">${l10n.t('You are signed out.')}</p>`);
   if (reauth) notes.push(html`<p class="notice" role="status">${l10n.t('For this action, type your password again.')}</p>`);
-  const body = html`${notes}
-${state.error ? html`<p class="error" role="alert" id="signin-error">${state.error}</p>` : ''}
-<form method="post" action="/dashboard/sign-in" class="signin">
-<input type="hidden" name="_signin" value="${token}">
-<input type="hidden" name="next" value="${next}">
-${reauth ? html`<input type="hidden" name="reauth" value="1">` : ''}
-<p><label for="email">${l10n.t('Email')}</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${state.email ?? ''}"${state.error ? html` aria-describedby="signin-error"` : ''}></p>
-<p><label for="password">${l10n.t('Password')}</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required></p>
-<p><button type="submit">${l10n.t('Sign in')}</button></p>
-</form>
-${ssoSignInLink(r, next)}`;
+  const body = html`${notes} ${state.error ? html`<p class="error" role="alert" id="signin-error">${state.error}</p>` : ''}
+    <form method="post" action="/dashboard/sign-in" class="signin">
+      <input type="hidden" name="_signin" value="${token}" />
+      <input type="hidden" name="next" value="${next}" />
+      ${reauth ? html`<input type="hidden" name="reauth" value="1" />` : ''}
+      <p>
+        <label for="email">${l10n.t('Email')}</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value="${state.email ?? ''}"
+          ${state.error ? html` aria-describedby="signin-error"` : ''}
+        />
+      </p>
+      <p>
+        <label for="password">${l10n.t('Password')}</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+      </p>
+      <p><button type="submit">${l10n.t('Sign in')}</button></p>
+    </form>
+    ${ssoSignInLink(r, next)}`;
   sendPage(r, l10n.t('Sign in'), body, state.status ?? 200);
 }
 
@@ -104,12 +116,25 @@ async function postSignIn(r: DashReq): Promise<void> {
   const accounts = await ctx.store.accountsByEmail(email);
   const accountSubject = accounts[0] ? `person:${accounts[0].person.id}` : `email:${sha256(email.toLowerCase())}`;
   const orgId = accounts[0]?.person.org_id ?? ctx.api.keys.teams.defaultOrgId;
-  const locked = Math.max(lockedFor(await ctx.store.throttle(accountSubject), now), lockedFor(await ctx.store.throttle(addressSubject), now));
+  const locked = Math.max(
+    lockedFor(await ctx.store.throttle(accountSubject), now),
+    lockedFor(await ctx.store.throttle(addressSubject), now),
+  );
   if (locked > 0) {
-    audit(r, 'person.sign_in_failed', orgId, accounts[0] ? personActorId(accounts[0].person.id) : '-', accounts[0]?.person.id ?? '-', 'failure');
+    audit(
+      r,
+      'person.sign_in_failed',
+      orgId,
+      accounts[0] ? personActorId(accounts[0].person.id) : '-',
+      accounts[0]?.person.id ?? '-',
+      'failure',
+    );
     return signInPage(r, {
       email,
-      error: l10n.t('Too many failed sign-ins: signing in is locked for {0} minutes. Try again later, or ask an administrator.', minutes(locked)),
+      error: l10n.t(
+        'Too many failed sign-ins: signing in is locked for {0} minutes. Try again later, or ask an administrator.',
+        minutes(locked),
+      ),
       status: 429,
     });
   }
@@ -128,10 +153,17 @@ async function postSignIn(r: DashReq): Promise<void> {
     const addressLocked = await fail(r, addressSubject, ADDRESS_THROTTLE);
     if (accountLocked || addressLocked) {
       audit(r, 'person.locked', orgId, 'system', accountLocked ? target : r.ip, 'success');
-      ctx.api.log.warn('dashboard sign-in locked after failed attempts', { address: r.ip, account_locked: accountLocked, address_locked: addressLocked });
+      ctx.api.log.warn('dashboard sign-in locked after failed attempts', {
+        address: r.ip,
+        account_locked: accountLocked,
+        address_locked: addressLocked,
+      });
       return signInPage(r, {
         email,
-        error: l10n.t('Too many failed sign-ins: signing in is locked for {0} minutes. Try again later, or ask an administrator.', minutes(ACCOUNT_THROTTLE.lockMs)),
+        error: l10n.t(
+          'Too many failed sign-ins: signing in is locked for {0} minutes. Try again later, or ask an administrator.',
+          minutes(ACCOUNT_THROTTLE.lockMs),
+        ),
         status: 429,
       });
     }

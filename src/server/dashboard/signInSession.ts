@@ -11,7 +11,7 @@ import type { DashReq } from './context';
 import { newToken, personActorId, sha256, signedIn } from './identity';
 import { SESSION_COOKIE, SIGNIN_COOKIE, sessionCookie } from './sessionRules';
 
-export type SignInMethod = 'password' | 'password+totp' | 'password+recovery_code' | 'oidc';
+type SignInMethod = 'password' | 'password+totp' | 'password+recovery_code' | 'oidc';
 
 /** Records an audit entry of the dashboard (the sink never throws on purpose; a failure is logged). */
 export function dashAudit(

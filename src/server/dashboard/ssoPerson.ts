@@ -10,7 +10,7 @@ import { ORG_ROLES, TeamRequestError, type OrgRole, type Person, type TeamStore 
 import { newId, now } from '../http/teamUtil';
 import { SsoError, type SsoIdentity } from './oidcClient';
 
-export interface SsoPersonResult {
+interface SsoPersonResult {
   person: Person;
   created: boolean;
   /** The role before, when this sign-in changed it. */

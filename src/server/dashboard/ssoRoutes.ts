@@ -15,13 +15,13 @@ import { personActorId } from './identity';
 import { SSO_CALLBACK_PATH, SsoError, type SsoFailure, decodePending, encodePending, whyFailed } from './oidcClient';
 import { redirect, sendHtml, sendPage } from './respond';
 import { page } from './layout';
-import type { Route } from './router';
+import type { Route } from './route';
 import { parseCookies } from './sessionRules';
 import { safeNext } from './signIn';
 import { dashAudit, startSession } from './signInSession';
 import { ssoPerson } from './ssoPerson';
 
-export const SSO_COOKIE = '__Host-dictee_sso';
+const SSO_COOKIE = '__Host-dictee_sso';
 
 function ssoCookie(value: string, maxAgeS: number): string {
   return `${SSO_COOKIE}=${value}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}`;

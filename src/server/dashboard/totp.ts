@@ -13,7 +13,7 @@ import type { SecondFactorStore } from '../storage/secondFactor';
 
 const PERIOD_S = 30;
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 const ARGON2 = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 /** What the dashboard's second factor works with: its store, and what seals the secrets (`--mfa-key-file`). */

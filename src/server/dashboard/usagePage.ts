@@ -11,7 +11,7 @@ import type { AuthedReq, DashReq } from './context';
 import { fileName, toCsv } from './csv';
 import { type Html, html, raw } from './html';
 import { DashError, sendHtml, sendPage } from './respond';
-import type { Route } from './router';
+import type { Route } from './route';
 import { type Chart, type UsageModel, chartData, usageCsvRows, usageModel } from './usageModel';
 import { GROUPINGS, type PeriodProblem, RANGES, type UsagePeriod, isProblem, usagePeriod } from './usageRange';
 

@@ -18,7 +18,13 @@ async function readStdinLine(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
 }
 
-export async function usersCommand(argv: string[], env: NodeJS.ProcessEnv, out: Out, err: Out, readPassword = readStdinLine): Promise<number> {
+export async function usersCommand(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  out: Out,
+  err: Out,
+  readPassword = readStdinLine,
+): Promise<number> {
   const { values: v, positionals } = parseCommandLine(
     argv,
     {
@@ -37,8 +43,10 @@ export async function usersCommand(argv: string[], env: NodeJS.ProcessEnv, out: 
     throw new UsageError('users takes one action, add: node dist/server.js users add --email E --role owner --password-stdin');
   const email = (v.email ?? '').trim();
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('users add needs --email with an email address');
-  if (!v.role || !(ORG_ROLES as readonly string[]).includes(v.role)) throw new UsageError(`users add needs --role: ${ORG_ROLES.join(', ')}`);
-  if (!v['password-stdin']) throw new UsageError('users add reads the password from standard input: give --password-stdin (never a password on the command line)');
+  if (!v.role || !(ORG_ROLES as readonly string[]).includes(v.role))
+    throw new UsageError(`users add needs --role: ${ORG_ROLES.join(', ')}`);
+  if (!v['password-stdin'])
+    throw new UsageError('users add reads the password from standard input: give --password-stdin (never a password on the command line)');
   const password = await readPassword();
   if (password.length < MIN_PASSWORD_LENGTH) {
     err(`error: the password must have at least ${MIN_PASSWORD_LENGTH} characters; nothing was changed\n`);
@@ -47,9 +55,17 @@ export async function usersCommand(argv: string[], env: NodeJS.ProcessEnv, out: 
   try {
     const r = await addUser(
       { dataDir: v['data-dir'] ?? './.dictee-data', databaseUrl: (v.database ?? env.DICTEE_DATABASE_URL) || undefined },
-      { email, role: v.role as OrgRole, passwordHash: await hashPassword(password), ...(v.org ? { orgId: v.org } : {}), ...(v.name ? { name: v.name } : {}) },
+      {
+        email,
+        role: v.role as OrgRole,
+        passwordHash: await hashPassword(password),
+        ...(v.org ? { orgId: v.org } : {}),
+        ...(v.name ? { name: v.name } : {}),
+      },
     );
-    out(`${r.created ? 'person added' : 'password and role set'}: ${r.personId} (${email}, ${v.role}) in organisation ${r.orgId}; sign in at /dashboard\n`);
+    out(
+      `${r.created ? 'person added' : 'password and role set'}: ${r.personId} (${email}, ${v.role}) in organisation ${r.orgId}; sign in at /dashboard\n`,
+    );
     return 0;
   } catch (e) {
     err(`error: ${e instanceof UsersAddError ? e.message : errorMessage(e)}\n`);

@@ -69,7 +69,11 @@ export async function createKeyAs(ctx: ApiContext, actor: Actor, data: CreateKey
   };
   if (!actorManages(actor, target)) {
     const what =
-      target.projectId !== null ? `project ${JSON.stringify(target.projectId)}` : target.personId !== null ? 'that person' : "the organisation's own keys";
+      target.projectId !== null
+        ? `project ${JSON.stringify(target.projectId)}`
+        : target.personId !== null
+          ? 'that person'
+          : "the organisation's own keys";
     throw outsideScope(ctx, actor, 'key.created', '-', `a key of ${what}`);
   }
   if (actor.key) narrowToActor(actor.key, data);
@@ -203,7 +207,12 @@ export async function rollKey(ctx: ApiContext, req: IncomingMessage, keyOrId: st
 }
 
 /** Rolls a key for an actor (the keys API's and the dashboard's): a new key like the old, which expires at the end of the overlap. */
-export async function rollKeyAs(ctx: ApiContext, actor: Actor, keyOrId: string, overlapHours: number): Promise<{ created: CreatedKey; old: ApiKey }> {
+export async function rollKeyAs(
+  ctx: ApiContext,
+  actor: Actor,
+  keyOrId: string,
+  overlapHours: number,
+): Promise<{ created: CreatedKey; old: ApiKey }> {
   need(ctx, actor, 'manage_keys', { action: 'key.rolled', target: '-' });
   const old = await managedKey(ctx, actor, keyOrId, 'key.rolled');
   let rolled;

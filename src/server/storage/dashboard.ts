@@ -39,14 +39,14 @@ export interface DashboardSession {
   auth_at: string;
 }
 
-export interface ThrottleRow {
+interface ThrottleRow {
   subject: string;
   failures: number;
   first_at: string;
   locked_until: string | null;
 }
 
-export type FlashTake = { state: 'ready'; body: string } | { state: 'pending' | 'taken' | 'absent' };
+type FlashTake = { state: 'ready'; body: string } | { state: 'pending' | 'taken' | 'absent' };
 
 /** A query: its rows (a statement that returns some) and how many rows it changed. */
 type Query = (sql: string, params: unknown[]) => Promise<{ rows: Array<Record<string, unknown>>; changes: number }>;
@@ -79,9 +79,10 @@ export class DashboardStore {
 
   /** The people with this email (in any organisation), with their password hash and language. */
   async accountsByEmail(email: string): Promise<Account[]> {
-    const { rows } = await this.q(`SELECT ${PERSON_COLUMNS}, password_hash, locale FROM people WHERE email_lower = ? ORDER BY created_at, id`, [
-      email.trim().toLowerCase(),
-    ]);
+    const { rows } = await this.q(
+      `SELECT ${PERSON_COLUMNS}, password_hash, locale FROM people WHERE email_lower = ? ORDER BY created_at, id`,
+      [email.trim().toLowerCase()],
+    );
     return rows.map(toAccount);
   }
 
@@ -137,7 +138,14 @@ export class DashboardStore {
   async throttle(subject: string): Promise<ThrottleRow | undefined> {
     const { rows } = await this.q('SELECT subject, failures, first_at, locked_until FROM dashboard_throttle WHERE subject = ?', [subject]);
     const r = rows[0];
-    return r ? { subject: String(r.subject), failures: Number(r.failures), first_at: String(r.first_at), locked_until: (r.locked_until as string | null) ?? null } : undefined;
+    return r
+      ? {
+          subject: String(r.subject),
+          failures: Number(r.failures),
+          first_at: String(r.first_at),
+          locked_until: (r.locked_until as string | null) ?? null,
+        }
+      : undefined;
   }
 
   async putThrottle(t: ThrottleRow): Promise<void> {

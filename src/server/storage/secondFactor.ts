@@ -18,7 +18,7 @@ CREATE TABLE second_factor_challenges (
 CREATE INDEX second_factor_challenges_person ON second_factor_challenges (person_id);
 `;
 
-export interface SecondFactorRow {
+interface SecondFactorRow {
   person_id: string;
   /** `v1:` + AES-256-GCM (iv, tag, ciphertext, base64url), or `plain:` + the base32 secret. */
   secret: string;
@@ -27,7 +27,7 @@ export interface SecondFactorRow {
   created_at: string;
 }
 
-export interface Challenge {
+interface Challenge {
   id_hash: string;
   person_id: string;
   next: string;

@@ -19,7 +19,7 @@ import { type OrgRole, type TeamStore } from './teams';
 
 export class UsersAddError extends Error {}
 
-export interface UserToAdd {
+interface UserToAdd {
   email: string;
   role: OrgRole;
   passwordHash: string;

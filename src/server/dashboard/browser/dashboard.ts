@@ -24,7 +24,11 @@ interface Ev {
   target: El | null;
   preventDefault(): void;
 }
-declare const document: { querySelectorAll(sel: string): ArrayLike<El>; getElementById(id: string): El | null; addEventListener(t: string, fn: () => void): void };
+declare const document: {
+  querySelectorAll(sel: string): ArrayLike<El>;
+  getElementById(id: string): El | null;
+  addEventListener(t: string, fn: () => void): void;
+};
 declare const navigator: { clipboard?: { writeText(s: string): Promise<void> } };
 declare function fetch(url: string, init?: object): Promise<{ ok: boolean; json(): Promise<unknown> }>;
 declare function setTimeout(fn: () => void, ms: number): number;
@@ -43,7 +47,11 @@ function copyButtons(): void {
       const done = (ok: boolean): void => {
         if (status) status.textContent = ok ? (b.getAttribute('data-copied') ?? '✓') : '';
       };
-      if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(() => done(true), () => done(false));
+      if (navigator.clipboard)
+        navigator.clipboard.writeText(input.value).then(
+          () => done(true),
+          () => done(false),
+        );
       else {
         input.focus();
         input.select();
@@ -76,9 +84,13 @@ function revokeDialog(): void {
 function submitOnce(): void {
   each('form', (f) => {
     f.addEventListener('submit', () => {
-      setTimeout(() => each('button[type="submit"]', (b) => {
-        if (b.closest('form') === f) b.disabled = true;
-      }), 0);
+      setTimeout(
+        () =>
+          each('button[type="submit"]', (b) => {
+            if (b.closest('form') === f) b.disabled = true;
+          }),
+        0,
+      );
     });
   });
 }
