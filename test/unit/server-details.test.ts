@@ -201,12 +201,23 @@ describe('details of a sentence whose proofreading gives only text', () => {
       { raw: 'forward', proofread: 'forward', start_ms: 200, end_ms: 600, confidence: 0.8 },
     ];
     const same = proofreadChunk('Go forward.', firstPass, true, 0);
-    assert.deepEqual(same.details.words?.map((w) => w.text), ['Go', 'forward.']);
+    assert.deepEqual(
+      same.details.words?.map((w) => w.text),
+      ['Go', 'forward.'],
+    );
     const other = proofreadChunk({ text: 'Go forward ten meters.', alternatives: ['Go forward two meters.'] }, firstPass, true, 0);
     assert.equal(other.text, 'Go forward ten meters.');
     assert.equal(other.details.words, undefined);
     // A word of the first pass may hold a space (a keyterm): it takes as many tokens of the text.
-    const spaced = proofreadChunk('Go New York.', [firstPass[0]!, { raw: 'new york', proofread: 'new york', start_ms: 200, end_ms: 600 }], true, 0);
-    assert.deepEqual(spaced.details.words?.map((w) => w.text), ['Go', 'New York.']);
+    const spaced = proofreadChunk(
+      'Go New York.',
+      [firstPass[0]!, { raw: 'new york', proofread: 'new york', start_ms: 200, end_ms: 600 }],
+      true,
+      0,
+    );
+    assert.deepEqual(
+      spaced.details.words?.map((w) => w.text),
+      ['Go', 'New York.'],
+    );
   });
 });
