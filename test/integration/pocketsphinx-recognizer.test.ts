@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/protocol';
 import { DEFAULT_POCKETSPHINX_MODEL, loadPocketsphinx, pocketsphinxModel } from '../../src/server/engine/pocketsphinx/ffi';
 import { EngineUnavailableError } from '../../src/server/engine/engine';
-import { PocketsphinxRecognizer, Proofreader } from '../../src/server/engine/pocketsphinx/recognizer';
+import { PocketsphinxRecognizer, Proofreader, type SentenceDecoder } from '../../src/server/engine/pocketsphinx/recognizer';
 import { twoPassConfidence } from '../../src/server/engine/pocketsphinx/confidence';
 import type { RecognizedWord } from '../../src/server/engine/recognizer';
 import { loadSherpa } from '../../src/server/engine/sherpa/recognizer';
@@ -139,5 +139,39 @@ describe('server pocketsphinx engine (real decoder, real recordings)', function 
       // At most half the words wrong: a bound on pocketsphinx's own accuracy, not a measurement.
       assert.ok(errors / words <= 0.5, `${x.name}: "${text}" vs "${x.reference}"`);
     }
+  });
+  it('details, the proofreading pass out of time: the new chunk is the first pass with a capital and a period, its words making that text, no alternatives', async () => {
+    // A fake second pass: the proofreading thread's answer after its time limit (a loaded machine) cannot
+    // be brought about on cue; it rejects as that thread does then.
+    const outOfTime: SentenceDecoder = {
+      decode: () => Promise.reject(new Error('proofreading gave no answer within 17000 ms')),
+      decodeDetailed: () => Promise.reject(new Error('proofreading gave no answer within 17000 ms')),
+      dispose: () => undefined,
+    };
+    const cfg = resolveConfig({ language: 'en', silence_threshold: 1, engine_endpointing: 0.5, details: true });
+    const r = new PocketsphinxRecognizer(loadPocketsphinx(), model, () => outOfTime);
+    const events: SegmentEvent[] = [];
+    const seg = new Segmenter(cfg, r, { onLateEvents: (late) => events.push(...late) });
+    try {
+      events.push(...seg.push(Buffer.concat([silence(300), goforward.pcm, silence(1500)])));
+      events.push(...seg.flush({ proofread: true }));
+      await seg.proofreadingDone();
+    } finally {
+      r.dispose();
+    }
+    const finals = events.filter((e): e is SegmentEvent & ChunkEvent => e.type === 'transcript' && e.status === 'final');
+    const replace = events.find((e) => e.type === 'batch.replace');
+    assert.ok(replace?.type === 'batch.replace' && finals.length > 0);
+    const nc = replace.data.new_chunk;
+    const first = finals.flatMap((f) => f.words!);
+    const raw = first.map((w) => w.text).join(' ');
+    assert.equal(nc.text, `${raw.charAt(0).toUpperCase()}${raw.slice(1)}.`);
+    assert.equal(nc.words!.map((w) => w.text).join(' '), nc.text, 'the words make the text');
+    assert.deepEqual(
+      nc.words!.map((w) => [w.start_ms, w.end_ms]),
+      first.map((w) => [w.start_ms, w.end_ms]),
+      "the first pass's times",
+    );
+    assert.deepEqual(nc.alternatives, []);
   });
 });

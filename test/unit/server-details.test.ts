@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ClientConfig, parseClientMessage, parseServerMessage, resolveConfig } from '../../src/protocol';
-import { chunkDetails } from '../../src/server/engine/details';
+import { chunkDetails, proofreadChunk } from '../../src/server/engine/details';
 import { type ChunkEvent, type ReplaceEvent, type SegmentEvent, Segmenter } from '../../src/server/engine/segmenter';
 import { DOUBTFUL_CONFIDENCE, SURE_CONFIDENCE, SimulatedEngine } from '../../src/server/engine/simulated';
 import { wireEvent } from '../../src/server/live/wire';
@@ -162,6 +162,62 @@ describe('details (configure.config.details)', () => {
       chunkDetails([{ raw: 'a', proofread: 'a', start_ms: 0, end_ms: 10 }], 'raw').words,
       [{ text: 'a', start_ms: 0, end_ms: 10 }],
       'an engine with times and no confidences sends times and no confidence',
+    );
+  });
+});
+
+describe('details of a sentence whose proofreading gives only text', () => {
+  // The pocketsphinx engine's second pass runs in a thread with a time limit; on a loaded machine it
+  // may miss it, and the sentence is then proofread as its first-pass words with a capital and a period.
+  // A fake: the simulated engine whose second pass fails, as that thread's does when out of time.
+  it('a failed second pass: the new chunk is the first pass with a capital and a period, and its words make that text', async () => {
+    const cfg = resolveConfig({ engine_endpointing: 0.3, silence_threshold: 1, details: true });
+    const failingSecondPass = Object.assign(new SimulatedEngine(SCRIPT).create(cfg), {
+      endSentence: () => Promise.reject(new Error('proofreading gave no answer within 5000 ms')),
+    });
+    const late: SegmentEvent[] = [];
+    const seg = new Segmenter(cfg, failingSecondPass, { onLateEvents: (e) => late.push(...e) });
+    feed(seg, ...SPEECH);
+    await seg.proofreadingDone();
+    const nc = replace(late).data.new_chunk;
+    assert.equal(nc.text, 'Alpha beta gamma delta epsilon zeta eta.');
+    assert.deepEqual(
+      nc.words!.map((w) => [w.text, w.start_ms, w.end_ms]),
+      [
+        ['Alpha', 500, 800],
+        ['beta', 800, 1100],
+        ['gamma', 1100, 1400],
+        ['delta', 1400, 1700],
+        ['epsilon', 1700, 2000],
+        ['zeta', 2400, 2700],
+        ['eta.', 2700, 3000],
+      ],
+    );
+  });
+
+  it('proofreadChunk: a text of other words than the first pass gives no word details rather than words that do not make it', () => {
+    const firstPass = [
+      { raw: 'go', proofread: 'go', start_ms: 0, end_ms: 200, confidence: 0.9 },
+      { raw: 'forward', proofread: 'forward', start_ms: 200, end_ms: 600, confidence: 0.8 },
+    ];
+    const same = proofreadChunk('Go forward.', firstPass, true, 0);
+    assert.deepEqual(
+      same.details.words?.map((w) => w.text),
+      ['Go', 'forward.'],
+    );
+    const other = proofreadChunk({ text: 'Go forward ten meters.', alternatives: ['Go forward two meters.'] }, firstPass, true, 0);
+    assert.equal(other.text, 'Go forward ten meters.');
+    assert.equal(other.details.words, undefined);
+    // A word of the first pass may hold a space (a keyterm): it takes as many tokens of the text.
+    const spaced = proofreadChunk(
+      'Go New York.',
+      [firstPass[0]!, { raw: 'new york', proofread: 'new york', start_ms: 200, end_ms: 600 }],
+      true,
+      0,
+    );
+    assert.deepEqual(
+      spaced.details.words?.map((w) => w.text),
+      ['Go', 'New York.'],
     );
   });
 });

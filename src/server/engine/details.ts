@@ -63,8 +63,34 @@ export function proofreadChunk(
 ): { text: string; details: ChunkDetails } {
   const text = (typeof p === 'string' ? p : p.text).trim();
   if (!details) return { text, details: {} };
-  if (typeof p === 'string') return { text, details: chunkDetails(firstPass, 'proofread', undefined, text) };
-  return { text, details: chunkDetails(p.words ? onSessionClock(p.words, baseMs) : firstPass, 'proofread', p.alternatives, text) };
+  const alternatives = typeof p === 'string' ? undefined : p.alternatives;
+  const words = textWords(typeof p !== 'string' && p.words ? onSessionClock(p.words, baseMs) : firstPass, text);
+  return { text, details: words ? chunkDetails(words, 'proofread', alternatives, text) : {} };
+}
+
+const tokens = (s: string): string[] => s.split(' ').filter((t) => t !== '');
+
+/**
+ * `words` with proofread forms that, joined by spaces, make `text`: as they are when they do; else the
+ * text's tokens shared out over them in order (each word taking as many as its proofread form has, or one
+ * each), as when the proofread text is the first pass with a capital and a period (a second pass that
+ * failed or ran out of time). Undefined when the text has other words than these: no word details then.
+ */
+function textWords(words: readonly RecognizedWord[], text: string): readonly RecognizedWord[] | undefined {
+  if (words.map((w) => w.proofread).join(' ') === text) return words;
+  const parts = tokens(text);
+  const counts = words.map((w) => Math.max(1, tokens(w.proofread).length));
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total !== parts.length) {
+    if (words.length !== parts.length) return undefined;
+    counts.fill(1);
+  }
+  let at = 0;
+  return words.map((w, i) => {
+    const proofread = parts.slice(at, at + counts[i]!).join(' ');
+    at += counts[i]!;
+    return { ...w, proofread };
+  });
 }
 
 const clamp01 = (n: number): number => (Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0);

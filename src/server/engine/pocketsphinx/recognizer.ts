@@ -243,14 +243,20 @@ export class PocketsphinxRecognizer implements Recognizer {
     const firstPassWords = this.posteriorOnly ? [] : this.sentenceFirstPass;
     this.sentenceFirstPass = [];
     if (!proofread) return undefined;
-    const fallback = sentenceCase(firstPass.map((w) => w.raw));
+    const text = sentenceCase(firstPass.map((w) => w.raw));
+    // Without a second pass: the first pass with a capital and a period (its words, in those forms, make the
+    // text: details.ts), and with details no other readings (this engine has them: an empty list).
+    const fallback: Proofread = details ? { text, alternatives: [] } : text;
     if (!complete || audio.length === 0) return fallback;
     const decoder = this.proofreader();
     if (details && decoder.decodeDetailed) {
-      return decoder.decodeDetailed(samplesOf(Buffer.concat(audio)), this.onProgress).then(({ hyp, details: d }) => {
-        if (words(hyp).length === 0) return fallback;
-        return d ? proofreadSentence(hyp, d, startMs, firstPassWords) : sentenceCase(words(hyp).map((w) => w.raw));
-      });
+      return decoder
+        .decodeDetailed(samplesOf(Buffer.concat(audio)), this.onProgress)
+        .then(({ hyp, details: d }) => {
+          if (words(hyp).length === 0) return fallback;
+          return d ? proofreadSentence(hyp, d, startMs, firstPassWords) : sentenceCase(words(hyp).map((w) => w.raw));
+        })
+        .catch(() => fallback); // the proofreading thread failed or ran out of time (a loaded machine)
     }
     return decoder.decode(samplesOf(Buffer.concat(audio)), this.onProgress).then((hyp) => {
       const again = words(hyp).map((w) => w.raw);
