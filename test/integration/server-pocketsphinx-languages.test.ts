@@ -67,7 +67,7 @@ async function dictate(url: string, key: string, language: string, clip: Clip, e
 
 const frenchSpelt = (text: string): string => frenchWords(text, () => false).join(' ');
 
-/** Debian's pocketsphinx_batch on the whole files, with the French model and language model the service uses. */
+/** Debian's pocketsphinx_batch on the whole files, with the French model, language model, dictionary and search settings the service uses. */
 function batchFrench(modelsDir: string, fr: Clip[], work: string): Map<string, string> {
   mkdirSync(work, { recursive: true });
   for (const c of fr) {
@@ -79,8 +79,10 @@ function batchFrench(modelsDir: string, fr: Clip[], work: string): Map<string, s
   const r = spawnSync(
     'pocketsphinx_batch',
     [
-      ...['-hmm', path.join(model, POCKETSPHINX_FR.hmm), '-dict', path.join(model, POCKETSPHINX_FR.dict)],
+      ...['-hmm', path.join(model, POCKETSPHINX_FR.hmm), '-dict', path.join(modelsDir, 'lm-fr', 'general.dict')],
       ...['-lm', path.join(modelsDir, 'lm-fr', 'general.arpa'), ...POCKETSPHINX_FR.frontEnd.flat()],
+      // The service's search (ffi.ts): one pass, every frame kept; the library's defaults differ in both.
+      ...['-fwdflat', 'no', '-bestpath', 'no', '-remove_silence', 'no'],
       ...['-ctl', path.join(work, 'ctl'), '-cepdir', work, '-cepext', '.raw', '-adcin', 'yes', '-adchdr', '0'],
       ...['-hyp', path.join(work, 'hyp'), '-logfn', path.join(work, 'log')],
     ],

@@ -86,13 +86,21 @@ export interface UtteranceDetails {
  */
 const LIVE_MAX_HMM_PER_FRAME = 5000;
 
+/** How a decoder is set up beyond its model (see {@link PocketsphinxApi.init}). */
+export interface DecoderOptions {
+  dropSilence?: boolean;
+  live?: boolean;
+  /** Other pocketsphinx options (name, value), in place of the same ones set here. */
+  search?: ReadonlyArray<readonly [string, string]>;
+}
+
 export interface PocketsphinxApi {
   /**
    * A decoder for the model; throws when pocketsphinx refuses it. `dropSilence` (the bench's baseline
    * only): the library's own voice-activity filter drops silent frames, and word times with them.
    * `live`: a streaming decoder, whose search is bounded per frame ({@link LIVE_MAX_HMM_PER_FRAME}).
    */
-  init(model: PocketsphinxModel, opts?: { dropSilence?: boolean; live?: boolean }): unknown;
+  init(model: PocketsphinxModel, opts?: DecoderOptions): unknown;
   startUtt(ps: unknown): void;
   processRaw(ps: unknown, samples: Int16Array, fullUtt: boolean): void;
   endUtt(ps: unknown): void;
@@ -119,6 +127,17 @@ const ACOUSTIC_SCALE = 1 / 20;
 const NBEST_READ = 20;
 
 let api: PocketsphinxApi | undefined;
+
+/** An argument vector with `extra`'s options in place of the same ones (pocketsphinx refuses a repeated option). */
+function withOptions(args: string[], extra: ReadonlyArray<readonly [string, string]>): string[] {
+  const out = [...args];
+  for (const [k, v] of extra) {
+    const at = out.findIndex((a, i) => i % 2 === 0 && a === k);
+    if (at >= 0) out[at + 1] = v;
+    else out.push(k, v);
+  }
+  return out;
+}
 
 /** Loads the libraries (once per thread). Throws {@link EngineUnavailableError} when they are missing. */
 export function loadPocketsphinx(): PocketsphinxApi {
@@ -225,7 +244,7 @@ export function loadPocketsphinx(): PocketsphinxApi {
   api = {
     init(model, opts) {
       const s = (v: string): [string] => [v];
-      const args = [
+      const base = [
         ...s('-hmm'),
         ...s(model.hmm),
         ...s('-lm'),
@@ -250,6 +269,7 @@ export function loadPocketsphinx(): PocketsphinxApi {
         ...s('/dev/null'),
         ...(opts?.live ? [...s('-maxhmmpf'), ...s(String(LIVE_MAX_HMM_PER_FRAME))] : []),
       ];
+      const args = withOptions(base, opts?.search ?? []);
       const config = cmdLnParse(null, psArgs(), args.length, args, 1) as unknown;
       if (!config) throw new EngineUnavailableError(`pocketsphinx refused the model configuration in ${model.dir}`);
       const decoder = psInit(config) as unknown;

@@ -1,0 +1,122 @@
+/**
+ * French and Spanish with `--engine pocketsphinx` on the shared real read speech (/work/shared/speech,
+ * development recordings), each measure beside a baseline of the same run:
+ *
+ * 1. WER of the service's final text (streamed in real time through the built service over real
+ *    sockets, proofread) and of its first pass, beside the same model decoding each whole file.
+ * 2. The same decodes in process (bench/speechCompare.ts: the service's segmenter and recognizer without
+ *    sockets or threads), with their CPU cost: real-time factor, and the French sessions per core it
+ *    allows (an estimate from CPU seconds, not a latency measure).
+ *
+ * French: the model `npm run models -- fetch pocketsphinx-fr` installs and a trigram of the whole shared
+ * corpus (test/helpers/frenchLm.ts, cached). Spanish: the shared model files, no language model.
+ */
+import { cpSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  type Clip,
+  type Comparison,
+  LEAD_MS,
+  TAIL_MS,
+  compareDecodes,
+  percent,
+  scoredWords,
+  serviceModel,
+  speechClips,
+} from './speechCompare';
+import { ensureFrenchLm } from '../test/helpers/frenchLm';
+import { modelsDirWith } from '../test/helpers/pocketsphinxModels';
+import { wordErrors } from '../test/helpers/recordings';
+import { framesOf, silence } from '../test/helpers/speech';
+import { type Svc, session, startService, stopService } from './engineService';
+
+const FRAME = 3200;
+
+/** Each clip alone in a session streamed in real time (two at a time); its first pass and final text. */
+async function streamed(svc: Svc, language: string, clips: readonly Clip[]): Promise<Array<{ first: string; final: string }>> {
+  const out: Array<{ first: string; final: string }> = [];
+  for (let i = 0; i < clips.length; i += 2) {
+    out.push(
+      ...(await Promise.all(
+        clips.slice(i, i + 2).map(async (c) => {
+          const frames = framesOf(Buffer.concat([silence(LEAD_MS), c.pcm, silence(TAIL_MS)]), FRAME);
+          const s = await session(svc, frames, { config: { language, silence_threshold: 1, engine_endpointing: 0.5 } });
+          const join = (xs: Array<string | undefined>): string => xs.filter((x) => x !== undefined).join(' ');
+          return {
+            first: join(s.events.filter((e) => e.type === 'transcript' && e.status === 'final').map((e) => e.text)),
+            final: join(s.events.filter((e) => e.type === 'batch.replace').map((e) => e.replaceText)),
+          };
+        }),
+      )),
+    );
+  }
+  return out;
+}
+
+function table(language: string, clips: readonly Clip[], c: Comparison, svc: Array<{ first: string; final: string }>): string[] {
+  const err = (clip: Clip, hyp: string): number => wordErrors(scoredWords(language, clip.reference), scoredWords(language, hyp)).errors;
+  return [
+    '| recording | s | words | errors whole file | in process: first pass / final | service: first pass / final | service final text |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...clips.map(
+      (clip, i) =>
+        `| ${clip.id} | ${c.clips[i]!.seconds.toFixed(1)} | ${c.clips[i]!.words} | ${c.clips[i]!.errors.whole} | ${c.clips[i]!.errors.firstPass} / ${c.clips[i]!.errors.final} | ${err(clip, svc[i]!.first)} / ${err(clip, svc[i]!.final)} | ${svc[i]!.final} |`,
+    ),
+  ];
+}
+
+export async function run(): Promise<{ title: string; markdown: string; samples: Record<string, number>; ratios: Record<string, number> }> {
+  const lm = await ensureFrenchLm();
+  const dir = await modelsDirWith({ es: true });
+  cpSync(path.join(lm.modelsDir, 'pocketsphinx-fr'), path.join(dir, 'pocketsphinx-fr'), { recursive: true });
+  cpSync(path.dirname(lm.arpa), path.join(dir, 'lm-fr'), { recursive: true });
+  const md: string[] = [];
+  const samples: Record<string, number> = {};
+  const ratios: Record<string, number> = {};
+  const svc = await startService('pocketsphinx', ['--workers', '1'], { DICTEE_MODELS_DIR: dir });
+  try {
+    for (const language of ['fr', 'es']) {
+      const clips = speechClips(language);
+      const c = await compareDecodes(await serviceModel(dir, language), clips);
+      const s = await streamed(svc, language, clips);
+      const sum = (k: 'first' | 'final'): number =>
+        clips.reduce((n, clip, i) => n + wordErrors(scoredWords(language, clip.reference), scoredWords(language, s[i]![k])).errors, 0);
+      const svcFinal = sum('final');
+      const svcFirst = sum('first');
+      const audioS = clips.reduce((n, x) => n + x.pcm.length / 32000, 0);
+      samples[`${language} clips`] = clips.length;
+      ratios[`${language} service final / whole file`] = (svcFinal + 0.5) / (c.errors.whole + 0.5);
+      md.push(
+        `### ${language === 'fr' ? 'French' : 'Spanish'}`,
+        '',
+        `${clips.length} recordings, ${audioS.toFixed(1)} s, ${c.words} words. **Service, final text: ${percent(svcFinal, c.words)}; first pass ${percent(svcFirst, c.words)}. Whole-file decode (baseline): ${percent(c.errors.whole, c.words)}.**`,
+        `In process (the same pipeline without sockets): first pass ${percent(c.errors.firstPass, c.words)}, final ${percent(c.errors.final, c.words)}.`,
+        `CPU seconds per audio second, one thread: whole file ${c.rtf.whole.toFixed(3)}; streamed with proofreading ${c.rtf.streamed.toFixed(3)}` +
+          (language === 'fr' ? `, so about ${(1 / c.rtf.streamed).toFixed(2)} real-time sessions per core by CPU alone (goal 1.5).` : '.'),
+        '',
+        ...table(language, clips, c, s),
+        '',
+      );
+    }
+  } finally {
+    await stopService(svc);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const markdown = [
+    'The shared development recordings (/work/shared/speech: French VoxForge, LibriVox, Picovoice; Spanish VoxForge,',
+    'Picovoice; 16 kHz read speech, not the telephone prompts), each alone in a session: 0.4 s of silence, the recording,',
+    '1.2 s of silence, 100 ms frames in real time (two sessions at a time), `silence_threshold` 1 s, `engine_endpointing`',
+    '0.5 s, proofreading on; the service started with `--engine pocketsphinx --workers 1`. Its final text is its `batch.replace`',
+    "chunks. Baseline: the same model (the service's, grammar words added) decoding each whole file in one utterance. French:",
+    'the 8 kHz model of soundswallower@0.6.3 and a trigram of the whole shared CC0 corpus (65k words); Spanish: cmusphinx-es-5.2,',
+    'no language model. Words scored as the dictation grammar writes them (French elisions and numbers).',
+    `Load average when it ended: ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ')} (1 / 5 / 15 min; other work shares the machine).`,
+    '',
+    ...md,
+  ].join('\n');
+  return { title: 'Speech recognition: French and Spanish (pocketsphinx) on real read speech', markdown, samples, ratios };
+}
