@@ -29,7 +29,8 @@ import { PocketsphinxRecognizer, Proofreader } from '../src/server/engine/pocket
 import { Downsampler } from '../src/server/engine/downsample';
 import { wordErrors } from '../test/helpers/recordings';
 
-export const SPEECH_DIR = process.env.DICTEE_SPEECH_DIR ?? '/work/shared/speech';
+/** The shared speech (../shared/speech beside the repository), unless DICTEE_SPEECH_DIR says otherwise. */
+export const SPEECH_DIR = process.env.DICTEE_SPEECH_DIR ?? path.resolve(__dirname, '..', '..', 'shared', 'speech');
 /** Silence before and after each recording in a streamed session (ms). */
 export const LEAD_MS = 400;
 export const TAIL_MS = 1200;
