@@ -241,8 +241,22 @@ export class Workbench {
     return this.page.locator('.editor-group-container.active .monaco-editor').first();
   }
 
+  /**
+   * Clicks the start of the first line when it is on screen (where the cursor went before, which callers such
+   * as Next Doubtful Word start from); when the editor is scrolled (after a long insertion the lines' layer's
+   * top-left corner lies above the page) inside the editor's own box instead, a third across and half-way
+   * down: away from the sticky-scroll header at its top and the minimap at its right.
+   */
   async focusEditor(): Promise<void> {
-    await this.editor.locator('.view-lines').click({ position: { x: 5, y: 5 } });
+    const box = await this.editor.boundingBox();
+    if (!box) throw new Error('the active editor is not on screen');
+    const lines = this.editor.locator('.view-lines');
+    const at = await lines.boundingBox();
+    if (at && at.x >= box.x && at.y >= box.y && at.y + 5 < box.y + box.height) {
+      await lines.click({ position: { x: 5, y: 5 } });
+      return;
+    }
+    await this.editor.click({ position: { x: Math.round(box.width / 3), y: Math.round(box.height / 2) } });
   }
 
   /** Moves the cursor to line `line` (1-based), at its end (Ctrl+G, then End). */
