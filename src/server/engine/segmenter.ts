@@ -23,79 +23,30 @@
  * the session can be rebuilt after a restart, given the audio from `checkpoint.audioOffset` on.
  */
 import { randomUUID } from 'node:crypto';
-import { type ChunkStatus, type EffectiveConfig, detailsOf } from '../../protocol';
+import { type ChunkStatus, detailsOf } from '../../protocol';
 import { type Proofread, type RecognizedWord, type Recognizer, type UtteranceWords, sentenceCase } from './recognizer';
-import { type ChunkDetails, chunkDetails, keptWords, proofreadChunk } from './details';
+import { keptWords } from './details';
+import {
+  type ChunkEvent,
+  MAX_SENTENCE_CHUNKS,
+  NO_EVENTS,
+  type PendingChunk,
+  type SegmentEvent,
+  type SegmenterConfig,
+  type SegmenterOptions,
+  chunkEventOf,
+  replaceEventOf,
+  sameRaw,
+  textOf,
+} from './segmentEvents';
 import { type SegmenterCheckpoint, type SentenceChunk, type WordMark, checkpointOf, copySentence } from './segmenterCheckpoint';
 import { VAD_WINDOW_MS, Vad, type VoiceDetector, samplesOf } from './vad';
 
-/** The rest of the service takes the checkpoint's type from the segmenter. */
+/** The rest of the service takes the checkpoint's and the events' types from the segmenter. */
 export type { SegmenterCheckpoint } from './segmenterCheckpoint';
+export { type ChunkEvent, MAX_SENTENCE_CHUNKS, type ReplaceEvent, type SegmentEvent } from './segmentEvents';
 
 const EMPTY = Buffer.alloc(0);
-
-/** Whether `a` and `b` hold the same raw words, in order. */
-function sameRaw(a: readonly RecognizedWord[], b: readonly RecognizedWord[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i]!.raw !== b[i]!.raw) return false;
-  return true;
-}
-const NO_EVENTS = Object.freeze([]) as unknown as SegmentEvent[];
-
-/** A sentence is closed (finals proofread) after this many final chunks even without a long pause. */
-export const MAX_SENTENCE_CHUNKS = 16;
-
-export interface ChunkEvent extends ChunkDetails {
-  type: 'transcript';
-  status: ChunkStatus;
-  id: string;
-  index: number;
-  text: string;
-}
-
-export interface ReplaceEvent {
-  type: 'batch.replace';
-  data: { target_ids: string[]; new_chunk: { id: string; index: number; text: string; status: 'final' } & ChunkDetails };
-}
-
-export type SegmentEvent = (ChunkEvent | ReplaceEvent) & {
-  /** Present on durable events (`final`, `batch.replace`). */
-  checkpoint?: SegmenterCheckpoint;
-};
-
-interface PendingChunk {
-  id: string;
-  index: number;
-  status: 'streaming' | 'interim';
-  words: RecognizedWord[];
-  alternatives?: string[];
-  /** State just before the window that released the chunk's first word. */
-  start: WordMark;
-  audioMs: number;
-}
-
-type SegmenterConfig = Pick<
-  EffectiveConfig,
-  | 'sample_rate'
-  | 'engine_endpointing'
-  | 'silence_threshold'
-  | 'audio_duration_threshold'
-  | 'max_buffer_size'
-  | 'enable_final_proofreading'
-  | 'details'
->;
-
-interface SegmenterOptions {
-  restore?: SegmenterCheckpoint;
-  newId?: () => string;
-  /**
-   * Receives the `batch.replace` of a sentence whose proofreading the engine finishes later (its
-   * `endSentence` returned a promise). Required for such engines.
-   */
-  onLateEvents?: (events: SegmentEvent[]) => void;
-  /** The voice-activity detector (default: the energy {@link Vad}, restored from the checkpoint). */
-  detector?: VoiceDetector;
-}
 
 export class Segmenter {
   private readonly vad: VoiceDetector;
@@ -285,7 +236,7 @@ export class Segmenter {
     const was = chunk.words;
     chunk.words = keptWords(words, this.details, this.baseMs, was);
     // The same raw words: the same text, no event (else the texts compared, as a word may hold a space).
-    if (!sameRaw(was, chunk.words) && this.textOf(chunk.words) !== this.textOf(was)) this.events.push(this.chunkEvent(chunk, 'streaming'));
+    if (!sameRaw(was, chunk.words) && textOf(chunk.words) !== textOf(was)) this.events.push(this.chunkEvent(chunk, 'streaming'));
   }
 
   /**
@@ -306,10 +257,6 @@ export class Segmenter {
     chunk.words = keptWords(words, this.details, this.baseMs);
     chunk.alternatives = words.alternatives;
     if (opened) this.events.push(this.chunkEvent(opened, 'streaming'));
-  }
-
-  private textOf(words: readonly RecognizedWord[]): string {
-    return words.map((w) => w.raw).join(' ');
   }
 
   private openChunk(start: WordMark): PendingChunk {
@@ -368,19 +315,7 @@ export class Segmenter {
   }
 
   private replaceEvent(sentence: SentenceChunk[], proofread: Proofread): SegmentEvent {
-    const { text, details } = proofreadChunk(
-      proofread,
-      sentence.flatMap((c) => c.words),
-      this.details,
-      this.baseMs,
-    );
-    const ev: SegmentEvent = {
-      type: 'batch.replace',
-      data: {
-        target_ids: sentence.map((c) => c.id),
-        new_chunk: { id: this.newId(), index: sentence[0]!.index, text, status: 'final', ...details },
-      },
-    };
+    const ev = replaceEventOf(sentence, proofread, { details: this.details, baseMs: this.baseMs, newId: this.newId });
     ev.checkpoint = this.checkpoint();
     return ev;
   }
@@ -395,22 +330,7 @@ export class Segmenter {
     while (this.proofreading.size) await Promise.all([...this.proofreading]);
   }
 
-  private chunkEvent(
-    chunk: { id: string; index: number; words: RecognizedWord[]; alternatives?: string[] },
-    status: ChunkStatus,
-  ): ChunkEvent {
-    const ev: ChunkEvent = {
-      type: 'transcript',
-      status,
-      id: chunk.id,
-      index: chunk.index,
-      text: chunk.words
-        .map((w) => w.raw)
-        .join(' ')
-        .trim(),
-    };
-    return !this.details || status === 'streaming'
-      ? ev
-      : { ...ev, ...chunkDetails(chunk.words, 'raw', status === 'final' ? chunk.alternatives : undefined, ev.text) };
+  private chunkEvent(chunk: PendingChunk, status: ChunkStatus): ChunkEvent {
+    return chunkEventOf(chunk, status, this.details);
   }
 }
