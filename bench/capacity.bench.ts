@@ -17,6 +17,7 @@ import { recordings } from '../test/helpers/recordings';
 import { framesOf, silence } from '../test/helpers/speech';
 import { CONFIG, type Svc, disposeProofreader, recognizerFor, session, startService, stopService } from './engineService';
 import { type StepResult, cpuSecondsOf, percentile } from './server.bench';
+import { neuralCapacity, neuralMarkdown } from './neuralCapacity';
 
 const EFFECTIVE = resolveConfig(CONFIG);
 const P99_LIMIT_MS = 200;
@@ -201,6 +202,9 @@ export async function run(): Promise<{ title: string; markdown: string }> {
   } finally {
     await stopService(sim);
   }
+  // The neural engine at its real size (random weights), in this process once both services are gone.
+  const NEURAL_FRAMES = 80;
+  const neural = await neuralCapacity(frames, [1, 2, 3, 4, 6], NEURAL_FRAMES);
   const table = (steps: Step[]): string[] => [
     '| sessions | per core | events | p50 ms | p99 ms | max ms | missing | errors | event-loop delay p99 ms | sentence end → batch.replace p50 / max ms | service CPU, cores | load avg |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -233,6 +237,10 @@ export async function run(): Promise<{ title: string; markdown: string }> {
     'simulated:',
     '',
     ...table(simCap.steps),
+    '',
+    `Neural beside pocketsphinx, same run: ${(neural.capacity / 1).toFixed(0)} vs ${(psCap.capacity / cores).toFixed(1)} real-time sessions per core.`,
+    '',
+    ...neuralMarkdown(neural, cores, NEURAL_FRAMES),
   ].join('\n');
   return { title: 'Speech recognition: concurrent real-time sessions', markdown };
 }

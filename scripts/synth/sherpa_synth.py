@@ -367,10 +367,17 @@ def main():
     p.add_argument("--feature-dim", type=int, required=True)
     p.add_argument("--language", default="en")
     p.add_argument("--defect", default="", choices=["", "missing-metadata", "blank-not-last", "not-tdt"])
+    p.add_argument("--size", default="tiny", choices=["tiny", "real"], help="real: Nemotron 3.5's real dimensions, random int8 weights (nemotron_real.py)")
     a = p.parse_args()
     files = json.loads(a.files)
     os.makedirs(a.out, exist_ok=True)
-    if a.family == "zipformer2":
+    if a.size == "real":
+        if a.family != "nemo-streaming" or a.defect:
+            raise SystemExit("--size real is made for the NeMo streaming family (Nemotron 3.5) only, without defects")
+        import nemotron_real  # noqa: E402 (beside this script)
+
+        m = nemotron_real.build(sys.modules[__name__], a.out, files)
+    elif a.family == "zipformer2":
         m = zipformer2(a.out, files, a.feature_dim, a.language, a.defect)
     elif a.family == "nemo-streaming":
         m = nemo_streaming(a.out, files, a.feature_dim, a.defect)

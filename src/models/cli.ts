@@ -39,10 +39,12 @@ Commands:
                              (W: the domain's weight, default 0.5), written to DIR/lm-fr/<specialty>.arpa
   fetch pocketsphinx-es      the Spanish pocketsphinx model (16 kHz, GPL-3.0) from its pinned GitHub repository
   import pocketsphinx-es DIR the same from a copy of that repository or an installed pocketsphinx-es
-  synth <name> --out DIR [--defect D]
+  synth <name> --out DIR [--defect D] [--size real]
                              a SYNTHETIC model of a catalogue entry's exact shape (made-up weights: tone
                              bursts decode to known words), for tests; --model DIR takes it. Needs Python 3
                              with onnx (Debian: python3-onnx). D: a defect built in (missing-metadata, …)
+                             --size real (Nemotron 3.5 only): its real dimensions, RANDOM int8 weights
+                             (~660 MB), to measure cost (npm run bench -- capacity); it recognises nothing
 
 Options:
   --dir DIR        models directory (default: DICTEE_MODELS_DIR, else ~/.cache/dictee/models)
@@ -76,6 +78,7 @@ const OPTIONS = {
   mirror: { type: 'string' },
   out: { type: 'string' },
   defect: { type: 'string' },
+  size: { type: 'string' },
   'dictionary-only': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

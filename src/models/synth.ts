@@ -17,6 +17,8 @@ import { LOCK_FILE, LOCK_FORMAT, type ModelLock, sha256File } from '../server/en
 
 /** The generator shipped with the repository. */
 const SYNTH_SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'synth', 'sherpa_synth.py');
+/** The real-size Nemotron 3.5 graph (`size: 'real'`), beside it. */
+const REAL_SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'synth', 'nemotron_real.py');
 export const MANIFEST_FILE = 'synthetic.json';
 
 /** Which loader of sherpa-onnx reads the entry's model. */
@@ -38,6 +40,8 @@ export interface SynthManifest {
   feature_dim: number;
   generator_version: number;
   defect: SynthDefect | null;
+  /** `real`: the published model's dimensions with random int8 weights (cost only); absent: a tiny fixture. */
+  size?: 'real';
 }
 
 /**
@@ -70,11 +74,21 @@ export function findPython(candidates: readonly string[] = ['/usr/bin/python3', 
 
 /** A digest of the generator (the script and this module), so that caches of its output are keyed by what made them. */
 export function generatorDigest(): string {
-  return createHash('sha256').update(readFileSync(SYNTH_SCRIPT)).update(readFileSync(__filename)).digest('hex').slice(0, 12);
+  return createHash('sha256')
+    .update(readFileSync(SYNTH_SCRIPT))
+    .update(readFileSync(REAL_SCRIPT))
+    .update(readFileSync(__filename))
+    .digest('hex')
+    .slice(0, 12);
 }
 
 interface SynthOptions {
   defect?: SynthDefect;
+  /**
+   * `real`: Nemotron 3.5's real dimensions (layers, width, heads, vocabulary, chunk, caches) with RANDOM int8
+   * weights, ~660 MB, to measure what the runtime costs (bench/capacity.bench.ts); never for tests.
+   */
+  size?: 'tiny' | 'real';
   python?: string;
   catalogue?: readonly CatalogueEntry[];
 }
@@ -101,6 +115,7 @@ export async function synthModel(name: string, out: string, o: SynthOptions = {}
     '--language',
     entry.languages[0] ?? 'en',
     ...(o.defect ? ['--defect', o.defect] : []),
+    ...(o.size === 'real' ? ['--size', 'real'] : []),
   ];
   const r = spawnSync(python, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.error || r.status !== 0)
@@ -117,8 +132,11 @@ export async function synthModel(name: string, out: string, o: SynthOptions = {}
     format: LOCK_FORMAT,
     model: entry.name,
     repo: entry.hfRepo,
-    revision: `synthetic-${manifest.generator_version}`,
-    synthetic: `made by npm run models -- synth (generator ${manifest.generator_version}${o.defect ? `, defect ${o.defect}` : ''}): the shape of ${entry.name}, made-up weights; it recognises no speech`,
+    revision: `synthetic-${manifest.generator_version}${manifest.size === 'real' ? '-real' : ''}`,
+    synthetic:
+      manifest.size === 'real'
+        ? `made by npm run models -- synth --size real (generator ${manifest.generator_version}): the real dimensions of ${entry.name}, RANDOM int8 weights (to measure cost); it recognises no speech`
+        : `made by npm run models -- synth (generator ${manifest.generator_version}${o.defect ? `, defect ${o.defect}` : ''}): the shape of ${entry.name}, made-up weights; it recognises no speech`,
     files: {},
   };
   for (const f of entry.files) {

@@ -8,7 +8,7 @@ import { SYNTH_DEFECTS, type SynthDefect, synthModel } from './synth';
 
 export async function synthCommand(
   name: string | undefined,
-  v: { out?: string; defect?: string },
+  v: { out?: string; defect?: string; size?: string },
   out: (s: string) => void,
 ): Promise<void> {
   if (!name) throw new UsageError('synth needs a model name (npm run models -- list)');
@@ -17,7 +17,12 @@ export async function synthCommand(
   const defect = v.defect;
   if (defect !== undefined && !(SYNTH_DEFECTS as readonly string[]).includes(defect))
     throw new UsageError(`--defect must be one of ${SYNTH_DEFECTS.join(', ')}`);
-  const m = await synthModel(name, dir, defect ? { defect: defect as SynthDefect } : {});
+  if (v.size !== undefined && v.size !== 'tiny' && v.size !== 'real') throw new UsageError('--size must be tiny or real');
+  const m = await synthModel(name, dir, { ...(defect ? { defect: defect as SynthDefect } : {}), ...(v.size ? { size: v.size } : {}) });
+  if (m.size === 'real') {
+    out(`wrote a REAL-SIZE SYNTHETIC model of ${name} to ${dir}: its dimensions, RANDOM int8 weights (to measure cost; it recognises nothing)\n`);
+    return;
+  }
   out(`wrote a SYNTHETIC ${m.family} model of ${name}'s shape to ${dir} (made-up weights: it recognises no speech)\n`);
   out(
     `tones ${m.tones_hz.join(', ')} Hz decode to: ${Object.entries(m.words)

@@ -15,6 +15,7 @@ import { EngineUnavailableError } from '../engine';
 import { ADDON_ID } from './addon';
 import { CATALOGUE, type CatalogueEntry } from './catalogue';
 import { probeRecognizer } from './probe';
+import { checkTokens } from './tokensFile';
 import {
   ModelCorruptError,
   type SherpaModel,
@@ -82,6 +83,7 @@ export async function loadModel(
         : `${model.name} (${model.dir}) is a streaming model: --proofread-model takes an offline model (Parakeet TDT 0.6B v3)`,
     );
   }
+  checkTokens(model); // before any native code reads tokens.txt
   return { ...model, tailPaddingMs: TAIL_PADDING_MS };
 }
 
