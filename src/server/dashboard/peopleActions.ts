@@ -50,7 +50,9 @@ export function personActions(r: AuthedReq, p: Person, hasSecondFactor: boolean)
       : '';
   const reset =
     hasSecondFactor && who.person.role === 'owner'
-      ? html` <a href="/dashboard/people/${p.id}/second-factor">${l10n.t('Reset second factor')}<span class="sr-only"> ${nameOf(p)}</span></a>`
+      ? html` <a href="/dashboard/people/${p.id}/second-factor"
+          >${l10n.t('Reset second factor')}<span class="sr-only"> ${nameOf(p)}</span></a
+        >`
       : '';
   return html`${remove}${reset}`;
 }
@@ -152,8 +154,7 @@ async function resettable(r: AuthedReq): Promise<Person> {
   const { l10n } = r;
   if (p.id === r.who.person.id) throw new DashError(409, l10n.t('Your own second factor is changed on the Security page.'));
   const mfa = r.ctx.secondFactor;
-  if (!mfa || !(await mfa.store.get(p.id)))
-    throw new DashError(404, l10n.t('{0} has no second factor: nothing to reset.', nameOf(p)));
+  if (!mfa || !(await mfa.store.get(p.id))) throw new DashError(404, l10n.t('{0} has no second factor: nothing to reset.', nameOf(p)));
   return p;
 }
 

@@ -228,9 +228,14 @@ export async function peoplePage(r: AuthedReq, state: PeopleState = {}, status =
   const factors = mfa ? await Promise.all(people.map((p) => mfa.store.get(p.id))) : [];
   const withMfa = new Set(factors.filter((f) => f?.confirmed_at).map((f) => f!.person_id));
   const q = r.url.searchParams;
-  const done = q.get('removed') === '1' ? l10n.t('Removed: their keys are revoked and their sign-ins ended.')
-    : q.get('reset') === '1' ? l10n.t('Second factor reset: they sign in with their password alone, then may set up a new one.')
-    : q.get('done') === '1' ? l10n.t('Saved.') : undefined;
+  const done =
+    q.get('removed') === '1'
+      ? l10n.t('Removed: their keys are revoked and their sign-ins ended.')
+      : q.get('reset') === '1'
+        ? l10n.t('Second factor reset: they sign in with their password alone, then may set up a new one.')
+        : q.get('done') === '1'
+          ? l10n.t('Saved.')
+          : undefined;
   sendPage(
     r,
     l10n.t('People and projects'),
