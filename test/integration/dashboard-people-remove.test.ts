@@ -8,11 +8,10 @@
  * the dialog and the pages, no CSP violation. Skipped where Chromium is not installed.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, axeViolations, launch, newPage, person, signIn, sql, tabTo, type Seeded } from '../helpers/dashboardPages';
+import type { Page } from 'playwright-core';
+import { axeViolations, newPage, useChromium, person, signIn, sql, tabTo, type Seeded } from '../helpers/dashboardPages';
 import { WsProbe, useServer, type TestServer } from '../helpers/server';
 import { framesOf, tone } from '../helpers/speech';
 import { call } from '../helpers/team';
@@ -74,17 +73,13 @@ function postFrom(page: Page, action: string, fields: Record<string, string>): P
 describe('dashboard: removing a person and resetting a second factor (Chromium)', function () {
   this.timeout(120_000);
   const server = useServer();
-  let browser: Browser;
+  const suite = useChromium(server, [
+    ['Olivia', 'owner'],
+    ['Adam', 'admin'],
+  ]);
   let owner: Seeded;
   let admin: Seeded;
-
-  before(async function () {
-    if (!existsSync(CHROMIUM)) this.skip();
-    browser = await launch();
-    owner = await person(server, 'Olivia', 'owner');
-    admin = await person(server, 'Adam', 'admin');
-  });
-  after(async () => browser?.close());
+  before(() => ([owner, admin] = suite.people as [Seeded, Seeded]));
 
   it('removes a person by keyboard alone, the email typed in the dialog: keys revoked, live session ended with its words, sign-ins and second factor gone', async () => {
     const bob = await person(server, 'Bob', 'member');
@@ -99,7 +94,7 @@ describe('dashboard: removing a person and resetting a second factor (Chromium)'
       bob.id,
     );
     // Bob signed in (with his code), and dictating.
-    const b = await newPage(browser);
+    const b = await newPage(suite.browser);
     await b.page.goto(`${server.url}/dashboard/sign-in`);
     await b.page.locator('#email').fill(bob.email);
     await b.page.locator('#password').fill(bob.password);
@@ -121,7 +116,7 @@ describe('dashboard: removing a person and resetting a second factor (Chromium)'
       live_keys: 1,
     });
 
-    const { context, page, csp } = await newPage(browser);
+    const { context, page, csp } = await newPage(suite.browser);
     await signIn(page, server, owner, '/dashboard/people');
     await tabTo(page, /^Remove\s+Bob$/);
     await page.keyboard.press('Enter');
@@ -133,11 +128,11 @@ describe('dashboard: removing a person and resetting a second factor (Chromium)'
     await page.keyboard.type('someone@example.org');
     await Promise.all([page.waitForURL(/\/remove$/), page.keyboard.press('Enter')]);
     assert.equal(await page.getByRole('alert').innerText(), "The email typed is not the person's email: nobody was removed.");
-    assert.equal(await page.locator('#confirm-email').inputValue(), 'someone@example.org');
+    assert.equal(await page.locator('#remove-person-typed').inputValue(), 'someone@example.org');
     assert.equal(rowsOf(server, bob.id).people, 1);
     assert.deepEqual(await axeViolations(page), []);
-    await page.locator('#confirm-email').fill(bob.email.toUpperCase());
-    await Promise.all([page.waitForURL(/removed=1/), page.locator('#confirm-email').press('Enter')]);
+    await page.locator('#remove-person-typed').fill(bob.email.toUpperCase());
+    await Promise.all([page.waitForURL(/removed=1/), page.locator('#remove-person-typed').press('Enter')]);
     assert.equal(await page.getByRole('status').innerText(), 'Removed: their keys are revoked and their sign-ins ended.');
     assert.ok(!(await page.locator('main table').first().innerText()).includes(bob.email));
 
@@ -167,14 +162,14 @@ describe('dashboard: removing a person and resetting a second factor (Chromium)'
   });
 
   it('refuses to remove oneself, and an owner by an admin, saying why; nothing removed', async () => {
-    const o = await newPage(browser);
+    const o = await newPage(suite.browser);
     await signIn(o.page, server, owner, '/dashboard/people');
     assert.equal(await o.page.locator(`a[href="/dashboard/people/${owner.id}/remove"]`).count(), 0, 'no Remove on one’s own row');
     assert.equal(await postFrom(o.page, `/dashboard/people/${owner.id}/remove`, { confirm_email: owner.email }), 409);
     await o.page.goto(`${server.url}/dashboard/people/${owner.id}/remove`);
     assert.equal(await o.page.getByRole('alert').innerText(), 'You cannot remove yourself: ask another owner or admin.');
 
-    const a = await newPage(browser, 'fr-FR');
+    const a = await newPage(suite.browser, 'fr-FR');
     await signIn(a.page, server, admin, '/dashboard/people');
     assert.equal(
       await a.page.locator(`a[href="/dashboard/people/${owner.id}/remove"]`).count(),
@@ -198,10 +193,10 @@ describe('dashboard: removing a person and resetting a second factor (Chromium)'
   it('an owner resets another person’s second factor after a fresh sign-in; they then sign in with their password alone', async () => {
     const carla = await person(server, 'Carla', 'member');
     seedSecondFactor(server, carla.id);
-    const { context, page, csp } = await newPage(browser);
+    const { context, page, csp } = await newPage(suite.browser);
     await signIn(page, server, owner, '/dashboard/people');
     // Not offered to an admin (owners only), refused when forged.
-    const a = await newPage(browser);
+    const a = await newPage(suite.browser);
     await signIn(a.page, server, admin, '/dashboard/people');
     assert.equal(await a.page.locator('a', { hasText: 'Reset second factor' }).count(), 0);
     assert.equal(await postFrom(a.page, `/dashboard/people/${carla.id}/second-factor`, {}), 403);
@@ -226,7 +221,7 @@ describe('dashboard: removing a person and resetting a second factor (Chromium)'
     assert.equal(audit.filter((e) => e.action === 'person.second_factor_reset' && e.target === carla.id).length, 1);
 
     // Carla: the password alone signs her in (no code asked).
-    const c = await newPage(browser);
+    const c = await newPage(suite.browser);
     await signIn(c.page, server, carla, '/dashboard/security');
     assert.match(await c.page.locator('#second-factor-state').innerText(), /off/);
     assert.deepEqual([...csp, ...c.csp], []);

@@ -6,9 +6,8 @@
  * axe-core and the CSP clean, in English and French. Skipped where Chromium is not installed.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, axeViolations, launch, newPage, person, signIn, type Seeded } from '../helpers/dashboardPages';
+import type { Page } from 'playwright-core';
+import { axeViolations, newPage, useChromium, person, signIn, type Seeded } from '../helpers/dashboardPages';
 import { useServer } from '../helpers/server';
 
 async function submit(page: Page, button: ReturnType<Page['locator']>): Promise<void> {
@@ -18,20 +17,16 @@ async function submit(page: Page, button: ReturnType<Page['locator']>): Promise<
 describe('dashboard: the People and projects page (Chromium)', function () {
   this.timeout(120_000);
   const server = useServer();
-  let browser: Browser;
+  const suite = useChromium(server, [
+    ['Olivia', 'owner'],
+    ['Adam', 'admin'],
+  ]);
   let owner: Seeded;
   let admin: Seeded;
-
-  before(async function () {
-    if (!existsSync(CHROMIUM)) this.skip();
-    browser = await launch();
-    owner = await person(server, 'Olivia', 'owner');
-    admin = await person(server, 'Adam', 'admin');
-  });
-  after(async () => browser?.close());
+  before(() => ([owner, admin] = suite.people as [Seeded, Seeded]));
 
   it('invites a person; they join with the one-time code and sign in; the code works once', async () => {
-    const { context, page, csp } = await newPage(browser);
+    const { context, page, csp } = await newPage(suite.browser);
     await signIn(page, server, owner, '/dashboard/people');
     assert.deepEqual(await axeViolations(page), []);
     await page.locator('#invite-email').fill('nina@example.org');
@@ -47,7 +42,7 @@ describe('dashboard: the People and projects page (Chromium)', function () {
     assert.equal(await page.locator('#invite-code').count(), 0);
     assert.ok(!(await page.content()).includes(code));
 
-    const anon = await newPage(browser, 'fr-FR');
+    const anon = await newPage(suite.browser, 'fr-FR');
     await anon.page.goto(`${server.url}/dashboard/join`);
     assert.deepEqual(await axeViolations(anon.page), []);
     await anon.page.locator('#join-email').fill('Nina@Example.org');
@@ -58,7 +53,7 @@ describe('dashboard: the People and projects page (Chromium)', function () {
     await signIn(anon.page, server, { id: '', email: 'nina@example.org', password: 'a long password for nina', key: '', keyId: '' });
     assert.equal(await anon.page.locator('h1').innerText(), 'Utilisation');
     // The same code again: refused, in the page.
-    const again = await newPage(browser);
+    const again = await newPage(suite.browser);
     await again.page.goto(`${server.url}/dashboard/join`);
     await again.page.locator('#join-email').fill('nina@example.org');
     await again.page.locator('#join-code').fill(code);
@@ -71,7 +66,7 @@ describe('dashboard: the People and projects page (Chromium)', function () {
   });
 
   it('an email already there is refused, what was typed kept (in French)', async () => {
-    const { context, page } = await newPage(browser, 'fr-FR');
+    const { context, page } = await newPage(suite.browser, 'fr-FR');
     await signIn(page, server, owner, '/dashboard/people');
     await page.locator('#invite-email').fill(admin.email);
     await page.locator('#invite-name').fill('Adam again');
@@ -82,13 +77,13 @@ describe('dashboard: the People and projects page (Chromium)', function () {
   });
 
   it('roles: the last owner stays one; an admin cannot make an owner; an owner can', async () => {
-    const { context, page } = await newPage(browser);
+    const { context, page } = await newPage(suite.browser);
     await signIn(page, server, owner, '/dashboard/people');
     await page.locator(`#role-${owner.id}`).selectOption('member');
     await submit(page, page.locator(`#role-${owner.id}`).locator('xpath=..').locator('button'));
     assert.match(await page.locator('main .error[role=alert]').innerText(), /Olivia is the organisation's last owner/);
 
-    const a = await newPage(browser);
+    const a = await newPage(suite.browser);
     await signIn(a.page, server, admin, '/dashboard/people');
     assert.equal(await a.page.locator(`#role-${admin.id} option[value=owner]`).count(), 0, 'an admin is not offered owner');
     const status = await a.page.evaluate(async (id) => {
@@ -110,7 +105,7 @@ describe('dashboard: the People and projects page (Chromium)', function () {
   });
 
   it('a project: created, a member added, then removed', async () => {
-    const { context, page, csp } = await newPage(browser);
+    const { context, page, csp } = await newPage(suite.browser);
     await signIn(page, server, owner, '/dashboard/people');
     await page.locator('#project-name').fill('Radiology');
     await submit(page, page.locator('button', { hasText: 'Create project' }));

@@ -14,8 +14,9 @@ import type { AuthedReq, DashReq } from './context';
 import { type Html, html } from './html';
 import { requireFreshSignIn } from './identity';
 import { csrfField } from './layout';
+import { type TypedConfirm, confirmDialog, confirmPage } from './confirmTyped';
 import { DashError, redirect, sendPage } from './respond';
-import type { Route } from './route';
+import { type Route, authed } from './route';
 
 const ID = '([A-Za-z0-9_-]{1,100})';
 const nameOf = (p: Person): string => p.display_name || p.email;
@@ -57,56 +58,34 @@ export function personActions(r: AuthedReq, p: Person, hasSecondFactor: boolean)
   return html`${remove}${reset}`;
 }
 
-const WHAT_GOES = (r: DashReq): string =>
-  r.l10n.t(
-    'Their API keys are revoked at once (their live sessions end, every pending word delivered first), their sign-ins end, and their second factor and invitation are deleted. This cannot be undone.',
-  );
+/** Remove person's confirmation (confirmTyped.ts): the person's email typed. */
+function removeConfirm(r: DashReq): TypedConfirm {
+  const { l10n } = r;
+  return {
+    prefix: 'remove-person',
+    title: l10n.t('Remove person'),
+    text: l10n.t(
+      'Their API keys are revoked at once (their live sessions end, every pending word delivered first), their sign-ins end, and their second factor and invitation are deleted. This cannot be undone.',
+    ),
+    label: (email) => l10n.t('Type the email of the person to confirm: {0}', email),
+    field: 'confirm_email',
+    type: 'email',
+    button: l10n.t('Remove'),
+  };
+}
 
 /** The dialog of the People page (opened by the script from a Remove link; without script, the link opens `removePage`). */
 export function removeDialog(r: AuthedReq): Html {
-  const { l10n } = r;
-  return html`<dialog id="remove-person-dialog" aria-labelledby="remove-person-title">
-    <form method="post" id="remove-person-form" action="/dashboard/people">
-      ${csrfField(r)}
-      <h2 id="remove-person-title">${l10n.t('Remove person')}</h2>
-      <p>${WHAT_GOES(r)}</p>
-      <p>
-        <label for="remove-person-confirm"
-          >${l10n.t('Type the email of the person to confirm: {0}', '')}<strong id="remove-person-name"></strong
-        ></label>
-        <input id="remove-person-confirm" name="confirm_email" type="email" required autocomplete="off" />
-      </p>
-      <p>
-        <button type="submit" class="danger">${l10n.t('Remove')}</button>
-        <button type="button" id="remove-person-cancel">${l10n.t('Cancel')}</button>
-      </p>
-    </form>
-  </dialog>`;
+  return confirmDialog(r, removeConfirm(r), '/dashboard/people');
 }
 
 function removePage(r: AuthedReq, p: Person, error?: string, typed = '', status = 200): void {
-  const { l10n } = r;
-  sendPage(
+  confirmPage(
     r,
-    l10n.t('Remove person'),
-    html`<p>${WHAT_GOES(r)}</p>
-      ${error ? html`<p class="error" role="alert" id="remove-error">${error}</p>` : ''}
-      <form method="post" action="/dashboard/people/${p.id}/remove">
-        ${csrfField(r)}
-        <p>
-          <label for="confirm-email">${l10n.t('Type the email of the person to confirm: {0}', p.email)}</label>
-          <input
-            id="confirm-email"
-            name="confirm_email"
-            type="email"
-            required
-            autocomplete="off"
-            value="${typed}"
-            ${error ? html` aria-describedby="remove-error"` : ''}
-          />
-        </p>
-        <p><button type="submit" class="danger">${l10n.t('Remove')}</button> <a href="/dashboard/people">${l10n.t('Cancel')}</a></p>
-      </form>`,
+    removeConfirm(r),
+    { action: `/dashboard/people/${p.id}/remove`, expected: p.email, back: '/dashboard/people' },
+    error,
+    typed,
     status,
   );
 }
@@ -188,11 +167,6 @@ async function postReset(r: AuthedReq): Promise<void> {
   ctx.api.log.info('dashboard second factor reset by an owner', { person_id: p.id, actor: r.who.actor.id, address: r.ip });
   redirect(r, '/dashboard/people?reset=1');
 }
-
-const authed =
-  (h: (r: AuthedReq) => Promise<void>) =>
-  (r: DashReq): Promise<void> =>
-    h(r as AuthedReq);
 
 export const PERSON_ACTION_ROUTES: readonly Route[] = [
   { method: 'GET', path: new RegExp(`^/dashboard/people/${ID}/remove$`), roles: ['owner', 'admin'], handler: authed(getRemove) },

@@ -13,7 +13,7 @@ import type { AuthedReq, DashReq } from './context';
 import { type Html, html } from './html';
 import { csrfField } from './layout';
 import { DashError, redirect, sendPage } from './respond';
-import type { Route } from './route';
+import { type Route, authed } from './route';
 import { INVITE_DAYS } from '../storage/invites';
 import { personActions, removeDialog } from './peopleActions';
 
@@ -323,11 +323,6 @@ async function createProject(r: AuthedReq): Promise<void> {
   record(ctx.api, r.who.actor, 'project.created', project.id, 'success');
   redirect(r, '/dashboard/people?done=1');
 }
-
-const authed =
-  (h: (r: AuthedReq) => Promise<void>) =>
-  (r: DashReq): Promise<void> =>
-    h(r as AuthedReq);
 
 export const PEOPLE_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard/people', roles: PEOPLE_ROLES, handler: authed((r) => peoplePage(r)) },

@@ -13,7 +13,7 @@ import { type Html, html } from './html';
 import { personActorId } from './identity';
 import { csrfField } from './layout';
 import { DashError, redirect, sendPage } from './respond';
-import type { Route } from './route';
+import { type Route, authed } from './route';
 import { teamOf, viewOf } from './usagePage';
 
 const RECENT_DAYS = 7;
@@ -181,11 +181,6 @@ async function endSession(r: AuthedReq): Promise<void> {
   }
   redirect(r, `/dashboard/sessions?ended=${encodeURIComponent(id)}`);
 }
-
-const authed =
-  (h: (r: AuthedReq) => Promise<void>) =>
-  (r: DashReq): Promise<void> =>
-    h(r as AuthedReq);
 
 export const SESSION_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard/sessions', handler: authed(sessionsPage) },
