@@ -1,6 +1,6 @@
 /**
- * The People page's actions on one person (docs/dashboard.md, "People and projects"): **Remove** (owners and
- * admins; the person's email typed in a dialog, as Revoke asks for a key's name; never oneself, nor an owner
+ * The People page's actions on one person, Remove and Reset second factor (docs/dashboard.md, "People and
+ * projects"): **Remove** (owners and admins; the person's email typed in a dialog, as Revoke asks for a key's name; never oneself, nor an owner
  * by an admin, nor the last owner) removes them as `DELETE /v1/people/{id}` does (http/personRemoval.ts:
  * their keys revoked, their live sessions ended with every pending word delivered first, their sign-ins,
  * second factor and invitations gone; audited `person.deleted`); **Reset second factor** (owners only, after
