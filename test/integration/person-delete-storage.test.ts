@@ -3,6 +3,7 @@
  * page) takes with them all that is theirs but their keys, on SQLite and on a real PostgreSQL started by the
  * harness alike: project memberships, dashboard sessions and their flashes, second factor, recovery codes,
  * waiting sign-ins, open invitations, sign-in throttle rows. Another person's rows are left as they were.
+ * Also the People page's one query of who has a second factor (`confirmedIn`), on both.
  */
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
@@ -94,7 +95,11 @@ async function checkDelete(teams: TeamStore, q: Query, orgId: string): Promise<v
     dashboard_throttle: 2,
   };
   assert.deepEqual(await counts(q, 'gone'), full);
+  const mfa = new SecondFactorStore(q);
+  assert.deepEqual([...(await mfa.confirmedIn(orgId))].sort(), ['gone', 'kept']);
+  assert.deepEqual([...(await mfa.confirmedIn('another-org'))], []);
   await teams.deletePerson('gone');
+  assert.deepEqual([...(await mfa.confirmedIn(orgId))], ['kept']);
   assert.deepEqual(
     await counts(q, 'gone'),
     Object.fromEntries(Object.keys(full).map((k) => [k, 0])),

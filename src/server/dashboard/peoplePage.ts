@@ -224,9 +224,7 @@ export async function peoplePage(r: AuthedReq, state: PeopleState = {}, status =
     Promise.all(people.map((p) => ctx.store.account(p.id))),
   ]);
   const withPassword = new Set(accounts.filter((a) => a?.password_hash).map((a) => a!.person.id));
-  const mfa = ctx.secondFactor;
-  const factors = mfa ? await Promise.all(people.map((p) => mfa.store.get(p.id))) : [];
-  const withMfa = new Set(factors.filter((f) => f?.confirmed_at).map((f) => f!.person_id));
+  const withMfa = ctx.secondFactor ? await ctx.secondFactor.store.confirmedIn(orgId) : new Set<string>();
   const q = r.url.searchParams;
   const done =
     q.get('removed') === '1'
