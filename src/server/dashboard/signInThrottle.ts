@@ -10,7 +10,7 @@ import { ACCOUNT_THROTTLE, ADDRESS_THROTTLE, type ThrottlePolicy, afterFailure, 
 import { dashAudit } from './signInSession';
 
 /** The two subjects of a sign-in step: its account's (`person:<id>`, `code:person:<id>`…) and the address's. */
-export interface ThrottleSubjects {
+interface ThrottleSubjects {
   account: string;
   address: string;
 }

@@ -101,7 +101,8 @@ export class SqliteTeams implements TeamStore {
   }
   async deletePerson(id: string): Promise<void> {
     this.db.transaction(() => {
-      for (const sql of PERSON_ROWS_SQL) this.run(sql, ...sql.split('?').slice(1).map(() => id));
+      // Each `?` of a statement is the person's id.
+      for (const sql of PERSON_ROWS_SQL) this.run(sql, ...Array<string>(sql.split('?').length - 1).fill(id));
     })();
   }
 
