@@ -5,7 +5,7 @@
  * DevTools protocol, so the page's CSP is not loosened), and the CSP violations a page reports.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
@@ -54,6 +54,24 @@ export async function person(s: TestServer, name: string, role: 'owner' | 'admin
     permissions: ['read', 'write', 'admin'],
   });
   return { id: p.id, email, password, key: String(key.key), keyId: String(key.id) };
+}
+
+/**
+ * A browser suite's hooks: before its tests, Chromium launched (the suite skipped where it is not installed)
+ * and these people seeded, in this order; after them, Chromium closed.
+ */
+export function useChromium(
+  s: TestServer,
+  people: ReadonlyArray<[name: string, role: 'owner' | 'admin' | 'member']>,
+): { browser: Browser; people: Seeded[] } {
+  const suite = { browser: undefined as unknown as Browser, people: [] as Seeded[] };
+  before(async function () {
+    if (!existsSync(CHROMIUM)) this.skip();
+    suite.browser = await launch();
+    for (const [name, role] of people) suite.people.push(await person(s, name, role));
+  });
+  after(async () => suite.browser?.close());
+  return suite;
 }
 
 /** Runs SQL on the service's database (a test's own change: an old sign-in, an altered audit entry). */

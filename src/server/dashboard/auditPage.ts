@@ -12,7 +12,7 @@ import { fileName, toCsv } from './csv';
 import { type Html, html, raw } from './html';
 import { requireFreshSignIn } from './identity';
 import { DashError, sendHtml, sendPage } from './respond';
-import type { Route } from './route';
+import { type Route, authed } from './route';
 import { teamOf } from './usagePage';
 
 const SHOWN = 500;
@@ -212,11 +212,6 @@ async function auditExport(r: AuthedReq): Promise<void> {
     'content-disposition': `attachment; filename="${name}"`,
   });
 }
-
-const authed =
-  (h: (r: AuthedReq) => Promise<void>) =>
-  (r: DashReq): Promise<void> =>
-    h(r as AuthedReq);
 
 export const AUDIT_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard/audit', roles: ROLES, handler: authed(auditPage) },

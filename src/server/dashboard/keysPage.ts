@@ -5,7 +5,8 @@
  */
 import type { KeyListing, Permission } from '../../protocol';
 import type { Project } from '../storage/teams';
-import type { AuthedReq } from './context';
+import type { AuthedReq, DashReq } from './context';
+import { type TypedConfirm, confirmDialog } from './confirmTyped';
 import { type Html, html } from './html';
 import { newToken } from './identity';
 import { badgesOf, lastDays, usageByKey, visibleKeys, type Badge } from './keyRows';
@@ -122,6 +123,19 @@ ${EXPIRY_CHOICES.map((d) => html`<option value="${d}" ${expiry === d ? html` sel
 </form>`;
 }
 
+/** Revoke's confirmation (confirmTyped.ts): the key's name typed. */
+export function revokeConfirm(r: DashReq): TypedConfirm {
+  const { l10n } = r;
+  return {
+    prefix: 'revoke',
+    title: l10n.t('Revoke key'),
+    text: l10n.t('A revoked key stops working at once, and its live sessions end. This cannot be undone.'),
+    label: (name) => l10n.t('Type the name of the key to confirm: {0}', name),
+    field: 'confirm_name',
+    button: l10n.t('Revoke'),
+  };
+}
+
 /** The page: the table, then the form (its state kept after a refusal). */
 export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 200): Promise<void> {
   const { l10n, ctx } = r;
@@ -159,21 +173,7 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
         </tbody>
       </table>`
     : html`<p>${l10n.t('No API keys yet.')}</p>`;
-  const dialog = html`<dialog id="revoke-dialog" aria-labelledby="revoke-title">
-    <form method="post" id="revoke-form" action="/dashboard/keys">
-      ${csrfField(r)}
-      <h2 id="revoke-title">${l10n.t('Revoke key')}</h2>
-      <p>${l10n.t('A revoked key stops working at once, and its live sessions end. This cannot be undone.')}</p>
-      <p>
-        <label for="revoke-confirm">${l10n.t('Type the name of the key to confirm: {0}', '')}<strong id="revoke-name"></strong></label>
-        <input id="revoke-confirm" name="confirm_name" required autocomplete="off" />
-      </p>
-      <p>
-        <button type="submit" class="danger">${l10n.t('Revoke')}</button>
-        <button type="button" id="revoke-cancel">${l10n.t('Cancel')}</button>
-      </p>
-    </form>
-  </dialog>`;
+  const dialog = confirmDialog(r, revokeConfirm(r), '/dashboard/keys');
   sendPage(
     r,
     l10n.t('API keys'),

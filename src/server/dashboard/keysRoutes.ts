@@ -15,10 +15,11 @@ import type { AuthedReq, DashReq } from './context';
 import { html } from './html';
 import { flashId, openFlash, sealFlash } from './flash';
 import { csrfField } from './layout';
-import { type CreateFormState, EXPIRY_CHOICES, keysPage, mayGiveAdmin } from './keysPage';
+import { confirmPage } from './confirmTyped';
+import { type CreateFormState, EXPIRY_CHOICES, keysPage, mayGiveAdmin, revokeConfirm } from './keysPage';
 import { DashError, redirect, sendPage } from './respond';
 import { newToken } from './identity';
-import type { Route } from './route';
+import { type Route, authed } from './route';
 
 interface KeyFlash {
   key: string;
@@ -28,10 +29,6 @@ interface KeyFlash {
 }
 
 const ID = '([A-Za-z0-9_-]{1,100})';
-
-function authed(h: (r: AuthedReq) => Promise<void>): (r: DashReq) => Promise<void> {
-  return (r) => h(r as AuthedReq);
-}
 
 /** The key the person manages, or a 404 page (the same for a key outside their scope: nothing is told of it). */
 async function managed(r: AuthedReq, id: string) {
@@ -140,27 +137,12 @@ async function getCreated(r: AuthedReq): Promise<void> {
 }
 
 function revokePage(r: AuthedReq, key: { id: string; name: string }, error?: string, typed = '', status = 200): void {
-  const { l10n } = r;
-  sendPage(
+  confirmPage(
     r,
-    l10n.t('Revoke key'),
-    html`<p>${l10n.t('A revoked key stops working at once, and its live sessions end. This cannot be undone.')}</p>
-      ${error ? html`<p class="error" role="alert" id="revoke-error">${error}</p>` : ''}
-      <form method="post" action="/dashboard/keys/${key.id}/revoke">
-        ${csrfField(r)}
-        <p>
-          <label for="confirm-name">${l10n.t('Type the name of the key to confirm: {0}', key.name)}</label>
-          <input
-            id="confirm-name"
-            name="confirm_name"
-            required
-            autocomplete="off"
-            value="${typed}"
-            ${error ? html` aria-describedby="revoke-error"` : ''}
-          />
-        </p>
-        <p><button type="submit" class="danger">${l10n.t('Revoke')}</button> <a href="/dashboard/keys">${l10n.t('Cancel')}</a></p>
-      </form>`,
+    revokeConfirm(r),
+    { action: `/dashboard/keys/${key.id}/revoke`, expected: key.name, back: '/dashboard/keys' },
+    error,
+    typed,
     status,
   );
 }

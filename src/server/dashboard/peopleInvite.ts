@@ -16,7 +16,7 @@ import { newToken, personActorId, sha256 } from './identity';
 import { MIN_PASSWORD_LENGTH, hashPassword } from './passwords';
 import { givableRoles, peoplePage } from './peoplePage';
 import { DashError, readForm, redirect, sendPage } from './respond';
-import type { Route } from './route';
+import { type Route, authed } from './route';
 import { sameOrigin } from './security';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -152,11 +152,6 @@ async function postJoin(r: DashReq): Promise<void> {
   });
   redirect(r, '/dashboard/sign-in?joined=1');
 }
-
-const authed =
-  (h: (r: AuthedReq) => Promise<void>) =>
-  (r: DashReq): Promise<void> =>
-    h(r as AuthedReq);
 
 export const INVITE_ROUTES: readonly Route[] = [
   { method: 'POST', path: '/dashboard/people/invite', roles: ['owner', 'admin'], handler: authed(postInvite) },

@@ -13,8 +13,9 @@ import type { AuthedReq, DashReq } from './context';
 import { type Html, html } from './html';
 import { csrfField } from './layout';
 import { DashError, redirect, sendPage } from './respond';
-import type { Route } from './route';
+import { type Route, authed } from './route';
 import { INVITE_DAYS } from '../storage/invites';
+import { personActions, removeDialog } from './peopleActions';
 
 const PEOPLE_ROLES = ['owner', 'admin'] as const;
 
@@ -72,7 +73,7 @@ function inviteForm(r: AuthedReq, s: InviteState = {}): Html {
 
 const nameOf = (p: Person): string => p.display_name || p.email;
 
-function peopleTable(r: AuthedReq, people: Person[], pending: Map<string, string>, withPassword: Set<string>): Html {
+function peopleTable(r: AuthedReq, people: Person[], pending: Map<string, string>, withPassword: Set<string>, withMfa: Set<string>): Html {
   const { l10n } = r;
   const roles = givableRoles(r);
   return html`<div class="table-wrap">
@@ -87,6 +88,7 @@ function peopleTable(r: AuthedReq, people: Person[], pending: Map<string, string
           <th scope="col">${l10n.t('Role')}</th>
           <th scope="col">${l10n.t('Sign-in')}</th>
           <th scope="col">${l10n.t('Change role')}</th>
+          <th scope="col">${l10n.t('Actions')}</th>
         </tr>
       </thead>
       <tbody>
@@ -113,6 +115,7 @@ function peopleTable(r: AuthedReq, people: Person[], pending: Map<string, string
             <td>${roleText(r, p.role)}</td>
             <td>${status}</td>
             <td>${form}</td>
+            <td>${personActions(r, p, withMfa.has(p.id))}</td>
           </tr>`;
         })}
       </tbody>
@@ -221,14 +224,23 @@ export async function peoplePage(r: AuthedReq, state: PeopleState = {}, status =
     Promise.all(people.map((p) => ctx.store.account(p.id))),
   ]);
   const withPassword = new Set(accounts.filter((a) => a?.password_hash).map((a) => a!.person.id));
-  const done = r.url.searchParams.get('done');
+  const withMfa = ctx.secondFactor ? await ctx.secondFactor.store.confirmedIn(orgId) : new Set<string>();
+  const q = r.url.searchParams;
+  const done =
+    q.get('removed') === '1'
+      ? l10n.t('Removed: their keys are revoked and their sign-ins ended.')
+      : q.get('reset') === '1'
+        ? l10n.t('Second factor reset: they sign in with their password alone, then may set up a new one.')
+        : q.get('done') === '1'
+          ? l10n.t('Saved.')
+          : undefined;
   sendPage(
     r,
     l10n.t('People and projects'),
-    html`${extra ?? ''}${done === '1' ? html`<p class="notice" role="status">${l10n.t('Saved.')}</p>` : ''}
+    html`${extra ?? ''}${done ? html`<p class="notice" role="status">${done}</p>` : ''}
       ${state.error ? html`<p class="error" role="alert">${state.error}</p>` : ''}
       <h2>${l10n.t('People')}</h2>
-      ${peopleTable(r, people, pending, withPassword)}
+      ${peopleTable(r, people, pending, withPassword, withMfa)} ${removeDialog(r)}
       <h3>${l10n.t('Invite a person')}</h3>
       ${inviteForm(r, state.invite)} ${await projectsSection(r, people, state)}`,
     status,
@@ -309,11 +321,6 @@ async function createProject(r: AuthedReq): Promise<void> {
   record(ctx.api, r.who.actor, 'project.created', project.id, 'success');
   redirect(r, '/dashboard/people?done=1');
 }
-
-const authed =
-  (h: (r: AuthedReq) => Promise<void>) =>
-  (r: DashReq): Promise<void> =>
-    h(r as AuthedReq);
 
 export const PEOPLE_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard/people', roles: PEOPLE_ROLES, handler: authed((r) => peoplePage(r)) },

@@ -19,6 +19,7 @@ import { SESSION_ROUTES } from './sessionsPage';
 import { AUDIT_ROUTES } from './auditPage';
 import { PEOPLE_ROUTES } from './peoplePage';
 import { INVITE_ROUTES } from './peopleInvite';
+import { PERSON_ACTION_ROUTES } from './peopleActions';
 import { SSO_ROUTES } from './ssoRoutes';
 import { SECOND_FACTOR_SIGN_IN_ROUTES } from './secondFactorSignIn';
 import { SECURITY_ROUTES } from './securityPage';
@@ -37,6 +38,7 @@ const ROUTES: readonly Route[] = [
   ...AUDIT_ROUTES,
   ...PEOPLE_ROUTES,
   ...INVITE_ROUTES,
+  ...PERSON_ACTION_ROUTES,
 ];
 
 /** Whether the request is the dashboard's. */

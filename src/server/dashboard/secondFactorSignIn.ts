@@ -14,15 +14,8 @@ import { newToken, personActorId, sha256 } from './identity';
 import { DashError, readForm, redirect, sendPage } from './respond';
 import type { Route } from './route';
 import { sameOrigin, tokensMatch } from './security';
-import {
-  ACCOUNT_THROTTLE,
-  ADDRESS_THROTTLE,
-  type ThrottlePolicy,
-  afterFailure,
-  lockedFor,
-  parseCookies,
-  sessionCookie,
-} from './sessionRules';
+import { parseCookies, sessionCookie } from './sessionRules';
+import { countFailure, lockedMs, lockedText, throttleSubjects } from './signInThrottle';
 import { dashAudit, startSession } from './signInSession';
 import { matchRecoveryCode, recoveryCodeOf, totpCodeOf, totpStep } from './totp';
 import { mfaOf, openSecret } from './secondFactorAccess';
@@ -101,16 +94,6 @@ async function getCode(r: DashReq): Promise<void> {
   codePage(r, w);
 }
 
-async function fail(r: DashReq, subject: string, policy: ThrottlePolicy): Promise<boolean> {
-  const { state, lockedNow } = afterFailure(await r.ctx.store.throttle(subject), r.ctx.now(), policy);
-  await r.ctx.store.putThrottle({ subject, ...state });
-  return lockedNow;
-}
-
-function minutes(ms: number): number {
-  return Math.max(1, Math.ceil(ms / 60_000));
-}
-
 async function postCode(r: DashReq): Promise<void> {
   const { l10n, ctx } = r;
   if (!sameOrigin(r.req)) throw new DashError(403, l10n.t('Refused: this form was not sent from this dashboard.'));
@@ -120,18 +103,12 @@ async function postCode(r: DashReq): Promise<void> {
   if (!tokensMatch(form.get('_code_form'), formToken(w.token)))
     throw new DashError(403, l10n.t('Refused: the form has expired or was not sent from this dashboard. Reload the page and try again.'));
   const { person } = w;
-  const accountSubject = `code:person:${person.id}`;
-  const addressSubject = `ip:${r.ip}`;
+  const throttle = throttleSubjects(r, `code:person:${person.id}`);
   const now = ctx.now();
-  const locked = Math.max(
-    lockedFor(await ctx.store.throttle(accountSubject), now),
-    lockedFor(await ctx.store.throttle(addressSubject), now),
-  );
-  const lockedText = (ms: number): string =>
-    l10n.t('Too many failed sign-ins: signing in is locked for {0} minutes. Try again later, or ask an administrator.', minutes(ms));
+  const locked = await lockedMs(r, throttle);
   if (locked > 0) {
     dashAudit(r, 'person.sign_in_failed', person.org_id, personActorId(person.id), person.id, 'failure');
-    return codePage(r, w, lockedText(locked), 429);
+    return codePage(r, w, lockedText(r, locked), 429);
   }
   const mfa = mfaOf(r);
   const typed = form.get('code') ?? '';
@@ -147,22 +124,13 @@ async function postCode(r: DashReq): Promise<void> {
   }
   if (!method) {
     dashAudit(r, 'person.sign_in_failed', person.org_id, personActorId(person.id), person.id, 'failure');
-    const accountLocked = await fail(r, accountSubject, ACCOUNT_THROTTLE);
-    const addressLocked = await fail(r, addressSubject, ADDRESS_THROTTLE);
-    if (accountLocked || addressLocked) {
-      dashAudit(r, 'person.locked', person.org_id, 'system', accountLocked ? person.id : r.ip, 'success');
-      ctx.api.log.warn('dashboard second factor locked after wrong codes', {
-        address: r.ip,
-        account_locked: accountLocked,
-        address_locked: addressLocked,
-      });
-      return codePage(r, w, lockedText(ACCOUNT_THROTTLE.lockMs), 429);
-    }
+    if (await countFailure(r, throttle, person.org_id, person.id, 'dashboard second factor locked after wrong codes'))
+      return codePage(r, w, lockedText(r), 429);
     return codePage(r, w, l10n.t('Wrong code. Type the code your app shows now, or a recovery code.'), 401);
   }
   // One sign-in per waiting one, even if the form was sent twice at once.
   if (!(await mfa.store.endChallenge(w.idHash))) return redirect(r, '/dashboard/sign-in?expired=1');
-  await ctx.store.clearThrottle(accountSubject);
+  await ctx.store.clearThrottle(throttle.account);
   r.res.appendHeader('set-cookie', sessionCookie(CHALLENGE_COOKIE, '', 0));
   await startSession(r, person, method);
   if (method === 'password+recovery_code') {

@@ -54,9 +54,9 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   const out = new Map<string, string>();
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq <= 0) continue;
+    if (eq < 0) continue;
     const name = part.slice(0, eq).trim();
-    if (!out.has(name)) out.set(name, part.slice(eq + 1).trim());
+    if (name && !out.has(name)) out.set(name, part.slice(eq + 1).trim());
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { type Html, html } from './html';
 import { personActorId } from './identity';
 import { csrfField } from './layout';
 import { DashError, redirect, sendPage } from './respond';
-import type { Route } from './route';
+import { type Route, authed } from './route';
 import { teamOf, viewOf } from './usagePage';
 
 const RECENT_DAYS = 7;
@@ -41,21 +41,21 @@ function endButton(r: AuthedReq, s: SessionRow): Html {
   </form>`;
 }
 
-function liveTable(r: AuthedReq, rows: SessionRow[]): Html {
+/** A column of a sessions table: its heading and its cell of a session. */
+type Column = [heading: string, cell: (s: SessionRow) => Html | string];
+
+/** A table of sessions (the live ones, the recent ones): the session's id as each row's heading, then `columns`. */
+function sessionsTable(r: AuthedReq, rows: SessionRow[], caption: string, columns: readonly Column[]): Html {
   const { l10n } = r;
-  if (rows.length === 0) return html`<p>${l10n.t('No live session.')}</p>`;
   return html`<div class="table-wrap">
     <table>
       <caption>
-        ${l10n.t('{0} live sessions', l10n.number(rows.length))}
+        ${caption}
       </caption>
       <thead>
         <tr>
           <th scope="col">${l10n.t('Session')}</th>
-          <th scope="col">${l10n.t('Key')}</th>
-          <th scope="col">${l10n.t('Started')}</th>
-          <th scope="col">${l10n.t('Connection')}</th>
-          <th scope="col">${l10n.t('Actions')}</th>
+          ${columns.map(([h]) => html`<th scope="col">${h}</th>`)}
         </tr>
       </thead>
       <tbody>
@@ -65,10 +65,7 @@ function liveTable(r: AuthedReq, rows: SessionRow[]): Html {
               <th scope="row">
                 <a href="/dashboard/sessions?id=${encodeURIComponent(s.session_id)}"><code>${s.session_id}</code></a>
               </th>
-              <td>${keyText(s)}</td>
-              <td>${s.started_at ? l10n.dateTime(s.started_at) : '—'}</td>
-              <td>${s.origin}</td>
-              <td>${endButton(r, s)}</td>
+              ${columns.map(([, cell]) => html`<td>${cell(s)}</td>`)}
             </tr>`,
         )}
       </tbody>
@@ -76,43 +73,28 @@ function liveTable(r: AuthedReq, rows: SessionRow[]): Html {
   </div>`;
 }
 
+function liveTable(r: AuthedReq, rows: SessionRow[]): Html {
+  const { l10n } = r;
+  if (rows.length === 0) return html`<p>${l10n.t('No live session.')}</p>`;
+  return sessionsTable(r, rows, l10n.t('{0} live sessions', l10n.number(rows.length)), [
+    [l10n.t('Key'), keyText],
+    [l10n.t('Started'), (s) => (s.started_at ? l10n.dateTime(s.started_at) : '—')],
+    [l10n.t('Connection'), (s) => s.origin],
+    [l10n.t('Actions'), (s) => endButton(r, s)],
+  ]);
+}
+
 function recentTable(r: AuthedReq, rows: SessionRow[]): Html {
   const { l10n } = r;
   if (rows.length === 0) return html`<p>${l10n.t('No session in the last 7 days.')}</p>`;
-  return html`<div class="table-wrap">
-    <table>
-      <caption>
-        ${l10n.t('The {0} most recent sessions of the last 7 days', l10n.number(rows.length))}
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">${l10n.t('Session')}</th>
-          <th scope="col">${l10n.t('Key')}</th>
-          <th scope="col">${l10n.t('Created')}</th>
-          <th scope="col">${l10n.t('Ended')}</th>
-          <th scope="col">${l10n.t('Audio minutes')}</th>
-          <th scope="col">${l10n.t('Final chunks')}</th>
-          <th scope="col">${l10n.t('End reason')}</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (s) =>
-            html`<tr>
-              <th scope="row">
-                <a href="/dashboard/sessions?id=${encodeURIComponent(s.session_id)}"><code>${s.session_id}</code></a>
-              </th>
-              <td>${keyText(s)}</td>
-              <td>${l10n.dateTime(s.created_at)}</td>
-              <td>${s.ended_at ? l10n.dateTime(s.ended_at) : '—'}</td>
-              <td>${minutes(r, s.audio_seconds)}</td>
-              <td>${l10n.number(s.final_chunks)}</td>
-              <td>${s.end_reason ?? '—'}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return sessionsTable(r, rows, l10n.t('The {0} most recent sessions of the last 7 days', l10n.number(rows.length)), [
+    [l10n.t('Key'), keyText],
+    [l10n.t('Created'), (s) => l10n.dateTime(s.created_at)],
+    [l10n.t('Ended'), (s) => (s.ended_at ? l10n.dateTime(s.ended_at) : '—')],
+    [l10n.t('Audio minutes'), (s) => minutes(r, s.audio_seconds)],
+    [l10n.t('Final chunks'), (s) => l10n.number(s.final_chunks)],
+    [l10n.t('End reason'), (s) => s.end_reason ?? '—'],
+  ]);
 }
 
 /** One session's record, for tracking. */
@@ -199,11 +181,6 @@ async function endSession(r: AuthedReq): Promise<void> {
   }
   redirect(r, `/dashboard/sessions?ended=${encodeURIComponent(id)}`);
 }
-
-const authed =
-  (h: (r: AuthedReq) => Promise<void>) =>
-  (r: DashReq): Promise<void> =>
-    h(r as AuthedReq);
 
 export const SESSION_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard/sessions', handler: authed(sessionsPage) },

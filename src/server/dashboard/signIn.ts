@@ -6,7 +6,6 @@
  * is audited, as are failures, locks and sign-outs (never the password).
  */
 import { record } from '../http/actor';
-import type { AuditAction } from '../storage/auditSink';
 import type { Account } from '../storage/dashboard';
 import type { AuthedReq, DashReq } from './context';
 import { html } from './html';
@@ -14,21 +13,13 @@ import { isLocale, l10nFor } from './i18n';
 import { clearSessionCookie, newToken, personActorId, sha256 } from './identity';
 import { verifyPassword } from './passwords';
 import { beginSecondFactor } from './secondFactorSignIn';
-import { startSession } from './signInSession';
+import { dashAudit, startSession } from './signInSession';
+import { countFailure, lockedMs, lockedText, throttleSubjects } from './signInThrottle';
 import { ssoSignInLink } from './ssoLink';
 import { DashError, readForm, redirect, sendPage } from './respond';
 import type { Route } from './route';
 import { sameOrigin, tokensMatch } from './security';
-import {
-  ACCOUNT_THROTTLE,
-  ADDRESS_THROTTLE,
-  SIGNIN_COOKIE,
-  type ThrottlePolicy,
-  afterFailure,
-  lockedFor,
-  parseCookies,
-  sessionCookie,
-} from './sessionRules';
+import { SIGNIN_COOKIE, parseCookies, sessionCookie } from './sessionRules';
 
 /** Where to go after signing in: a path of the dashboard only (never another site). */
 export function safeNext(next: string | null | undefined): string {
@@ -80,26 +71,6 @@ async function signInPage(r: DashReq, state: FormState = {}): Promise<void> {
   sendPage(r, l10n.t('Sign in'), body, state.status ?? 200);
 }
 
-function audit(r: DashReq, action: AuditAction, orgId: string, actor: string, target: string, outcome: 'success' | 'failure'): void {
-  try {
-    r.ctx.api.audit.record({ actor, action, target, ip: r.ip, outcome, org_id: orgId });
-  } catch (e) {
-    r.ctx.api.log.error('the audit sink failed', { action, error: e });
-  }
-}
-
-/** One more failure of a subject; whether it locked it now. */
-async function fail(r: DashReq, subject: string, policy: ThrottlePolicy): Promise<boolean> {
-  const now = r.ctx.now();
-  const { state, lockedNow } = afterFailure(await r.ctx.store.throttle(subject), now, policy);
-  await r.ctx.store.putThrottle({ subject, ...state });
-  return lockedNow;
-}
-
-function minutes(ms: number): number {
-  return Math.max(1, Math.ceil(ms / 60_000));
-}
-
 async function postSignIn(r: DashReq): Promise<void> {
   const { l10n, ctx } = r;
   if (!sameOrigin(r.req)) throw new DashError(403, l10n.t('Refused: this form was not sent from this dashboard.'));
@@ -111,32 +82,15 @@ async function postSignIn(r: DashReq): Promise<void> {
   const email = (form.get('email') ?? '').trim();
   const password = form.get('password') ?? '';
   if (!email || !password) return signInPage(r, { email, error: l10n.t('Type your email and your password.'), status: 400 });
-  const now = ctx.now();
-  const addressSubject = `ip:${r.ip}`;
   const accounts = await ctx.store.accountsByEmail(email);
-  const accountSubject = accounts[0] ? `person:${accounts[0].person.id}` : `email:${sha256(email.toLowerCase())}`;
+  const throttle = throttleSubjects(r, accounts[0] ? `person:${accounts[0].person.id}` : `email:${sha256(email.toLowerCase())}`);
   const orgId = accounts[0]?.person.org_id ?? ctx.api.keys.teams.defaultOrgId;
-  const locked = Math.max(
-    lockedFor(await ctx.store.throttle(accountSubject), now),
-    lockedFor(await ctx.store.throttle(addressSubject), now),
-  );
+  const target = accounts[0]?.person.id ?? '-';
+  const actor = target === '-' ? '-' : personActorId(target);
+  const locked = await lockedMs(r, throttle);
   if (locked > 0) {
-    audit(
-      r,
-      'person.sign_in_failed',
-      orgId,
-      accounts[0] ? personActorId(accounts[0].person.id) : '-',
-      accounts[0]?.person.id ?? '-',
-      'failure',
-    );
-    return signInPage(r, {
-      email,
-      error: l10n.t(
-        'Too many failed sign-ins: signing in is locked for {0} minutes. Try again later, or ask an administrator.',
-        minutes(locked),
-      ),
-      status: 429,
-    });
+    dashAudit(r, 'person.sign_in_failed', orgId, actor, target, 'failure');
+    return signInPage(r, { email, error: lockedText(r, locked), status: 429 });
   }
   let found: Account | undefined;
   if (accounts.length === 0) await verifyPassword(null, password);
@@ -147,29 +101,12 @@ async function postSignIn(r: DashReq): Promise<void> {
     }
   }
   if (!found) {
-    const target = accounts[0]?.person.id ?? '-';
-    audit(r, 'person.sign_in_failed', orgId, target === '-' ? '-' : personActorId(target), target, 'failure');
-    const accountLocked = await fail(r, accountSubject, ACCOUNT_THROTTLE);
-    const addressLocked = await fail(r, addressSubject, ADDRESS_THROTTLE);
-    if (accountLocked || addressLocked) {
-      audit(r, 'person.locked', orgId, 'system', accountLocked ? target : r.ip, 'success');
-      ctx.api.log.warn('dashboard sign-in locked after failed attempts', {
-        address: r.ip,
-        account_locked: accountLocked,
-        address_locked: addressLocked,
-      });
-      return signInPage(r, {
-        email,
-        error: l10n.t(
-          'Too many failed sign-ins: signing in is locked for {0} minutes. Try again later, or ask an administrator.',
-          minutes(ACCOUNT_THROTTLE.lockMs),
-        ),
-        status: 429,
-      });
-    }
+    dashAudit(r, 'person.sign_in_failed', orgId, actor, target, 'failure');
+    if (await countFailure(r, throttle, orgId, target, 'dashboard sign-in locked after failed attempts'))
+      return signInPage(r, { email, error: lockedText(r), status: 429 });
     return signInPage(r, { email, error: l10n.t('Wrong email or password.'), status: 401 });
   }
-  await ctx.store.clearThrottle(accountSubject);
+  await ctx.store.clearThrottle(throttle.account);
   // With a second factor, the session begins only after the code (secondFactorSignIn.ts).
   if (await beginSecondFactor(r, found.person, safeNext(form.get('next')))) return;
   // A new session id at every sign-in: the one the browser had (if any) is ended.

@@ -11,7 +11,7 @@ import type { AuthedReq, DashReq } from './context';
 import { fileName, toCsv } from './csv';
 import { type Html, html, raw } from './html';
 import { DashError, sendHtml, sendPage } from './respond';
-import type { Route } from './route';
+import { type Route, authed } from './route';
 import { type Chart, type UsageModel, chartData, usageCsvRows, usageModel } from './usageModel';
 import { GROUPINGS, type PeriodProblem, RANGES, type UsagePeriod, isProblem, usagePeriod } from './usageRange';
 
@@ -236,11 +236,6 @@ async function usageCsv(r: AuthedReq): Promise<void> {
     'content-disposition': `attachment; filename="${name}"`,
   });
 }
-
-const authed =
-  (h: (r: AuthedReq) => Promise<void>) =>
-  (r: DashReq): Promise<void> =>
-    h(r as AuthedReq);
 
 export const USAGE_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/dashboard/usage', handler: authed(usagePage) },

@@ -7,6 +7,7 @@ import { CreateOrgRequestSchema, CreatePersonRequestSchema, UpdateOrgRequestSche
 import type { Person } from '../storage/teams';
 import { type Actor, actorOrg, need, outsideScope, record, requireActor, requireMaster } from './actor';
 import type { ApiContext } from './context';
+import { removePersonAs } from './personRemoval';
 import { MASTER, can } from './scope';
 import { asConfigError, newId, now, parseBody } from './teamUtil';
 import { HttpError, sendJson } from './util';
@@ -129,7 +130,7 @@ async function keepAnOwner(ctx: ApiContext, orgId: string, field: string): Promi
   }
 }
 
-/** Removes a person: their keys revoked (their sessions ended as for any revocation), their memberships gone. */
+/** Removes a person (personRemoval.ts): their keys revoked (their sessions ended as for any revocation), all that is theirs gone. */
 export async function deletePerson(ctx: ApiContext, req: IncomingMessage, id: string, res: ServerResponse): Promise<void> {
   const actor = await requireActor(ctx, req);
   need(ctx, actor, 'manage_org', { action: 'person.deleted', target: id });
@@ -138,14 +139,6 @@ export async function deletePerson(ctx: ApiContext, req: IncomingMessage, id: st
     checkOwnerChange(ctx, actor, 'person.deleted', id);
     await keepAnOwner(ctx, person.org_id, 'id');
   }
-  const keys = await ctx.keys.teams.personKeys(id);
-  for (const keyId of keys) {
-    await ctx.keys.revoke(keyId);
-    record(ctx, actor, 'key.revoked', keyId, 'success');
-    await ctx.registry.revokeKey(keyId);
-  }
-  await ctx.keys.teams.deletePerson(id);
-  record(ctx, actor, 'person.deleted', id, 'success');
-  ctx.log.info('person removed', { person_id: id, keys_revoked: keys.length, actor: actor.id, address: actor.ip });
+  const keys = await removePersonAs(ctx, actor, person);
   sendJson(res, 200, { success: true, id, revoked_keys: keys });
 }

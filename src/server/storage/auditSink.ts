@@ -34,6 +34,8 @@ export const AUDIT_ACTIONS = [
   'person.second_factor_off',
   'person.recovery_codes_renewed',
   'person.recovery_code_used',
+  // An owner resets another person's second factor (dashboard/peopleActions.ts).
+  'person.second_factor_reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

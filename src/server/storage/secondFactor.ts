@@ -55,6 +55,15 @@ export class SecondFactorStore {
     };
   }
 
+  /** The people of an organisation with a confirmed second factor (one query, for the People page). */
+  async confirmedIn(orgId: string): Promise<Set<string>> {
+    const { rows } = await this.q(
+      'SELECT f.person_id FROM second_factors f JOIN people p ON p.id = f.person_id WHERE p.org_id = ? AND f.confirmed_at IS NOT NULL',
+      [orgId],
+    );
+    return new Set(rows.map((r) => String(r.person_id)));
+  }
+
   /** A new, unconfirmed secret in place of any unconfirmed one; false when the person has a confirmed one. */
   async begin(personId: string, secret: string, at: string): Promise<boolean> {
     await this.q('DELETE FROM second_factors WHERE person_id = ? AND confirmed_at IS NULL', [personId]);

@@ -73,7 +73,11 @@ export interface TeamStore {
   countOwners(orgId: string): Promise<number>;
   /** Throws TeamRequestError('email') as createPerson. */
   updatePerson(id: string, changes: Partial<Pick<Person, 'email' | 'display_name' | 'role'>>): Promise<Person | undefined>;
-  /** Removes the person and their project memberships (their keys are revoked by the caller first). */
+  /**
+   * Removes the person with all that is theirs but their keys (revoked by the caller first, kept for the
+   * records): project memberships, dashboard sessions (and their flashes), second factor, recovery codes,
+   * waiting sign-ins, open invitations, sign-in throttle rows (`PERSON_ROWS_SQL`). One transaction.
+   */
   deletePerson(id: string): Promise<void>;
 
   createProject(p: Project): Promise<void>;
@@ -96,6 +100,24 @@ export interface TeamStore {
   /** Ids of a person's keys not yet revoked. */
   personKeys(personId: string): Promise<string[]>;
 }
+
+/**
+ * What goes with a removed person, in this order, each with one parameter (the person's id): the flashes of
+ * their dashboard sessions, the sessions, the second factor's rows, the open invitations, the throttle rows
+ * of their account (`person:<id>`, `code:person:<id>`), the memberships, the person. SQLite and PostgreSQL
+ * alike (`?` placeholders; pg/teams.ts numbers them).
+ */
+export const PERSON_ROWS_SQL: readonly string[] = [
+  'DELETE FROM dashboard_flashes WHERE session_hash IN (SELECT id_hash FROM dashboard_sessions WHERE person_id = ?)',
+  'DELETE FROM dashboard_sessions WHERE person_id = ?',
+  'DELETE FROM second_factor_challenges WHERE person_id = ?',
+  'DELETE FROM recovery_codes WHERE person_id = ?',
+  'DELETE FROM second_factors WHERE person_id = ?',
+  'DELETE FROM dashboard_invites WHERE person_id = ?',
+  "DELETE FROM dashboard_throttle WHERE subject IN ('person:' || CAST(? AS TEXT), 'code:person:' || CAST(? AS TEXT))",
+  'DELETE FROM project_members WHERE person_id = ?',
+  'DELETE FROM people WHERE id = ?',
+];
 
 /** A key with its person's role, as authentication and the listings read it (SQLite and PostgreSQL alike). */
 export const KEY_SELECT = 'SELECT k.*, p.role AS person_role FROM api_keys k LEFT JOIN people p ON p.id = k.person_id';

@@ -8,6 +8,7 @@ import {
   type Person,
   type Project,
   type TeamStore,
+  PERSON_ROWS_SQL,
   TeamRequestError,
   isUniqueViolation,
 } from './teams';
@@ -100,8 +101,8 @@ export class SqliteTeams implements TeamStore {
   }
   async deletePerson(id: string): Promise<void> {
     this.db.transaction(() => {
-      this.run('DELETE FROM project_members WHERE person_id = ?', id);
-      this.run('DELETE FROM people WHERE id = ?', id);
+      // Each `?` of a statement is the person's id.
+      for (const sql of PERSON_ROWS_SQL) this.run(sql, ...Array<string>(sql.split('?').length - 1).fill(id));
     })();
   }
 

@@ -12,12 +12,31 @@ import Database from 'better-sqlite3';
 import { DB_FILE, type SqliteStore } from './db';
 import { migrateSqlite } from './sqliteMigrations';
 import { openPool } from './pg/connect';
-import { prepareDatabase } from './pg/migrations';
+import { MASTER_HASH_META } from './masterKey';
 import { PgTeams } from './pg/teams';
 import { SqliteTeams } from './teamsSqlite';
 import { type OrgRole, type TeamStore } from './teams';
 
 export class UsersAddError extends Error {}
+
+const NOT_STARTED = 'this database has no master key yet: start the service once first';
+
+/** The organisation of a PostgreSQL database that the service has started on (its migrations applied, a master key set). */
+async function startedOrg(pool: {
+  query(text: string, params: unknown[]): Promise<{ rows: Array<{ k: string; v: string }> }>;
+}): Promise<string> {
+  let rows: Array<{ k: string; v: string }>;
+  try {
+    rows = (await pool.query("SELECT k, v FROM meta WHERE k IN ('org_id', $1)", [MASTER_HASH_META])).rows;
+  } catch (e) {
+    // No `meta` table (42P01): the service never started on it. Anything else (unreachable…) as it is.
+    if ((e as { code?: unknown }).code === '42P01') throw new UsersAddError(NOT_STARTED);
+    throw e;
+  }
+  const org = rows.find((r) => r.k === 'org_id')?.v;
+  if (!org || !rows.some((r) => r.k === MASTER_HASH_META)) throw new UsersAddError(NOT_STARTED);
+  return org;
+}
 
 interface UserToAdd {
   email: string;
@@ -37,10 +56,10 @@ export async function addUser(
   if (where.databaseUrl) {
     const pool = await openPool(where.databaseUrl);
     try {
-      const prepared = await prepareDatabase(pool, undefined, () => {
-        throw new UsersAddError('this database has no master key yet: start the service once first');
-      });
-      teams = new PgTeams((text, params) => pool.query(text, params), prepared.orgId);
+      // The database as the service made it (its schema, organisation and master key): read, never settled
+      // here, so that neither the master key nor its origin (given or generated) is needed.
+      const orgId = await startedOrg(pool);
+      teams = new PgTeams((text, params) => pool.query(text, params), orgId);
       dash = new DashboardStore(pgQuery((text, params) => pool.query(text, params)));
     } catch (e) {
       await pool.end();

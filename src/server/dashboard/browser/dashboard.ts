@@ -1,7 +1,8 @@
 /**
  * The dashboard's script in the browser (bundled by esbuild into dist/dashboard/dashboard.js; no framework):
- * the copy button of a new key, the revocation dialog (without script, Revoke is a confirmation page), one
- * submission per form (a double click sends once), and the roll wizard's watch of the old key's last use.
+ * the copy button of a new key, the confirmation dialogs of Revoke and of Remove person (without script, each
+ * is a confirmation page), one submission per form (a double click sends once), and the roll wizard's watch
+ * of the old key's last use.
  * The DOM types it uses are declared here (the project's TypeScript has no DOM library).
  */
 
@@ -60,18 +61,22 @@ function copyButtons(): void {
   });
 }
 
-function revokeDialog(): void {
-  const dialog = document.getElementById('revoke-dialog');
-  const form = document.getElementById('revoke-form');
-  const name = document.getElementById('revoke-name');
-  const input = document.getElementById('revoke-confirm');
-  const cancel = document.getElementById('revoke-cancel');
+/**
+ * A confirmation dialog (`PREFIX-dialog`, its form, the name shown, the field, Cancel) opened by the links
+ * `links`: the form is sent where the link leads (its page, without script) and shows the link's `label` attribute.
+ */
+function confirmDialog(prefix: string, links: string, label: string): void {
+  const dialog = document.getElementById(`${prefix}-dialog`);
+  const form = document.getElementById(`${prefix}-form`);
+  const name = document.getElementById(`${prefix}-name`);
+  const input = document.getElementById(`${prefix}-confirm`);
+  const cancel = document.getElementById(`${prefix}-cancel`);
   if (!dialog || !form || !name || !input || typeof dialog.showModal !== 'function') return;
-  each('a.revoke[data-key-id]', (a) => {
+  each(links, (a) => {
     a.addEventListener('click', (e) => {
       e.preventDefault();
-      form.setAttribute('action', `/dashboard/keys/${a.getAttribute('data-key-id') ?? ''}/revoke`);
-      name.textContent = a.getAttribute('data-key-name');
+      form.setAttribute('action', a.getAttribute('href') ?? '');
+      name.textContent = a.getAttribute(label);
       input.value = '';
       dialog.showModal();
       input.focus();
@@ -118,7 +123,8 @@ function watchLastUse(): void {
 
 document.addEventListener('DOMContentLoaded', () => {
   copyButtons();
-  revokeDialog();
+  confirmDialog('revoke', 'a.revoke[data-key-id]', 'data-key-name');
+  confirmDialog('remove-person', 'a.remove-person', 'data-confirm-label');
   submitOnce();
   watchLastUse();
 });

@@ -7,6 +7,7 @@ import {
   type Person,
   type Project,
   type TeamStore,
+  PERSON_ROWS_SQL,
   TeamRequestError,
   isUniqueViolation,
 } from '../teams';
@@ -90,7 +91,10 @@ export class PgTeams implements TeamStore {
     }
   }
   async deletePerson(id: string): Promise<void> {
-    await this.q('WITH m AS (DELETE FROM project_members WHERE person_id = $1) DELETE FROM people WHERE id = $1', [id]);
+    // One statement (so one transaction): each delete a data-modifying WITH part, the person's id as $1.
+    const parts = PERSON_ROWS_SQL.map((sql) => sql.replace(/\?/g, '$1'));
+    const last = parts.pop()!;
+    await this.q(`WITH ${parts.map((p, i) => `d${i} AS (${p})`).join(', ')} ${last}`, [id]);
   }
 
   async createProject(p: Project): Promise<void> {

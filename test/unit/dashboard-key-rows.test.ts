@@ -1,0 +1,130 @@
+/**
+ * keyRows.ts, the API keys page's rows: the badges at their boundaries (idle at exactly 90 days unused,
+ * "expires soon" at exactly 14 days left, expired at its instant, revoked before anything else), the last 7
+ * UTC days, the 7-day usage per key (summed, zeros where none, rows outside the days ignored), and the keys
+ * a person sees (their own and their projects', never another organisation's, neither revoked nor expired
+ * over 30 days ago, newest first).
+ */
+import assert from 'node:assert/strict';
+import type { KeyListing } from '../../src/protocol';
+import type { Actor } from '../../src/server/http/actor';
+import { badgesOf, lastDays, usageByKey, visibleKeys } from '../../src/server/dashboard/keyRows';
+import type { ApiKey } from '../../src/server/storage/stores';
+
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-11-28T08:00:00.000Z');
+const iso = (ms: number): string => new Date(ms).toISOString();
+const key = (k: Partial<KeyListing>): Pick<KeyListing, 'created_at' | 'expires_at' | 'last_used_at' | 'revoked_at'> => ({
+  created_at: iso(NOW - 200 * DAY),
+  expires_at: null,
+  last_used_at: iso(NOW),
+  revoked_at: null,
+  ...k,
+});
+
+describe('dashboard key rows', () => {
+  it('idle: at exactly 90 days unused, not a millisecond before', () => {
+    assert.deepEqual(badgesOf(key({ last_used_at: iso(NOW - 90 * DAY) }), NOW), ['idle']);
+    assert.deepEqual(badgesOf(key({ last_used_at: iso(NOW - 90 * DAY + 1) }), NOW), []);
+  });
+
+  it('never used: a key with no use at all (not also idle)', () => {
+    assert.deepEqual(badgesOf(key({ last_used_at: null }), NOW), ['never_used']);
+  });
+
+  it('expires soon: at exactly 14 days left, not a millisecond more; with the other badges', () => {
+    assert.deepEqual(badgesOf(key({ expires_at: iso(NOW + 14 * DAY) }), NOW), ['expires_soon']);
+    assert.deepEqual(badgesOf(key({ expires_at: iso(NOW + 14 * DAY + 1) }), NOW), []);
+    assert.deepEqual(badgesOf(key({ expires_at: iso(NOW + DAY), last_used_at: null }), NOW), ['expires_soon', 'never_used']);
+  });
+
+  it('expired at its very instant, and only that badge; revoked wins over everything', () => {
+    assert.deepEqual(badgesOf(key({ expires_at: iso(NOW), last_used_at: null }), NOW), ['expired']);
+    assert.deepEqual(badgesOf(key({ expires_at: iso(NOW + 1) }), NOW), ['expires_soon']);
+    assert.deepEqual(badgesOf(key({ revoked_at: iso(NOW - DAY), expires_at: iso(NOW - DAY), last_used_at: null }), NOW), ['revoked']);
+  });
+
+  it('the last 7 UTC days, oldest first, across a month end', () => {
+    assert.deepEqual(lastDays(Date.parse('2026-12-02T00:30:00.000Z')), [
+      '2026-11-26',
+      '2026-11-27',
+      '2026-11-28',
+      '2026-11-29',
+      '2026-11-30',
+      '2026-12-01',
+      '2026-12-02',
+    ]);
+    assert.deepEqual(lastDays(NOW, 1), ['2026-11-28']);
+  });
+
+  it('usage per key: summed per day, zeros where none, days outside ignored', () => {
+    const days = lastDays(NOW);
+    const got = usageByKey(
+      [
+        { key_id: 'a', day: '2026-11-28', sessions: 2 },
+        { key_id: 'a', day: '2026-11-28', sessions: 3 },
+        { key_id: 'a', day: '2026-11-22', sessions: 1 },
+        { key_id: 'b', day: '2026-11-21', sessions: 9 },
+      ],
+      days,
+    );
+    assert.deepEqual(got.get('a'), [1, 0, 0, 0, 0, 0, 5]);
+    assert.equal(got.has('b'), false, 'a day before the seven is not counted');
+  });
+
+  it('visible keys: a member sees their own and their administered project’s, not revoked, not long expired, newest first', () => {
+    const base = {
+      type: 'personal',
+      permissions: ['read'],
+      environment: 'live',
+      org_id: 'org1',
+      project_id: null,
+      hint: 'h',
+      rolled_from: null,
+      last_used_at: null,
+      revoked_at: null,
+      expires_at: null,
+    } as const;
+    const mk = (id: string, extra: Partial<KeyListing>): KeyListing => ({
+      ...base,
+      id,
+      name: id,
+      person_id: 'p1',
+      created_at: iso(NOW - DAY),
+      ...extra,
+      permissions: ['read'],
+    });
+    const keys = [
+      mk('own-old', { created_at: iso(NOW - 3 * DAY) }),
+      mk('own-new', { created_at: iso(NOW - DAY) }),
+      mk('other-person', { person_id: 'p2' }),
+      mk('project', { person_id: null, project_id: 'rad', type: 'project' }),
+      mk('other-project', { person_id: null, project_id: 'cardio', type: 'project' }),
+      mk('other-org', { org_id: 'org2' }),
+      mk('revoked', { revoked_at: iso(NOW - DAY) }),
+      mk('expired-29d', { expires_at: iso(NOW - 29 * DAY) }),
+      mk('expired-31d', { expires_at: iso(NOW - 31 * DAY) }),
+    ];
+    const me: ApiKey = {
+      id: 'person:p1',
+      name: '',
+      type: 'personal',
+      projectId: null,
+      permissions: ['read', 'write', 'admin'],
+      environment: 'live',
+      orgId: 'org1',
+      createdAt: iso(NOW),
+      revokedAt: null,
+      hint: '',
+      personId: 'p1',
+      personRole: 'member',
+      expiresAt: null,
+      rolledFrom: null,
+    };
+    const actor: Actor = { acting: me, id: me.id, key: me, adminProjects: new Set(['rad']), ip: '127.0.0.1' };
+    assert.deepEqual(
+      visibleKeys(keys, actor, NOW).map((k) => k.id),
+      ['own-new', 'project', 'expired-29d', 'own-old'],
+    );
+  });
+});
