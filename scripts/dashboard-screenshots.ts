@@ -78,12 +78,12 @@ async function seed(s: TestServer): Promise<{ live: WsProbe }> {
     const weekday = date.getUTCDay() % 6 !== 0;
     const iso = date.toISOString().slice(0, 10);
     const n = (base: number): number => (weekday ? base : Math.round(base / 5)) + ((d * 7) % 5);
-    put.run(org, iso, pacs.id, 'ok', n(38), n(38) * 95);
-    put.run(org, iso, laptop.id, 'ok', n(14), n(14) * 140);
-    put.run(org, iso, ward.id, 'ok', n(9), n(9) * 70);
+    put.run(org, iso, pacs.id, '', n(38), n(38) * 95);
+    put.run(org, iso, laptop.id, '', n(14), n(14) * 140);
+    put.run(org, iso, ward.id, '', n(9), n(9) * 70);
     if (d % 6 === 0) put.run(org, iso, pacs.id, 'INTERNAL_ERROR', 1, 12);
     if (d <= 3) put.run(org, iso, pilot.id, 'AUTH_ERROR', 2, 0);
-    else put.run(org, iso, pilot.id, 'ok', n(3), n(3) * 60);
+    else put.run(org, iso, pilot.id, '', n(3), n(3) * 60);
   }
   db.close();
   return { live };
@@ -162,6 +162,7 @@ async function main(): Promise<void> {
       // For looking only: every page in German and on a phone, in a temporary folder.
       const look = mkdtempSync(path.join(os.tmpdir(), 'dictee-look-'));
       await pages(browser, s, 'de-DE', look, 1280, all);
+      console.log(look);
       await pages(browser, s, 'en-GB', look, 390, all);
       await pages(browser, s, 'de-DE', look, 390, ['keys', 'usage', 'people']);
       console.log(`look at ${look}`);
