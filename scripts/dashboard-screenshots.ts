@@ -90,7 +90,7 @@ async function seed(s: TestServer): Promise<{ live: WsProbe }> {
 }
 
 async function shot(page: Page, dir: string, name: string, width: number): Promise<void> {
-  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  const height = await page.evaluate<number>('document.documentElement.scrollHeight');
   const file = path.join(dir, `${name}.png`);
   await page.screenshot({ path: file, clip: { x: 0, y: 0, width, height: Math.min(height, width < 600 ? 1600 : 1000) } });
   console.log(file);

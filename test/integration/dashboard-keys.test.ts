@@ -94,7 +94,7 @@ describe('dashboard: the API keys page (Chromium)', function () {
     await phone.setViewportSize({ width: 390, height: 800 });
     await signIn(phone, server, 'owner@example.org', PASSWORD);
     await phone.goto(`${server.url}/dashboard/keys`);
-    assert.ok((await phone.evaluate(() => document.documentElement.scrollWidth)) <= 390, 'no sideways scroll of the page');
+    assert.ok((await phone.evaluate<number>('document.documentElement.scrollWidth')) <= 390, 'no sideways scroll of the page');
     await clean(phone);
     await phone.context().close();
   });
