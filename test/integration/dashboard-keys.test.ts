@@ -74,6 +74,31 @@ describe('dashboard: the API keys page (Chromium)', function () {
     assert.ok(!(await owner.content()).includes(key));
   });
 
+  it("names a project key's project, and fits a phone's width (the table scrolls inside itself)", async () => {
+    const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.masterKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.ok(res.ok, `${path}: ${res.status}`);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const project = (await post('/v1/projects', { name: 'Radiology reports' })).project as { id: string };
+    await post('/v1/api-keys', { name: 'PACS integration', type: 'project', project_id: project.id });
+    await owner.goto(`${server.url}/dashboard/keys`);
+    const row = owner.getByRole('row', { name: /PACS integration/ });
+    assert.match(await row.innerText(), /Radiology reports/);
+    assert.ok(!(await row.innerText()).includes(project.id), 'the project by its name, not its id');
+    const phone = await (await newContext(browser!)).newPage();
+    await phone.setViewportSize({ width: 390, height: 800 });
+    await signIn(phone, server, 'owner@example.org', PASSWORD);
+    await phone.goto(`${server.url}/dashboard/keys`);
+    assert.ok((await phone.evaluate<number>('document.documentElement.scrollWidth')) <= 390, 'no sideways scroll of the page');
+    await clean(phone);
+    await phone.context().close();
+  });
+
   it('makes one key of a double submission, and says a name is taken with the form kept', async () => {
     await owner.goto(`${server.url}/dashboard/keys`);
     const csrf = await owner.locator('#create-key input[name="_csrf"]').inputValue();

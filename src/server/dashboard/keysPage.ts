@@ -57,7 +57,14 @@ function permissionText(r: AuthedReq, p: Permission): string {
   return p === 'read' ? r.l10n.t('read') : p === 'write' ? r.l10n.t('write') : r.l10n.t('admin');
 }
 
-function row(r: AuthedReq, k: KeyListing, usage: number[] | undefined, now: number, days: readonly string[]): Html {
+function row(
+  r: AuthedReq,
+  k: KeyListing,
+  usage: number[] | undefined,
+  now: number,
+  days: readonly string[],
+  projectNames: ReadonlyMap<string, string>,
+): Html {
   const { l10n } = r;
   const series = usage ?? days.map(() => 0);
   const total = series.reduce((a, b) => a + b, 0);
@@ -67,7 +74,7 @@ function row(r: AuthedReq, k: KeyListing, usage: number[] | undefined, now: numb
     <td>
       ${k.type === 'project' ? l10n.t('project') : l10n.t('personal')}${k.environment === 'test' ? html` <span class="badge">${l10n.t('test')}</span>` : ''}
     </td>
-    <td>${k.project_id ?? '—'}</td>
+    <td>${k.project_id ? (projectNames.get(k.project_id) ?? k.project_id) : '—'}</td>
     <td>${k.permissions.map((p) => permissionText(r, p)).join(', ')}</td>
     <td><code>${k.hint}</code></td>
     <td>${l10n.date(k.created_at)}</td>
@@ -148,6 +155,7 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
   ]);
   const keys = visibleKeys(all, r.who.actor, now);
   const usage = usageByKey(rollup, days);
+  const names = new Map(projects.map((p) => [p.id, p.name]));
   const table = keys.length
     ? html`<table class="keys">
         <caption>
@@ -169,7 +177,7 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
           </tr>
         </thead>
         <tbody>
-          ${keys.map((k) => row(r, k, usage.get(k.id), now, days))}
+          ${keys.map((k) => row(r, k, usage.get(k.id), now, days, names))}
         </tbody>
       </table>`
     : html`<p>${l10n.t('No API keys yet.')}</p>`;
