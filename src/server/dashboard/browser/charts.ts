@@ -43,6 +43,9 @@ function options(data: ChartData, width: number): uPlot.Options {
     title: data.title,
     width,
     height: 240,
+    // The legend names the series only: the table beside the chart has the figures (a live legend would show
+    // uPlot's own English "Time" and "--" until the pointer rests on a point).
+    legend: { live: false },
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
     axes: [{ values: axisFormat(data) }, { values: (_u, splits) => splits.map((v) => nf.format(v)) }],
