@@ -2,7 +2,7 @@
  * DICTEE_E2E_CODE_SERVER_INSPECT=1 with DICTEE_BENCH_E2E_PROFILE=DIR: a CPU profile of VS Code's extension
  * host (code-server's Node processes started with `--inspect=127.0.0.1:0`; the extension host's port found by `ss`) through each phase, recorded through its
  * inspector (the Chrome DevTools protocol over a WebSocket), its heaviest functions by self time on the
- * console, and the time of the extension's own files (dist/extension.js) in all.
+ * console, and the time of the Dictée extension's own files in all.
  */
 import { writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -76,14 +76,14 @@ export async function profileHost(label: string): Promise<() => Promise<void>> {
     for (const n of profile.nodes) {
       const us = self.get(n.id) ?? 0;
       const file = n.callFrame.url.split('/').slice(-2).join('/');
-      if (/dist\/extension\.js/.test(n.callFrame.url)) ours += us;
+      if (n.callFrame.url.includes('/dictee.dictee-')) ours += us;
       if (n.callFrame.functionName === '(idle)') idle += us;
       const key = `${n.callFrame.functionName || '(anonymous)'} ${file}:${n.callFrame.lineNumber}`;
       byFn.set(key, (byFn.get(key) ?? 0) + us);
     }
     const total = (profile.endTime - profile.startTime) / 1000;
     console.log(
-      `    extension host, ${label}: ${total.toFixed(0)} ms profiled, busy ${(total - idle / 1000).toFixed(0)} ms, in dist/extension.js (self) ${(ours / 1000).toFixed(0)} ms`,
+      `    extension host, ${label}: ${total.toFixed(0)} ms profiled, busy ${(total - idle / 1000).toFixed(0)} ms, in Dictée's own code (self) ${(ours / 1000).toFixed(0)} ms`,
     );
     for (const [k, us] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 30))
       console.log(`      ${(us / 1000).toFixed(1).padStart(8)} ms  ${k}`);

@@ -7,6 +7,8 @@
  * `node --import tsx bench/writerPath.ts [OLD_ROOT]`: with OLD_ROOT (a copy of the repository's src/ and
  * test/helpers/ at another commit, e.g. `git archive HEAD~1 src test/helpers | tar -x -C OLD_ROOT`), the
  * same runs with that code too, alternated with this one's in the same process; the median of 7 rounds each.
+ * A second argument NEW_ROOT takes this code from a copy made the same way (both copies then load alike).
+ * With the grammar off the two run the same code (only the grammar's writer changed): that row is the control.
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -60,7 +62,7 @@ async function once(Ctor: RunCtor, msgs: Msg[], chunks: number, grammar: boolean
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  const codes: Array<[string, RunCtor]> = [['this code', await load(path.resolve(__dirname, '..'))]];
+  const codes: Array<[string, RunCtor]> = [['this code', await load(path.resolve(process.argv[3] ?? path.join(__dirname, '..')))]];
   if (process.argv[2]) codes.push([`old (${process.argv[2]})`, await load(path.resolve(process.argv[2]))]);
   for (const chunks of [200, 2000]) {
     const msgs = events(chunks);
