@@ -46,6 +46,7 @@ import { wavOf } from '../src/shared/wavFile';
 import { CONFIG, baselineClient, stats, type Stats } from './e2eBaseline';
 import type { BenchSection } from './run';
 import { section } from './e2eSection';
+import { profileHost } from './e2eHostProfile';
 import { PAGE_PROBE, committedTimes, logStages, whereTimeGoes, profilePage, readProbe, stagesOf, type FinalStages } from './e2eStages';
 
 /** Finals per two phases (eight phases: the bench stays within 10 minutes); DICTEE_BENCH_E2E_CHUNKS sets another count. */
@@ -179,6 +180,7 @@ async function phase(bench: Bench, file: string, source: Source, grammar: boolea
   const logMark = extensionLogIn(bench.userDataDir).length;
   const capture = await startRun(bench, source, grammar);
   const stopProfile = await profilePage(wb.page, `${source}-grammar-${grammar ? 'on' : 'off'}`);
+  const stopHostProfile = await profileHost(`${source}-grammar-${grammar ? 'on' : 'off'}`);
   const pcm = phasePcm();
   const from = tap.finals.length;
   const startedAt = Date.now();
@@ -215,6 +217,7 @@ async function phase(bench: Bench, file: string, source: Source, grammar: boolea
     'every final in the editor',
   ).catch(() => undefined);
   await stopProfile();
+  await stopHostProfile();
   const probe = await readProbe(wb.page);
   const seen = probe.seen;
   const measured = vscodeFinals(); // finals forwarded up to now; any later one is not counted

@@ -88,6 +88,11 @@ export class RangeTracker {
     return [...this.ranges.values()].sort((a, b) => a.start - b.start || a.end - b.end);
   }
 
+  /** All tracked ranges in no particular order, without copying or sorting them (what reads every range once needs). */
+  unordered(): IterableIterator<Readonly<TrackedRange>> {
+    return this.ranges.values();
+  }
+
   /** Number of our own edits announced and not yet seen. */
   get pendingCount(): number {
     return this.pending.length;

@@ -126,7 +126,8 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   /** The document around [start, end) as the grammar reads it; `replaceable`: the run's own unedited chunk just before. */
   context(start: number, end: number): DocContext {
     let replaceable = 0;
-    for (const r of this.target.tracker.all()) {
+    // Read on every chunk and provisional update: the ranges unsorted (all() copies and sorts the run's chunks each time).
+    for (const r of this.target.tracker.unordered()) {
       // Not the ranges of the run's own (the insertion point, a template on its way): `\u0000…`.
       if (!r.id.startsWith('\u0000') && r.end === start && r.end > r.start && !r.edited)
         replaceable = Math.max(replaceable, r.end - r.start);

@@ -18,15 +18,27 @@ export class ProvisionalDecoration implements vscode.Disposable {
   private shown: { doc: vscode.TextDocument; offset: number; text: string } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastRender = 0;
-  private readonly listener: vscode.Disposable;
+  /** What the editors were last sent (document, its version, offset, text): the same again is not re-sent. */
+  private drawnKey = '';
+  /** `editor.wordWrap` and `editor.wordWrapColumn` per document and language, read once (getConfiguration costs per call). */
+  private readonly layouts = new Map<string, { wordWrap: string; wordWrapColumn: number }>();
+  private readonly listeners: vscode.Disposable[];
 
   constructor(private readonly throttleMs = 50) {
     this.type = vscode.window.createTextEditorDecorationType({
       after: { color: new vscode.ThemeColor('dictee.provisionalForeground'), fontStyle: 'italic' },
       rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
     });
-    // An editor of the target document that becomes visible shows the provisional text too.
-    this.listener = vscode.window.onDidChangeVisibleTextEditors(() => this.render());
+    this.listeners = [
+      // An editor of the target document that becomes visible shows the provisional text too.
+      vscode.window.onDidChangeVisibleTextEditors(() => {
+        this.drawnKey = '';
+        this.render();
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('editor.wordWrap') || e.affectsConfiguration('editor.wordWrapColumn')) this.layouts.clear();
+      }),
+    ];
   }
 
   /** Shows `text` at `offset` of `doc` (empty text hides it). */
@@ -66,6 +78,10 @@ export class ProvisionalDecoration implements vscode.Disposable {
     const p = this.pending ?? this.shown;
     if (!p) return;
     this.shown = p;
+    // The same text at the same place of the same version of the document: the editors show it already.
+    const key = `${p.doc.uri.toString()}\u0000${p.doc.version}\u0000${p.offset}\u0000${p.text}`;
+    if (key === this.drawnKey) return;
+    this.drawnKey = key;
     for (const editor of vscode.window.visibleTextEditors) {
       if (editor.document.uri.toString() !== p.doc.uri.toString()) continue;
       if (p.text === '') {
@@ -73,11 +89,7 @@ export class ProvisionalDecoration implements vscode.Disposable {
         continue;
       }
       const pos = p.doc.positionAt(p.offset);
-      const editorSettings = vscode.workspace.getConfiguration('editor', p.doc);
-      const layout = {
-        wordWrap: editorSettings.get<string>('wordWrap', 'off'),
-        wordWrapColumn: editorSettings.get<number>('wordWrapColumn', 80),
-      };
+      const layout = this.layoutOf(p.doc);
       // The room left on the screen row: a long provisional text at the end of a long line shows its last words.
       const shown = displayProvisional(p.text, provisionalRoom(pos.character, layout));
       const hover = shown === p.text ? undefined : new vscode.MarkdownString().appendText(p.text);
@@ -92,9 +104,23 @@ export class ProvisionalDecoration implements vscode.Disposable {
     }
   }
 
+  private layoutOf(doc: vscode.TextDocument): { wordWrap: string; wordWrapColumn: number } {
+    const key = `${doc.languageId}\u0000${doc.uri.toString()}`;
+    let layout = this.layouts.get(key);
+    if (!layout) {
+      const editorSettings = vscode.workspace.getConfiguration('editor', doc);
+      layout = {
+        wordWrap: editorSettings.get<string>('wordWrap', 'off'),
+        wordWrapColumn: editorSettings.get<number>('wordWrapColumn', 80),
+      };
+      this.layouts.set(key, layout);
+    }
+    return layout;
+  }
+
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
-    this.listener.dispose();
+    for (const l of this.listeners) l.dispose();
     this.type.dispose();
   }
 }

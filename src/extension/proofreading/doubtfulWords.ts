@@ -4,7 +4,8 @@
  * count of the active document in a status-bar item, and the commands Next/Previous/Accept Doubtful
  * Word. Every change of a document with marks moves them; a mark whose text is changed is gone. An
  * editor is sent its marks again only when they or their places changed (drawnRanges.ts): a word
- * dictated after the marks costs the editor no redraw.
+ * dictated after the marks costs the editor no redraw. The decorations carry ranges only; a mark's hover
+ * (how sure the engine was, links to accept, correct or play it) is made when asked, by a hover provider.
  */
 import * as vscode from 'vscode';
 import { ProofMarks, type DoubtfulMark } from '../../client/proofreading/proofMarks';
@@ -26,7 +27,7 @@ export class DoubtfulWords implements vscode.Disposable {
   readonly onDidChange = this.changeEmitter.event;
   private readonly editEmitter = new vscode.EventEmitter<vscode.TextDocument>();
   /** What each editor was last sent (its document, the marks' ranges), to send only what changed. */
-  private readonly drawn = new WeakMap<vscode.TextEditor, { doc: string; ranges: DrawnRange[]; marks: string }>();
+  private readonly drawn = new WeakMap<vscode.TextEditor, { doc: string; ranges: DrawnRange[] }>();
   /** The count and context key last shown. */
   private shownCount: { text: string; tooltip: string; label: string; visible: boolean; context: boolean } | undefined;
   /** A document Dictée dictated into was edited: its chunks and marks have moved with the text. */
@@ -52,19 +53,22 @@ export class DoubtfulWords implements vscode.Disposable {
         const before = marks.count;
         const changes = textChanges(e);
         marks.changed(changes);
-        // What each editor of the document shows now: its marks, moved by the editor itself.
+        // What each editor of the document shows now: its marks, moved by the editor itself (the hovers,
+        // made when asked, carry no offsets: marks that only moved are not sent again).
         for (const editor of vscode.window.visibleTextEditors) {
           const drawn = this.drawn.get(editor);
           if (drawn && drawn.doc === e.document.uri.toString()) {
-            // Marks that moved are sent again all the same: their hovers' links carry their offsets.
             const moved = moveDrawn(drawn.ranges, changes);
-            if (!moved || !sameDrawn(moved, drawn.ranges)) this.drawn.delete(editor);
+            if (moved) drawn.ranges = moved;
+            else this.drawn.delete(editor);
           }
         }
         this.render(e.document.uri, marks.count !== before);
         this.editEmitter.fire(e.document);
       }),
       vscode.window.onDidChangeVisibleTextEditors(() => this.renderAll()),
+      // A mark's hover is made when the pointer rests on it: the decorations carry ranges only.
+      vscode.languages.registerHoverProvider('*', { provideHover: (doc, pos) => this.hover(doc, pos) }),
       vscode.window.onDidChangeActiveTextEditor(() => this.showCount()),
       vscode.workspace.onDidCloseTextDocument((d) => {
         const uri = d.uri.toString();
@@ -153,22 +157,31 @@ export class DoubtfulWords implements vscode.Disposable {
     const d = editor.document;
     const list = marks?.list() ?? [];
     const ranges = list.map((m): DrawnRange => [m.start, m.end]);
-    // The same marks (ids and confidences: the hovers) where the editor shows them already: nothing to send.
-    const key = list.map((m) => `${m.id}:${m.confidence}`).join('\n');
+    // The marks where the editor shows them already: nothing to send.
     const drawn = this.drawn.get(editor);
-    if (drawn && drawn.doc === d.uri.toString() && drawn.marks === key && sameDrawn(drawn.ranges, ranges)) return;
-    this.drawn.set(editor, { doc: d.uri.toString(), ranges, marks: key });
-    const options = list.map((m): vscode.DecorationOptions => {
-      const args = encodeURIComponent(JSON.stringify([m.id]));
-      const range = encodeURIComponent(JSON.stringify([d.uri.toString(), m.start, m.end]));
-      const hover = new vscode.MarkdownString(
-        `${vscode.l10n.t('Dictée: doubtful word (the engine was {0}% sure).', Math.round(m.confidence * 100))}\n\n` +
-          `[${vscode.l10n.t('Accept')}](command:dictee.acceptDoubtfulWord?${args}) · [${vscode.l10n.t('Correct That')}](command:dictee.correctRange?${range}) · [${vscode.l10n.t('Play Back')}](command:dictee.playRange?${range})`,
-      );
-      hover.isTrusted = { enabledCommands: HOVER_COMMANDS };
-      return { range: new vscode.Range(d.positionAt(m.start), d.positionAt(m.end)), hoverMessage: hover };
-    });
-    editor.setDecorations(this.type, options);
+    if (drawn && drawn.doc === d.uri.toString() && sameDrawn(drawn.ranges, ranges)) return;
+    this.drawn.set(editor, { doc: d.uri.toString(), ranges });
+    editor.setDecorations(
+      this.type,
+      list.map((m) => new vscode.Range(d.positionAt(m.start), d.positionAt(m.end))),
+    );
+  }
+
+  /** The hover of the mark under the pointer: how sure the engine was, and links to accept, correct or play it. */
+  private hover(d: vscode.TextDocument, pos: vscode.Position): vscode.Hover | undefined {
+    const marks = this.docs.get(d.uri.toString());
+    if (!marks || marks.count === 0) return undefined;
+    const at = d.offsetAt(pos);
+    const m = marks.at(at, at);
+    if (!m) return undefined;
+    const args = encodeURIComponent(JSON.stringify([m.id]));
+    const range = encodeURIComponent(JSON.stringify([d.uri.toString(), m.start, m.end]));
+    const text = new vscode.MarkdownString(
+      `${vscode.l10n.t('Dictée: doubtful word (the engine was {0}% sure).', Math.round(m.confidence * 100))}\n\n` +
+        `[${vscode.l10n.t('Accept')}](command:dictee.acceptDoubtfulWord?${args}) · [${vscode.l10n.t('Correct That')}](command:dictee.correctRange?${range}) · [${vscode.l10n.t('Play Back')}](command:dictee.playRange?${range})`,
+    );
+    text.isTrusted = { enabledCommands: HOVER_COMMANDS };
+    return new vscode.Hover(text, new vscode.Range(d.positionAt(m.start), d.positionAt(m.end)));
   }
 
   private renderAll(): void {

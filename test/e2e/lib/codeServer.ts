@@ -138,6 +138,9 @@ export async function startCodeServer(opts: CodeServerOptions): Promise<CodeServ
   mkdirSync(xdg, { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: xdg, XDG_DATA_HOME: xdg, ...opts.env };
   delete env.VSCODE_IPC_HOOK_CLI;
+  // DICTEE_E2E_CODE_SERVER_INSPECT: every Node process of code-server (its extension host among them) with an inspector
+  // on a free loopback port, for bench/e2eHostProfile.ts.
+  if (process.env.DICTEE_E2E_CODE_SERVER_INSPECT) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:0`.trim();
   installExtension(opts.vsix, userDataDir, extensionsDir, env);
   if (opts.locale && !opts.locale.startsWith('en')) installLocalePack(opts.locale, base, userDataDir, extensionsDir, env);
   // code-server is a remote window: `machine`-scoped settings (dictee.serverUrl) are read from the
