@@ -153,6 +153,8 @@ export function neuralMarkdown(r: NeuralResult, cores: number, stepFrames: numbe
     '',
     '| sessions | chunks | p50 ms | p99 ms | max ms | process CPU, cores | load avg |',
     '|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.steps.map((s) => `| ${s.sessions} | ${s.chunks} | ${f1(s.p50)} | ${f1(s.p99)} | ${f1(s.max)} | ${s.cores.toFixed(2)} | ${f1(s.load)} |`),
+    ...r.steps.map(
+      (s) => `| ${s.sessions} | ${s.chunks} | ${f1(s.p50)} | ${f1(s.p99)} | ${f1(s.max)} | ${s.cores.toFixed(2)} | ${f1(s.load)} |`,
+    ),
   ];
 }

@@ -20,7 +20,9 @@ export async function synthCommand(
   if (v.size !== undefined && v.size !== 'tiny' && v.size !== 'real') throw new UsageError('--size must be tiny or real');
   const m = await synthModel(name, dir, { ...(defect ? { defect: defect as SynthDefect } : {}), ...(v.size ? { size: v.size } : {}) });
   if (m.size === 'real') {
-    out(`wrote a REAL-SIZE SYNTHETIC model of ${name} to ${dir}: its dimensions, RANDOM int8 weights (to measure cost; it recognises nothing)\n`);
+    out(
+      `wrote a REAL-SIZE SYNTHETIC model of ${name} to ${dir}: its dimensions, RANDOM int8 weights (to measure cost; it recognises nothing)\n`,
+    );
     return;
   }
   out(`wrote a SYNTHETIC ${m.family} model of ${name}'s shape to ${dir} (made-up weights: it recognises no speech)\n`);

@@ -59,7 +59,10 @@ describe('sherpa-onnx: tokens.txt checked against the model at start', function 
 
   it('NeMo: a vocabulary shorter than the model (the ids contiguous) is refused by its count', async () => {
     const dir = await withTokens(NEMOTRON, (l) => [...l.slice(0, l.length - 3), l[l.length - 1]!.replace(/\d+$/, String(l.length - 3))]);
-    await assert.rejects(loadModel(dir, 'model', {}), refused(/has \d+ tokens, the model emits \d+ \(its vocab_size metadata plus the blank\)/));
+    await assert.rejects(
+      loadModel(dir, 'model', {}),
+      refused(/has \d+ tokens, the model emits \d+ \(its vocab_size metadata plus the blank\)/),
+    );
   });
 
   it('Zipformer2: a gap in the ids, an id twice, a line without an id: each refused with its line', async () => {
