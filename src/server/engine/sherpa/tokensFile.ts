@@ -89,7 +89,7 @@ function entry(b: Buffer): [string, string] | undefined {
 }
 
 /** Reads `tokens.txt` as sherpa-onnx does (`piece id` a line; a line of only an id is the space piece): id → piece. */
-export function readTokens(file: string): Map<number, string> {
+function readTokens(file: string): Map<number, string> {
   const ids = new Map<number, string>();
   const name = path.basename(file);
   readFileSync(file, 'utf8')
