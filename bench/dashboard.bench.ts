@@ -25,7 +25,7 @@ const SIZE: SeedSize = {
   sessions: Number(process.env.DICTEE_BENCH_USAGE_SESSIONS ?? '') || 1_000_000,
 };
 const RUNS = 20;
-const BROWSER_RUNS = 10;
+const BROWSER_RUNS = 3;
 const PAGES = [
   { name: 'API keys', path: '/dashboard/keys', target: 300 },
   { name: 'Usage, 30 days by key', path: '/dashboard/usage?range=30d&group=key', target: 500 },

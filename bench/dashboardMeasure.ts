@@ -103,7 +103,7 @@ export async function browserTimes(urls: string[], runs: number, cookie: string)
       await page.setExtraHTTPHeaders({ cookie });
       const r = { load: [] as number[], fcp: [] as number[] };
       for (let i = 0; i <= runs; i++) {
-        await page.goto(url, { waitUntil: 'load' });
+        await page.goto(url, { waitUntil: 'load', timeout: 180_000 });
         // Run in the page (a string, so that Node's types of `performance` do not apply).
         const t = (await page.evaluate(`(() => {
           const nav = performance.getEntriesByType('navigation')[0];
