@@ -9,7 +9,7 @@
 import type { StoredAudit } from './audit';
 import type { OrgRole } from './teams';
 import { END_CODE } from './usageSchema';
-import { Where } from './usage';
+import { type SessionListing, Where } from './usage';
 
 /** What a signed-in person sees. */
 export interface ViewScope {
@@ -67,23 +67,11 @@ export interface UsagePoint {
   audio_seconds: number;
 }
 
-/** A session as the Sessions page lists it: ids, times, figures, never text. */
-export interface SessionRow {
-  session_id: string;
-  key_id: string;
+/** A session as the Sessions page lists it: the API's listing (without the organisation) and its key's names; never text. */
+export interface SessionRow extends Omit<SessionListing, 'org_id'> {
   key_name: string | null;
   key_hint: string | null;
-  project_id: string | null;
   person_id: string | null;
-  origin: string;
-  state: 'live' | 'ended' | 'initialised';
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-  duration: number | null;
-  audio_seconds: number | null;
-  final_chunks: number;
-  end_reason: string | null;
 }
 
 /** A key as the pages name it. */
