@@ -200,4 +200,34 @@ describe('dashboard: the API keys page (Chromium)', function () {
     assert.equal((await p.request.get(`${server.url}/dashboard/people`)).status(), 403);
     await p.context().close();
   });
+  it('shows 100 keys a page, with Previous and Next by keyboard (here last: it adds 120 keys)', async () => {
+    for (let i = 0; i < 120; i += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, j) => {
+          const res = await fetch(`${server.url}/v1/api-keys`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${server.masterKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: `bulk ${String(i + j).padStart(3, '0')}`, type: 'personal' }),
+          });
+          assert.equal(res.status, 201, await res.text());
+        }),
+      );
+    }
+    const total = (
+      (await call(server.url, 'GET', '/v1/api-keys', server.masterKey)).json.keys as Array<{ revoked_at: string | null }>
+    ).filter((k) => !k.revoked_at).length;
+    await owner.goto(`${server.url}/dashboard/keys`);
+    assert.equal(await owner.locator('table.keys tbody tr').count(), 100);
+    assert.match(await owner.locator('table.keys caption').innerText(), new RegExp(`^1–100 of ${total.toLocaleString('en')} keys$`));
+    assert.equal(await owner.getByRole('link', { name: 'Previous page' }).count(), 0);
+    const next = owner.getByRole('navigation', { name: 'Pages of keys' }).getByRole('link', { name: 'Next page' });
+    await next.focus();
+    await Promise.all([owner.waitForNavigation(), owner.keyboard.press('Enter')]);
+    assert.equal(new URL(owner.url()).searchParams.get('page'), '2');
+    assert.equal(await owner.locator('table.keys tbody tr').count(), Math.min(100, total - 100));
+    assert.match(await owner.getByRole('navigation', { name: 'Pages of keys' }).innerText(), /Page 2 of 2/);
+    assert.deepEqual(await axeViolations(owner), []);
+    await owner.goto(`${server.url}/dashboard/keys?page=999`);
+    assert.match(await owner.locator('table.keys caption').innerText(), /^101–/, 'a page past the end shows the last one');
+  });
 });

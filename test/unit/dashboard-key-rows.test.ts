@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import type { KeyListing } from '../../src/protocol';
 import type { Actor } from '../../src/server/http/actor';
-import { badgesOf, lastDays, usageByKey, visibleKeys } from '../../src/server/dashboard/keyRows';
+import { badgesOf, keysPageOf, lastDays, usageByKey, visibleKeys } from '../../src/server/dashboard/keyRows';
 import type { ApiKey } from '../../src/server/storage/stores';
 
 const DAY = 86_400_000;
@@ -126,5 +126,25 @@ describe('dashboard key rows', () => {
       visibleKeys(keys, actor, NOW).map((k) => k.id),
       ['own-new', 'project', 'expired-29d', 'own-old'],
     );
+  });
+});
+
+describe('keyRows: the page of the keys table', () => {
+  it('shows 100 rows a page; the last page holds the rest', () => {
+    assert.deepEqual(keysPageOf(10_000, null), { page: 1, pages: 100, from: 0, to: 100 });
+    assert.deepEqual(keysPageOf(10_000, '2'), { page: 2, pages: 100, from: 100, to: 200 });
+    assert.deepEqual(keysPageOf(250, '3'), { page: 3, pages: 3, from: 200, to: 250 });
+    assert.deepEqual(keysPageOf(100, null), { page: 1, pages: 1, from: 0, to: 100 });
+    assert.deepEqual(keysPageOf(101, '2'), { page: 2, pages: 2, from: 100, to: 101 });
+  });
+
+  it('one page when there is no key; an unreadable or out-of-range page gives the nearest one', () => {
+    assert.deepEqual(keysPageOf(0, '5'), { page: 1, pages: 1, from: 0, to: 0 });
+    assert.equal(keysPageOf(250, '0').page, 1);
+    assert.equal(keysPageOf(250, '-1').page, 1);
+    assert.equal(keysPageOf(250, 'two').page, 1);
+    assert.equal(keysPageOf(250, '1.5').page, 1);
+    assert.equal(keysPageOf(250, '99').page, 3);
+    assert.equal(keysPageOf(250, '99999999999999').page, 1);
   });
 });

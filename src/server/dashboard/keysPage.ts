@@ -9,7 +9,7 @@ import type { AuthedReq, DashReq } from './context';
 import { type TypedConfirm, confirmDialog } from './confirmTyped';
 import { type Html, html } from './html';
 import { newToken } from './identity';
-import { badgesOf, lastDays, usageByKey, visibleKeys, type Badge } from './keyRows';
+import { badgesOf, keysPageOf, lastDays, usageByKey, visibleKeys, type Badge, type KeysPage } from './keyRows';
 import { csrfField } from './layout';
 import { sendPage } from './respond';
 import { sparkline } from './sparkline';
@@ -143,7 +143,20 @@ export function revokeConfirm(r: DashReq): TypedConfirm {
   };
 }
 
-/** The page: the table, then the form (its state kept after a refusal). */
+/** Previous and next links under the table when the keys fill more than one page. */
+function pager(r: AuthedReq, at: KeysPage): Html {
+  if (at.pages === 1) return html``;
+  const { l10n } = r;
+  const link = (page: number, text: string, rel: string): Html =>
+    html`<a href="/dashboard/keys?page=${String(page)}" rel="${rel}">${text}</a>`;
+  return html`<nav class="pager" aria-label="${l10n.t('Pages of keys')}">
+    ${at.page > 1 ? link(at.page - 1, l10n.t('Previous page'), 'prev') : html``}
+    <span>${l10n.t('Page {0} of {1}', l10n.number(at.page), l10n.number(at.pages))}</span>
+    ${at.page < at.pages ? link(at.page + 1, l10n.t('Next page'), 'next') : html``}
+  </nav>`;
+}
+
+/** The page: the table (a page of it), then the form (its state kept after a refusal). */
 export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 200): Promise<void> {
   const { l10n, ctx } = r;
   const now = ctx.now();
@@ -156,30 +169,36 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
   const keys = visibleKeys(all, r.who.actor, now);
   const usage = usageByKey(rollup, days);
   const names = new Map(projects.map((p) => [p.id, p.name]));
+  const at = keysPageOf(keys.length, r.url.searchParams.get('page'));
   const table = keys.length
     ? html`<table class="keys">
-        <caption>
-          ${l10n.t('{0} keys', l10n.number(keys.length))}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">${l10n.t('Name')}</th>
-            <th scope="col">${l10n.t('Type')}</th>
-            <th scope="col">${l10n.t('Project')}</th>
-            <th scope="col">${l10n.t('Permissions')}</th>
-            <th scope="col">${l10n.t('Hint')}</th>
-            <th scope="col">${l10n.t('Created')}</th>
-            <th scope="col">${l10n.t('Expires')}</th>
-            <th scope="col">${l10n.t('Last used')}</th>
-            <th scope="col">${l10n.t('7 days')}</th>
-            <th scope="col">${l10n.t('Status')}</th>
-            <th scope="col">${l10n.t('Actions')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${keys.map((k) => row(r, k, usage.get(k.id), now, days, names))}
-        </tbody>
-      </table>`
+          <caption>
+            ${
+              at.pages > 1
+                ? l10n.t('{0}–{1} of {2} keys', l10n.number(at.from + 1), l10n.number(at.to), l10n.number(keys.length))
+                : l10n.t('{0} keys', l10n.number(keys.length))
+            }
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">${l10n.t('Name')}</th>
+              <th scope="col">${l10n.t('Type')}</th>
+              <th scope="col">${l10n.t('Project')}</th>
+              <th scope="col">${l10n.t('Permissions')}</th>
+              <th scope="col">${l10n.t('Hint')}</th>
+              <th scope="col">${l10n.t('Created')}</th>
+              <th scope="col">${l10n.t('Expires')}</th>
+              <th scope="col">${l10n.t('Last used')}</th>
+              <th scope="col">${l10n.t('7 days')}</th>
+              <th scope="col">${l10n.t('Status')}</th>
+              <th scope="col">${l10n.t('Actions')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${keys.slice(at.from, at.to).map((k) => row(r, k, usage.get(k.id), now, days, names))}
+          </tbody>
+        </table>
+        ${pager(r, at)}`
     : html`<p>${l10n.t('No API keys yet.')}</p>`;
   const dialog = confirmDialog(r, revokeConfirm(r), '/dashboard/keys');
   sendPage(
