@@ -49,7 +49,9 @@ async function measure(backend: string, service: TestServer, seedS: number, coun
     const page = await timeGet(`${service.url}${p.path}`, RUNS, cookie);
     const copy = await staticServer(new Map([['/', { type: 'text/html; charset=utf-8', body: Buffer.from(page.body) }]]));
     const base = await timeGet(`${copy.url}/`, RUNS).finally(() => copy.close());
-    console.log(`  ${backend} ${p.path}: ${page.bytes} bytes, first byte ${ms(median(page.ttfb))} ms, whole ${ms(median(page.total))} ms (static ${ms(median(base.total))} ms)`);
+    console.log(
+      `  ${backend} ${p.path}: ${page.bytes} bytes, first byte ${ms(median(page.ttfb))} ms, whole ${ms(median(page.total))} ms (static ${ms(median(base.total))} ms)`,
+    );
     out.pages.push({ ...p, page, base });
   }
   if (withBrowser) {
@@ -150,11 +152,11 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
       `${SIZE.activeKeys} keys; 2 % ended by an error), seeded in bulk (bench/dashboardSeed.ts), the daily rollup built as migration 4 builds it.`,
       `An owner signed in through the form; each page rendered by the built service and read over loopback HTTP, ${RUNS} GETs after`,
       'a warm-up, timed to the first byte of the reply and to its last. Baseline in the same run: the same bytes served as a',
-      `static page by a bare \`node:http\` server on loopback. The machine was shared with other work (load average ${load0.toFixed(1)} at`,
-      'the start of this bench, 2 cores), so every figure is high; an absolute target met under that load is met.',
+      `static page by a bare \`node:http\` server on loopback. Load average ${load0.toFixed(1)} at the start of this bench (2 cores);`,
+      'other work on the machine makes every figure higher, so an absolute target met under load is met.',
       '',
       ...results.flatMap(table),
-      `**In Chromium** (headless, SQLite), the keys page with ${SIZE.keys.toLocaleString('en')} rows, ${BROWSER_RUNS} loads after a warm-up: navigation to`,
+      `**In Chromium** (headless, SQLite), the keys page of ${SIZE.keys.toLocaleString('en')} keys (its first 100 rows), ${BROWSER_RUNS} loads after a warm-up: navigation to`,
       `the load event median ${ms(median(b.page.load))} ms (p95 ${ms(p95(b.page.load))}), first contentful paint ${ms(median(b.page.fcp))} ms (p95 ${ms(p95(b.page.fcp))});`,
       `its static copy (same HTML, scripts and styles, from the bare server): load ${ms(median(b.copy.load))} ms (p95 ${ms(p95(b.copy.load))}),`,
       `first contentful paint ${ms(median(b.copy.fcp))} ms (p95 ${ms(p95(b.copy.fcp))}).`,

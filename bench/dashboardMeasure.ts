@@ -26,7 +26,9 @@ function getOnce(url: string, cookie?: string): Promise<{ ttfb: number; total: n
       const ttfb = performance.now() - t0;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ ttfb, total: performance.now() - t0, body: Buffer.concat(chunks).toString('utf8'), status: res.statusCode ?? 0 }));
+      res.on('end', () =>
+        resolve({ ttfb, total: performance.now() - t0, body: Buffer.concat(chunks).toString('utf8'), status: res.statusCode ?? 0 }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -66,7 +68,8 @@ export async function assetsOf(base: string, page: string, cookie: string): Prom
   const out = new Map<string, { type: string; body: Buffer }>();
   for (const m of page.matchAll(/(?:src|href)="(\/dashboard\/[^"?]+\.(?:js|css|svg|png|ico))"/g)) {
     const res = await fetch(`${base}${m[1]!}`, { headers: { cookie } });
-    if (res.ok) out.set(m[1]!, { type: res.headers.get('content-type') ?? 'application/octet-stream', body: Buffer.from(await res.arrayBuffer()) });
+    if (res.ok)
+      out.set(m[1]!, { type: res.headers.get('content-type') ?? 'application/octet-stream', body: Buffer.from(await res.arrayBuffer()) });
   }
   return out;
 }
@@ -95,7 +98,11 @@ export const CHROMIUM = process.env.DICTEE_E2E_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Each URL loaded `runs` times (after a warm-up) in one headless Chromium: navigation → load event, and first contentful paint. */
 export async function browserTimes(urls: string[], runs: number, cookie: string): Promise<Array<{ load: number[]; fcp: number[] }>> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
   try {
     const out: Array<{ load: number[]; fcp: number[] }> = [];
     for (const url of urls) {
@@ -104,12 +111,17 @@ export async function browserTimes(urls: string[], runs: number, cookie: string)
       const r = { load: [] as number[], fcp: [] as number[] };
       for (let i = 0; i <= runs; i++) {
         await page.goto(url, { waitUntil: 'load', timeout: 180_000 });
-        // Run in the page (a string, so that Node's types of `performance` do not apply).
-        const t = (await page.evaluate(`(() => {
+        // Run in the page (a string, so that Node's types of `performance` do not apply). A small page may load
+        // before its first paint: the paint entry is awaited (buffered), for 10 s at most.
+        const t = (await page.evaluate(`new Promise((resolve) => {
           const nav = performance.getEntriesByType('navigation')[0];
-          const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-          return { load: nav.loadEventStart, fcp: fcp ? fcp.startTime : -1 };
-        })()`)) as { load: number; fcp: number };
+          const done = (fcp) => resolve({ load: nav.loadEventStart, fcp });
+          new PerformanceObserver((list) => {
+            const e = list.getEntriesByName('first-contentful-paint')[0];
+            if (e) done(e.startTime);
+          }).observe({ type: 'paint', buffered: true });
+          setTimeout(() => done(-1), 10000);
+        })`)) as { load: number; fcp: number };
         if (t.fcp < 0) throw new Error(`${url}: no first contentful paint`);
         if (i > 0) {
           r.load.push(t.load);
