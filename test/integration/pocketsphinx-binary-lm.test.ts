@@ -1,7 +1,7 @@
 /**
  * A language model given to the decoders in its binary form (binaryLm.ts): made by Debian's
  * `sphinx_lm_convert` from an ARPA file written here (a bigram of the reference transcripts of
- * pocketsphinx-testdata's six recordings), it decodes those real recordings to the same words as the ARPA
+ * pocketsphinx-testdata's recordings), it decodes two of those real recordings to the same words as the ARPA
  * file, is made once, and a converter that is missing or fails leaves the ARPA file in use with the reason.
  */
 import assert from 'node:assert/strict';
@@ -64,8 +64,9 @@ describe('pocketsphinx: the language model in binary form', function () {
   });
 
   it('decodes real recordings to the same words as its ARPA file, and is made once', async () => {
-    const recs = recordings();
-    const all = recs;
+    const all = recordings();
+    // The model is of every transcript; two recordings decoded (each decode takes a second or more on a busy machine).
+    const recs = [all.find((r) => r.name === 'goforward')!, [...all].sort((a, b) => a.pcm.length - b.pcm.length)[0]!];
     const arpa = path.join(dir, 'test.arpa');
     writeFileSync(arpa, bigramArpa(all.map((r) => r.reference)));
     const bin = await binaryLanguageModel(arpa);
