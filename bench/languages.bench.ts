@@ -115,6 +115,7 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
   cpSync(path.join(lm.modelsDir, 'pocketsphinx-fr'), path.join(dir, 'pocketsphinx-fr'), { recursive: true });
   cpSync(path.dirname(lm.arpa), path.join(dir, 'lm-fr'), { recursive: true });
   const md: string[] = [];
+  const loadAtStart = os.loadavg();
   const samples: Record<string, number> = {};
   const ratios: Record<string, number> = {};
   const svc = await startService('pocketsphinx', ['--workers', '1'], { DICTEE_MODELS_DIR: dir });
@@ -159,12 +160,14 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
     '1.2 s of silence, 100 ms frames in real time (two sessions at a time), `silence_threshold` 1 s, `engine_endpointing`',
     '0.5 s, proofreading on; the service started with `--engine pocketsphinx --workers 1`. Its final text is its `batch.replace`',
     "chunks. Baseline: the same model (the service's, grammar words added) decoding each whole file in one utterance. French:",
-    'the 8 kHz model of soundswallower@0.6.3 and a trigram of the whole shared CC0 corpus (65k words); Spanish: cmusphinx-es-5.2,',
+    'the 8 kHz model of soundswallower@0.6.3 and a trigram of the whole shared CC0 corpus (65k words), given to the decoders in',
+    'binary form as the service does; Spanish: cmusphinx-es-5.2,',
     'no language model. Words scored as the dictation grammar writes them (French elisions and numbers).',
-    `Load average when it ended: ${os
+    `Load average when it began: ${loadAtStart.map((x) => x.toFixed(1)).join(' / ')}; when it ended: ${os
       .loadavg()
       .map((x) => x.toFixed(1))
       .join(' / ')} (1 / 5 / 15 min; other work shares the machine).`,
+    `Recordings: ${process.env[CLIPS_ENV] ? `the first ${process.env[CLIPS_ENV]} of each language (${CLIPS_ENV})` : 'all'}.`,
     '',
     ...md,
   ].join('\n');
