@@ -8,8 +8,15 @@
  *    sockets or threads), with their CPU cost: real-time factor, and the French sessions per core it
  *    allows (an estimate from CPU seconds, not a latency measure).
  *
+ * 3. French: the service's search settings beside the earlier ones ({@link EARLIER_SEARCH}), in process
+ *    on the same clips: WER and CPU seconds of both, and their ratio.
+ *
  * French: the model `npm run models -- fetch pocketsphinx-fr` installs and a trigram of the whole shared
- * corpus (test/helpers/frenchLm.ts, cached). Spanish: the shared model files, no language model.
+ * corpus (test/helpers/frenchLm.ts, cached; given to the decoders in binary form as the service does,
+ * when sphinx_lm_convert is installed). Spanish: the shared model files, no language model.
+ *
+ * `DICTEE_LANGUAGES_CLIPS=N`: at most N recordings per language (the first of the manifest), for a quicker
+ * run; all of them by default (about 15 minutes here on a quiet two-core machine).
  */
 import { cpSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -26,12 +33,31 @@ import {
   speechClips,
 } from './speechCompare';
 import { ensureFrenchLm } from '../test/helpers/frenchLm';
+import { type DecoderOptions, type PocketsphinxModel, searchSettings } from '../src/server/engine/pocketsphinx/ffi';
 import { modelsDirWith } from '../test/helpers/pocketsphinxModels';
 import { wordErrors } from '../test/helpers/recordings';
 import { framesOf, silence } from '../test/helpers/speech';
 import { type Svc, session, startService, stopService } from './engineService';
 
 const FRAME = 3200;
+const CLIPS_ENV = 'DICTEE_LANGUAGES_CLIPS';
+
+/**
+ * The search before it was bounded for French (pocketsphinx's own defaults for what ffi.ts now sets): the
+ * streaming decoder bounded at 5000 HMMs a frame only, the proofreading decoder not at all.
+ */
+const EARLIER_SEARCH: { live: DecoderOptions; proofread: DecoderOptions } = {
+  live: { live: true, search: [['-maxhmmpf', '5000'], ['-maxwpf', '-1']] },
+  proofread: { search: [['-maxhmmpf', '30000'], ['-maxwpf', '-1']] },
+};
+
+/** The recordings of `language`, at most {@link CLIPS_ENV} of them. */
+function clipsOf(language: string): Clip[] {
+  const all = speechClips(language);
+  const n = Number(process.env[CLIPS_ENV] ?? all.length);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${CLIPS_ENV} must be a whole number of recordings, 1 or more`);
+  return all.slice(0, n);
+}
 
 /** Each clip alone in a session streamed in real time (two at a time); its first pass and final text. */
 async function streamed(svc: Svc, language: string, clips: readonly Clip[]): Promise<Array<{ first: string; final: string }>> {
@@ -54,6 +80,23 @@ async function streamed(svc: Svc, language: string, clips: readonly Clip[]): Pro
   return out;
 }
 
+/** The service's search beside the earlier one (in process, the same clips, one after the other). */
+function searchTable(model: PocketsphinxModel, now: Comparison, earlier: Comparison): string[] {
+  const row = (name: string, c: Comparison): string =>
+    `| ${name} | ${percent(c.errors.whole, c.words)} | ${percent(c.errors.firstPass, c.words)} | ${percent(c.errors.final, c.words)} | ${c.rtf.whole.toFixed(3)} | ${c.rtf.streamed.toFixed(3)} | ${(1 / c.rtf.streamed).toFixed(2)} |`;
+  return [
+    'The search settings, in process on the same recordings (CPU s per audio s on one thread; sessions per core = 1 / the streamed cost):',
+    '',
+    '| search | whole file | first pass | final | CPU whole file | CPU streamed + proofread | sessions per core |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    row('earlier (live -maxhmmpf 5000; proofreading unbounded)', earlier),
+    row(`now (${searchSettings(model)})`, now),
+    '',
+    `Streamed CPU now / earlier: **${(now.rtf.streamed / earlier.rtf.streamed).toFixed(2)}**.`,
+    '',
+  ];
+}
+
 function table(language: string, clips: readonly Clip[], c: Comparison, svc: Array<{ first: string; final: string }>): string[] {
   const err = (clip: Clip, hyp: string): number => wordErrors(scoredWords(language, clip.reference), scoredWords(language, hyp)).errors;
   return [
@@ -72,13 +115,16 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
   cpSync(path.join(lm.modelsDir, 'pocketsphinx-fr'), path.join(dir, 'pocketsphinx-fr'), { recursive: true });
   cpSync(path.dirname(lm.arpa), path.join(dir, 'lm-fr'), { recursive: true });
   const md: string[] = [];
+  const loadAtStart = os.loadavg();
   const samples: Record<string, number> = {};
   const ratios: Record<string, number> = {};
   const svc = await startService('pocketsphinx', ['--workers', '1'], { DICTEE_MODELS_DIR: dir });
   try {
     for (const language of ['fr', 'es']) {
-      const clips = speechClips(language);
-      const c = await compareDecodes(await serviceModel(dir, language), clips);
+      const clips = clipsOf(language);
+      const model = await serviceModel(dir, language);
+      const c = await compareDecodes(model, clips);
+      const earlier = language === 'fr' ? await compareDecodes(model, clips, EARLIER_SEARCH) : undefined;
       const s = await streamed(svc, language, clips);
       const sum = (k: 'first' | 'final'): number =>
         clips.reduce((n, clip, i) => n + wordErrors(scoredWords(language, clip.reference), scoredWords(language, s[i]![k])).errors, 0);
@@ -87,6 +133,10 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
       const audioS = clips.reduce((n, x) => n + x.pcm.length / 32000, 0);
       samples[`${language} clips`] = clips.length;
       ratios[`${language} service final / whole file`] = (svcFinal + 0.5) / (c.errors.whole + 0.5);
+      if (earlier) {
+        ratios['fr CPU per audio s, search now / earlier'] = c.rtf.streamed / earlier.rtf.streamed;
+        ratios['fr final errors, search now / earlier'] = (c.errors.final + 0.5) / (earlier.errors.final + 0.5);
+      }
       md.push(
         `### ${language === 'fr' ? 'French' : 'Spanish'}`,
         '',
@@ -95,6 +145,7 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
         `CPU seconds per audio second, one thread: whole file ${c.rtf.whole.toFixed(3)}; streamed with proofreading ${c.rtf.streamed.toFixed(3)}` +
           (language === 'fr' ? `, so about ${(1 / c.rtf.streamed).toFixed(2)} real-time sessions per core by CPU alone (goal 1.5).` : '.'),
         '',
+        ...(earlier ? searchTable(model, c, earlier) : []),
         ...table(language, clips, c, s),
         '',
       );
@@ -109,12 +160,14 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
     '1.2 s of silence, 100 ms frames in real time (two sessions at a time), `silence_threshold` 1 s, `engine_endpointing`',
     '0.5 s, proofreading on; the service started with `--engine pocketsphinx --workers 1`. Its final text is its `batch.replace`',
     "chunks. Baseline: the same model (the service's, grammar words added) decoding each whole file in one utterance. French:",
-    'the 8 kHz model of soundswallower@0.6.3 and a trigram of the whole shared CC0 corpus (65k words); Spanish: cmusphinx-es-5.2,',
+    'the 8 kHz model of soundswallower@0.6.3 and a trigram of the whole shared CC0 corpus (65k words), given to the decoders in',
+    'binary form as the service does; Spanish: cmusphinx-es-5.2,',
     'no language model. Words scored as the dictation grammar writes them (French elisions and numbers).',
-    `Load average when it ended: ${os
+    `Load average when it began: ${loadAtStart.map((x) => x.toFixed(1)).join(' / ')}; when it ended: ${os
       .loadavg()
       .map((x) => x.toFixed(1))
       .join(' / ')} (1 / 5 / 15 min; other work shares the machine).`,
+    `Recordings: ${process.env[CLIPS_ENV] ? `the first ${process.env[CLIPS_ENV]} of each language (${CLIPS_ENV})` : 'all'}.`,
     '',
     ...md,
   ].join('\n');

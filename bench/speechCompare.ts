@@ -23,7 +23,7 @@ import { parseWav } from '../src/client/wav';
 import { frenchWords } from '../src/models/lm/frenchText';
 import { resolveConfig } from '../src/protocol';
 import { Segmenter } from '../src/server/engine/segmenter';
-import { loadPocketsphinx } from '../src/server/engine/pocketsphinx/ffi';
+import { type DecoderOptions, loadPocketsphinx } from '../src/server/engine/pocketsphinx/ffi';
 import { type PocketsphinxDecoderModel, pocketsphinxModelSet } from '../src/server/engine/pocketsphinx/modelSet';
 import { PocketsphinxRecognizer, Proofreader } from '../src/server/engine/pocketsphinx/recognizer';
 import { Downsampler } from '../src/server/engine/downsample';
@@ -95,10 +95,14 @@ export async function serviceModel(modelsDir: string, language: string): Promise
 }
 
 /** Decodes every clip whole and streamed (see the header), with the service's model of `language`. */
-export async function compareDecodes(model: PocketsphinxDecoderModel, clips: readonly Clip[]): Promise<Comparison> {
+export async function compareDecodes(
+  model: PocketsphinxDecoderModel,
+  clips: readonly Clip[],
+  opts: { live?: DecoderOptions; proofread?: DecoderOptions } = {},
+): Promise<Comparison> {
   const ps = loadPocketsphinx();
-  const proofreader = new Proofreader(ps, model);
-  const live = ps.init(model, { live: true });
+  const proofreader = new Proofreader(ps, model, opts.proofread);
+  const live = ps.init(model, opts.live ?? { live: true });
   const rate = model.sampleRate ?? 16000;
   const cfg = resolveConfig({ language: model.language, details: true, silence_threshold: 1, engine_endpointing: 0.5 } as never);
   const out: ClipResult[] = [];

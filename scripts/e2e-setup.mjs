@@ -43,6 +43,7 @@ export const APT_PACKAGES = [
   'libpocketsphinx3',
   'pocketsphinx-en-us',
   'pocketsphinx-testdata',
+  'sphinxbase-utils',
   'bzip2',
   'libkrb5-dev',
   'libx11-dev',

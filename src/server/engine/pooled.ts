@@ -132,6 +132,8 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
         grammar_words_added_to_lm: n.addedToLm,
         grammar_words_added_to_dict: n.addedToDict,
         grammar_words_unpronounceable: n.unpronounceable.length ? n.unpronounceable : undefined,
+        loaded: n.loaded,
+        binary_lm: n.binaryNote,
       });
     }
     loadPocketsphinx(); // the library is there (a clear message now, not in a worker)

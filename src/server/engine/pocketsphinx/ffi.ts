@@ -30,6 +30,11 @@ export interface PocketsphinxModel {
   sampleRate?: number;
   /** Front-end options of the acoustic model (languages.ts `frontEnd`), after the defaults. */
   frontEnd?: ReadonlyArray<readonly [string, string]>;
+  /** Its search options for the streaming decoder and for the proofreading one (languages.ts `search`). */
+  search?: {
+    live?: ReadonlyArray<readonly [string, string]>;
+    proofread?: ReadonlyArray<readonly [string, string]>;
+  };
 }
 
 /** Checks a model directory; throws {@link EngineUnavailableError} naming what is missing. */
@@ -82,14 +87,26 @@ export interface UtteranceDetails {
  * 30,000, is no bound for this model). Where speech starts after a pause the search widens and a 100 ms
  * frame took up to 200 ms to decode, holding back every session of its worker; bounded, at most 78 ms,
  * a third less CPU in all, and the same words on the LibriVox recordings (docs/engines.md). The
- * whole-sentence proofreading decode keeps the full search.
+ * whole-sentence proofreading decode keeps the full search, unless its model says otherwise
+ * ({@link PocketsphinxModel.search}).
  */
 const LIVE_MAX_HMM_PER_FRAME = 5000;
+
+type Options = ReadonlyArray<readonly [string, string]>;
+const words = (o: Options = []): string => o.map(([k, v]) => `${k} ${v}`).join(' ');
+
+/** A model's two searches in words (for the bench's tables). */
+export function searchSettings(model: Pick<PocketsphinxModel, 'search'>): string {
+  const live = withOptions(['-maxhmmpf', String(LIVE_MAX_HMM_PER_FRAME)], model.search?.live ?? []);
+  return `live ${live.join(' ')}; proofreading ${words(model.search?.proofread) || 'unbounded'}`;
+}
 
 /** How a decoder is set up beyond its model (see {@link PocketsphinxApi.init}). */
 export interface DecoderOptions {
   dropSilence?: boolean;
   live?: boolean;
+  /** The whole-sentence proofreading decoder (the model's `search.proofread`). */
+  proofread?: boolean;
   /** Other pocketsphinx options (name, value), in place of the same ones set here. */
   search?: ReadonlyArray<readonly [string, string]>;
 }
@@ -98,7 +115,8 @@ export interface PocketsphinxApi {
   /**
    * A decoder for the model; throws when pocketsphinx refuses it. `dropSilence` (the bench's baseline
    * only): the library's own voice-activity filter drops silent frames, and word times with them.
-   * `live`: a streaming decoder, whose search is bounded per frame ({@link LIVE_MAX_HMM_PER_FRAME}).
+   * `live`: a streaming decoder, whose search is bounded per frame ({@link LIVE_MAX_HMM_PER_FRAME}); `live`
+   * or `proofread` (the whole-sentence decoder): the model's own search for it ({@link PocketsphinxModel.search}).
    */
   init(model: PocketsphinxModel, opts?: DecoderOptions): unknown;
   startUtt(ps: unknown): void;
@@ -269,7 +287,8 @@ export function loadPocketsphinx(): PocketsphinxApi {
         ...s('/dev/null'),
         ...(opts?.live ? [...s('-maxhmmpf'), ...s(String(LIVE_MAX_HMM_PER_FRAME))] : []),
       ];
-      const args = withOptions(base, opts?.search ?? []);
+      const own = opts?.live ? model.search?.live : opts?.proofread ? model.search?.proofread : undefined;
+      const args = withOptions(withOptions(base, own ?? []), opts?.search ?? []);
       const config = cmdLnParse(null, psArgs(), args.length, args, 1) as unknown;
       if (!config) throw new EngineUnavailableError(`pocketsphinx refused the model configuration in ${model.dir}`);
       const decoder = psInit(config) as unknown;

@@ -127,7 +127,7 @@ interface GrammarPlan {
 }
 
 /** The name of a copy of `file` with `extra` added: where it is, its size and time, and what is added. */
-function copyName(file: string, extra: string, ext: string): string {
+export function copyName(file: string, extra: string, ext: string): string {
   const st = statSync(file);
   const id = createHash('sha256')
     .update(`${path.resolve(file)}\n${st.size}\n${st.mtimeMs}\n${extra}`)

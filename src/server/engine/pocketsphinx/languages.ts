@@ -21,6 +21,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ModelCorruptError, ModelNotInstalledError, sha256File } from '../sherpa/model';
+import type { PocketsphinxModel } from './ffi';
 
 export interface PocketsphinxPinnedFile {
   /** Path in the installed model directory. */
@@ -55,9 +56,23 @@ export interface PocketsphinxLanguageModel {
    * feat_params.json says and pocketsphinx 5prealpha does not read by itself.
    */
   frontEnd: ReadonlyArray<readonly [string, string]>;
+  /** Its decoders' search bounds, where they were measured for it (ffi.ts `PocketsphinxModel.search`). */
+  search?: PocketsphinxModel['search'];
 }
 
 const FR_DIR = 'package/model/fr-fr';
+
+/** The French decoders' search bounds (see {@link POCKETSPHINX_FR}). */
+const FRENCH_SEARCH: PocketsphinxModel['search'] = {
+  live: [
+    ['-maxhmmpf', '2000'],
+    ['-maxwpf', '10'],
+  ],
+  proofread: [
+    ['-maxhmmpf', '8000'],
+    ['-maxwpf', '10'],
+  ],
+};
 
 export const POCKETSPHINX_FR: PocketsphinxLanguageModel & Required<Pick<PocketsphinxLanguageModel, 'npm'>> = {
   name: 'pocketsphinx-fr',
@@ -79,6 +94,11 @@ export const POCKETSPHINX_FR: PocketsphinxLanguageModel & Required<Pick<Pocketsp
     ['-cmn', 'current'],
     ['-varnorm', 'no'],
   ],
+  // With the 65k-word whole-corpus trigram the search is where a session's CPU goes (frame downsampling,
+  // `-ds 2`, saved nothing; narrower beams or `-topn 2` lost words). Bounding the HMMs and the words ending
+  // per frame cut the CPU with no word lost on the development recordings (docs/engines.md, "French
+  // capacity"; bench/languages.bench.ts measures it beside the earlier settings).
+  search: FRENCH_SEARCH,
   licence: 'BSD-style (Université du Maine, CMU Sphinx; LICENSE.txt)',
   npm: {
     package: 'soundswallower',

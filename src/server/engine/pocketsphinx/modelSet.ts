@@ -8,6 +8,9 @@
  * - Spanish: `<models dir>/pocketsphinx-es` (checked the same way) with `lm-es/general.arpa` where there
  *   is one, else a unigram model of its dictionary's words (grammarWords.ts).
  *
+ * A language model read from ARPA text is given to the decoders in its binary form (binaryLm.ts),
+ * made once at the first start that finds it.
+ *
  * A language's domain models (`lm-<lang>/<specialty>.arpa`: radiology, cardiology, legal) serve the
  * sessions of that `specialty`; the others get `general`. A model's dictionary is `<name>.dict` beside
  * its ARPA file when there is one (lm build writes it: every word of the model's vocabulary), else the
@@ -19,6 +22,7 @@ import path from 'node:path';
 import { errorMessage } from '../../../shared/errors';
 import { SPECIALTIES } from '../../../shared/vocabulary';
 import { EngineUnavailableError } from '../engine';
+import { binaryLanguageModel } from './binaryLm';
 import { type PocketsphinxModel, pocketsphinxModel } from './ffi';
 import { dictionaryUnigramModel, grammarPlan } from './grammarWords';
 import { POCKETSPHINX_LANGUAGE_MODELS, type PocketsphinxLanguageModel, verifyPocketsphinxModel } from './languages';
@@ -45,6 +49,10 @@ interface PocketsphinxModelSet {
     addedToLm: number;
     addedToDict: number;
     unpronounceable: string[];
+    /** The file the decoders load (the binary form of `lm` where it could be made, binaryLm.ts). */
+    loaded: string;
+    /** Why the binary form is not used (absent when it is, or for a small model). */
+    binaryNote?: string;
   }>;
 }
 
@@ -90,16 +98,18 @@ async function otherLanguage(m: PocketsphinxLanguageModel, modelsDir: string, se
       return;
     }
     const plan = await grammarPlan(m.language, lm, dict, acousticDict);
+    const binary = await binaryLanguageModel(plan.lm);
     found.push({
       key: `${m.language}/${specialty}`,
       language: m.language,
       specialty,
       dir,
       hmm: path.join(dir, m.hmm),
-      lm: plan.lm,
+      lm: binary.lm,
       dict: plan.dict,
       sampleRate: m.sampleRate,
       frontEnd: m.frontEnd,
+      ...(m.search ? { search: m.search } : {}),
     });
     set.notes.push({
       language: m.language,
@@ -109,6 +119,8 @@ async function otherLanguage(m: PocketsphinxLanguageModel, modelsDir: string, se
       addedToLm: plan.addedToLm.length,
       addedToDict: plan.addedToDict.length,
       unpronounceable: plan.unpronounceable,
+      loaded: binary.lm,
+      ...(binary.note !== undefined ? { binaryNote: binary.note } : {}),
     });
   }
   set.models.push(...found);

@@ -17,7 +17,7 @@
  */
 import type { Proofread, RecognizedWord, Recognizer, UtteranceWords } from '../recognizer';
 import { sentenceCase } from '../recognizer';
-import { FRAME_MS, type PocketsphinxApi, type PocketsphinxModel, type UtteranceDetails } from './ffi';
+import { type DecoderOptions, FRAME_MS, type PocketsphinxApi, type PocketsphinxModel, type UtteranceDetails } from './ffi';
 import { MAX_ALTERNATIVES } from '../details';
 import { type TimedWord, twoPassConfidence } from './confidence';
 import type { TokenTimes } from '../sherpa/tokens';
@@ -119,8 +119,10 @@ export class Proofreader implements SentenceDecoder {
   constructor(
     private readonly ps: PocketsphinxApi,
     model: PocketsphinxModel,
+    /** Its search (default: the proofreading search, ffi.ts `proofread`). */
+    opts: DecoderOptions = { proofread: true },
   ) {
-    this.decoder = ps.init(model);
+    this.decoder = ps.init(model, opts);
   }
 
   decodeNow(samples: Int16Array): string {
