@@ -53,7 +53,16 @@ export async function seedSqlite(file: string, size: SeedSize, now = Date.now())
       );
       for (let i = 1; i <= size.sessions; i++) {
         const t = new Date(now - Math.floor((i * 35 * DAY_MS) / size.sessions)).toISOString();
-        s.run(`ses_${i}`, `key_${1 + (i % size.activeKeys)}`, orgId, t, t, t, i % 50 === 0 ? 'decoder failure' : 'client stop', 30 + (i % 60));
+        s.run(
+          `ses_${i}`,
+          `key_${1 + (i % size.activeKeys)}`,
+          orgId,
+          t,
+          t,
+          t,
+          i % 50 === 0 ? 'decoder failure' : 'client stop',
+          30 + (i % 60),
+        );
       }
       db.exec(USAGE_BACKFILL);
       for (const t of triggers) db.exec(t.sql);

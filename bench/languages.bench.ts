@@ -47,8 +47,19 @@ const CLIPS_ENV = 'DICTEE_LANGUAGES_CLIPS';
  * streaming decoder bounded at 5000 HMMs a frame only, the proofreading decoder not at all.
  */
 const EARLIER_SEARCH: { live: DecoderOptions; proofread: DecoderOptions } = {
-  live: { live: true, search: [['-maxhmmpf', '5000'], ['-maxwpf', '-1']] },
-  proofread: { search: [['-maxhmmpf', '30000'], ['-maxwpf', '-1']] },
+  live: {
+    live: true,
+    search: [
+      ['-maxhmmpf', '5000'],
+      ['-maxwpf', '-1'],
+    ],
+  },
+  proofread: {
+    search: [
+      ['-maxhmmpf', '30000'],
+      ['-maxwpf', '-1'],
+    ],
+  },
 };
 
 /** The recordings of `language`, at most {@link CLIPS_ENV} of them. */

@@ -107,7 +107,11 @@ describe('pocketsphinx: the language model in binary form', function () {
     assert.equal(r.lm, bad);
     assert.match(r.note ?? '', /sphinx_lm_convert failed/);
     const derived = readdirSync(dir).filter((f) => f.startsWith('dictee-pocketsphinx-'));
-    for (const d of derived) assert.deepEqual(readdirSync(path.join(dir, d)).filter((f) => f.includes('.part')), []);
+    for (const d of derived)
+      assert.deepEqual(
+        readdirSync(path.join(dir, d)).filter((f) => f.includes('.part')),
+        [],
+      );
     process.env.DICTEE_SPHINX_LM_CONVERT = path.join(dir, 'no-such-converter');
     const good = path.join(dir, 'other.arpa');
     writeFileSync(good, bigramArpa(['go forward ten meters']));
