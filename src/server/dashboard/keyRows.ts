@@ -61,7 +61,7 @@ export function visibleKeys(keys: readonly KeyListing[], actor: Actor, now: numb
 }
 
 /** Rows of the keys table on one page: the page renders fast and reads well with 10,000 keys. */
-export const KEYS_PER_PAGE = 100;
+const KEYS_PER_PAGE = 100;
 
 export interface KeysPage {
   /** 1-based, within 1…pages. */

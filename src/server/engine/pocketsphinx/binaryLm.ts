@@ -18,7 +18,7 @@ const DEFAULT_CONVERTER = 'sphinx_lm_convert';
 /** A conversion of the largest model takes ~10 s here; beyond this it is given up (ARPA used). */
 const CONVERT_TIMEOUT_MS = 300_000;
 
-export interface BinaryLm {
+interface BinaryLm {
   /** The file the decoder is given: the binary form, or the ARPA file. */
   lm: string;
   /** Why the ARPA file is used (absent when the binary form is). */
