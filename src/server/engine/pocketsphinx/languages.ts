@@ -68,10 +68,8 @@ const FRENCH_SEARCH: PocketsphinxModel['search'] = {
     ['-maxhmmpf', '2000'],
     ['-maxwpf', '10'],
   ],
-  proofread: [
-    ['-maxhmmpf', '8000'],
-    ['-maxwpf', '10'],
-  ],
+  // The proofreading decoder, which makes the final text, keeps the full search: bounded at 8000 HMMs and 10
+  // words a frame it cut its CPU by a third but lost 3 words of 65 on five development recordings.
 };
 
 export const POCKETSPHINX_FR: PocketsphinxLanguageModel & Required<Pick<PocketsphinxLanguageModel, 'npm'>> = {
@@ -95,9 +93,9 @@ export const POCKETSPHINX_FR: PocketsphinxLanguageModel & Required<Pick<Pocketsp
     ['-varnorm', 'no'],
   ],
   // With the 65k-word whole-corpus trigram the search is where a session's CPU goes (frame downsampling,
-  // `-ds 2`, saved nothing; narrower beams or `-topn 2` lost words). Bounding the HMMs and the words ending
-  // per frame cut the CPU with no word lost on the development recordings (docs/engines.md, "French
-  // capacity"; bench/languages.bench.ts measures it beside the earlier settings).
+  // `-ds 2`, saved nothing; narrower beams or `-topn 2` lost words). Bounding the streaming decoder's HMMs
+  // and words ending per frame cut a session's CPU by more than half (docs/engines.md, "French capacity";
+  // bench/languages.bench.ts measures it beside the earlier settings); the final text is the proofreading's.
   search: FRENCH_SEARCH,
   licence: 'BSD-style (Université du Maine, CMU Sphinx; LICENSE.txt)',
   npm: {
