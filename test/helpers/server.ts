@@ -62,7 +62,9 @@ function launch(
   args: string[],
   env: Record<string, string>,
   onOutput: (s: string) => void,
-  timeoutMs = 15000,
+  // A bound, not a wait: a start that converts a language model to binary form for the first time on this machine
+  // (pocketsphinx/binaryLm.ts) or that follows a restart under load takes longer than a warm one.
+  timeoutMs = 45000,
 ): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SERVER_JS, ...args], {
