@@ -87,6 +87,26 @@ export async function seedPostgres(pool: pg.Pool, orgId: string, size: SeedSize)
      VALUES ('person_bench', $1, $2, $2, 'Bench owner', 'owner', '2026-01-01T00:00:00.000Z', $3)`,
     [orgId, OWNER_EMAIL, await hashPassword(OWNER_PASSWORD)],
   );
+  await seedPostgresKeysAndSessions(pool, orgId, size);
+  const n = async (sql: string): Promise<number> => Number((await pool.query<{ n: string | null }>(sql)).rows[0]!.n ?? 0);
+  return {
+    keys: await n('SELECT count(*) AS n FROM api_keys'),
+    sessions: await n('SELECT count(*) AS n FROM sessions'),
+    rollupRows: await n('SELECT count(*) AS n FROM usage_daily'),
+    rollupSessions: await n('SELECT sum(sessions) AS n FROM usage_daily'),
+  };
+}
+
+/**
+ * Bulk-loads `size.keys` project keys and `size.sessions` ended sessions over 35 days on the first
+ * `size.activeKeys` of them (2 % ended by an error): the per-row trigger off, the rollup then built in one statement
+ * (as migration 4 does). Shared with bench/usage.bench.ts.
+ */
+export async function seedPostgresKeysAndSessions(
+  pool: pg.Pool,
+  orgId: string,
+  size: Pick<SeedSize, 'keys' | 'activeKeys' | 'sessions'>,
+): Promise<void> {
   await pool.query(
     `INSERT INTO api_keys (id, hash, hint, name, type, project_id, permissions, environment, org_id, created_at)
      SELECT 'key_' || i, md5('k' || i), 'svc_proj_…' || i, 'bench ' || i, 'project', 'proj_' || (i % 20), '["read","write"]', 'live', $1,
@@ -112,11 +132,4 @@ export async function seedPostgres(pool: pg.Pool, orgId: string, size: SeedSize)
   } finally {
     c.release();
   }
-  const n = async (sql: string): Promise<number> => Number((await pool.query<{ n: string | null }>(sql)).rows[0]!.n ?? 0);
-  return {
-    keys: await n('SELECT count(*) AS n FROM api_keys'),
-    sessions: await n('SELECT count(*) AS n FROM sessions'),
-    rollupRows: await n('SELECT count(*) AS n FROM usage_daily'),
-    rollupSessions: await n('SELECT sum(sessions) AS n FROM usage_daily'),
-  };
 }

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { prepareDatabase } from '../src/server/storage/pg/migrations';
-import { USAGE_BACKFILL } from '../src/server/storage/usageSchema';
+import { seedPostgresKeysAndSessions } from './dashboardSeed';
 import { startPostgres } from '../test/helpers/backends';
 import { startServer } from '../test/helpers/server';
 
@@ -40,32 +40,7 @@ export async function run(): Promise<{ title: string; markdown: string }> {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     const { orgId } = await prepareDatabase(pool, { key: masterKey, source: 'DICTEE_MASTER_KEY' }, () => undefined);
     const t0 = performance.now();
-    await pool.query(
-      `INSERT INTO api_keys (id, hash, hint, name, type, project_id, permissions, environment, org_id, created_at)
-       SELECT 'key_' || i, md5('k' || i), 'svc_proj_…' || i, 'bench ' || i, 'project', 'proj_' || (i % 20), '["read","write"]', 'live', $1,
-              '2026-01-01T00:00:00.000Z'
-       FROM generate_series(1, $2) AS i`,
-      [orgId, KEYS],
-    );
-    // Seeded as a bulk load: the per-row trigger off, the rollup then built in one statement (as migration 4 does).
-    const c = await pool.connect();
-    try {
-      await c.query("SET session_replication_role = 'replica'");
-      await c.query(
-        `INSERT INTO sessions (id, key_id, org_id, origin, created_at, started_at, ended_at, duration, total_frames, final_chunks, end_reason, audio_seconds)
-         SELECT 'ses_' || i, 'key_' || (1 + i % $2), $1, 'ws', t, t, t, 60, 600, 10,
-                CASE WHEN i % 50 = 0 THEN 'decoder failure' ELSE 'client stop' END, 30 + (i % 60)
-         FROM generate_series(1, $3) AS i,
-              LATERAL (SELECT to_char((now() - ((i::bigint * 35 * 86400) / $3) * interval '1 second') AT TIME ZONE 'UTC',
-                               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS t) AS ts`,
-        [orgId, KEYS, SESSIONS],
-      );
-      await c.query("SET session_replication_role = 'origin'");
-      await c.query(USAGE_BACKFILL);
-      await c.query('ANALYZE');
-    } finally {
-      c.release();
-    }
+    await seedPostgresKeysAndSessions(pool, orgId, { keys: KEYS, activeKeys: KEYS, sessions: SESSIONS });
     const seedS = (performance.now() - t0) / 1000;
     const rollupRows = Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM usage_daily')).rows[0]!.n);
     console.log(`  seeded ${SESSIONS} sessions in ${seedS.toFixed(1)} s; rollup rows: ${rollupRows}`);
