@@ -12,7 +12,8 @@ import type { BatchReplaceMessage, TranscriptMessage } from '../src/protocol';
 
 type Msg = TranscriptMessage | BatchReplaceMessage;
 
-function events(chunks: number): Msg[] {
+/** A dictation's events: each chunk streamed three times then final, every five finals merged by a batch.replace (also bench/writerPath.ts). */
+export function transcriptEvents(chunks: number): Msg[] {
   const out: Msg[] = [];
   let seq = 0;
   let index = 0;
@@ -74,12 +75,12 @@ export async function run(): Promise<BenchSection> {
   const sizes = [100, 1_000, 10_000];
   // Warm-up so both sides are measured optimised.
   for (let i = 0; i < 5; i++) {
-    const w = events(2_000);
+    const w = transcriptEvents(2_000);
     timeModel(w);
     timeBaseline(w);
   }
   for (const n of sizes) {
-    const msgs = events(n);
+    const msgs = transcriptEvents(n);
     const repeats = n <= 1_000 ? 41 : 11;
     const model: number[] = [];
     const base: number[] = [];

@@ -13,38 +13,13 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BatchReplaceMessage, TranscriptMessage } from '../src/protocol';
+import { transcriptEvents } from './client.bench';
 
 type Msg = TranscriptMessage | BatchReplaceMessage;
 interface Run {
   send(m: Msg): Promise<void>;
 }
 type RunCtor = new (text: string, options: { grammar?: { language: 'en' } }) => Run;
-
-function events(chunks: number): Msg[] {
-  const out: Msg[] = [];
-  let seq = 0;
-  const group: string[] = [];
-  const words = ['the', 'left', 'ventricle', 'is', 'normal'];
-  for (let c = 0; c < chunks; c++) {
-    const id = `chunk-${c}`;
-    for (let k = 1; k <= 3; k++)
-      out.push({ type: 'transcript', status: 'streaming', id, index: c, seq: ++seq, text: words.slice(0, k + 1).join(' ') });
-    out.push({ type: 'transcript', status: 'final', id, index: c, seq: ++seq, text: words.join(' ') });
-    group.push(id);
-    if (group.length === 5) {
-      out.push({
-        type: 'batch.replace',
-        seq: ++seq,
-        data: {
-          target_ids: [...group],
-          new_chunk: { id: `merged-${c}`, index: c, text: 'The left ventricle is normal.', status: 'final' },
-        },
-      } as BatchReplaceMessage);
-      group.length = 0;
-    }
-  }
-  return out;
-}
 
 async function load(root: string): Promise<RunCtor> {
   const mod = (await import(pathToFileURL(path.join(root, 'test/helpers/writerRun.ts')).href)) as { WriterRun: RunCtor };
@@ -65,7 +40,7 @@ async function main(): Promise<void> {
   const codes: Array<[string, RunCtor]> = [['this code', await load(path.resolve(process.argv[3] ?? path.join(__dirname, '..')))]];
   if (process.argv[2]) codes.push([`old (${process.argv[2]})`, await load(path.resolve(process.argv[2]))]);
   for (const chunks of [200, 2000]) {
-    const msgs = events(chunks);
+    const msgs = transcriptEvents(chunks);
     for (const grammar of [false, true]) {
       const per = new Map<string, number[]>(codes.map(([n]) => [n, []]));
       for (const [, C] of codes) await once(C, msgs, chunks, grammar); // warm-up
