@@ -26,6 +26,13 @@ const STEP_SECONDS = 12;
 const WARMUP_MS = 1000;
 const FRAME = 3200;
 const pct = percentile;
+/**
+ * `DICTEE_BENCH_COMPARE_JS=FILE` (label `DICTEE_BENCH_COMPARE_LABEL`): another build of the service (an
+ * earlier commit's dist/server.js) whose pocketsphinx capacity is measured too, in the same run, on the
+ * same machine, with the events this checkout's pipeline expects (both must send the same events).
+ */
+const COMPARE_JS = process.env.DICTEE_BENCH_COMPARE_JS;
+const COMPARE_LABEL = process.env.DICTEE_BENCH_COMPARE_LABEL ?? COMPARE_JS;
 const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
 
 /** The frame that causes each event (see {@link causes}). */
@@ -195,6 +202,15 @@ export async function run(): Promise<{ title: string; markdown: string }> {
   } finally {
     await stopService(ps);
   }
+  let before: Awaited<ReturnType<typeof capacity>> | undefined;
+  if (COMPARE_JS) {
+    const other = await startService('pocketsphinx', [], {}, COMPARE_JS);
+    try {
+      before = await capacity(other, 'pocketsphinx', frames, psCause);
+    } finally {
+      await stopService(other);
+    }
+  }
   const sim = await startService('simulated');
   let simCap: Awaited<ReturnType<typeof capacity>>;
   try {
@@ -234,6 +250,14 @@ export async function run(): Promise<{ title: string; markdown: string }> {
     '',
     ...table(psCap.steps),
     '',
+    ...(before
+      ? [
+          `Another build in the same run, after this one (${COMPARE_LABEL}): ${capText(before.capacity)} sessions.`,
+          '',
+          ...table(before.steps),
+          '',
+        ]
+      : []),
     'simulated:',
     '',
     ...table(simCap.steps),

@@ -31,10 +31,11 @@ export async function startService(
   engine: 'pocketsphinx' | 'simulated',
   extraArgs: string[] = [],
   env: Record<string, string> = {},
+  /** The service's build to run (default: this checkout's dist/server.js). */
+  serverJs = path.resolve(__dirname, '..', 'dist', 'server.js'),
 ): Promise<Svc> {
   const masterKey = `bench_${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-engine-'));
-  const serverJs = path.resolve(__dirname, '..', 'dist', 'server.js');
   const child = spawn(
     process.execPath,
     [
