@@ -127,7 +127,11 @@ function verdict(r: AuthedReq, v: VerifyReport): Html {
   const { l10n } = r;
   if (v.ok)
     return html`<p class="notice ok" role="status" id="audit-chain">
-      ${l10n.t('Hash chain verified: {0} entries, intact.', l10n.number(v.entries))}
+      ${
+        l10n.one(v.entries)
+          ? l10n.t('Hash chain verified: {0} entry, intact.', l10n.number(v.entries))
+          : l10n.t('Hash chain verified: {0} entries, intact.', l10n.number(v.entries))
+      }
     </p>`;
   return html`<p class="error" role="alert" id="audit-chain">
     ${l10n.t('Hash chain broken at entry {0}: {1}', l10n.number(v.broken!.seq), v.broken!.reason)}
@@ -152,7 +156,7 @@ function table(r: AuthedReq, rows: StoredAudit[]): Html {
   return html`<div class="table-wrap">
     <table>
       <caption>
-        ${rows.length >= SHOWN ? l10n.t('The newest {0} entries (export for all)', l10n.number(SHOWN)) : l10n.t('{0} entries', l10n.number(rows.length))}
+        ${rows.length >= SHOWN ? l10n.t('The newest {0} entries (export for all)', l10n.number(SHOWN)) : l10n.one(rows.length) ? l10n.t('{0} entry', l10n.number(rows.length)) : l10n.t('{0} entries', l10n.number(rows.length))}
       </caption>
       <thead>
         <tr>

@@ -93,7 +93,10 @@ function sessionsTable(r: AuthedReq, rows: SessionRow[], caption: string, column
 function liveTable(r: AuthedReq, rows: SessionRow[]): Html {
   const { l10n } = r;
   if (rows.length === 0) return html`<p>${l10n.t('No live session.')}</p>`;
-  return sessionsTable(r, rows, l10n.t('{0} live sessions', l10n.number(rows.length)), [
+  const caption = l10n.one(rows.length)
+    ? l10n.t('{0} live session', l10n.number(rows.length))
+    : l10n.t('{0} live sessions', l10n.number(rows.length));
+  return sessionsTable(r, rows, caption, [
     [l10n.t('Key'), keyText],
     [l10n.t('Started'), (s) => (s.started_at ? l10n.dateTime(s.started_at) : '—')],
     [l10n.t('Connection'), (s) => s.origin],
@@ -104,7 +107,10 @@ function liveTable(r: AuthedReq, rows: SessionRow[]): Html {
 function recentTable(r: AuthedReq, rows: SessionRow[]): Html {
   const { l10n } = r;
   if (rows.length === 0) return html`<p>${l10n.t('No session in the last 7 days.')}</p>`;
-  return sessionsTable(r, rows, l10n.t('The {0} most recent sessions of the last 7 days', l10n.number(rows.length)), [
+  const caption = l10n.one(rows.length)
+    ? l10n.t('The most recent session of the last 7 days')
+    : l10n.t('The {0} most recent sessions of the last 7 days', l10n.number(rows.length));
+  return sessionsTable(r, rows, caption, [
     [l10n.t('Key'), keyText],
     [l10n.t('Created'), (s) => l10n.dateTime(s.created_at)],
     [l10n.t('Ended'), (s) => (s.ended_at ? l10n.dateTime(s.ended_at) : '—')],

@@ -190,6 +190,17 @@ function groupTable(r: AuthedReq, m: UsageModel, period: UsagePeriod): Html {
   </div>`;
 }
 
+/** The period's totals in a line, each count with its noun in the singular or the plural of the language. */
+function summary(r: DashReq, m: UsageModel): string {
+  const { l10n } = r;
+  const { sessions, audioMinutes, errors } = m.total;
+  return [
+    l10n.one(sessions) ? l10n.t('{0} session', l10n.number(sessions)) : l10n.t('{0} sessions', l10n.number(sessions)),
+    l10n.one(audioMinutes) ? l10n.t('{0} audio minute', l10n.number(audioMinutes)) : l10n.t('{0} audio minutes', l10n.number(audioMinutes)),
+    l10n.one(errors) ? l10n.t('{0} error', l10n.number(errors)) : l10n.t('{0} errors', l10n.number(errors)),
+  ].join(', ');
+}
+
 async function usagePage(r: AuthedReq): Promise<void> {
   const { l10n, ctx } = r;
   teamOf(r);
@@ -211,9 +222,7 @@ async function usagePage(r: AuthedReq): Promise<void> {
     r,
     l10n.t('Usage'),
     html`${filters(r, q, period)}
-      <p class="summary">
-        ${l10n.t('{0} sessions, {1} audio minutes, {2} errors', l10n.number(m.total.sessions), l10n.number(m.total.audioMinutes), l10n.number(m.total.errors))}
-      </p>
+      <p class="summary">${summary(r, m)}</p>
       <p><a href="/dashboard/usage.csv?${csvQuery.toString()}" download>${l10n.t('Export CSV')}</a></p>
       ${m.charts.map((c) => chartSection(r, c))}
       <section aria-labelledby="usage-groups-title">
