@@ -7,7 +7,7 @@
  * (Accept-Language), then one page in the language the person chooses in the menu. On each: the right
  * `<html lang>`, no English text of the catalogue left untranslated, no serious or critical axe-core
  * violation, no CSP violation, no `<input type="date">`; dates, numbers and day fields as Intl writes them
- * in that language. Skipped where Chromium is not installed.
+ * in that language. Skipped where Chromium is not installed; `ONLY_LANG=fr` (en, es, de) runs one language.
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
