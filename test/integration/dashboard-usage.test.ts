@@ -97,7 +97,11 @@ describe('dashboard: the Usage page (Chromium)', function () {
     await signIn(page, server, owner);
     const res = await page.goto(`${server.url}/dashboard/usage?range=custom&from=2026-13-01&to=2026-01-01&group=key`);
     assert.equal(res?.status(), 400);
-    assert.equal(await page.locator('#usage-error').innerText(), 'Le premier jour doit être une date (AAAA-MM-JJ).');
+    const today = new Date().toISOString().slice(0, 10).split('-').reverse().join('/');
+    assert.equal(
+      await page.locator('#usage-error').innerText(),
+      `Le premier jour n’est pas une date : écrivez-le JJ/MM/AAAA, par exemple ${today}.`,
+    );
     assert.equal(await page.locator('#usage-from').getAttribute('value'), '2026-13-01');
     await context.close();
   });

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { auditFilter, verifyOrg } from '../../src/server/dashboard/auditPage';
+import { parseDay } from '../../src/server/dashboard/dayField';
 import { jsonBlock } from '../../src/server/dashboard/usagePage';
 import { chainAfter, GENESIS_HASH } from '../../src/server/storage/audit';
 
@@ -37,6 +38,17 @@ describe('dashboard audit log: filters and the chain', () => {
     assert.deepEqual(auditFilter(new URLSearchParams('to=2026-02-30'), 'o', NOW, 365), { field: 'to', code: 'day' });
     assert.deepEqual(auditFilter(new URLSearchParams('from=2026-11-02&to=2026-11-01'), 'o', NOW, 365), { field: 'from', code: 'order' });
     assert.deepEqual(auditFilter(new URLSearchParams("actor=x' OR 1=1"), 'o', NOW, 365), { field: 'actor', code: 'token' });
+  });
+
+  it('reads days as the page writes them (French: day first), kept as ISO for the export', () => {
+    const fr = (d: string) => parseDay(d, 'fr');
+    const f = auditFilter(new URLSearchParams('from=01/11/2026&to=2.11.2026'), 'o', NOW, 365, fr);
+    assert.ok(!('code' in f));
+    assert.deepEqual(
+      [f.shown.from, f.shown.to, f.filter.from, f.filter.to],
+      ['2026-11-01', '2026-11-02', '2026-11-01T00:00:00.000Z', '2026-11-03T00:00:00.000Z'],
+    );
+    assert.deepEqual(auditFilter(new URLSearchParams('from=11/30/2026'), 'o', NOW, 365, fr), { field: 'from', code: 'day' });
   });
 
   it("verifies one organisation's chain only", () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { csvCell, fileName, toCsv } from '../../src/server/dashboard/csv';
 import { bucketTime, chartData, usageCsvRows, usageModel } from '../../src/server/dashboard/usageModel';
 import { isProblem, usagePeriod } from '../../src/server/dashboard/usageRange';
+import { parseDay } from '../../src/server/dashboard/dayField';
 import type { UsagePoint } from '../../src/server/storage/dashboardData';
 
 const NOW = Date.parse('2026-11-28T04:30:12.000Z');
@@ -37,8 +38,13 @@ describe('dashboard usage: the period', () => {
     assert.deepEqual(usagePeriod(q('range=custom&from=2026-02-30'), NOW), {
       field: 'from',
       code: 'from_date',
-      message: 'The first day must be a date (YYYY-MM-DD).',
+      message: 'The first day is not a date.',
     });
+    // A day as typed in a French page, read by the page's reader (dayField.ts).
+    const typed = usagePeriod(q('range=custom&from=27/02/2026&to=1.3.2026'), NOW, (s) => parseDay(s, 'fr'));
+    assert.ok(!isProblem(typed));
+    assert.deepEqual([typed.fromDay, typed.toDay], ['2026-02-27', '2026-03-01']);
+    assert.equal((usagePeriod(q('range=custom&from=27/02/2026'), NOW) as { code: string }).code, 'from_date', 'ISO only by default');
     assert.equal((usagePeriod(q('range=custom&from=2026-13-01'), NOW) as { code: string }).code, 'from_date', 'a month 13 is no date');
     assert.equal((usagePeriod(q('range=custom&from=2026-01-01&to=2026-00-10'), NOW) as { code: string }).code, 'to_date');
     assert.equal((usagePeriod(q('range=custom&from=2026-03-02&to=2026-03-01'), NOW) as { field: string }).field, 'from');

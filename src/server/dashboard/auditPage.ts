@@ -9,6 +9,7 @@ import { type AuditAnchor, type StoredAudit, type VerifyReport, verifyChains } f
 import type { AuditFilter } from '../storage/dashboardData';
 import type { AuthedReq, DashReq } from './context';
 import { fileName, toCsv } from './csv';
+import { dayInput, dayProblemText, formatDay, parseDay } from './dayField';
 import { type Html, html, raw } from './html';
 import { requireFreshSignIn } from './identity';
 import { DashError, sendHtml, sendPage } from './respond';
@@ -38,12 +39,16 @@ function isDay(s: string): boolean {
 
 type FilterProblem = { field: keyof Filters; code: 'day' | 'order' | 'token' };
 
-/** The filters of the query, or what is wrong with one. Days are UTC, both included; by default the retention's. */
+/**
+ * The filters of the query, or what is wrong with one. Days are UTC, both included; by default the retention's;
+ * `readDay` reads a day as typed (dayField.ts `parseDay` in the page's language), and `shown` has it as ISO.
+ */
 export function auditFilter(
   q: URLSearchParams,
   orgId: string,
   now: number,
   retentionDays: number,
+  readDay: (typed: string) => string | undefined = (d) => (isDay(d) ? d : undefined),
 ): { shown: Filters; filter: Omit<AuditFilter, 'limit'> } | FilterProblem {
   const shown: Filters = {
     actor: (q.get('actor') ?? '').trim(),
@@ -53,8 +58,12 @@ export function auditFilter(
     to: (q.get('to') ?? '').trim(),
   };
   for (const f of ['actor', 'action', 'key'] as const) if (shown[f] && !TOKEN.test(shown[f])) return { field: f, code: 'token' };
+  // The days as typed (in the page's language, dayField.ts) become ISO days.
   for (const f of ['from', 'to'] as const) {
-    if (shown[f] && !isDay(shown[f])) return { field: f, code: 'day' };
+    if (!shown[f]) continue;
+    const d = readDay(shown[f]);
+    if (!d) return { field: f, code: 'day' };
+    shown[f] = d;
   }
   if (shown.from && shown.to && shown.from > shown.to) return { field: 'from', code: 'order' };
   const from = shown.from ? `${shown.from}T00:00:00.000Z` : new Date(now - retentionDays * 86_400_000).toISOString();
@@ -83,27 +92,32 @@ export function verifyOrg(all: { entries: StoredAudit[]; anchors: AuditAnchor[];
 
 function problemText(r: DashReq, p: FilterProblem): string {
   const { l10n } = r;
-  if (p.code === 'day') return l10n.t('A day must be a date (YYYY-MM-DD).');
+  if (p.code === 'day') return dayProblemText(r, p.field === 'to' ? 'to' : 'from');
   if (p.code === 'order') return l10n.t('The first day must not be after the last day.');
   return l10n.t('Use only letters, digits and _ . : / - in this filter.');
 }
 
 function filterForm(r: AuthedReq, f: Filters, problem?: FilterProblem): Html {
   const { l10n } = r;
-  const field = (name: keyof Filters, label: string, type = 'text'): Html =>
+  const invalid = (name: keyof Filters): Html | string =>
+    problem?.field === name ? html` aria-invalid="true" aria-describedby="audit-error"` : '';
+  const field = (name: keyof Filters, label: string): Html =>
     html`<label for="audit-${name}">${label}</label>
-      <input
-        id="audit-${name}"
-        name="${name}"
-        type="${type}"
-        value="${f[name]}"
-        ${problem?.field === name ? html` aria-invalid="true" aria-describedby="audit-error"` : ''}
-      />`;
+      <input id="audit-${name}" name="${name}" type="text" value="${f[name]}" ${invalid(name)} />`;
+  // A day accepted is ISO in `f` (written in the page's language); one refused is as typed.
+  const day = (name: 'from' | 'to', label: string): Html =>
+    dayInput(r, {
+      id: `audit-${name}`,
+      name,
+      label,
+      value: problem ? f[name] : formatDay(f[name], l10n.locale),
+      invalid: invalid(name),
+    });
   return html`<form method="get" action="/dashboard/audit" class="filters">
     ${problem ? html`<p class="error" role="alert" id="audit-error">${problemText(r, problem)}</p>` : ''}
     <p>${field('actor', l10n.t('Actor'))} ${field('action', l10n.t('Action'))} ${field('key', l10n.t('Key id'))}</p>
     <p>
-      ${field('from', l10n.t('First day'), 'date')} ${field('to', l10n.t('Last day'), 'date')}
+      ${day('from', l10n.t('First day'))} ${day('to', l10n.t('Last day'))}
       <button type="submit">${l10n.t('Filter')}</button>
     </p>
   </form>`;
@@ -113,11 +127,27 @@ function verdict(r: AuthedReq, v: VerifyReport): Html {
   const { l10n } = r;
   if (v.ok)
     return html`<p class="notice ok" role="status" id="audit-chain">
-      ${l10n.t('Hash chain verified: {0} entries, intact.', l10n.number(v.entries))}
+      ${
+        l10n.one(v.entries)
+          ? l10n.t('Hash chain verified: {0} entry, intact.', l10n.number(v.entries))
+          : l10n.t('Hash chain verified: {0} entries, intact.', l10n.number(v.entries))
+      }
     </p>`;
   return html`<p class="error" role="alert" id="audit-chain">
     ${l10n.t('Hash chain broken at entry {0}: {1}', l10n.number(v.broken!.seq), v.broken!.reason)}
   </p>`;
+}
+
+/** An entry's outcome in the page's language (the record's own word, as the exports write it, when unknown). */
+function outcomeText(r: DashReq, outcome: string): string {
+  const { l10n } = r;
+  return outcome === 'success'
+    ? l10n.t('success')
+    : outcome === 'denied'
+      ? l10n.t('denied')
+      : outcome === 'failure'
+        ? l10n.t('failure')
+        : outcome;
 }
 
 function table(r: AuthedReq, rows: StoredAudit[]): Html {
@@ -126,7 +156,7 @@ function table(r: AuthedReq, rows: StoredAudit[]): Html {
   return html`<div class="table-wrap">
     <table>
       <caption>
-        ${rows.length >= SHOWN ? l10n.t('The newest {0} entries (export for all)', l10n.number(SHOWN)) : l10n.t('{0} entries', l10n.number(rows.length))}
+        ${rows.length >= SHOWN ? l10n.t('The newest {0} entries (export for all)', l10n.number(SHOWN)) : l10n.one(rows.length) ? l10n.t('{0} entry', l10n.number(rows.length)) : l10n.t('{0} entries', l10n.number(rows.length))}
       </caption>
       <thead>
         <tr>
@@ -146,10 +176,10 @@ function table(r: AuthedReq, rows: StoredAudit[]): Html {
               <th scope="row">${e.seq}</th>
               <td>${l10n.dateTime(e.at)}</td>
               <td><code>${e.actor}</code></td>
-              <td>${e.action}</td>
+              <td><code>${e.action}</code></td>
               <td><code>${e.target ?? '—'}</code></td>
               <td>${e.ip ?? '—'}</td>
-              <td>${e.outcome}</td>
+              <td>${outcomeText(r, e.outcome)}</td>
             </tr>`,
         )}
       </tbody>
@@ -160,7 +190,7 @@ function table(r: AuthedReq, rows: StoredAudit[]): Html {
 async function auditPage(r: AuthedReq): Promise<void> {
   const { l10n, ctx } = r;
   const team = teamOf(r);
-  const parsed = auditFilter(r.url.searchParams, r.who.person.org_id, ctx.now(), team.audit.retentionDays);
+  const parsed = auditFilter(r.url.searchParams, r.who.person.org_id, ctx.now(), team.audit.retentionDays, (d) => parseDay(d, l10n.locale));
   if ('code' in parsed) {
     const shown = Object.fromEntries(
       ['actor', 'action', 'key', 'from', 'to'].map((k) => [k, r.url.searchParams.get(k) ?? '']),
@@ -193,7 +223,7 @@ async function auditExport(r: AuthedReq): Promise<void> {
   const team = teamOf(r);
   const format = r.url.searchParams.get('format') ?? 'csv';
   if (format !== 'csv' && format !== 'jsonl') throw new DashError(400, l10n.t('Export as CSV or JSON lines.'));
-  const parsed = auditFilter(r.url.searchParams, r.who.person.org_id, ctx.now(), team.audit.retentionDays);
+  const parsed = auditFilter(r.url.searchParams, r.who.person.org_id, ctx.now(), team.audit.retentionDays, (d) => parseDay(d, l10n.locale));
   if ('code' in parsed) throw new DashError(400, problemText(r, parsed));
   if (!requireFreshSignIn(r)) return;
   await team.audit.written();

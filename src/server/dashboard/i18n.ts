@@ -43,12 +43,14 @@ export class L10n {
   private readonly dateFmt: Intl.DateTimeFormat;
   private readonly dayFmt: Intl.DateTimeFormat;
   private readonly numFmt: Intl.NumberFormat;
+  private readonly plural: Intl.PluralRules;
 
   constructor(readonly locale: Locale) {
     this.bundle = BUNDLES[locale];
     this.dateFmt = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
     this.dayFmt = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
     this.numFmt = new Intl.NumberFormat(locale);
+    this.plural = new Intl.PluralRules(locale);
   }
 
   t(message: string, ...args: Array<string | number>): string {
@@ -71,6 +73,14 @@ export class L10n {
 
   number(n: number): string {
     return this.numFmt.format(n);
+  }
+
+  /**
+   * Whether a count takes the singular in this language (Intl.PluralRules: 1 in English, Spanish and German;
+   * 0, 1 and 1.5 in French): the page then says `l10n.t('{0} key', …)` rather than `l10n.t('{0} keys', …)`.
+   */
+  one(n: number): boolean {
+    return this.plural.select(n) === 'one';
   }
 }
 

@@ -80,7 +80,12 @@ function row(
     <td>${l10n.date(k.created_at)}</td>
     <td>${k.expires_at ? l10n.date(k.expires_at) : l10n.t('never')}</td>
     <td>${k.last_used_at ? l10n.dateTime(k.last_used_at) : '—'}</td>
-    <td>${sparkline(series, l10n.t('{0} sessions in 7 days', l10n.number(total)))}</td>
+    <td>
+      ${sparkline(
+        series,
+        l10n.one(total) ? l10n.t('{0} session in 7 days', l10n.number(total)) : l10n.t('{0} sessions in 7 days', l10n.number(total)),
+      )}
+    </td>
     <td>${badges.map((b) => html`<span class="badge badge-${b}">${badgeText(r, b)}</span> `)}</td>
     <td class="actions">
       <a href="/dashboard/keys/${k.id}/roll">${l10n.t('Roll')}<span class="sr-only"> ${k.name}</span></a>
@@ -176,7 +181,9 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
             ${
               at.pages > 1
                 ? l10n.t('{0}–{1} of {2} keys', l10n.number(at.from + 1), l10n.number(at.to), l10n.number(keys.length))
-                : l10n.t('{0} keys', l10n.number(keys.length))
+                : l10n.one(keys.length)
+                  ? l10n.t('{0} key', l10n.number(keys.length))
+                  : l10n.t('{0} keys', l10n.number(keys.length))
             }
           </caption>
           <thead>

@@ -218,7 +218,7 @@ async function getRoll(r: AuthedReq): Promise<void> {
         <p>
           <label for="overlap">${l10n.t('Overlap')}</label>
           <select id="overlap" name="overlap_hours">
-            <option value="1">${l10n.t('{0} hours', 1)}</option>
+            <option value="1">${l10n.t('1 hour')}</option>
             <option value="24" selected>${l10n.t('{0} hours', 24)}</option>
             <option value="168">${l10n.t('{0} days', 7)}</option>
           </select>

@@ -79,7 +79,7 @@ function peopleTable(r: AuthedReq, people: Person[], pending: Map<string, string
   return html`<div class="table-wrap">
     <table>
       <caption>
-        ${l10n.t('{0} people', l10n.number(people.length))}
+        ${l10n.one(people.length) ? l10n.t('{0} person', l10n.number(people.length)) : l10n.t('{0} people', l10n.number(people.length))}
       </caption>
       <thead>
         <tr>

@@ -5,6 +5,7 @@
  * delivered as finals first); the recent ones (7 days); and one session looked up by its `session_id`.
  * Ids, times and figures only: no dictated text is kept, so none can be shown.
  */
+import { END_REASONS, type EndReason } from '../counters';
 import { endSessionBy } from '../http/sessionEnd';
 import { HttpError } from '../http/util';
 import { type SessionRow, viewSees } from '../storage/dashboardData';
@@ -23,6 +24,22 @@ const SESSION_ID = /^[A-Za-z0-9_-]{1,100}$/;
 function stateText(r: DashReq, s: SessionRow['state']): string {
   const { l10n } = r;
   return s === 'live' ? l10n.t('live') : s === 'ended' ? l10n.t('ended') : l10n.t('initialised');
+}
+
+/** Why a session ended, in the page's language (the record's own words, END_REASONS, when unknown). */
+function endReasonText(r: DashReq, reason: string | null): Html | string {
+  const { l10n } = r;
+  const known: Record<EndReason, string> = {
+    'client stop': l10n.t('stopped by the client'),
+    'service shutdown': l10n.t('service shut down'),
+    'decoder failure': l10n.t('decoder failure'),
+    'key revoked': l10n.t('key revoked'),
+    'key expired': l10n.t('key expired'),
+    'ended by an administrator': l10n.t('ended by an administrator'),
+    'dropped and not resumed': l10n.t('connection dropped and not resumed'),
+  };
+  if (reason === null) return '—';
+  return (END_REASONS as readonly string[]).includes(reason) ? known[reason as EndReason] : html`<code>${reason}</code>`;
 }
 
 function keyText(s: SessionRow): string {
@@ -76,7 +93,10 @@ function sessionsTable(r: AuthedReq, rows: SessionRow[], caption: string, column
 function liveTable(r: AuthedReq, rows: SessionRow[]): Html {
   const { l10n } = r;
   if (rows.length === 0) return html`<p>${l10n.t('No live session.')}</p>`;
-  return sessionsTable(r, rows, l10n.t('{0} live sessions', l10n.number(rows.length)), [
+  const caption = l10n.one(rows.length)
+    ? l10n.t('{0} live session', l10n.number(rows.length))
+    : l10n.t('{0} live sessions', l10n.number(rows.length));
+  return sessionsTable(r, rows, caption, [
     [l10n.t('Key'), keyText],
     [l10n.t('Started'), (s) => (s.started_at ? l10n.dateTime(s.started_at) : '—')],
     [l10n.t('Connection'), (s) => s.origin],
@@ -87,13 +107,16 @@ function liveTable(r: AuthedReq, rows: SessionRow[]): Html {
 function recentTable(r: AuthedReq, rows: SessionRow[]): Html {
   const { l10n } = r;
   if (rows.length === 0) return html`<p>${l10n.t('No session in the last 7 days.')}</p>`;
-  return sessionsTable(r, rows, l10n.t('The {0} most recent sessions of the last 7 days', l10n.number(rows.length)), [
+  const caption = l10n.one(rows.length)
+    ? l10n.t('The most recent session of the last 7 days')
+    : l10n.t('The {0} most recent sessions of the last 7 days', l10n.number(rows.length));
+  return sessionsTable(r, rows, caption, [
     [l10n.t('Key'), keyText],
     [l10n.t('Created'), (s) => l10n.dateTime(s.created_at)],
     [l10n.t('Ended'), (s) => (s.ended_at ? l10n.dateTime(s.ended_at) : '—')],
     [l10n.t('Audio minutes'), (s) => minutes(r, s.audio_seconds)],
     [l10n.t('Final chunks'), (s) => l10n.number(s.final_chunks)],
-    [l10n.t('End reason'), (s) => s.end_reason ?? '—'],
+    [l10n.t('End reason'), (s) => endReasonText(r, s.end_reason)],
   ]);
 }
 
@@ -110,7 +133,7 @@ function detail(r: AuthedReq, s: SessionRow): Html {
       ${item(l10n.t('Connection'), s.origin)} ${item(l10n.t('Created'), l10n.dateTime(s.created_at))}
       ${item(l10n.t('Started'), s.started_at ? l10n.dateTime(s.started_at) : '—')}
       ${item(l10n.t('Ended'), s.ended_at ? l10n.dateTime(s.ended_at) : '—')} ${item(l10n.t('Audio minutes'), minutes(r, s.audio_seconds))}
-      ${item(l10n.t('Final chunks'), l10n.number(s.final_chunks))} ${item(l10n.t('End reason'), s.end_reason ?? '—')}
+      ${item(l10n.t('Final chunks'), l10n.number(s.final_chunks))} ${item(l10n.t('End reason'), endReasonText(r, s.end_reason))}
     </dl>
     ${s.state === 'live' ? endButton(r, s) : ''}
   </section>`;

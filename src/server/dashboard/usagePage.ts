@@ -9,6 +9,7 @@ import type { UsagePoint, ViewScope } from '../storage/dashboardData';
 import { viewScope } from '../storage/dashboardData';
 import type { AuthedReq, DashReq } from './context';
 import { fileName, toCsv } from './csv';
+import { dayInput, dayProblemText, formatDay, parseDay } from './dayField';
 import { type Html, html, raw } from './html';
 import { DashError, sendHtml, sendPage } from './respond';
 import { type Route, authed } from './route';
@@ -68,9 +69,9 @@ function problemText(r: DashReq, p: PeriodProblem): string {
     case 'group':
       return l10n.t('Group by key, project or person.');
     case 'from_date':
-      return l10n.t('The first day must be a date (YYYY-MM-DD).');
+      return dayProblemText(r, 'from');
     case 'to_date':
-      return l10n.t('The last day must be a date (YYYY-MM-DD).');
+      return dayProblemText(r, 'to');
     case 'order':
       return l10n.t('The first day must not be after the last day.');
     case 'too_long':
@@ -92,8 +93,9 @@ function filters(r: AuthedReq, q: URLSearchParams, period: UsagePeriod | undefin
   const { l10n } = r;
   const range = period?.range ?? q.get('range') ?? '7d';
   const group = period?.groupBy ?? q.get('group') ?? 'key';
-  const from = period?.range === 'custom' ? period.fromDay : (q.get('from') ?? '');
-  const to = period?.range === 'custom' ? period.toDay : (q.get('to') ?? '');
+  // The days in the page's language; after a refusal, as typed.
+  const from = period?.range === 'custom' ? formatDay(period.fromDay, l10n.locale) : (q.get('from') ?? '');
+  const to = period?.range === 'custom' ? formatDay(period.toDay, l10n.locale) : (q.get('to') ?? '');
   const invalid = (f: PeriodProblem['field']): Html | string =>
     problem?.field === f ? html` aria-invalid="true" aria-describedby="usage-error"` : '';
   return html`<form method="get" action="/dashboard/usage" class="filters">
@@ -101,8 +103,8 @@ ${problem ? html`<p class="error" role="alert" id="usage-error">${problemText(r,
 <fieldset${invalid('range')}><legend>${l10n.t('Period')}</legend>
 ${RANGES.map((id) => html`<label><input type="radio" name="range" value="${id}" ${range === id ? html` checked` : ''} /> ${rangeText(r, id)}</label> `)}
 </fieldset>
-<p><label for="usage-from">${l10n.t('First day (custom)')}</label> <input type="date" id="usage-from" name="from" value="${from}"${invalid('from')}>
-<label for="usage-to">${l10n.t('Last day (custom)')}</label> <input type="date" id="usage-to" name="to" value="${to}"${invalid('to')}></p>
+<p>${dayInput(r, { id: 'usage-from', name: 'from', label: l10n.t('First day (custom)'), value: from, invalid: invalid('from') })}
+${dayInput(r, { id: 'usage-to', name: 'to', label: l10n.t('Last day (custom)'), value: to, invalid: invalid('to') })}</p>
 <p><label for="usage-group">${l10n.t('Group by')}</label> <select id="usage-group" name="group"${invalid('group')}>
 ${GROUPINGS.map((g) => html`<option value="${g}" ${group === g ? html` selected` : ''}>${groupText(r, g)}</option>`)}</select>
 <button type="submit">${l10n.t('Show')}</button></p>
@@ -188,11 +190,22 @@ function groupTable(r: AuthedReq, m: UsageModel, period: UsagePeriod): Html {
   </div>`;
 }
 
+/** The period's totals in a line, each count with its noun in the singular or the plural of the language. */
+function summary(r: DashReq, m: UsageModel): string {
+  const { l10n } = r;
+  const { sessions, audioMinutes, errors } = m.total;
+  return [
+    l10n.one(sessions) ? l10n.t('{0} session', l10n.number(sessions)) : l10n.t('{0} sessions', l10n.number(sessions)),
+    l10n.one(audioMinutes) ? l10n.t('{0} audio minute', l10n.number(audioMinutes)) : l10n.t('{0} audio minutes', l10n.number(audioMinutes)),
+    l10n.one(errors) ? l10n.t('{0} error', l10n.number(errors)) : l10n.t('{0} errors', l10n.number(errors)),
+  ].join(', ');
+}
+
 async function usagePage(r: AuthedReq): Promise<void> {
   const { l10n, ctx } = r;
   teamOf(r);
   const q = r.url.searchParams;
-  const period = usagePeriod(q, ctx.now());
+  const period = usagePeriod(q, ctx.now(), (s) => parseDay(s, l10n.locale));
   if (isProblem(period)) {
     sendPage(r, l10n.t('Usage'), filters(r, q, undefined, period), 400);
     return;
@@ -209,9 +222,7 @@ async function usagePage(r: AuthedReq): Promise<void> {
     r,
     l10n.t('Usage'),
     html`${filters(r, q, period)}
-      <p class="summary">
-        ${l10n.t('{0} sessions, {1} audio minutes, {2} errors', l10n.number(m.total.sessions), l10n.number(m.total.audioMinutes), l10n.number(m.total.errors))}
-      </p>
+      <p class="summary">${summary(r, m)}</p>
       <p><a href="/dashboard/usage.csv?${csvQuery.toString()}" download>${l10n.t('Export CSV')}</a></p>
       ${m.charts.map((c) => chartSection(r, c))}
       <section aria-labelledby="usage-groups-title">
@@ -226,7 +237,7 @@ async function usagePage(r: AuthedReq): Promise<void> {
 async function usageCsv(r: AuthedReq): Promise<void> {
   const { l10n, ctx } = r;
   teamOf(r);
-  const period = usagePeriod(r.url.searchParams, ctx.now());
+  const period = usagePeriod(r.url.searchParams, ctx.now(), (s) => parseDay(s, l10n.locale));
   if (isProblem(period)) throw new DashError(400, problemText(r, period));
   const { points, labelOf } = await figures(r, period);
   const { header, rows } = usageCsvRows(points, labelOf);

@@ -20,7 +20,7 @@ export interface UsagePeriod {
   request: UsageRequest;
   /** Every bucket of the period in order (`YYYY-MM-DDTHH` or `YYYY-MM-DD`), empty ones included. */
   buckets: string[];
-  /** The custom range's days as typed back into the form (YYYY-MM-DD). */
+  /** The custom range's days (ISO `YYYY-MM-DD`; the form writes them in the page's language). */
   fromDay: string;
   toDay: string;
 }
@@ -46,8 +46,20 @@ function days(from: string, to: string): string[] {
   return out;
 }
 
-/** The period asked for by the page's query (`range`, `group`, `from`, `to`), at `now`. */
-export function usagePeriod(q: URLSearchParams, now: number): UsagePeriod | PeriodProblem {
+/** An ISO day as it is (the CSV export's and the tests' queries); undefined for anything else. */
+function isoDay(s: string): string | undefined {
+  return validDay(s) ? s : undefined;
+}
+
+/**
+ * The period asked for by the page's query (`range`, `group`, `from`, `to`), at `now`; `readDay` reads a
+ * custom day as typed (dayField.ts `parseDay` in the page's language) into an ISO day.
+ */
+export function usagePeriod(
+  q: URLSearchParams,
+  now: number,
+  readDay: (typed: string) => string | undefined = isoDay,
+): UsagePeriod | PeriodProblem {
   const range = (q.get('range') || '7d') as RangeId;
   if (!RANGES.includes(range)) return { field: 'range', code: 'range', message: 'Choose a period: 24 hours, 7 days, 30 days or custom.' };
   const groupBy = (q.get('group') || 'key') as UsageGrouping;
@@ -69,10 +81,13 @@ export function usagePeriod(q: URLSearchParams, now: number): UsagePeriod | Peri
   let fromDay: string;
   let toDay: string;
   if (range === 'custom') {
-    fromDay = (q.get('from') ?? '').trim();
-    toDay = (q.get('to') ?? '').trim() || today;
-    if (!validDay(fromDay)) return { field: 'from', code: 'from_date', message: 'The first day must be a date (YYYY-MM-DD).' };
-    if (!validDay(toDay)) return { field: 'to', code: 'to_date', message: 'The last day must be a date (YYYY-MM-DD).' };
+    const typedTo = (q.get('to') ?? '').trim();
+    const from = readDay((q.get('from') ?? '').trim());
+    const to = typedTo ? readDay(typedTo) : today;
+    if (!from) return { field: 'from', code: 'from_date', message: 'The first day is not a date.' };
+    if (!to) return { field: 'to', code: 'to_date', message: 'The last day is not a date.' };
+    fromDay = from;
+    toDay = to;
     if (fromDay > toDay) return { field: 'from', code: 'order', message: 'The first day must not be after the last day.' };
     if (days(fromDay, toDay).length > MAX_CUSTOM_DAYS)
       return { field: 'from', code: 'too_long', message: 'A custom period is at most 366 days.' };
