@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { openPool } from '../../src/server/storage/pg/connect';
 import { prepareDatabase } from '../../src/server/storage/pg/migrations';
 import { PgTeams } from '../../src/server/storage/pg/teams';
+import { poolTransaction } from '../../src/server/storage/pg/transaction';
 import { type SqliteStore } from '../../src/server/storage/db';
 import { DashboardStore, pgQuery, sqliteQuery } from '../../src/server/storage/dashboard';
 import { SecondFactorStore } from '../../src/server/storage/secondFactor';
@@ -98,7 +99,7 @@ async function checkDelete(teams: TeamStore, q: Query, orgId: string): Promise<v
   const mfa = new SecondFactorStore(q);
   assert.deepEqual([...(await mfa.confirmedIn(orgId))].sort(), ['gone', 'kept']);
   assert.deepEqual([...(await mfa.confirmedIn('another-org'))], []);
-  await teams.deletePerson('gone');
+  assert.deepEqual(await teams.deletePerson('gone', AT), { outcome: 'removed', revokedKeys: [] });
   assert.deepEqual([...(await mfa.confirmedIn(orgId))], ['kept']);
   assert.deepEqual(
     await counts(q, 'gone'),
@@ -131,11 +132,11 @@ describe('a deleted person takes their dashboard rows with them', function () {
       await server?.destroy();
     });
 
-    it('the same, in one statement', async () => {
+    it('the same, in one transaction', async () => {
       pool = await openPool(await server.createDatabase('person_delete'));
       const prepared = await prepareDatabase(pool, `master_${'x1y2z3'.repeat(6)}`, () => undefined);
       const p = pool;
-      const teams = new PgTeams((text, params) => p.query(text, params), prepared.orgId);
+      const teams = new PgTeams((text, params) => p.query(text, params), prepared.orgId, poolTransaction(p));
       await checkDelete(
         teams,
         pgQuery((text, params) => p.query(text, params)),

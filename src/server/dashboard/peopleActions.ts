@@ -21,14 +21,16 @@ import { type Route, authed } from './route';
 const ID = '([A-Za-z0-9_-]{1,100})';
 const nameOf = (p: Person): string => p.display_name || p.email;
 
+const lastOwnerText = (r: AuthedReq, p: Person): string =>
+  r.l10n.t("{0} is the organisation's last owner; make another person owner first.", nameOf(p));
+
 /** Why this person may not remove that one (a message for the page), or undefined when they may. */
 async function removalRefused(r: AuthedReq, p: Person): Promise<{ status: number; text: string } | undefined> {
   const { l10n, who, ctx } = r;
   if (p.id === who.person.id) return { status: 409, text: l10n.t('You cannot remove yourself: ask another owner or admin.') };
   if (p.role === 'owner' && who.person.role !== 'owner')
     return { status: 403, text: l10n.t('Only an owner makes, changes or removes an owner.') };
-  if (p.role === 'owner' && (await ctx.api.keys.teams.countOwners(p.org_id)) <= 1)
-    return { status: 409, text: l10n.t("{0} is the organisation's last owner; make another person owner first.", nameOf(p)) };
+  if (p.role === 'owner' && (await ctx.api.keys.teams.countOwners(p.org_id)) <= 1) return { status: 409, text: lastOwnerText(r, p) };
   return undefined;
 }
 
@@ -121,8 +123,13 @@ async function postRemove(r: AuthedReq): Promise<void> {
   const typed = r.form!.get('confirm_email') ?? '';
   if (typed.trim().toLowerCase() !== p.email.toLowerCase())
     return removePage(r, p, l10n.t("The email typed is not the person's email: nobody was removed."), typed, 400);
-  await removePersonAs(ctx.api, r.who.actor, p);
-  redirect(r, '/dashboard/people?removed=1');
+  const done = await removePersonAs(ctx.api, r.who.actor, p);
+  if (done.outcome === 'removed') return redirect(r, '/dashboard/people?removed=1');
+  // Removed, or another owner removed or demoted, at the same moment (the store checked under its lock): nothing changed.
+  record(ctx.api, r.who.actor, 'person.deleted', p.id, 'failure');
+  if (done.outcome === 'gone')
+    return refusedPage(r, l10n.t('Remove person'), l10n.t('This person is no longer in the organisation: nothing more to do.'), 404);
+  refusedPage(r, l10n.t('Remove person'), lastOwnerText(r, p), 409);
 }
 
 const resetPath = (p: Person): string => `/dashboard/people/${p.id}/second-factor`;

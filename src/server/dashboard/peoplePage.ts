@@ -270,7 +270,14 @@ async function changeRole(r: AuthedReq): Promise<void> {
     record(ctx.api, r.who.actor, 'person.updated', person.id, 'failure');
     return peoplePage(r, { error: l10n.t("{0} is the organisation's last owner; make another person owner first.", nameOf(person)) }, 409);
   }
-  await teams.updatePerson(person.id, { role: role as OrgRole });
+  try {
+    await teams.updatePerson(person.id, { role: role as OrgRole });
+  } catch (e) {
+    // Another owner removed or demoted at the same moment (the store checks again under its lock).
+    if (!(e instanceof TeamRequestError && e.field === 'role')) throw e;
+    record(ctx.api, r.who.actor, 'person.updated', person.id, 'failure');
+    return peoplePage(r, { error: l10n.t("{0} is the organisation's last owner; make another person owner first.", nameOf(person)) }, 409);
+  }
   record(ctx.api, r.who.actor, 'person.updated', person.id, 'success');
   redirect(r, '/dashboard/people?done=1');
 }

@@ -123,12 +123,13 @@ export async function updatePerson(ctx: ApiContext, req: IncomingMessage, id: st
   sendJson(res, 200, { success: true, person: updated });
 }
 
-/** An organisation keeps at least one owner: the last one is neither demoted nor removed. */
+/** An organisation keeps at least one owner: the last one is neither demoted nor removed (checked again by the store, under its lock). */
 async function keepAnOwner(ctx: ApiContext, orgId: string, field: string): Promise<void> {
-  if ((await ctx.keys.teams.countOwners(orgId)) <= 1) {
-    throw HttpError.of('CONFIG_ERROR', `${field}: this person is the organisation's last owner; make another person owner first`);
-  }
+  if ((await ctx.keys.teams.countOwners(orgId)) <= 1) throw lastOwner(field);
 }
+
+const lastOwner = (field: string): HttpError =>
+  HttpError.of('CONFIG_ERROR', `${field}: this person is the organisation's last owner; make another person owner first`);
 
 /** Removes a person (personRemoval.ts): their keys revoked (their sessions ended as for any revocation), all that is theirs gone. */
 export async function deletePerson(ctx: ApiContext, req: IncomingMessage, id: string, res: ServerResponse): Promise<void> {
@@ -139,6 +140,12 @@ export async function deletePerson(ctx: ApiContext, req: IncomingMessage, id: st
     checkOwnerChange(ctx, actor, 'person.deleted', id);
     await keepAnOwner(ctx, person.org_id, 'id');
   }
-  const keys = await removePersonAs(ctx, actor, person);
-  sendJson(res, 200, { success: true, id, revoked_keys: keys });
+  const done = await removePersonAs(ctx, actor, person);
+  if (done.outcome === 'gone') throw new HttpError(404, 'NOT_FOUND', 'no such person');
+  if (done.outcome === 'last_owner') {
+    // Another owner was removed or demoted at the same moment: this one is the last now.
+    record(ctx, actor, 'person.deleted', id, 'failure');
+    throw lastOwner('id');
+  }
+  sendJson(res, 200, { success: true, id, revoked_keys: done.revokedKeys });
 }

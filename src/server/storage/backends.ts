@@ -91,7 +91,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
       opened.pop();
       opened.push(() => pg.close());
       store = pg;
-      keys = new ApiKeys(pg, prepared.masterHash, new PgTeams((text, params) => pg.query(text, params), prepared.orgId));
+      keys = new ApiKeys(pg, prepared.masterHash, new PgTeams((text, params) => pg.query(text, params), prepared.orgId, pg.transaction));
       team = openTeam({ pg }, o.log, o.auditRetentionDays);
       dashboard = new DashboardStore(pgQuery((text, params) => pg.query(text, params)));
       secondFactor = new SecondFactorStore(pgQuery((text, params) => pg.query(text, params)));

@@ -41,6 +41,15 @@ export interface Member {
   created_at: string;
 }
 
+/**
+ * What `TeamStore.deletePerson` did: the person removed (with the ids of the keys it revoked), or nothing,
+ * because they were gone already (removed meanwhile) or are their organisation's last owner.
+ */
+export type PersonDeletion = { outcome: 'removed'; revokedKeys: string[] } | { outcome: 'gone' } | { outcome: 'last_owner' };
+
+/** The store's refusal to demote the last owner (TeamRequestError on `role`). */
+export const LAST_OWNER = "role: this person is the organisation's last owner; make another person owner first";
+
 /** A request that is valid field by field but contradicts what is stored: CONFIG_ERROR naming `field`. */
 export class TeamRequestError extends Error {
   constructor(
@@ -71,14 +80,20 @@ export interface TeamStore {
   getPerson(id: string): Promise<Person | undefined>;
   listPeople(orgId: string): Promise<Person[]>;
   countOwners(orgId: string): Promise<number>;
-  /** Throws TeamRequestError('email') as createPerson. */
+  /**
+   * Throws TeamRequestError('email') as createPerson, and TeamRequestError('role') (`LAST_OWNER`) when it
+   * would demote the organisation's last owner: a role change of an owner is checked under the same lock as
+   * a removal, so that two at once never leave the organisation without an owner.
+   */
   updatePerson(id: string, changes: Partial<Pick<Person, 'email' | 'display_name' | 'role'>>): Promise<Person | undefined>;
   /**
-   * Removes the person with all that is theirs but their keys (revoked by the caller first, kept for the
-   * records): project memberships, dashboard sessions (and their flashes), second factor, recovery codes,
-   * waiting sign-ins, open invitations, sign-in throttle rows (`PERSON_ROWS_SQL`). One transaction.
+   * Removes the person, unless they are their organisation's last owner, in one transaction under the
+   * organisation's lock (`OWNER_SQL`): their live keys revoked at `at` (kept for the records, each marked
+   * for announcement in `pending_revocations`), and all that is theirs deleted: project memberships,
+   * dashboard sessions (and their flashes), second factor, recovery codes, waiting sign-ins, open
+   * invitations, sign-in throttle rows (`PERSON_ROWS_SQL`). The caller ends the revoked keys' live sessions.
    */
-  deletePerson(id: string): Promise<void>;
+  deletePerson(id: string, at: string): Promise<PersonDeletion>;
 
   createProject(p: Project): Promise<void>;
   getProject(orgId: string, id: string): Promise<Project | undefined>;
@@ -118,6 +133,18 @@ export const PERSON_ROWS_SQL: readonly string[] = [
   'DELETE FROM project_members WHERE person_id = ?',
   'DELETE FROM people WHERE id = ?',
 ];
+
+/**
+ * What a removal or an owner's role change reads and writes under the organisation's lock (PostgreSQL: the
+ * `orgs` row `FOR UPDATE`; SQLite: an IMMEDIATE transaction), SQLite and PostgreSQL alike (`?` placeholders;
+ * pg/teams.ts numbers them).
+ */
+export const OWNER_SQL = {
+  person: 'SELECT org_id, role FROM people WHERE id = ?',
+  otherOwners: "SELECT CAST(count(*) AS INTEGER) AS n FROM people WHERE org_id = ? AND role = 'owner' AND id <> ?",
+  revokeKeys: 'UPDATE api_keys SET revoked_at = ? WHERE person_id = ? AND revoked_at IS NULL RETURNING id',
+  pendingRevocation: 'INSERT INTO pending_revocations (key_id, revoked_at) VALUES (?, ?) ON CONFLICT DO NOTHING',
+} as const;
 
 /** A key with its person's role, as authentication and the listings read it (SQLite and PostgreSQL alike). */
 export const KEY_SELECT = 'SELECT k.*, p.role AS person_role FROM api_keys k LEFT JOIN people p ON p.id = k.person_id';

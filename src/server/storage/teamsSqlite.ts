@@ -6,8 +6,11 @@ import {
   type NameScope,
   type Org,
   type Person,
+  type PersonDeletion,
   type Project,
   type TeamStore,
+  LAST_OWNER,
+  OWNER_SQL,
   PERSON_ROWS_SQL,
   TeamRequestError,
   isUniqueViolation,
@@ -85,25 +88,42 @@ export class SqliteTeams implements TeamStore {
   async countOwners(orgId: string): Promise<number> {
     return this.get<{ n: number }>("SELECT count(*) AS n FROM people WHERE org_id = ? AND role = 'owner'", orgId)?.n ?? 0;
   }
+  /** Whether the person is an owner with no other owner in the organisation (in a transaction that holds the write lock). */
+  private lastOwner(id: string): boolean {
+    const p = this.get<{ org_id: string; role: string }>(OWNER_SQL.person, id);
+    return p?.role === 'owner' && (this.get<{ n: number }>(OWNER_SQL.otherOwners, p.org_id, id)?.n ?? 0) === 0;
+  }
+
   async updatePerson(id: string, c: Partial<Pick<Person, 'email' | 'display_name' | 'role'>>): Promise<Person | undefined> {
     try {
-      this.db.transaction(() => {
-        if (c.email !== undefined)
-          this.run('UPDATE people SET email = ?, email_lower = ? WHERE id = ?', c.email, c.email.toLowerCase(), id);
-        if (c.display_name !== undefined) this.run('UPDATE people SET display_name = ? WHERE id = ?', c.display_name, id);
-        if (c.role !== undefined) this.run('UPDATE people SET role = ? WHERE id = ?', c.role, id);
-      })();
+      // IMMEDIATE: the write lock taken first, so the owners counted are those written (teams.ts OWNER_SQL).
+      this.db
+        .transaction(() => {
+          if (c.role !== undefined && c.role !== 'owner' && this.lastOwner(id)) throw new TeamRequestError('role', LAST_OWNER);
+          if (c.email !== undefined)
+            this.run('UPDATE people SET email = ?, email_lower = ? WHERE id = ?', c.email, c.email.toLowerCase(), id);
+          if (c.display_name !== undefined) this.run('UPDATE people SET display_name = ? WHERE id = ?', c.display_name, id);
+          if (c.role !== undefined) this.run('UPDATE people SET role = ? WHERE id = ?', c.role, id);
+        })
+        .immediate();
     } catch (e) {
       if (isUniqueViolation(e)) throw new TeamRequestError('email', DUPLICATE_EMAIL);
       throw e;
     }
     return this.getPerson(id);
   }
-  async deletePerson(id: string): Promise<void> {
-    this.db.transaction(() => {
-      // Each `?` of a statement is the person's id.
-      for (const sql of PERSON_ROWS_SQL) this.run(sql, ...Array<string>(sql.split('?').length - 1).fill(id));
-    })();
+  async deletePerson(id: string, at: string): Promise<PersonDeletion> {
+    return this.db
+      .transaction((): PersonDeletion => {
+        if (!this.get(OWNER_SQL.person, id)) return { outcome: 'gone' };
+        if (this.lastOwner(id)) return { outcome: 'last_owner' };
+        const revokedKeys = this.all<{ id: string }>(OWNER_SQL.revokeKeys, at, id).map((k) => k.id);
+        for (const key of revokedKeys) this.run(OWNER_SQL.pendingRevocation, key, at);
+        // Each `?` of a statement is the person's id.
+        for (const sql of PERSON_ROWS_SQL) this.run(sql, ...Array<string>(sql.split('?').length - 1).fill(id));
+        return { outcome: 'removed', revokedKeys };
+      })
+      .immediate();
   }
 
   async createProject(p: Project): Promise<void> {

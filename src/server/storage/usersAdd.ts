@@ -14,8 +14,9 @@ import { migrateSqlite } from './sqliteMigrations';
 import { openPool } from './pg/connect';
 import { MASTER_HASH_META } from './masterKey';
 import { PgTeams } from './pg/teams';
+import { poolTransaction } from './pg/transaction';
 import { SqliteTeams } from './teamsSqlite';
-import { type OrgRole, type TeamStore } from './teams';
+import { type OrgRole, type TeamStore, TeamRequestError } from './teams';
 
 export class UsersAddError extends Error {}
 
@@ -59,7 +60,7 @@ export async function addUser(
       // The database as the service made it (its schema, organisation and master key): read, never settled
       // here, so that neither the master key nor its origin (given or generated) is needed.
       const orgId = await startedOrg(pool);
-      teams = new PgTeams((text, params) => pool.query(text, params), orgId);
+      teams = new PgTeams((text, params) => pool.query(text, params), orgId, poolTransaction(pool));
       dash = new DashboardStore(pgQuery((text, params) => pool.query(text, params)));
     } catch (e) {
       await pool.end();
@@ -91,7 +92,10 @@ export async function addUser(
     let personId: string;
     if (existing) {
       personId = existing.person.id;
-      await teams.updatePerson(personId, { role: u.role, ...(u.name ? { display_name: u.name } : {}) });
+      // The organisation's last owner is not demoted here either (teams.ts LAST_OWNER).
+      await teams.updatePerson(personId, { role: u.role, ...(u.name ? { display_name: u.name } : {}) }).catch((e: unknown) => {
+        throw e instanceof TeamRequestError && e.field === 'role' ? new UsersAddError(`--${e.message}`) : e;
+      });
     } else {
       personId = `person_${randomUUID()}`;
       await teams.createPerson({

@@ -23,6 +23,7 @@ import {
 } from '../stores';
 import { isConnectionError } from './connect';
 import { Journal } from './journal';
+import { type Transact, poolTransaction } from './transaction';
 
 interface PgStoreOptions {
   pool: pg.Pool;
@@ -61,6 +62,19 @@ export class PgStore implements SessionStore, KeyRows {
       throw new BackendUnavailableError('PostgreSQL', this.availability.retryAfterMs(), { cause: e });
     }
   }
+
+  /** A transaction of a request (pg/transaction.ts), refused at once as a query is while the database is unreachable. */
+  readonly transaction: Transact = (work) =>
+    poolTransaction(this.pool, async () => {
+      if (!this.availability.up) throw new BackendUnavailableError('PostgreSQL', this.availability.retryAfterMs());
+      try {
+        return await this.pool.connect();
+      } catch (e) {
+        if (!isConnectionError(e)) throw e;
+        this.availability.lost(e);
+        throw new BackendUnavailableError('PostgreSQL', this.availability.retryAfterMs(), { cause: e });
+      }
+    })(work);
 
   /** A query of a request (as the store's own: refused at once while the database is unreachable): the team store's (pg/teams.ts), usage, session listing and audit (pg/usage.ts, pg/audit.ts). */
   query<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {

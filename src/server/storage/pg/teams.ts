@@ -1,16 +1,25 @@
-/** The `TeamStore` (teams.ts) on PostgreSQL (tables of migration 3), through the store's queries (refused at once while the database is unreachable). */
+/**
+ * The `TeamStore` (teams.ts) on PostgreSQL (tables of migration 3), through the store's queries (refused at
+ * once while the database is unreachable). A removal and an owner's role change run in a transaction that
+ * locks the organisation's `orgs` row first, so that two at once on any instances are serialised and the
+ * second counts the owners the first left.
+ */
 import type pg from 'pg';
 import {
   type Member,
   type NameScope,
   type Org,
   type Person,
+  type PersonDeletion,
   type Project,
   type TeamStore,
+  LAST_OWNER,
+  OWNER_SQL,
   PERSON_ROWS_SQL,
   TeamRequestError,
   isUniqueViolation,
 } from '../teams';
+import type { Transact } from './transaction';
 
 type Query = <R extends pg.QueryResultRow>(text: string, params?: unknown[]) => Promise<pg.QueryResult<R>>;
 
@@ -18,10 +27,31 @@ const DUPLICATE_EMAIL = 'email: this organisation already has a person with this
 const ORG_COLUMNS = 'id, name, created_at, max_key_lifetime_days';
 const PERSON_COLUMNS = 'id, org_id, email, display_name, role, created_at';
 
+/** A statement of teams.ts with its `?` numbered `$1`, `$2`… */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/**
+ * In a transaction: locks the person's organisation's row (waiting for a removal or a role change that holds
+ * it), then reads the person again, as committed by then. Undefined when there is no such person.
+ */
+async function lockedPerson(c: pg.PoolClient, id: string): Promise<{ org_id: string; role: string; lastOwner: boolean } | undefined> {
+  const before = (await c.query<{ org_id: string }>(numbered(OWNER_SQL.person), [id])).rows[0];
+  if (!before) return undefined;
+  await c.query('SELECT id FROM orgs WHERE id = $1 FOR UPDATE', [before.org_id]);
+  const p = (await c.query<{ org_id: string; role: string }>(numbered(OWNER_SQL.person), [id])).rows[0];
+  if (!p) return undefined;
+  const others = p.role === 'owner' ? (await c.query<{ n: number }>(numbered(OWNER_SQL.otherOwners), [p.org_id, id])).rows[0]?.n : 1;
+  return { ...p, lastOwner: others === 0 };
+}
+
 export class PgTeams implements TeamStore {
   constructor(
     private readonly q: Query,
     readonly defaultOrgId: string,
+    private readonly transact: Transact,
   ) {}
 
   private async rows<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<R[]> {
@@ -76,25 +106,38 @@ export class PgTeams implements TeamStore {
     );
   }
   async updatePerson(id: string, c: Partial<Pick<Person, 'email' | 'display_name' | 'role'>>): Promise<Person | undefined> {
-    try {
-      return (
-        await this.rows<Person>(
+    const update = async (query: Query): Promise<Person | undefined> =>
+      (
+        await query<Person>(
           `UPDATE people SET email = COALESCE($2, email), email_lower = COALESCE(lower($2), email_lower),
              display_name = COALESCE($3, display_name), role = COALESCE($4, role)
            WHERE id = $1 RETURNING ${PERSON_COLUMNS}`,
           [id, c.email ?? null, c.display_name ?? null, c.role ?? null],
         )
-      )[0];
+      ).rows[0];
+    try {
+      if (c.role === undefined || c.role === 'owner') return await update(this.q);
+      // A demotion, perhaps of an owner: under the organisation's lock, as a removal.
+      return await this.transact(async (client) => {
+        if ((await lockedPerson(client, id))?.lastOwner) throw new TeamRequestError('role', LAST_OWNER);
+        return { value: await update((text, params) => client.query(text, params)) };
+      });
     } catch (e) {
       if (isUniqueViolation(e)) throw new TeamRequestError('email', DUPLICATE_EMAIL);
       throw e;
     }
   }
-  async deletePerson(id: string): Promise<void> {
-    // One statement (so one transaction): each delete a data-modifying WITH part, the person's id as $1.
-    const parts = PERSON_ROWS_SQL.map((sql) => sql.replace(/\?/g, '$1'));
-    const last = parts.pop()!;
-    await this.q(`WITH ${parts.map((p, i) => `d${i} AS (${p})`).join(', ')} ${last}`, [id]);
+  async deletePerson(id: string, at: string): Promise<PersonDeletion> {
+    return this.transact<PersonDeletion>(async (c) => {
+      const p = await lockedPerson(c, id);
+      if (!p) return { value: { outcome: 'gone' }, rollback: true };
+      if (p.lastOwner) return { value: { outcome: 'last_owner' }, rollback: true };
+      const revokedKeys = (await c.query<{ id: string }>(numbered(OWNER_SQL.revokeKeys), [at, id])).rows.map((k) => k.id);
+      for (const key of revokedKeys) await c.query(numbered(OWNER_SQL.pendingRevocation), [key, at]);
+      // Each `?` of a statement is the person's id.
+      for (const sql of PERSON_ROWS_SQL) await c.query(sql.replace(/\?/g, '$1'), [id]);
+      return { value: { outcome: 'removed', revokedKeys } };
+    });
   }
 
   async createProject(p: Project): Promise<void> {
