@@ -68,15 +68,31 @@ export interface SegmenterOptions {
 }
 
 /** Whether `a` and `b` hold the same raw words, in order. */
-export function sameRaw(a: readonly RecognizedWord[], b: readonly RecognizedWord[]): boolean {
+function sameRaw(a: readonly RecognizedWord[], b: readonly RecognizedWord[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i]!.raw !== b[i]!.raw) return false;
   return true;
 }
 
 /** The raw words joined by spaces (what tells whether a revision changed the text). */
-export function textOf(words: readonly RecognizedWord[]): string {
+function textOf(words: readonly RecognizedWord[]): string {
   return words.map((w) => w.raw).join(' ');
+}
+
+/** The length of {@link textOf}, without building it. */
+function textLength(words: readonly RecognizedWord[]): number {
+  let n = words.length > 0 ? words.length - 1 : 0;
+  for (let i = 0; i < words.length; i++) n += words[i]!.raw.length;
+  return n;
+}
+
+/**
+ * Whether `a` and `b` make the same text (`textOf(a) === textOf(b)`: a word may hold a space). The texts are
+ * built only when their lengths are equal: a revision that adds a word (most) is told apart without them.
+ */
+export function sameText(a: readonly RecognizedWord[], b: readonly RecognizedWord[]): boolean {
+  if (sameRaw(a, b)) return true;
+  return textLength(a) === textLength(b) && textOf(a) === textOf(b);
 }
 
 /** The event of `chunk` in `status` (with `details`, a `streaming` one carries none). */

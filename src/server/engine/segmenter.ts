@@ -36,8 +36,7 @@ import {
   type SegmenterOptions,
   chunkEventOf,
   replaceEventOf,
-  sameRaw,
-  textOf,
+  sameText,
 } from './segmentEvents';
 import { type SegmenterCheckpoint, type SentenceChunk, type WordMark, checkpointOf, copySentence } from './segmenterCheckpoint';
 import { VAD_WINDOW_MS, Vad, type VoiceDetector, samplesOf } from './vad';
@@ -236,7 +235,7 @@ export class Segmenter {
     const was = chunk.words;
     chunk.words = keptWords(words, this.details, this.baseMs, was);
     // The same raw words: the same text, no event (else the texts compared, as a word may hold a space).
-    if (!sameRaw(was, chunk.words) && textOf(chunk.words) !== textOf(was)) this.events.push(this.chunkEvent(chunk, 'streaming'));
+    if (!sameText(was, chunk.words)) this.events.push(this.chunkEvent(chunk, 'streaming'));
   }
 
   /**
