@@ -101,6 +101,34 @@ export interface Received {
   status?: string;
   text?: string;
   replaceText?: string;
+  /** A transcript's chunk id; a batch.replace's targets. */
+  id?: string;
+  targets?: string[];
+}
+
+/**
+ * The session's final text as a client keeps it (the protocol's rule): its `final` chunks in order, each
+ * sentence's finals replaced by its `batch.replace` where one came. A sentence whose proofreading never
+ * came keeps its first pass: reading only the `batch.replace` chunks would count its words as lost.
+ */
+export function finalText(events: readonly Received[]): string {
+  const chunks: Array<{ id: string; text: string }> = [];
+  for (const e of events) {
+    if (e.type === 'transcript' && e.status === 'final' && e.id !== undefined) {
+      const i = chunks.findIndex((c) => c.id === e.id);
+      if (i >= 0) chunks[i] = { id: e.id, text: e.text ?? '' };
+      else chunks.push({ id: e.id, text: e.text ?? '' });
+    } else if (e.type === 'batch.replace' && e.targets) {
+      const at = chunks.findIndex((c) => e.targets!.includes(c.id));
+      const kept = chunks.filter((c) => !e.targets!.includes(c.id));
+      kept.splice(at < 0 ? kept.length : at, 0, { id: '', text: e.replaceText ?? '' });
+      chunks.splice(0, chunks.length, ...kept);
+    }
+  }
+  return chunks
+    .map((c) => c.text)
+    .filter((t) => t !== '')
+    .join(' ');
 }
 
 /** One session: frames sent on a real-time clock; every event with its arrival time. */
@@ -108,10 +136,11 @@ export async function session(
   svc: Svc,
   frames: Buffer[],
   opts: { offsetMs?: number; stop?: boolean; config?: object } = {},
-): Promise<{ sent: number[]; events: Received[]; errors: number }> {
+): Promise<{ sent: number[]; events: Received[]; errors: number; errorCodes: string[] }> {
   const ws = new WebSocket(svc.ws, { headers: { authorization: `Bearer ${svc.key}` } });
   const events: Received[] = [];
   let errors = 0;
+  const errorCodes: string[] = [];
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('error', reject);
@@ -125,9 +154,14 @@ export async function session(
         status?: string;
         state?: string;
         text?: string;
-        data?: { new_chunk: { text: string } };
+        id?: string;
+        code?: string;
+        data?: { target_ids: string[]; new_chunk: { text: string } };
       };
-      if (m.type === 'error') errors++;
+      if (m.type === 'error') {
+        errors++;
+        errorCodes.push(m.code ?? '');
+      }
       if (m.type === 'status' && m.state === 'stopped') resolve();
       if (m.type === 'transcript' || m.type === 'batch.replace') {
         events.push({
@@ -135,7 +169,8 @@ export async function session(
           type: m.type,
           ...(m.status ? { status: m.status } : {}),
           ...(m.text !== undefined ? { text: m.text } : {}),
-          ...(m.data ? { replaceText: m.data.new_chunk.text } : {}),
+          ...(m.data ? { replaceText: m.data.new_chunk.text, targets: m.data.target_ids } : {}),
+          ...(m.id !== undefined ? { id: m.id } : {}),
         });
       }
     });
@@ -160,7 +195,7 @@ export async function session(
   ws.send(JSON.stringify({ type: 'control', action: 'stop' }));
   await stopped;
   ws.terminate();
-  return { sent, events: events.slice(0, counted), errors };
+  return { sent, events: events.slice(0, counted), errors, errorCodes };
 }
 
 let proofreader: Proofreader | undefined;

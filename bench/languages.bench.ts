@@ -37,7 +37,7 @@ import { type DecoderOptions, type PocketsphinxModel, searchSettings } from '../
 import { modelsDirWith } from '../test/helpers/pocketsphinxModels';
 import { wordErrors } from '../test/helpers/recordings';
 import { framesOf, silence } from '../test/helpers/speech';
-import { type Svc, session, startService, stopService } from './engineService';
+import { type Svc, finalText, session, startService, stopService } from './engineService';
 
 const FRAME = 3200;
 const CLIPS_ENV = 'DICTEE_LANGUAGES_CLIPS';
@@ -70,9 +70,21 @@ function clipsOf(language: string): Clip[] {
   return all.slice(0, n);
 }
 
+/**
+ * A streamed session: its first pass (its `final` chunks), its final text as a client keeps it (the finals
+ * with each sentence's `batch.replace` in their place: engineService.ts `finalText`), how many sentences
+ * were proofread, and the codes of the errors it got.
+ */
+interface Streamed {
+  first: string;
+  final: string;
+  proofread: number;
+  errorCodes: string[];
+}
+
 /** Each clip alone in a session streamed in real time (two at a time); its first pass and final text. */
-async function streamed(svc: Svc, language: string, clips: readonly Clip[]): Promise<Array<{ first: string; final: string }>> {
-  const out: Array<{ first: string; final: string }> = [];
+async function streamed(svc: Svc, language: string, clips: readonly Clip[]): Promise<Streamed[]> {
+  const out: Streamed[] = [];
   for (let i = 0; i < clips.length; i += 2) {
     out.push(
       ...(await Promise.all(
@@ -82,7 +94,9 @@ async function streamed(svc: Svc, language: string, clips: readonly Clip[]): Pro
           const join = (xs: Array<string | undefined>): string => xs.filter((x) => x !== undefined).join(' ');
           return {
             first: join(s.events.filter((e) => e.type === 'transcript' && e.status === 'final').map((e) => e.text)),
-            final: join(s.events.filter((e) => e.type === 'batch.replace').map((e) => e.replaceText)),
+            final: finalText(s.events),
+            proofread: s.events.filter((e) => e.type === 'batch.replace').length,
+            errorCodes: s.errorCodes,
           };
         }),
       )),
@@ -108,14 +122,14 @@ function searchTable(model: PocketsphinxModel, now: Comparison, earlier: Compari
   ];
 }
 
-function table(language: string, clips: readonly Clip[], c: Comparison, svc: Array<{ first: string; final: string }>): string[] {
+function table(language: string, clips: readonly Clip[], c: Comparison, svc: Streamed[]): string[] {
   const err = (clip: Clip, hyp: string): number => wordErrors(scoredWords(language, clip.reference), scoredWords(language, hyp)).errors;
   return [
-    '| recording | s | words | errors whole file | in process: first pass / final | service: first pass / final | service final text |',
-    '|---|---:|---:|---:|---:|---:|---|',
+    '| recording | s | words | errors whole file | in process: first pass / final | service: first pass / final | service: sentences proofread, errors | service final text |',
+    '|---|---:|---:|---:|---:|---:|---|---|',
     ...clips.map(
       (clip, i) =>
-        `| ${clip.id} | ${c.clips[i]!.seconds.toFixed(1)} | ${c.clips[i]!.words} | ${c.clips[i]!.errors.whole} | ${c.clips[i]!.errors.firstPass} / ${c.clips[i]!.errors.final} | ${err(clip, svc[i]!.first)} / ${err(clip, svc[i]!.final)} | ${svc[i]!.final} |`,
+        `| ${clip.id} | ${c.clips[i]!.seconds.toFixed(1)} | ${c.clips[i]!.words} | ${c.clips[i]!.errors.whole} | ${c.clips[i]!.errors.firstPass} / ${c.clips[i]!.errors.final} | ${err(clip, svc[i]!.first)} / ${err(clip, svc[i]!.final)} | ${svc[i]!.proofread}, ${svc[i]!.errorCodes.join(' ') || 'none'} | ${svc[i]!.final} |`,
     ),
   ];
 }
@@ -169,8 +183,8 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
     'The shared development recordings (/work/shared/speech: French VoxForge, LibriVox, Picovoice; Spanish VoxForge,',
     'Picovoice; 16 kHz read speech, not the telephone prompts), each alone in a session: 0.4 s of silence, the recording,',
     '1.2 s of silence, 100 ms frames in real time (two sessions at a time), `silence_threshold` 1 s, `engine_endpointing`',
-    '0.5 s, proofreading on; the service started with `--engine pocketsphinx --workers 1`. Its final text is its `batch.replace`',
-    "chunks. Baseline: the same model (the service's, grammar words added) decoding each whole file in one utterance. French:",
+    '0.5 s, proofreading on; the service started with `--engine pocketsphinx --workers 1`. Its final text is what a client keeps:',
+    "its `final` chunks, each sentence's replaced by its `batch.replace` where one came. Baseline: the same model (the service's, grammar words added) decoding each whole file in one utterance. French:",
     'the 8 kHz model of soundswallower@0.6.3 and a trigram of the whole shared CC0 corpus (65k words), given to the decoders in',
     'binary form as the service does; Spanish: cmusphinx-es-5.2,',
     'no language model. Words scored as the dictation grammar writes them (French elisions and numbers).',

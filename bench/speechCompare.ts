@@ -7,7 +7,8 @@
  * - **streamed**: what the service does with a session's audio: 0.4 s of silence, the file, 1.2 s of
  *   silence, in 100 ms frames through the service's own {@link Segmenter} and
  *   {@link PocketsphinxRecognizer} (the streaming decoder, voice-activity detection, utterances and
- *   sentences cut at pauses, each sentence's audio decoded again by the same `Proofreader`): its first
+ *   sentences cut at pauses, each sentence's audio decoded again by the same `Proofreader`; a streaming
+ *   decoder of its own per recording, as a session has): its first
  *   pass (the `final` chunks) and its final text (the `batch.replace` chunks).
  *
  * The models are those the service finds in a models directory (modelSet.ts, the grammar's words
@@ -102,7 +103,11 @@ export async function compareDecodes(
 ): Promise<Comparison> {
   const ps = loadPocketsphinx();
   const proofreader = new Proofreader(ps, model, opts.proofread);
-  const live = ps.init(model, opts.live ?? { live: true });
+  // Each clip gets a streaming decoder of its own, as each session of the service does: one decoder kept
+  // across clips carries its live cepstral mean (the front end's running estimate) from one recording to
+  // the next, a warm start no session of the service has.
+  const newLive = (): unknown => ps.init(model, opts.live ?? { live: true });
+  let live: unknown;
   const rate = model.sampleRate ?? 16000;
   const cfg = resolveConfig({ language: model.language, details: true, silence_threshold: 1, engine_endpointing: 0.5 } as never);
   const out: ClipResult[] = [];
@@ -116,6 +121,8 @@ export async function compareDecodes(
       let c0 = process.cpuUsage();
       const whole = proofreader.decodeNow(atRate);
       wholeCpu += cpuS(process.cpuUsage(c0));
+      if (live !== undefined) ps.free(live);
+      live = newLive();
       const r = new PocketsphinxRecognizer(ps, model, () => proofreader, undefined, live);
       const late: string[] = [];
       const seg = new Segmenter(cfg, r, {
@@ -145,7 +152,7 @@ export async function compareDecodes(
     }
   } finally {
     proofreader.dispose();
-    ps.free(live);
+    if (live !== undefined) ps.free(live);
   }
   const sum = (k: keyof ClipResult['errors']): number => out.reduce((n, c) => n + c.errors[k], 0);
   return {

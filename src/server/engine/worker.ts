@@ -254,12 +254,31 @@ function startDecoderWorker(): void {
   }
 
   parentPort!.on('message', (m: ToWorker) => {
-    try {
-      handle(m);
-    } catch (e) {
-      const h = sessions.get(m.id);
-      if (h) drop(m.id, h);
-      post({ t: 'failed', id: m.id, message: errorMessage(e) });
-    }
+    inbox.push(m);
+    if (inbox.length === 1) setImmediate(handleNext);
   });
+}
+
+/*
+ * Messages wait in this queue and are handled one per turn of the event loop. Node hands a port's
+ * messages over in one go (all those waiting, at least 1000) before it runs a timer or reads another
+ * port: behind real time, with audio arriving faster than it is decoded, that went on for as long as
+ * the backlog lasted, and meanwhile the proofreading thread's answers waited unread and the progress
+ * of a session waiting only for its proofreading went unreported, so that its stop was taken for a
+ * stalled decoder (INTERNAL_ERROR, no batch.replace) and finished proofreadings for lapsed ones.
+ */
+const inbox: ToWorker[] = [];
+
+function handleNext(): void {
+  const m = inbox[0]!;
+  try {
+    handle(m);
+  } catch (e) {
+    const h = sessions.get(m.id);
+    if (h) drop(m.id, h);
+    post({ t: 'failed', id: m.id, message: errorMessage(e) });
+  } finally {
+    inbox.shift();
+    if (inbox.length) setImmediate(handleNext);
+  }
 }
