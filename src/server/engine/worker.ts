@@ -11,7 +11,7 @@ import type { EffectiveConfig } from '../../protocol';
 import { type SegmentEvent, Segmenter } from './segmenter';
 import { type UtteranceDetails, loadPocketsphinx } from './pocketsphinx/ffi';
 import type { TokenTimes } from './sherpa/tokens';
-import { type ProofreadAnswer, type ProofreadJob, ThreadProofreader } from './pocketsphinx/proofreadThread';
+import { type ProofreadAnswer, type ProofreadJob, ThreadProofreader, tooLate } from './pocketsphinx/proofreadThread';
 import { Proofreader } from './pocketsphinx/recognizer';
 import { type Factory, pocketsphinxFactory } from './pocketsphinx/factory';
 import { modelKey } from './pocketsphinx/modelSet';
@@ -225,7 +225,11 @@ function proofreading(spec: WorkerEngine): void {
     throw new Error(`no proofreading thread for the ${spec.engine} engine`);
   }
   parentPort!.on('message', (m: ProofreadJob) => {
-    let answer: ProofreadAnswer;
+    let answer: ProofreadAnswer | undefined = tooLate(m, Date.now());
+    if (answer) {
+      parentPort!.postMessage(answer);
+      return;
+    }
     try {
       answer = { job: m.job, ...decodeNow(new Int16Array(m.pcm), m.hotwords, m.details, m.model) };
     } catch (e) {

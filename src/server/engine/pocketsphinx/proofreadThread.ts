@@ -21,6 +21,11 @@ export interface ProofreadJob {
   details?: boolean;
   /** pocketsphinx: which model decodes it (modelSet.ts `key`). */
   model?: string;
+  /**
+   * When the job is given up (`Date.now()` ms): a thread that comes to it later answers at once that it was
+   * too late, without decoding (its answer would be dropped; the sentences queued after it get the CPU).
+   */
+  deadline?: number;
 }
 export type ProofreadAnswer =
   { job: number; hyp: string; details?: UtteranceDetails; tokens?: TokenTimes } | { job: number; error: string };
@@ -28,9 +33,27 @@ export type ProofreadAnswer =
 /** Beyond twice the sentence's duration, a job gets this long before it fails. */
 const JOB_GRACE_MS = 10_000;
 
+/**
+ * When a job is given up: its own time (the grace and twice its duration) counted from when the thread can
+ * start it, at the latest when the job before it was given up (the thread takes its jobs one at a time). A
+ * sentence queued behind a slow one is not failed for the time it waited.
+ */
+export function jobDeadline(now: number, previousDeadline: number, limitMs: number): number {
+  return Math.max(now, previousDeadline) + limitMs;
+}
+
+/** The answer a thread gives a job it comes to after its deadline, without decoding it. */
+export function tooLate(job: ProofreadJob, now: number): ProofreadAnswer | undefined {
+  return job.deadline !== undefined && now > job.deadline
+    ? { job: job.job, error: `proofreading skipped: its time ran out ${now - job.deadline} ms before the thread came to it` }
+    : undefined;
+}
+
 export class ThreadProofreader implements SentenceDecoder {
   private worker: Worker | undefined;
   private nextJob = 1;
+  /** The deadline of the last job sent (see {@link jobDeadline}). */
+  private lastDeadline = 0;
   private readonly jobs = new Map<number, { resolve: (answer: DetailedHypothesis) => void; reject: (e: Error) => void }>();
 
   constructor(
@@ -68,12 +91,14 @@ export class ThreadProofreader implements SentenceDecoder {
     const pcm = new ArrayBuffer(samples.byteLength);
     new Int16Array(pcm).set(samples);
     const limitMs = JOB_GRACE_MS + (2 * samples.length * 1000) / sampleRate;
+    const posted = Date.now();
+    const deadline = jobDeadline(posted, this.lastDeadline, limitMs);
+    this.lastDeadline = deadline;
     return new Promise<DetailedHypothesis>((resolve, reject) => {
-      const started = Date.now();
       const beat = setInterval(() => {
-        if (Date.now() - started > limitMs) {
+        if (Date.now() > deadline) {
           this.jobs.delete(job);
-          reject(new Error(`proofreading gave no answer within ${Math.round(limitMs)} ms`));
+          reject(new Error(`proofreading gave no answer within ${Math.round(deadline - posted)} ms`));
         } else onProgress?.();
       }, 1000);
       const done = (): void => clearInterval(beat);
@@ -93,6 +118,7 @@ export class ThreadProofreader implements SentenceDecoder {
         ...(hotwords !== undefined ? { hotwords } : {}),
         ...(details ? { details } : {}),
         ...(model !== undefined ? { model } : {}),
+        deadline,
       };
       w.postMessage(job_, [pcm]);
     });
@@ -119,7 +145,10 @@ export class ThreadProofreader implements SentenceDecoder {
       else j.reject(new Error(m.error));
     });
     const lost = (why: string): void => {
-      if (this.worker === w) this.worker = undefined;
+      if (this.worker === w) {
+        this.worker = undefined;
+        this.lastDeadline = 0;
+      }
       for (const j of this.jobs.values()) j.reject(new Error(why));
       this.jobs.clear();
     };
