@@ -150,5 +150,13 @@ describe('dashboard: the Sessions and Audit log pages (Chromium)', function () {
     assert.match(await page.locator('#audit-chain').innerText(), /^Hash chain broken at entry 1: entry 1 was altered/);
     assert.deepEqual(csp, []);
     await context.close();
+    // The reason in the reader's language too.
+    const fr = await newPage(browser, 'fr-FR');
+    await signIn(fr.page, server, owner, '/dashboard/audit');
+    assert.match(
+      await fr.page.locator('#audit-chain').innerText(),
+      /^Chaîne de hachage rompue à l’entrée 1 : l’entrée 1 a été modifiée \(son empreinte ne correspond pas à ses champs\)$/,
+    );
+    await fr.context.close();
   });
 });

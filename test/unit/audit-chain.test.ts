@@ -37,18 +37,27 @@ describe('the audit chain (SQLite)', () => {
 
     db.prepare("UPDATE audit_log SET target = 'key_x' WHERE org_id = 'org_a' AND seq = 3").run();
     const altered = verifyChains(await rows.readAll());
-    assert.deepEqual(altered.broken, { org_id: 'org_a', seq: 3, reason: 'entry 3 was altered (its hash does not match its fields)' });
+    assert.deepEqual(altered.broken, {
+      org_id: 'org_a',
+      seq: 3,
+      kind: 'altered',
+      reason: 'entry 3 was altered (its hash does not match its fields)',
+    });
     db.prepare("UPDATE audit_log SET target = 'key_3' WHERE org_id = 'org_a' AND seq = 3").run();
 
     db.prepare("DELETE FROM audit_log WHERE org_id = 'org_a' AND seq = 2").run();
-    assert.match(verifyChains(await rows.readAll()).broken!.reason, /entry 2 is missing/);
+    const missing = verifyChains(await rows.readAll()).broken!;
+    assert.match(missing.reason, /entry 2 is missing/);
+    assert.deepEqual([missing.kind, missing.seq, missing.found], ['missing', 2, 3]);
   });
 
   it('finds entries removed from the end of a chain (its head remembers)', async () => {
     const { db, rows } = fresh();
     await rows.append('org_a', [entry(1), entry(2), entry(3)]);
     db.prepare('DELETE FROM audit_log WHERE seq = 3').run();
-    assert.match(verifyChains(await rows.readAll()).broken!.reason, /entries were removed from its end/);
+    const cut = verifyChains(await rows.readAll()).broken!;
+    assert.match(cut.reason, /entries were removed from its end/);
+    assert.deepEqual([cut.kind, cut.found], ['truncated', 3]);
   });
 
   it('retention deletes the old entries and the rest still verifies from the anchor', async () => {

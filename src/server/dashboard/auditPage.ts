@@ -134,8 +134,24 @@ function verdict(r: AuthedReq, v: VerifyReport): Html {
       }
     </p>`;
   return html`<p class="error" role="alert" id="audit-chain">
-    ${l10n.t('Hash chain broken at entry {0}: {1}', l10n.number(v.broken!.seq), v.broken!.reason)}
+    ${l10n.t('Hash chain broken at entry {0}: {1}', l10n.number(v.broken!.seq), brokenText(r, v.broken!))}
   </p>`;
+}
+
+/** Why the chain is broken, in the page's language. */
+function brokenText(r: DashReq, b: NonNullable<VerifyReport['broken']>): string {
+  const { l10n } = r;
+  const seq = l10n.number(b.seq);
+  switch (b.kind) {
+    case 'missing':
+      return l10n.t('entry {0} is missing (the next one found is {1})', seq, l10n.number(b.found ?? NaN));
+    case 'unlinked':
+      return l10n.t('entry {0} does not carry the hash of the entry before it', seq);
+    case 'altered':
+      return l10n.t('entry {0} was altered (its hash does not match its fields)', seq);
+    case 'truncated':
+      return l10n.t('entries were removed from the end of the chain (its head says {0})', l10n.number(b.found ?? NaN));
+  }
 }
 
 /** An entry's outcome in the page's language (the record's own word, as the exports write it, when unknown). */

@@ -106,9 +106,12 @@ export interface VerifyReport {
   ok: boolean;
   entries: number;
   chains: number;
-  /** The first broken link: its organisation, seq and why. */
-  broken?: { org_id: string; seq: number; reason: string };
+  /** The first broken link: its organisation, seq and why (`reason` in English; `kind` and `found` for a translation). */
+  broken?: { org_id: string; seq: number; reason: string; kind: BrokenLink; found?: number };
 }
+
+/** How a chain is broken: an entry missing, one not linked to the one before, one altered, entries removed from its end. */
+export type BrokenLink = 'missing' | 'unlinked' | 'altered' | 'truncated';
 
 /** Checks every chain from its anchor (or its start) to its head; stops at the first broken link. */
 export function verifyChains(all: { entries: StoredAudit[]; anchors: AuditAnchor[]; heads: AuditAnchor[] }): VerifyReport {
@@ -121,18 +124,18 @@ export function verifyChains(all: { entries: StoredAudit[]; anchors: AuditAnchor
     const anchor = all.anchors.find((a) => a.org_id === org);
     let prev = anchor?.hash ?? GENESIS_HASH;
     let expected = Number(anchor?.seq ?? 0) + 1;
-    const broken = (seq: number, reason: string): VerifyReport => ({
+    const broken = (seq: number, kind: BrokenLink, reason: string, found?: number): VerifyReport => ({
       ok: false,
       entries: count,
       chains: byOrg.size,
-      broken: { org_id: org, seq, reason },
+      broken: { org_id: org, seq, reason, kind, ...(found !== undefined ? { found } : {}) },
     });
     for (const r of rows) {
       const seq = Number(r.seq);
-      if (seq !== expected) return broken(expected, `entry ${expected} is missing (the next one found is ${seq})`);
-      if (r.prev_hash !== prev) return broken(seq, `entry ${seq} does not carry the hash of the entry before it`);
+      if (seq !== expected) return broken(expected, 'missing', `entry ${expected} is missing (the next one found is ${seq})`, seq);
+      if (r.prev_hash !== prev) return broken(seq, 'unlinked', `entry ${seq} does not carry the hash of the entry before it`);
       if (entryHash(r.prev_hash, { ...r, seq }) !== r.hash)
-        return broken(seq, `entry ${seq} was altered (its hash does not match its fields)`);
+        return broken(seq, 'altered', `entry ${seq} was altered (its hash does not match its fields)`);
       prev = r.hash;
       expected++;
       count++;
@@ -141,7 +144,9 @@ export function verifyChains(all: { entries: StoredAudit[]; anchors: AuditAnchor
     if (head && (Number(head.seq) !== expected - 1 || head.hash !== prev)) {
       return broken(
         expected,
+        'truncated',
         `the chain ends at entry ${expected - 1} but its head says ${Number(head.seq)}: entries were removed from its end`,
+        Number(head.seq),
       );
     }
   }
