@@ -71,11 +71,12 @@ const FRENCH_SEARCH: PocketsphinxModel['search'] = {
   // The proofreading decoder, which makes the final text: a bounded tree search, then pocketsphinx's own two
   // later passes over the words it found (`-fwdflat yes`, a flat search restricted to them, and `-bestpath
   // yes`, the word graph's best path). Measured in process on all fifteen French development recordings (270
-  // words, bench/languages.bench.ts's pipeline, 2026-11-28): final 84 errors against 85 with the unbounded one-
-  // pass decode, and about half its CPU (0.74 against 1.40 CPU s per audio s). A bound alone lost words (8000
-  // HMMs, 10 words a frame: 3 of 65); 2000 HMMs and 10 words with both passes lost 4 of 270 (89 errors).
+  // words, bench/languages.bench.ts's pipeline, 2026-11-28; docs/engines.md "French capacity"): final 81
+  // errors against 85 with the unbounded one-pass decode, for about 40 % less proofreading CPU. Narrower lost
+  // words (3000 HMMs: 84; 2000 HMMs and 10 words: 89; a bound without the later passes, 8000 HMMs and 10
+  // words: 3 more of 65).
   proofread: [
-    ['-maxhmmpf', '3000'],
+    ['-maxhmmpf', '4000'],
     ['-maxwpf', '20'],
     ['-fwdflat', 'yes'],
     ['-bestpath', 'yes'],
