@@ -8,8 +8,8 @@
  *    sockets or threads), with their CPU cost: real-time factor, and the French sessions per core it
  *    allows (an estimate from CPU seconds, not a latency measure).
  *
- * 3. French: the service's search settings beside the earlier ones ({@link EARLIER_SEARCH}), in process
- *    on the same clips: WER and CPU seconds of both, and their ratio.
+ * 3. French: the service's search settings beside the earlier ones ({@link EARLIER_SEARCH}, and
+ *    {@link UNBOUNDED_PROOFREADING}), in process on the same clips: WER and CPU seconds of each, and ratios.
  *
  * French: the model `npm run models -- fetch pocketsphinx-fr` installs and a trigram of the whole shared
  * corpus (test/helpers/frenchLm.ts, cached; given to the decoders in binary form as the service does,
@@ -62,6 +62,21 @@ const EARLIER_SEARCH: { live: DecoderOptions; proofread: DecoderOptions } = {
   },
 };
 
+/**
+ * The search before the French proofreading decoder was bounded (2026-11-28): the streaming decoder as now,
+ * the whole-sentence decoder with the full search and one pass.
+ */
+const UNBOUNDED_PROOFREADING: { live?: DecoderOptions; proofread: DecoderOptions } = {
+  proofread: {
+    search: [
+      ['-maxhmmpf', '30000'],
+      ['-maxwpf', '-1'],
+      ['-fwdflat', 'no'],
+      ['-bestpath', 'no'],
+    ],
+  },
+};
+
 /** The recordings of `language`, at most {@link CLIPS_ENV} of them. */
 function clipsOf(language: string): Clip[] {
   const all = speechClips(language);
@@ -106,7 +121,7 @@ async function streamed(svc: Svc, language: string, clips: readonly Clip[]): Pro
 }
 
 /** The service's search beside the earlier one (in process, the same clips, one after the other). */
-function searchTable(model: PocketsphinxModel, now: Comparison, earlier: Comparison): string[] {
+function searchTable(model: PocketsphinxModel, now: Comparison, earlier: Comparison, unboundedProofreading: Comparison): string[] {
   const row = (name: string, c: Comparison): string =>
     `| ${name} | ${percent(c.errors.whole, c.words)} | ${percent(c.errors.firstPass, c.words)} | ${percent(c.errors.final, c.words)} | ${c.rtf.whole.toFixed(3)} | ${c.rtf.streamed.toFixed(3)} | ${(1 / c.rtf.streamed).toFixed(2)} |`;
   return [
@@ -115,9 +130,10 @@ function searchTable(model: PocketsphinxModel, now: Comparison, earlier: Compari
     '| search | whole file | first pass | final | CPU whole file | CPU streamed + proofread | sessions per core |',
     '|---|---:|---:|---:|---:|---:|---:|',
     row('earlier (live -maxhmmpf 5000; proofreading unbounded)', earlier),
+    row('live -maxhmmpf 2000 -maxwpf 10; proofreading unbounded, one pass', unboundedProofreading),
     row(`now (${searchSettings(model)})`, now),
     '',
-    `Streamed CPU now / earlier: **${(now.rtf.streamed / earlier.rtf.streamed).toFixed(2)}**.`,
+    `Streamed CPU now / earlier: **${(now.rtf.streamed / earlier.rtf.streamed).toFixed(2)}**; now / proofreading unbounded: **${(now.rtf.streamed / unboundedProofreading.rtf.streamed).toFixed(2)}**.`,
     '',
   ];
 }
@@ -150,6 +166,7 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
       const model = await serviceModel(dir, language);
       const c = await compareDecodes(model, clips);
       const earlier = language === 'fr' ? await compareDecodes(model, clips, EARLIER_SEARCH) : undefined;
+      const unboundedProofreading = language === 'fr' ? await compareDecodes(model, clips, UNBOUNDED_PROOFREADING) : undefined;
       const s = await streamed(svc, language, clips);
       const sum = (k: 'first' | 'final'): number =>
         clips.reduce((n, clip, i) => n + wordErrors(scoredWords(language, clip.reference), scoredWords(language, s[i]![k])).errors, 0);
@@ -162,6 +179,10 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
         ratios['fr CPU per audio s, search now / earlier'] = c.rtf.streamed / earlier.rtf.streamed;
         ratios['fr final errors, search now / earlier'] = (c.errors.final + 0.5) / (earlier.errors.final + 0.5);
       }
+      if (unboundedProofreading) {
+        ratios['fr CPU per audio s, search now / proofreading unbounded'] = c.rtf.streamed / unboundedProofreading.rtf.streamed;
+        ratios['fr final errors, search now / proofreading unbounded'] = (c.errors.final + 0.5) / (unboundedProofreading.errors.final + 0.5);
+      }
       md.push(
         `### ${language === 'fr' ? 'French' : 'Spanish'}`,
         '',
@@ -170,7 +191,7 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
         `CPU seconds per audio second, one thread: whole file ${c.rtf.whole.toFixed(3)}; streamed with proofreading ${c.rtf.streamed.toFixed(3)}` +
           (language === 'fr' ? `, so about ${(1 / c.rtf.streamed).toFixed(2)} real-time sessions per core by CPU alone (goal 1.5).` : '.'),
         '',
-        ...(earlier ? searchTable(model, c, earlier) : []),
+        ...(earlier && unboundedProofreading ? searchTable(model, c, earlier, unboundedProofreading) : []),
         ...table(language, clips, c, s),
         '',
       );

@@ -68,8 +68,19 @@ const FRENCH_SEARCH: PocketsphinxModel['search'] = {
     ['-maxhmmpf', '2000'],
     ['-maxwpf', '10'],
   ],
-  // The proofreading decoder, which makes the final text, keeps the full search: bounded at 8000 HMMs and 10
-  // words a frame it cut its CPU by a third but lost 3 words of 65 on five development recordings.
+  // The proofreading decoder, which makes the final text: a bounded tree search, then pocketsphinx's own two
+  // later passes over the words it found (`-fwdflat yes`, a flat search restricted to them, and `-bestpath
+  // yes`, the word graph's best path). Measured in process on all fifteen French development recordings (270
+  // words, bench/languages.bench.ts's pipeline, 2026-11-28; docs/engines.md "French capacity"): final 81
+  // errors against 85 with the unbounded one-pass decode, for about 40 % less proofreading CPU. Narrower lost
+  // words (3000 HMMs: 84; 2000 HMMs and 10 words: 89; a bound without the later passes, 8000 HMMs and 10
+  // words: 3 more of 65).
+  proofread: [
+    ['-maxhmmpf', '4000'],
+    ['-maxwpf', '20'],
+    ['-fwdflat', 'yes'],
+    ['-bestpath', 'yes'],
+  ],
 };
 
 export const POCKETSPHINX_FR: PocketsphinxLanguageModel & Required<Pick<PocketsphinxLanguageModel, 'npm'>> = {
