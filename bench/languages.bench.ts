@@ -181,7 +181,8 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
       }
       if (unboundedProofreading) {
         ratios['fr CPU per audio s, search now / proofreading unbounded'] = c.rtf.streamed / unboundedProofreading.rtf.streamed;
-        ratios['fr final errors, search now / proofreading unbounded'] = (c.errors.final + 0.5) / (unboundedProofreading.errors.final + 0.5);
+        ratios['fr final errors, search now / proofreading unbounded'] =
+          (c.errors.final + 0.5) / (unboundedProofreading.errors.final + 0.5);
       }
       md.push(
         `### ${language === 'fr' ? 'French' : 'Spanish'}`,

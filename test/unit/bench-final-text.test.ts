@@ -12,7 +12,10 @@ const replace = (targets: string[], text: string): Received => ({ at: 0, type: '
 
 describe('bench finalText', () => {
   it('keeps the finals of a sentence that got no batch.replace', () => {
-    assert.equal(finalText([{ at: 0, type: 'transcript', status: 'streaming', id: 'a', text: 'con' }, final('a', 'condamné à mort')]), 'condamné à mort');
+    assert.equal(
+      finalText([{ at: 0, type: 'transcript', status: 'streaming', id: 'a', text: 'con' }, final('a', 'condamné à mort')]),
+      'condamné à mort',
+    );
   });
 
   it("puts each batch.replace in its sentence's place, the other finals kept in order", () => {

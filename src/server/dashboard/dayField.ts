@@ -14,13 +14,13 @@ import { type Html, html } from './html';
 type Part = 'day' | 'month' | 'year';
 
 /** How a language writes a day: ISO, or its parts in order with a separator. */
-export type DayFormat = { iso: true } | { iso: false; order: readonly Part[]; separator: string };
+type DayFormat = { iso: true } | { iso: false; order: readonly Part[]; separator: string };
 
 const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const FORMATS = new Map<string, DayFormat>();
 
 /** The format of a language: Intl's numeric day, month and year for it (ISO for English). */
-export function dayFormat(locale: string): DayFormat {
+function dayFormat(locale: string): DayFormat {
   let f = FORMATS.get(locale);
   if (f) return f;
   if (locale === 'en') f = { iso: true };
@@ -72,7 +72,7 @@ export function parseDay(text: string, locale: string): string | undefined {
 }
 
 /** The format of the page's day fields, in its language (JJ/MM/AAAA). */
-export function dayHint(r: DashReq): string {
+function dayHint(r: DashReq): string {
   return r.l10n.t('YYYY-MM-DD');
 }
 
