@@ -225,11 +225,12 @@ function proofreading(spec: WorkerEngine): void {
     throw new Error(`no proofreading thread for the ${spec.engine} engine`);
   }
   parentPort!.on('message', (m: ProofreadJob) => {
-    let answer: ProofreadAnswer | undefined = tooLate(m, Date.now());
-    if (answer) {
-      parentPort!.postMessage(answer);
+    const late = tooLate(m, Date.now());
+    if (late) {
+      parentPort!.postMessage(late);
       return;
     }
+    let answer: ProofreadAnswer;
     try {
       answer = { job: m.job, ...decodeNow(new Int16Array(m.pcm), m.hotwords, m.details, m.model) };
     } catch (e) {
