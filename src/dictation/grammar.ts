@@ -131,6 +131,13 @@ export function applyGrammar(tokens: Token[], o: GrammarOptions, starts?: number
       // 5. Leftover numbers in words: digits from 10; below 10, or next to another number, the words stay.
       const n = t.kind === 'word' ? numberAt(ctx, i) : null;
       if (n && n.fromWords) {
+        // "un" alone before another number is the article: written as a word, the number after it as a number.
+        if (n.end === i + 1 && table.numbers.indefinite?.includes(t.norm) && numberAt(ctx, n.end) !== null) {
+          items.push(passthrough(table, t));
+          i++;
+          plainEnd = i;
+          continue;
+        }
         const besideNumber =
           prevNumberWordsEnd === i ||
           /\d$/u.test(tokens[i - 1]?.text ?? '') ||

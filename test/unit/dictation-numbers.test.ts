@@ -91,4 +91,16 @@ describe('dictation: numbers round-trip against n2words', () => {
     assert.equal(read('es', 'treinta y dos'), 32);
     assert.equal(read('es', 'dos y tres'), null);
   });
+
+  it('"one" alone before another number is the article: the number after it is written in digits', () => {
+    const fr = { language: 'fr', specialty: 'general' } as const;
+    const ctx = { before: '', after: '' };
+    const write = (text: string, o: { language: Language; specialty: 'general' }): string =>
+      formatText(text, o, ctx).replace(/[\u202F\u00A0]/gu, ' ');
+    assert.equal(write('il était un soixante millions de kilomètres', fr), 'Il était un 60 000 000 de kilomètres');
+    assert.equal(write('une trentaine et une vingt-deux', fr), 'Une trentaine et une 22');
+    assert.equal(write('un million de patients', fr), '1 000 000 de patients', 'part of the number, not an article');
+    assert.equal(write('un deux trois', fr), 'Un deux trois', 'counted numbers stay words');
+    assert.equal(write('son un veinte kilómetros', { language: 'es', specialty: 'general' }), 'Son un 20 kilómetros');
+  });
 });

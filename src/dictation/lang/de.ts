@@ -88,6 +88,7 @@ export const de: LanguageTable = {
     words,
     connectors: { und: ['u'] },
     articles: ['ein', 'eine'],
+    indefinite: ['ein', 'eine'],
     unitsAfterTens: false,
     teenAfterTens: [],
     compound: true,

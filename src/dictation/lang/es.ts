@@ -146,7 +146,15 @@ const words: Record<string, NumberWord> = {
 export const es: LanguageTable = {
   code: 'es',
   name: 'Español',
-  numbers: { words, connectors: { y: ['t'] }, articles: ['un', 'una'], unitsAfterTens: true, teenAfterTens: [], compound: false },
+  numbers: {
+    words,
+    connectors: { y: ['t'] },
+    articles: ['un', 'una'],
+    indefinite: ['un', 'una'],
+    unitsAfterTens: true,
+    teenAfterTens: [],
+    compound: false,
+  },
   decimalWords: ['coma'],
   decimalSeparator: ',',
   groupSeparator: '\u202F',

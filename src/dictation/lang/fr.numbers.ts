@@ -81,6 +81,7 @@ export const frNumbers: NumberTable = {
   words,
   connectors: { et: ['t'] },
   articles: ['une'],
+  indefinite: ['un', 'une'],
   unitsAfterTens: true,
   teenAfterTens: [60, 80],
   compound: false,

@@ -12,6 +12,11 @@ export interface NumberTable {
   connectors: Record<string, Array<'t' | 'h' | 'u' | 'm'>>;
   /** Forms of "one" that are articles: never read as a digit of a fraction ("zwölf Komma fünf ein …"). */
   articles?: string[];
+  /**
+   * Forms of "one" that are also the indefinite article: alone before another number they are the article
+   * ("un soixante millions" → "un 60 000 000"), so the number after them is written as if they were not there.
+   */
+  indefinite?: string[];
   /** Units may follow tens ("vingt-deux", "twenty two"); German says units first ("zweiundzwanzig"). */
   unitsAfterTens: boolean;
   /** Tens values a teen may follow (French "soixante-dix", "quatre-vingt-onze"). */
