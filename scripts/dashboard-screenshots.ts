@@ -89,10 +89,34 @@ async function seed(s: TestServer): Promise<{ live: WsProbe }> {
   return { live };
 }
 
+/**
+ * The page's height to shoot, at most `cap`: where the page is longer, the lowest line above the cap that
+ * crosses no content (no text, field or table row sliced in two). Boxes are those of elements with text
+ * of their own or no element children (cells, labels, fields, a chart's canvas); a string, so that the
+ * browser runs it as written.
+ */
+const cutAt = (cap: number): string => `(() => {
+  const full = document.documentElement.scrollHeight;
+  if (full <= ${cap}) return full;
+  const boxes = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '');
+    if (el.children.length && !own) continue;
+    const r = el.getBoundingClientRect();
+    if (r.height > 0 && r.width > 0) boxes.push([r.top + window.scrollY, r.bottom + window.scrollY]);
+  }
+  let cut = 0;
+  for (const [, y] of boxes) {
+    if (y > cut && y <= ${cap} && !boxes.some(([t, b]) => t < y - 0.5 && b > y + 0.5)) cut = y;
+  }
+  return Math.round(cut) || ${cap};
+})()`;
+
 async function shot(page: Page, dir: string, name: string, width: number): Promise<void> {
-  const height = await page.evaluate<number>('document.documentElement.scrollHeight');
+  const height = await page.evaluate<number>(cutAt(width < 600 ? 1600 : 1000));
   const file = path.join(dir, `${name}.png`);
-  await page.screenshot({ path: file, clip: { x: 0, y: 0, width, height: Math.min(height, width < 600 ? 1600 : 1000) } });
+  // fullPage: the clip may reach below the 800-px viewport.
+  await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: 0, width, height } });
   console.log(file);
 }
 
@@ -120,7 +144,11 @@ async function pages(browser: Browser, s: TestServer, locale: string, dir: strin
     await go('/dashboard/keys');
     await page.locator('a.revoke').first().click();
     await page.locator('#revoke-confirm').waitFor({ state: 'visible' });
-    await page.screenshot({ path: path.join(dir, `${tag('revoke')}.png`) });
+    // The key's name typed, as the dialog asks.
+    await page.locator('#revoke-confirm').fill(await page.locator('#revoke-name').innerText());
+    // The viewport (the dialog is centred in it), cut above the first line of the page that it would slice.
+    const height = await page.evaluate<number>(cutAt(800));
+    await page.screenshot({ path: path.join(dir, `${tag('revoke')}.png`), clip: { x: 0, y: 0, width, height } });
     console.log(path.join(dir, `${tag('revoke')}.png`));
     await page.keyboard.press('Escape');
   }
