@@ -96,7 +96,7 @@ describe('users add: the last owner is not demoted (PostgreSQL)', function () {
     for (const [email, password] of [
       ['quinn@example.org', 'a long password for Quinn'],
       ['rosa@example.org', 'a long password for Rosa'],
-    ])
+    ] as const)
       assert.equal((await usersAdd(where, { email, role: 'owner', password })).code, 0);
     // Only Quinn and Rosa are owners now.
     await db.query("UPDATE people SET role = 'member' WHERE email NOT IN ('quinn@example.org', 'rosa@example.org')");
