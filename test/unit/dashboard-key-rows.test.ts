@@ -3,12 +3,14 @@
  * "expires soon" at exactly 14 days left, expired at its instant, revoked before anything else), the last 7
  * UTC days, the 7-day usage per key (summed, zeros where none, rows outside the days ignored), and the keys
  * a person sees (their own and their projects', never another organisation's, neither revoked nor expired
- * over 30 days ago, newest first).
+ * over 30 days ago, newest first); the table's caption ("1 key", "201–250 of 250 keys") in the singular where
+ * each language says so.
  */
 import assert from 'node:assert/strict';
 import type { KeyListing } from '../../src/protocol';
 import type { Actor } from '../../src/server/http/actor';
-import { badgesOf, keysPageOf, lastDays, usageByKey, visibleKeys } from '../../src/server/dashboard/keyRows';
+import { LOCALES, l10nFor } from '../../src/server/dashboard/i18n';
+import { type KeysPage, badgesOf, keysCaption, keysPageOf, lastDays, usageByKey, visibleKeys } from '../../src/server/dashboard/keyRows';
 import type { ApiKey } from '../../src/server/storage/stores';
 
 const DAY = 86_400_000;
@@ -146,5 +148,35 @@ describe('keyRows: the page of the keys table', () => {
     assert.equal(keysPageOf(250, '1.5').page, 1);
     assert.equal(keysPageOf(250, '99').page, 3);
     assert.equal(keysPageOf(250, '99999999999999').page, 1);
+  });
+});
+
+describe('keyRows: the keys table caption, singular or plural in each language', () => {
+  type Locale = (typeof LOCALES)[number];
+  const caption = (locale: Locale, total: number, at: KeysPage): string => keysCaption(l10nFor(locale), total, at);
+  const each = (f: (l: Locale) => string): string[] => LOCALES.map(f);
+
+  it('one page: the count', () => {
+    assert.deepEqual(
+      each((l) => caption(l, 1, keysPageOf(1, null))),
+      ['1 key', '1 clé', '1 clave', '1 Schlüssel'],
+    );
+    assert.deepEqual(
+      each((l) => caption(l, 5, keysPageOf(5, null))),
+      ['5 keys', '5 clés', '5 claves', '5 Schlüssel'],
+    );
+  });
+
+  it('several pages: the rows shown and the count', () => {
+    assert.deepEqual(
+      each((l) => caption(l, 250, keysPageOf(250, '3'))),
+      ['201–250 of 250 keys', 'Clés 201 à 250 sur 250', 'Claves 201 a 250 de 250', 'Schlüssel 201–250 von 250'],
+    );
+    // A count of one on a page of a range (the caption does not depend on the page size, 100 today).
+    const oneOfOne: KeysPage = { page: 1, pages: 2, from: 0, to: 1 };
+    assert.deepEqual(
+      each((l) => caption(l, 1, oneOfOne)),
+      ['1–1 of 1 key', 'Clé 1 à 1 sur 1', 'Clave 1 a 1 de 1', 'Schlüssel 1–1 von 1'],
+    );
   });
 });

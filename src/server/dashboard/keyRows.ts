@@ -1,7 +1,8 @@
 /**
  * The API keys page's rows, pure (unit-tested): the keys a person manages (the same rule as the keys API:
  * http/scope.ts's `managesKey`), their badges ("expires soon", "never used", "idle 90 days") and their
- * 7-day usage, from one listing and one query of the daily rollup (no query per key).
+ * 7-day usage, from one listing and one query of the daily rollup (no query per key); the table's page and
+ * caption.
  */
 import type { KeyListing } from '../../protocol';
 import type { Actor } from '../http/actor';
@@ -79,4 +80,17 @@ export function keysPageOf(total: number, asked: string | null, size = KEYS_PER_
   const page = Math.min(Math.max(n, 1), pages);
   const from = (page - 1) * size;
   return { page, pages, from, to: Math.min(total, from + size) };
+}
+
+/**
+ * The keys table's caption: the count ("1 key", "5 keys"), or on one of several pages the rows shown and the
+ * count ("101–200 of 250 keys"), each in the singular where the language says the count takes it (`L10n.one`).
+ */
+export function keysCaption(l10n: L10n, total: number, at: KeysPage): string {
+  const n = l10n.number(total);
+  if (at.pages > 1) {
+    const [first, last] = [l10n.number(at.from + 1), l10n.number(at.to)];
+    return l10n.one(total) ? l10n.t('{0}–{1} of {2} key', first, last, n) : l10n.t('{0}–{1} of {2} keys', first, last, n);
+  }
+  return l10n.one(total) ? l10n.t('{0} key', n) : l10n.t('{0} keys', n);
 }

@@ -9,7 +9,7 @@ import type { AuthedReq, DashReq } from './context';
 import { type TypedConfirm, confirmDialog } from './confirmTyped';
 import { type Html, html } from './html';
 import { newToken } from './identity';
-import { badgesOf, keysPageOf, lastDays, usageByKey, visibleKeys, type Badge, type KeysPage } from './keyRows';
+import { badgesOf, keysCaption, keysPageOf, lastDays, usageByKey, visibleKeys, type Badge, type KeysPage } from './keyRows';
 import { csrfField } from './layout';
 import { sendPage } from './respond';
 import { sparkline } from './sparkline';
@@ -178,13 +178,7 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
   const table = keys.length
     ? html`<table class="keys">
           <caption>
-            ${
-              at.pages > 1
-                ? l10n.t('{0}–{1} of {2} keys', l10n.number(at.from + 1), l10n.number(at.to), l10n.number(keys.length))
-                : l10n.one(keys.length)
-                  ? l10n.t('{0} key', l10n.number(keys.length))
-                  : l10n.t('{0} keys', l10n.number(keys.length))
-            }
+            ${keysCaption(l10n, keys.length, at)}
           </caption>
           <thead>
             <tr>
