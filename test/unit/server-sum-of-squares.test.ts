@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { sumOfSquares, sumOfSquaresBySimd, sumOfSquaresJs } from '../../src/server/engine/sumOfSquares';
+import { stageSamples, sumOfSquares, sumOfSquaresBySimd, sumOfSquaresJs } from '../../src/server/engine/sumOfSquares';
 
 /** The plain definition: one square at a time, in order. */
 function plain(samples: Int16Array, start: number, n: number): number {
@@ -48,5 +48,25 @@ describe('sum of squares of 16-bit samples (the energy VAD)', () => {
     assert.equal(sumOfSquares(long, 0, 40_000), plain(long, 0, 40_000));
     // A window after a longer one: the module's copy is of this window only.
     assert.equal(sumOfSquares(long, 100, 320), plain(long, 100, 320));
+  });
+
+  it('reads the windows of a staged frame from its one copy, and any other array as before', () => {
+    const frame = samples(1600, 11);
+    const other = samples(700, 5);
+    stageSamples(frame);
+    for (let start = 0; start < 1600; start += 320) assert.equal(sumOfSquares(frame, start, 320), plain(frame, start, 320));
+    // Another array between two windows of the frame: its own window is summed, then the frame's windows still are.
+    assert.equal(sumOfSquares(other, 3, 320), plain(other, 3, 320));
+    assert.equal(sumOfSquares(frame, 640, 320), plain(frame, 640, 320));
+    assert.equal(sumOfSquares(frame, 1280, 320), plain(frame, 1280, 320));
+    // A window past the staged samples is not read from the copy.
+    const view = new Int16Array(frame.buffer, 0, 800);
+    stageSamples(view);
+    assert.equal(sumOfSquares(view, 700, 100), plain(view, 700, 100));
+    assert.equal(sumOfSquares(frame, 700, 320), plain(frame, 700, 320));
+    // A frame longer than the module holds: summed in JavaScript.
+    const long = samples(40_000, 13);
+    stageSamples(long);
+    assert.equal(sumOfSquares(long, 39_000, 320), plain(long, 39_000, 320));
   });
 });

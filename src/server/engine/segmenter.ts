@@ -130,6 +130,7 @@ export class Segmenter {
     let off = 0;
     // One view of the samples for every window of the frame (the VAD reads them in place).
     const samples = buf.length >= this.windowBytes ? samplesOf(buf) : undefined;
+    if (samples) this.vad.frame?.(samples);
     while (buf.length - off >= this.windowBytes) {
       this.step(buf, off, samples!);
       off += this.windowBytes;

@@ -101,9 +101,29 @@ const simd = load();
 /** Whether the WebAssembly loop is in use (tests). */
 export const sumOfSquaresBySimd = simd !== undefined;
 
+/** The samples whose copy is in the module's memory from offset 0, from {@link stageSamples} (undefined: none). */
+let staged: Int16Array | undefined;
+
+/**
+ * Copies all of `samples` (a frame's) into the module's memory, for the {@link sumOfSquares} of its windows that
+ * follow: one copy and no view per frame, instead of a view and a copy per window. The caller does not change
+ * `samples` while it reads its windows. Any other array given to {@link sumOfSquares} meanwhile has its window
+ * copied over this one, as without staging, and the frame's next windows are then copied one by one.
+ */
+export function stageSamples(samples: Int16Array): void {
+  if (!simd || samples.length > WASM_MAX_SAMPLES) {
+    staged = undefined;
+    return;
+  }
+  simd.view.set(samples);
+  staged = samples;
+}
+
 /** The sum of the squares of `n` samples from `start` of `samples` (exact). */
 export function sumOfSquares(samples: Int16Array, start: number, n: number): number {
   if (!simd || n > WASM_MAX_SAMPLES) return sumOfSquaresJs(samples, start, n);
+  if (samples === staged && start >= 0 && start + n <= samples.length) return simd.sumsq(start * 2, n);
+  staged = undefined;
   simd.view.set(samples.subarray(start, start + n));
   return simd.sumsq(0, n);
 }

@@ -9,7 +9,7 @@
  */
 
 import { endianness } from 'node:os';
-import { sumOfSquares } from './sumOfSquares';
+import { stageSamples, sumOfSquares } from './sumOfSquares';
 
 export const VAD_WINDOW_MS = 20;
 const VAD_ABSOLUTE_MIN_DB = -50;
@@ -74,6 +74,11 @@ export function samplesOf(pcm: Buffer): Int16Array {
 export interface VoiceDetector {
   /** Classifies `n` samples from `start` of a view from {@link samplesOf} (one 20 ms window). */
   windowOf(samples: Int16Array, start: number, n: number): boolean;
+  /**
+   * The samples whose windows {@link windowOf} gets next, in order, before the first (a frame's; unchanged until
+   * its windows are read). Optional: a detector reads each window as it comes all the same.
+   */
+  frame?(samples: Int16Array): void;
   /** What a checkpoint keeps of the detector (see each detector). */
   state(): VadState;
   /**
@@ -110,6 +115,11 @@ export class Vad implements VoiceDetector {
 
   window(buf: Buffer, offset: number, length: number): boolean {
     return this.classify(levelDb(buf, offset, length));
+  }
+
+  /** The frame's samples copied once for the sums of its windows (sumOfSquares.ts), not once per window. */
+  frame(samples: Int16Array): void {
+    stageSamples(samples);
   }
 
   /** {@link window} over `n` samples of a view from {@link samplesOf}. */

@@ -169,6 +169,7 @@ export class RemoteSegmenterPort implements SegmenterPort {
   private shadowVad(pcm: Buffer): void {
     const buf = this.vadRemainder.length ? Buffer.concat([this.vadRemainder, pcm]) : pcm;
     const samples = samplesOf(buf);
+    this.vad.frame(samples);
     const endpointMs = this.o.init.config.engine_endpointing * 1000;
     let off = 0;
     for (; buf.length - off >= this.windowBytes; off += this.windowBytes) {
