@@ -7,6 +7,7 @@
 import type { KeyListing } from '../../protocol';
 import type { Actor } from '../http/actor';
 import { actorManages } from '../http/actor';
+import type { L10n } from './i18n';
 
 const DAY_MS = 86_400_000;
 /** A key that expires within this many days is "expires soon". */
