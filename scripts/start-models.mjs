@@ -68,6 +68,14 @@ export function displayLanguage(locale, served) {
   return base && (served ?? []).includes(base) ? base : undefined;
 }
 
+/**
+ * Why the dictation language is the display language: the one asked of VS Code (argv.json's `locale`, else
+ * LANG). VS Code shows its own words, and Dictée's, in it only with its language pack installed.
+ */
+export function displayLanguageWhy(engine) {
+  return `the display language asked of VS Code (argv.json's locale, else LANG), which the ${engine} engine serves;\n              VS Code and Dictée show it only with VS Code's language pack (docs/extension.md)`;
+}
+
 /** Which engine serves which language, from `GET /healthz`'s `engine` and `languages`. */
 export function servedNote(health, engine) {
   const languages = Array.isArray(health?.languages) ? health.languages.filter((l) => typeof l === 'string') : [];

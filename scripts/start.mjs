@@ -48,7 +48,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { failureReport } from './start-errors.mjs';
 import { startLanguage } from './start-language.mjs';
-import { chooseEngineThenFrench, displayLanguage, neuralHint, prepareFrench, servedNote, vscodeLocale } from './start-models.mjs';
+import {
+  chooseEngineThenFrench,
+  displayLanguage,
+  displayLanguageWhy,
+  neuralHint,
+  prepareFrench,
+  servedNote,
+  vscodeLocale,
+} from './start-models.mjs';
 import { startWorkspace } from './start-workspace.mjs';
 import { recordVsix, vsixUpToDate } from './vsix-cache.mjs';
 
@@ -497,9 +505,7 @@ async function main() {
     .catch(() => ({}));
   const served = Array.isArray(health.languages) ? health.languages : undefined;
   const ui = displayLanguage(vscodeLocale(path.join(startDir, 'user-data'), process.env), served);
-  const language = ui
-    ? { language: ui, why: `VS Code's display language, which the ${chosen.engine} engine serves` }
-    : startLanguage(served, chosen.engine);
+  const language = ui ? { language: ui, why: displayLanguageWhy(chosen.engine) } : startLanguage(served, chosen.engine);
   const keyReady = step('the development key');
   const { key: apiKey, created } = await devKey(serviceUrl, masterKey);
   keyReady(created ? 'created' : 'the stored one is valid');

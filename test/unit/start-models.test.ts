@@ -29,6 +29,13 @@ describe('npm start: French under pocketsphinx', () => {
     assert.equal(displayLanguage(undefined, ['en', 'fr']), undefined);
   });
 
+  it('does not claim VS Code is shown in that language: LANG alone, without a language pack, leaves it English', async () => {
+    const { displayLanguageWhy } = await import('../../scripts/start-models.mjs');
+    const why = displayLanguageWhy('pocketsphinx');
+    assert.match(why, /asked of VS Code \(argv\.json's locale, else LANG\), which the pocketsphinx engine serves/);
+    assert.match(why, /only with VS Code's language pack/);
+  });
+
   it('says which engine serves which language, from /healthz', async () => {
     const { servedNote } = await import('../../scripts/start-models.mjs');
     assert.equal(servedNote({ engine: 'pocketsphinx', languages: ['en', 'fr'] }, 'pocketsphinx'), 'en, fr: the pocketsphinx engine');
