@@ -52,7 +52,7 @@ export function neuralHint(engine, recommended, served) {
     : '';
   if (engine !== 'pocketsphinx') return fetch ? `${pad}For French, Spanish and German: ${fetch}` : '';
   const french = (served ?? []).includes('fr')
-    ? `${pad}French is served by pocketsphinx-fr (8 kHz telephone-band model: about one word in three wrong).`
+    ? `${pad}French is served by pocketsphinx-fr (8 kHz telephone band: one word in two or three wrong).`
     : `${pad}French without the hub: npm run models -- fetch pocketsphinx-fr, then lm build (docs/engines.md).`;
   return `${french}${fetch ? `${pad}Better French, Spanish and German: ${fetch}` : ''}`;
 }
