@@ -22,6 +22,41 @@ export function frenchPlan(engine, has) {
   return { fetch: !has.fr, notes };
 }
 
+/**
+ * The engine (the best installed unless the command line chose: a neural model, else pocketsphinx, else
+ * simulated), then French prepared for that engine: `prepare(engine)` returns the notes. In this order,
+ * so that a start without `--engine` that runs pocketsphinx fetches the French model too.
+ */
+export function chooseEngineThenFrench(chosen, models, sphinxInstalled, prepare) {
+  if (!chosen.engine) {
+    const installed = models.filter((m) => m.state === 'installed');
+    const streaming = installed.find((m) => m.kind === 'online');
+    if (streaming) {
+      chosen.engine = 'sherpa-onnx';
+      chosen.model = streaming.name;
+      chosen['proofread-model'] ??= installed.find((m) => m.kind === 'offline')?.name;
+    } else chosen.engine = sphinxInstalled ? 'pocketsphinx' : 'simulated';
+  }
+  return prepare(chosen.engine);
+}
+
+/**
+ * The hint under the Engine note when no neural model runs: the neural model for French, Spanish and German;
+ * under pocketsphinx, what serves French already (`served`: GET /healthz's languages) or how to get it.
+ */
+export function neuralHint(engine, recommended, served) {
+  if (engine === 'sherpa-onnx') return '';
+  const pad = '\n              ';
+  const fetch = recommended
+    ? `npm run models -- fetch ${recommended}${pad}(about 0.7 GB from its Hugging Face mirror), then npm start again: it is chosen by itself.`
+    : '';
+  if (engine !== 'pocketsphinx') return fetch ? `${pad}For French, Spanish and German: ${fetch}` : '';
+  const french = (served ?? []).includes('fr')
+    ? `${pad}French is served by pocketsphinx-fr (8 kHz telephone band: one word in two or three wrong).`
+    : `${pad}French without the hub: npm run models -- fetch pocketsphinx-fr, then lm build (docs/engines.md).`;
+  return `${french}${fetch ? `${pad}Better French, Spanish and German: ${fetch}` : ''}`;
+}
+
 /** The note after `fetch pocketsphinx-fr` failed (offline, registry unreachable): the start goes on in the other languages. */
 export function frenchFetchFailedNote(reason) {
   return `French: the pocketsphinx-fr model could not be fetched (${reason}); dictation in French needs it: npm run models -- fetch pocketsphinx-fr (a machine without access: docs/engines.md)`;
@@ -31,6 +66,14 @@ export function frenchFetchFailedNote(reason) {
 export function displayLanguage(locale, served) {
   const base = (locale ?? '').toLowerCase().split(/[-_.]/u)[0];
   return base && (served ?? []).includes(base) ? base : undefined;
+}
+
+/**
+ * Why the dictation language is the display language: the one asked of VS Code (argv.json's `locale`, else
+ * LANG). VS Code shows its own words, and Dictée's, in it only with its language pack installed.
+ */
+export function displayLanguageWhy(engine) {
+  return `the display language asked of VS Code (argv.json's locale, else LANG), which the ${engine} engine serves;\n              VS Code and Dictée show it only with VS Code's language pack (docs/extension.md)`;
 }
 
 /** Which engine serves which language, from `GET /healthz`'s `engine` and `languages`. */

@@ -48,7 +48,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { failureReport } from './start-errors.mjs';
 import { startLanguage } from './start-language.mjs';
-import { displayLanguage, prepareFrench, servedNote, vscodeLocale } from './start-models.mjs';
+import {
+  chooseEngineThenFrench,
+  displayLanguage,
+  displayLanguageWhy,
+  neuralHint,
+  prepareFrench,
+  servedNote,
+  vscodeLocale,
+} from './start-models.mjs';
 import { startWorkspace } from './start-workspace.mjs';
 import { recordVsix, vsixUpToDate } from './vsix-cache.mjs';
 
@@ -112,30 +120,17 @@ function catalogueModels() {
   }
 }
 
-/** The best engine installed, unless the command line chose: a neural model, else pocketsphinx, else simulated. */
-function chooseEngine(models) {
-  if (chosen.engine) return;
-  const installed = models.filter((m) => m.state === 'installed');
-  const streaming = installed.find((m) => m.kind === 'online');
-  if (streaming) {
-    chosen.engine = 'sherpa-onnx';
-    chosen.model = streaming.name;
-    chosen['proofread-model'] ??= installed.find((m) => m.kind === 'offline')?.name;
-    return;
-  }
-  chosen.engine = pocketsphinxInstalled() ? 'pocketsphinx' : 'simulated';
-}
 /** What each engine does, as the printed notes say it (lines of at most about 100 characters). */
 const ENGINE_NOTES = {
   simulated:
     "simulated: it writes the sample report's findings, one word per 300 ms of speech,\n              without recognising speech (each dictation starts the script again)",
   pocketsphinx:
-    'pocketsphinx: English speech recognition on this machine (dictionary words,\n              no punctuation until a sentence is proofread)',
+    'pocketsphinx: speech recognition on this machine (dictionary words, no punctuation\n              until a sentence is proofread), in the languages whose models are installed',
   'sherpa-onnx': 'sherpa-onnx: the neural model given with --model',
 };
 
 /** The Engine lines of the notes: what runs, and how to get French, Spanish and German when no neural model does. */
-function engineNote(models) {
+function engineNote(models, served) {
   if (chosen.engine === 'sherpa-onnx') {
     const m = models.find((x) => x.name === chosen.model);
     return `sherpa-onnx: ${chosen.model}${m ? ` (${m.languages.join(', ')})` : ''}${
@@ -143,12 +138,9 @@ function engineNote(models) {
     }`;
   }
   const recommended = models.find((m) => m.kind === 'online')?.name;
-  const french = recommended
-    ? `\n              For French, Spanish and German: npm run models -- fetch ${recommended}\n              (about 0.7 GB from its Hugging Face mirror), then npm start again: it is chosen by itself.`
-    : '';
   const sphinx =
     chosen.engine === 'simulated' ? '\n              (install libpocketsphinx3 pocketsphinx-en-us for real English recognition)' : '';
-  return `${ENGINE_NOTES[chosen.engine] ?? chosen.engine}${sphinx}${french}`;
+  return `${ENGINE_NOTES[chosen.engine] ?? chosen.engine}${sphinx}${neuralHint(chosen.engine, recommended, served)}`;
 }
 
 /** Appends to the log file (created by openLog; nothing before it). */
@@ -463,8 +455,10 @@ async function main() {
     recordVsix(vsix, stamp, fresh.hash);
   }
 
-  // 2. The service (under pocketsphinx, French installed when absent: start-models.mjs).
-  for (const note of prepareFrench(root, chosen.engine, process.env)) say(note);
+  // 2. The service: the engine chosen, then (under pocketsphinx) French installed when absent: start-models.mjs.
+  const models = catalogueModels();
+  const frenchNotes = chooseEngineThenFrench(chosen, models, pocketsphinxInstalled(), (engine) => prepareFrench(root, engine, process.env));
+  for (const note of frenchNotes) say(note);
   mkdirSync(devDir, { recursive: true, mode: 0o700 });
   let masterKey = process.env.DICTEE_MASTER_KEY;
   if (!masterKey) {
@@ -484,8 +478,6 @@ async function main() {
   // it has stopped its children.
   process.on('SIGINT', () => (state.stopping = true));
   process.on('SIGTERM', () => (state.stopping = true));
-  const models = catalogueModels();
-  chooseEngine(models);
   const serviceStarted = step(`starting the service (${chosen.engine} engine${chosen.model ? `, ${chosen.model}` : ''})`);
   const serviceUrl = await superviseService(
     {
@@ -513,9 +505,7 @@ async function main() {
     .catch(() => ({}));
   const served = Array.isArray(health.languages) ? health.languages : undefined;
   const ui = displayLanguage(vscodeLocale(path.join(startDir, 'user-data'), process.env), served);
-  const language = ui
-    ? { language: ui, why: `VS Code's display language, which the ${chosen.engine} engine serves` }
-    : startLanguage(served, chosen.engine);
+  const language = ui ? { language: ui, why: displayLanguageWhy(chosen.engine) } : startLanguage(served, chosen.engine);
   const keyReady = step('the development key');
   const { key: apiKey, created } = await devKey(serviceUrl, masterKey);
   keyReady(created ? 'created' : 'the stored one is valid');
@@ -611,7 +601,7 @@ Dictée is running.
   Open        ${url}
   Service     ${serviceUrl}   (data in ${path.relative(root, serviceDataDir)}/); if it stops (kill it to see the
               editor reconnect), it is started again. npm run client -- FILE uses it.
-  Engine      ${engineNote(models)}
+  Engine      ${engineNote(models, served)}
   Served      ${servedNote(health, chosen.engine)}
   Language    ${language.language}: ${language.why}. npm start sets dictee.language to it;
               the setting's own default, auto, follows VS Code's display language.

@@ -29,6 +29,13 @@ describe('npm start: French under pocketsphinx', () => {
     assert.equal(displayLanguage(undefined, ['en', 'fr']), undefined);
   });
 
+  it('does not claim VS Code is shown in that language: LANG alone, without a language pack, leaves it English', async () => {
+    const { displayLanguageWhy } = await import('../../scripts/start-models.mjs');
+    const why = displayLanguageWhy('pocketsphinx');
+    assert.match(why, /asked of VS Code \(argv\.json's locale, else LANG\), which the pocketsphinx engine serves/);
+    assert.match(why, /only with VS Code's language pack/);
+  });
+
   it('says which engine serves which language, from /healthz', async () => {
     const { servedNote } = await import('../../scripts/start-models.mjs');
     assert.equal(servedNote({ engine: 'pocketsphinx', languages: ['en', 'fr'] }, 'pocketsphinx'), 'en, fr: the pocketsphinx engine');
@@ -52,5 +59,42 @@ describe('npm start: French under pocketsphinx', () => {
     assert.equal(modelsDirOf({ DICTEE_MODELS_DIR: '/m' }, '/home/u'), '/m');
     assert.equal(modelsDirOf({}, '/home/u'), '/home/u/.cache/dictee/models');
     assert.equal(modelsDirOf({ XDG_CACHE_HOME: '/x' }, '/home/u'), '/x/dictee/models');
+  });
+
+  it('a start without --engine that runs pocketsphinx prepares French for pocketsphinx (the engine is chosen first)', async () => {
+    const { chooseEngineThenFrench } = await import('../../scripts/start-models.mjs');
+    const seen: unknown[] = [];
+    const prepare = (engine: string) => {
+      seen.push(engine);
+      return [`prepared for ${engine}`];
+    };
+    const chosen: Record<string, string | undefined> = {};
+    assert.deepEqual(chooseEngineThenFrench(chosen, [], true, prepare), ['prepared for pocketsphinx']);
+    assert.deepEqual(seen, ['pocketsphinx']);
+    assert.equal(chosen.engine, 'pocketsphinx');
+    const neural = [
+      { name: 'stream', kind: 'online', state: 'installed' },
+      { name: 'proof', kind: 'offline', state: 'installed' },
+    ];
+    const withModel: Record<string, string | undefined> = {};
+    chooseEngineThenFrench(withModel, neural, true, prepare);
+    assert.deepEqual(withModel, { engine: 'sherpa-onnx', model: 'stream', 'proofread-model': 'proof' });
+    assert.equal(seen[1], 'sherpa-onnx');
+    const given: Record<string, string | undefined> = { engine: 'simulated' };
+    chooseEngineThenFrench(given, neural, true, prepare);
+    assert.equal(given.engine, 'simulated', 'the command line chooses');
+    assert.equal(chooseEngineThenFrench({}, [], false, prepare)[0], 'prepared for simulated');
+  });
+
+  it('under pocketsphinx the Engine note says whether French is served, never "English" alone', async () => {
+    const { neuralHint } = await import('../../scripts/start-models.mjs');
+    const served = neuralHint('pocketsphinx', 'nemotron', ['en', 'fr']);
+    assert.match(served, /French is served by pocketsphinx-fr/);
+    assert.match(served, /Better French, Spanish and German: npm run models -- fetch nemotron/);
+    const notServed = neuralHint('pocketsphinx', 'nemotron', ['en']);
+    assert.match(notServed, /French without the hub: npm run models -- fetch pocketsphinx-fr/);
+    assert.doesNotMatch(notServed, /French is served/);
+    assert.match(neuralHint('simulated', 'nemotron', ['any']), /For French, Spanish and German: npm run models -- fetch nemotron/);
+    assert.equal(neuralHint('sherpa-onnx', 'nemotron', ['fr']), '');
   });
 });
