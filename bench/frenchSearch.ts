@@ -38,28 +38,13 @@ const PROOFREAD: Options = [
 export const CONFIGS: Record<string, Config> = {
   now: {},
   'now, no details': { noDetails: true },
-  'proofread 4000/10': { proofread: [['-maxwpf', '10']] },
-  'proofread 3000/10': { proofread: [['-maxhmmpf', '3000'], ['-maxwpf', '10']] },
   'topn 3': { live: [['-topn', '3']], proofread: [['-topn', '3']] },
-  'topn 2': { live: [['-topn', '2']], proofread: [['-topn', '2']] },
-  'topn 2 live': { live: [['-topn', '2']] },
-  'topn 3 proofread': { proofread: [['-topn', '3']] },
-  'ds 2 live': { live: [['-ds', '2']] },
-  'ds 2 proofread': { proofread: [['-ds', '2']] },
   'ds 2 both': { live: [['-ds', '2']], proofread: [['-ds', '2']] },
   'pl_window 0': { live: [['-pl_window', '0']], proofread: [['-pl_window', '0']] },
-  'pl_window 0 live': { live: [['-pl_window', '0']] },
-  'pl_window 0 proofread': { proofread: [['-pl_window', '0']] },
   'pl_window 10': { live: [['-pl_window', '10']], proofread: [['-pl_window', '10']] },
-  'ds 2 pl_window 10 live': { live: [['-ds', '2'], ['-pl_window', '10']] },
-  'topn_beam': { live: [['-topn_beam', '1e-30']], proofread: [['-topn_beam', '1e-30']] },
-  reuse: { live: PROOFREAD, proofread: PROOFREAD, reuse: true },
-  'reuse 3000': { live: [...PROOFREAD, ['-maxhmmpf', '3000']], proofread: [...PROOFREAD, ['-maxhmmpf', '3000']], reuse: true },
-  'reuse 2000/10': {
-    live: [...PROOFREAD, ['-maxhmmpf', '2000'], ['-maxwpf', '10']],
-    proofread: [...PROOFREAD, ['-maxhmmpf', '2000'], ['-maxwpf', '10']],
-    reuse: true,
-  },
+  'proofread 4000/10': { proofread: [['-maxwpf', '10']] },
+  'proofread 3000/10': { proofread: [['-maxhmmpf', '3000'], ['-maxwpf', '10']] },
+  'one decoder': { live: PROOFREAD, proofread: PROOFREAD, reuse: true },
 };
 
 export interface Row {

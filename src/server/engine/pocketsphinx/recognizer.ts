@@ -184,7 +184,8 @@ export class PocketsphinxRecognizer implements Recognizer {
   /**
    * The streaming decoder's own later passes make the proofread text (its search has `-fwdflat yes`):
    * an utterance's final words are its hypothesis before `ps_end_utt`, the sentence's proofread text the
-   * hypotheses after it, and no sentence is decoded again.
+   * hypotheses after it, and no sentence is decoded again. Measured for French and not used by the service
+   * (bench/frenchSearch.ts `one decoder`: cheaper, but 67 more words wrong of 270; docs/engines.md).
    */
   private readonly proofreadAtUtteranceEnd: boolean;
   /** In that mode: the words after `ps_end_utt` of the utterances of the current sentence. */
