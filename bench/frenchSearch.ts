@@ -44,6 +44,8 @@ export const CONFIGS: Record<string, Config> = {
   'pl_window 10': { live: [['-pl_window', '10']], proofread: [['-pl_window', '10']] },
   'proofread 4000/10': { proofread: [['-maxwpf', '10']] },
   'proofread 3000/10': { proofread: [['-maxhmmpf', '3000'], ['-maxwpf', '10']] },
+  'proofread 4000/10 topn 3': { live: [['-topn', '3']], proofread: [['-maxwpf', '10'], ['-topn', '3']] },
+  'proofread fwdflat beams': { proofread: [['-fwdflatbeam', '1e-40'], ['-fwdflatwbeam', '1e-20']] },
   'one decoder': { live: PROOFREAD, proofread: PROOFREAD, reuse: true },
 };
 
