@@ -26,7 +26,8 @@ import { resolveConfig } from '../src/protocol';
 import { Segmenter } from '../src/server/engine/segmenter';
 import { type DecoderOptions, loadPocketsphinx } from '../src/server/engine/pocketsphinx/ffi';
 import { type PocketsphinxDecoderModel, pocketsphinxModelSet } from '../src/server/engine/pocketsphinx/modelSet';
-import { PocketsphinxRecognizer, Proofreader } from '../src/server/engine/pocketsphinx/recognizer';
+import { PocketsphinxRecognizer, Proofreader, type SentenceDecoder } from '../src/server/engine/pocketsphinx/recognizer';
+import type { Proofread, RecognizedWord, Recognizer } from '../src/server/engine/recognizer';
 import { Downsampler } from '../src/server/engine/downsample';
 import { wordErrors } from '../test/helpers/recordings';
 
@@ -80,8 +81,64 @@ export interface Comparison {
   clips: ClipResult[];
   words: number;
   errors: { whole: number; firstPass: number; final: number };
-  /** CPU seconds per second of audio: the whole-file decode, and the streamed session (both passes). */
-  rtf: { whole: number; streamed: number };
+  /**
+   * CPU seconds per second of audio: the whole-file decode, the streamed session (both passes), and of
+   * the streamed its whole-sentence proofreading decodes alone.
+   */
+  rtf: { whole: number; streamed: number; proofread: number };
+  /** Each sentence proofread: its first pass (words and their confidences) and what the proofreading made of it. */
+  sentences: SentenceRecord[];
+}
+
+export interface SentenceRecord {
+  clip: string;
+  firstPass: RecognizedWord[];
+  proofread: string;
+  /** CPU seconds of its proofreading decode (0 when the streaming decoder's own passes made it). */
+  cpu: number;
+}
+
+/** The proofreading decoder, its decodes' CPU counted (they run synchronously in process). */
+function timedDecoder(p: Proofreader, count: (s: number) => void): SentenceDecoder {
+  const timed = <T>(f: () => T): Promise<T> => {
+    const c0 = process.cpuUsage();
+    try {
+      return Promise.resolve(f());
+    } catch (e) {
+      return Promise.reject(e as Error);
+    } finally {
+      count(cpuS(process.cpuUsage(c0)));
+    }
+  };
+  return {
+    decode: (samples) => timed(() => p.decodeNow(samples)),
+    decodeDetailed: (samples) => timed(() => p.decodeDetailedNow(samples)),
+    dispose: () => p.dispose(),
+  };
+}
+
+/** The recognizer with each sentence's first pass and proofread text recorded. */
+function recording(r: Recognizer, clip: string, lastCpu: () => number, out: SentenceRecord[]): Recognizer {
+  const text = (p: Proofread): string => (typeof p === 'string' ? p : p.text);
+  return {
+    name: r.name,
+    resumeFrom: r.resumeFrom,
+    push: (w, v, ms) => r.push(w, v, ms),
+    endUtterance: (d) => r.endUtterance(d),
+    endSentence: (firstPass, proofread, details) => {
+      const before = lastCpu();
+      const p = r.endSentence(firstPass, proofread, details);
+      if (p === undefined) return p;
+      const rec = (x: Proofread): Proofread => {
+        out.push({ clip, firstPass, proofread: text(x), cpu: lastCpu() - before });
+        return x;
+      };
+      return p instanceof Promise ? p.then(rec) : rec(p);
+    },
+    checkpoint: () => r.checkpoint(),
+    restore: (s) => r.restore(s),
+    dispose: () => r.dispose?.(),
+  };
 }
 
 const samples = (b: Buffer): Int16Array => new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
@@ -99,17 +156,29 @@ export async function serviceModel(modelsDir: string, language: string): Promise
 export async function compareDecodes(
   model: PocketsphinxDecoderModel,
   clips: readonly Clip[],
-  opts: { live?: DecoderOptions; proofread?: DecoderOptions } = {},
+  opts: {
+    live?: DecoderOptions;
+    proofread?: DecoderOptions;
+    /** The streaming decoder's own later passes make the proofread text (recognizer.ts `proofreadAtUtteranceEnd`). */
+    proofreadAtUtteranceEnd?: boolean;
+    /** false: no whole-file decode (its text empty, its errors and CPU NaN), where another run has it. */
+    whole?: boolean;
+    /** false: sessions that do not ask for details (word times, confidences, alternatives; default true). */
+    details?: boolean;
+  } = {},
 ): Promise<Comparison> {
   const ps = loadPocketsphinx();
   const proofreader = new Proofreader(ps, model, opts.proofread);
+  let proofreadCpu = 0;
+  const timedProofreader = timedDecoder(proofreader, (s) => (proofreadCpu += s));
+  const sentences: SentenceRecord[] = [];
   // Each clip gets a streaming decoder of its own, as each session of the service does: one decoder kept
   // across clips carries its live cepstral mean (the front end's running estimate) from one recording to
   // the next, a warm start no session of the service has.
   const newLive = (): unknown => ps.init(model, opts.live ?? { live: true });
   let live: unknown;
   const rate = model.sampleRate ?? 16000;
-  const cfg = resolveConfig({ language: model.language, details: true, silence_threshold: 1, engine_endpointing: 0.5 } as never);
+  const cfg = resolveConfig({ language: model.language, details: opts.details ?? true, silence_threshold: 1, engine_endpointing: 0.5 } as never);
   const out: ClipResult[] = [];
   let wholeCpu = 0;
   let streamedCpu = 0;
@@ -119,11 +188,16 @@ export async function compareDecodes(
       const pcm = samples(clip.pcm);
       const atRate = rate === 16000 ? pcm : new Downsampler(16000, rate).push(pcm);
       let c0 = process.cpuUsage();
-      const whole = proofreader.decodeNow(atRate);
+      const whole = opts.whole === false ? '' : proofreader.decodeNow(atRate);
       wholeCpu += cpuS(process.cpuUsage(c0));
       if (live !== undefined) ps.free(live);
       live = newLive();
-      const r = new PocketsphinxRecognizer(ps, model, () => proofreader, undefined, live);
+      const r = recording(
+        new PocketsphinxRecognizer(ps, model, () => timedProofreader, undefined, live, { proofreadAtUtteranceEnd: opts.proofreadAtUtteranceEnd }),
+        clip.id,
+        () => proofreadCpu,
+        sentences,
+      );
       const late: string[] = [];
       const seg = new Segmenter(cfg, r, {
         onLateEvents: (evs) => evs.forEach((e) => e.type === 'batch.replace' && late.push(e.data.new_chunk.text)),
@@ -147,7 +221,7 @@ export async function compareDecodes(
         whole,
         firstPass,
         final,
-        errors: { whole: errs(whole), firstPass: errs(firstPass), final: errs(final) },
+        errors: { whole: opts.whole === false ? NaN : errs(whole), firstPass: errs(firstPass), final: errs(final) },
       });
     }
   } finally {
@@ -159,7 +233,8 @@ export async function compareDecodes(
     clips: out,
     words: out.reduce((n, c) => n + c.words, 0),
     errors: { whole: sum('whole'), firstPass: sum('firstPass'), final: sum('final') },
-    rtf: { whole: wholeCpu / audioS, streamed: streamedCpu / audioS },
+    rtf: { whole: opts.whole === false ? NaN : wholeCpu / audioS, streamed: streamedCpu / audioS, proofread: proofreadCpu / audioS },
+    sentences,
   };
 }
 
