@@ -43,9 +43,25 @@ export const CONFIGS: Record<string, Config> = {
   'pl_window 0': { live: [['-pl_window', '0']], proofread: [['-pl_window', '0']] },
   'pl_window 10': { live: [['-pl_window', '10']], proofread: [['-pl_window', '10']] },
   'proofread 4000/10': { proofread: [['-maxwpf', '10']] },
-  'proofread 3000/10': { proofread: [['-maxhmmpf', '3000'], ['-maxwpf', '10']] },
-  'proofread 4000/10 topn 3': { live: [['-topn', '3']], proofread: [['-maxwpf', '10'], ['-topn', '3']] },
-  'proofread fwdflat beams': { proofread: [['-fwdflatbeam', '1e-40'], ['-fwdflatwbeam', '1e-20']] },
+  'proofread 3000/10': {
+    proofread: [
+      ['-maxhmmpf', '3000'],
+      ['-maxwpf', '10'],
+    ],
+  },
+  'proofread 4000/10 topn 3': {
+    live: [['-topn', '3']],
+    proofread: [
+      ['-maxwpf', '10'],
+      ['-topn', '3'],
+    ],
+  },
+  'proofread fwdflat beams': {
+    proofread: [
+      ['-fwdflatbeam', '1e-40'],
+      ['-fwdflatwbeam', '1e-20'],
+    ],
+  },
   'one decoder': { live: PROOFREAD, proofread: PROOFREAD, reuse: true },
 };
 
@@ -66,7 +82,10 @@ export interface Row {
 function skipTable(row: Row): string[] {
   const clips = speechClips('fr');
   const audioS = clips.reduce((n, c) => n + c.pcm.length / 32000, 0);
-  const out = ['| skip when the first pass\'s | threshold | sentences skipped | final errors | proofreading CPU saved |', '|---|---:|---:|---:|---:|'];
+  const out = [
+    "| skip when the first pass's | threshold | sentences skipped | final errors | proofreading CPU saved |",
+    '|---|---:|---:|---:|---:|',
+  ];
   const measures: Array<[string, (ws: Row['sentences'][number]['firstPass']) => number]> = [
     ['least word confidence', (ws) => Math.min(...ws.map((w) => w.confidence ?? 0))],
     ['mean word confidence', (ws) => ws.reduce((n, w) => n + (w.confidence ?? 0), 0) / Math.max(1, ws.length)],
@@ -117,7 +136,13 @@ async function main(argv: string[]): Promise<void> {
     const live: DecoderOptions = { live: true, search: c.live ?? [] };
     const proofread: DecoderOptions = { proofread: true, search: c.proofread ?? [] };
     // The whole-file decode is the proofreading decoder's: the same as `now`'s where its settings are.
-    const r = await compareDecodes(model, clips, { live, proofread, proofreadAtUtteranceEnd: c.reuse, whole: c.proofread !== undefined, details: !c.noDetails });
+    const r = await compareDecodes(model, clips, {
+      live,
+      proofread,
+      proofreadAtUtteranceEnd: c.reuse,
+      whole: c.proofread !== undefined,
+      details: !c.noDetails,
+    });
     const row: Row = {
       name,
       words: r.words,

@@ -178,7 +178,12 @@ export async function compareDecodes(
   const newLive = (): unknown => ps.init(model, opts.live ?? { live: true });
   let live: unknown;
   const rate = model.sampleRate ?? 16000;
-  const cfg = resolveConfig({ language: model.language, details: opts.details ?? true, silence_threshold: 1, engine_endpointing: 0.5 } as never);
+  const cfg = resolveConfig({
+    language: model.language,
+    details: opts.details ?? true,
+    silence_threshold: 1,
+    engine_endpointing: 0.5,
+  } as never);
   const out: ClipResult[] = [];
   let wholeCpu = 0;
   let streamedCpu = 0;
@@ -193,7 +198,9 @@ export async function compareDecodes(
       if (live !== undefined) ps.free(live);
       live = newLive();
       const r = recording(
-        new PocketsphinxRecognizer(ps, model, () => timedProofreader, undefined, live, { proofreadAtUtteranceEnd: opts.proofreadAtUtteranceEnd }),
+        new PocketsphinxRecognizer(ps, model, () => timedProofreader, undefined, live, {
+          proofreadAtUtteranceEnd: opts.proofreadAtUtteranceEnd,
+        }),
         clip.id,
         () => proofreadCpu,
         sentences,

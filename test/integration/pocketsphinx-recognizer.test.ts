@@ -64,9 +64,15 @@ describe('server pocketsphinx engine (real decoder, real recordings)', function 
     }
   });
 
-  it('one decoder (proofreadAtUtteranceEnd): the sentence comes from the streaming decoder\'s later passes, no sentence decoded again', async () => {
+  it("one decoder (proofreadAtUtteranceEnd): the sentence comes from the streaming decoder's later passes, no sentence decoded again", async () => {
     const ps = loadPocketsphinx();
-    const live = ps.init(model, { live: true, search: [['-fwdflat', 'yes'], ['-bestpath', 'yes']] });
+    const live = ps.init(model, {
+      live: true,
+      search: [
+        ['-fwdflat', 'yes'],
+        ['-bestpath', 'yes'],
+      ],
+    });
     const refused: SentenceDecoder = {
       decode: () => Promise.reject(new Error('no sentence is decoded again in this mode')),
       dispose: () => {},

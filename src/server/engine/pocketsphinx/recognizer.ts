@@ -301,7 +301,9 @@ export class PocketsphinxRecognizer implements Recognizer {
     if (!details) return text;
     const forms = text.split(' ');
     const timed = ws.every((w) => w.confidence !== undefined) && forms.length === ws.length;
-    return timed ? { text, words: ws.map((w, i) => ({ ...w, proofread: forms[i] ?? w.raw })), alternatives: [] } : { text, alternatives: [] };
+    return timed
+      ? { text, words: ws.map((w, i) => ({ ...w, proofread: forms[i] ?? w.raw })), alternatives: [] }
+      : { text, alternatives: [] };
   }
 
   checkpoint(): PocketsphinxSnapshot {
