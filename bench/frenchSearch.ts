@@ -20,19 +20,9 @@ type Options = Array<[string, string]>;
 interface Config {
   live?: Options;
   proofread?: Options;
-  /** The streaming decoder's own later passes make the final text (no proofreading decode). */
-  reuse?: boolean;
   /** Sessions without details (word times, confidences, alternatives): the rest measures sessions with them. */
   noDetails?: boolean;
 }
-
-/** The proofreading decoder's settings (languages.ts FRENCH_SEARCH), for the one-decoder rows. */
-const PROOFREAD: Options = [
-  ['-maxhmmpf', '4000'],
-  ['-maxwpf', '20'],
-  ['-fwdflat', 'yes'],
-  ['-bestpath', 'yes'],
-];
 
 /** Each configuration: options added to the service's own (languages.ts FRENCH_SEARCH). */
 export const CONFIGS: Record<string, Config> = {
@@ -62,7 +52,6 @@ export const CONFIGS: Record<string, Config> = {
       ['-fwdflatwbeam', '1e-20'],
     ],
   },
-  'one decoder': { live: PROOFREAD, proofread: PROOFREAD, reuse: true },
 };
 
 export interface Row {
@@ -139,7 +128,6 @@ async function main(argv: string[]): Promise<void> {
     const r = await compareDecodes(model, clips, {
       live,
       proofread,
-      proofreadAtUtteranceEnd: c.reuse,
       whole: c.proofread !== undefined,
       details: !c.noDetails,
     });

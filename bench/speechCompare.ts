@@ -159,8 +159,6 @@ export async function compareDecodes(
   opts: {
     live?: DecoderOptions;
     proofread?: DecoderOptions;
-    /** The streaming decoder's own later passes make the proofread text (recognizer.ts `proofreadAtUtteranceEnd`). */
-    proofreadAtUtteranceEnd?: boolean;
     /** false: no whole-file decode (its text empty, its errors and CPU NaN), where another run has it. */
     whole?: boolean;
     /** false: sessions that do not ask for details (word times, confidences, alternatives; default true). */
@@ -198,9 +196,7 @@ export async function compareDecodes(
       if (live !== undefined) ps.free(live);
       live = newLive();
       const r = recording(
-        new PocketsphinxRecognizer(ps, model, () => timedProofreader, undefined, live, {
-          proofreadAtUtteranceEnd: opts.proofreadAtUtteranceEnd,
-        }),
+        new PocketsphinxRecognizer(ps, model, () => timedProofreader, undefined, live),
         clip.id,
         () => proofreadCpu,
         sentences,

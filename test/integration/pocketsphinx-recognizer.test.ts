@@ -64,41 +64,6 @@ describe('server pocketsphinx engine (real decoder, real recordings)', function 
     }
   });
 
-  it("one decoder (proofreadAtUtteranceEnd): the sentence comes from the streaming decoder's later passes, no sentence decoded again", async () => {
-    const ps = loadPocketsphinx();
-    const live = ps.init(model, {
-      live: true,
-      search: [
-        ['-fwdflat', 'yes'],
-        ['-bestpath', 'yes'],
-      ],
-    });
-    const refused: SentenceDecoder = {
-      decode: () => Promise.reject(new Error('no sentence is decoded again in this mode')),
-      dispose: () => {},
-    };
-    const r = new PocketsphinxRecognizer(ps, model, () => refused, undefined, live, { proofreadAtUtteranceEnd: true });
-    try {
-      const bytes = Vad.windowBytes(16000);
-      const pcm = Buffer.concat([goforward.pcm, silence(300)]);
-      for (let off = 0; off + bytes <= pcm.length; off += bytes) r.push(pcm.subarray(off, off + bytes), true, VAD_WINDOW_MS);
-      const first = r.endUtterance(true);
-      assert.equal(first.map((w) => w.raw).join(' '), 'go forward ten meters');
-      const p = r.endSentence(first, true, true);
-      assert.ok(p && !(p instanceof Promise) && typeof p !== 'string', 'the proofread sentence at once, with details');
-      assert.equal(p.text, 'Go forward ten meters.');
-      assert.deepEqual(
-        p.words?.map((w) => w.proofread),
-        ['Go', 'forward', 'ten', 'meters.'],
-      );
-      assert.ok(p.words?.every((w) => w.start_ms !== undefined && w.confidence !== undefined));
-      // The next sentence starts empty: nothing of this one is carried over.
-      assert.equal(r.endSentence([], true), '');
-    } finally {
-      r.dispose();
-    }
-  });
-
   it("details: a proofread word's confidence weighs its posterior against the first pass (bare with DICTEE_POCKETSPHINX_CONFIDENCE=posterior)", async () => {
     // A sentence where the two passes disagree on some words: "he was not an ill disposed young man".
     const rec = recordings().find((x) => x.name.endsWith('0880'))!;

@@ -181,15 +181,6 @@ export class PocketsphinxRecognizer implements Recognizer {
   /** Where the decoder's open utterance began on that clock. */
   private utteranceStartMs = 0;
   private windowMs = 20;
-  /**
-   * The streaming decoder's own later passes make the proofread text (its search has `-fwdflat yes`):
-   * an utterance's final words are its hypothesis before `ps_end_utt`, the sentence's proofread text the
-   * hypotheses after it, and no sentence is decoded again. Measured for French and not used by the service
-   * (bench/frenchSearch.ts `one decoder`: cheaper, but 67 more words wrong of 270; docs/engines.md).
-   */
-  private readonly proofreadAtUtteranceEnd: boolean;
-  /** In that mode: the words after `ps_end_utt` of the utterances of the current sentence. */
-  private sentenceSecondPass: RecognizedWord[] = [];
 
   constructor(
     private readonly ps: PocketsphinxApi,
@@ -198,9 +189,7 @@ export class PocketsphinxRecognizer implements Recognizer {
     private readonly onProgress?: () => void,
     /** A decoder made beforehand for this model (loading one takes most of a second). */
     decoder?: unknown,
-    opts: { proofreadAtUtteranceEnd?: boolean } = {},
   ) {
-    this.proofreadAtUtteranceEnd = opts.proofreadAtUtteranceEnd ?? false;
     this.decoder = decoder ?? ps.init(model, { live: true });
     this.modelRate = model.sampleRate ?? SESSION_SAMPLE_RATE;
     this.downsampler = this.newDownsampler();
@@ -235,7 +224,6 @@ export class PocketsphinxRecognizer implements Recognizer {
 
   endUtterance(details?: boolean): UtteranceWords {
     if (!this.inUtterance) return [];
-    if (this.proofreadAtUtteranceEnd) return this.endUtteranceTwice(details);
     this.ps.endUtt(this.decoder);
     this.inUtterance = false;
     // Words where the detector heard no speech are the search's guesses in the noise floor ("up up up" in
@@ -252,32 +240,15 @@ export class PocketsphinxRecognizer implements Recognizer {
     return out;
   }
 
-  /** {@link proofreadAtUtteranceEnd}: the hypothesis before `ps_end_utt` is the utterance's, the one after kept for the sentence. */
-  private endUtteranceTwice(details?: boolean): UtteranceWords {
-    const before = this.utteranceVoiced ? this.ps.hyp(this.decoder) : '';
-    this.ps.endUtt(this.decoder);
-    this.inUtterance = false;
-    const after = this.utteranceVoiced ? this.ps.hyp(this.decoder) : '';
-    const out: UtteranceWords = words(before);
-    let again = words(after);
-    if (details && again.length) again = detailedWords(after, this.ps.details(this.decoder, 0), this.utteranceStartMs) ?? again;
-    this.sentenceSecondPass.push(...again);
-    this.sentence.utteranceEnded(out.length > 0 || again.length > 0);
-    return out;
-  }
-
   endSentence(firstPass: RecognizedWord[], proofread: boolean, details?: boolean): Proofread | Promise<Proofread> | undefined {
     const { audio, complete, startMs } = this.sentence.endSentence(this.inUtterance, this.clockMs, this.windowMs);
     const firstPassWords = this.posteriorOnly ? [] : this.sentenceFirstPass;
     this.sentenceFirstPass = [];
-    const secondPass = this.sentenceSecondPass;
-    this.sentenceSecondPass = [];
     if (!proofread) return undefined;
     const text = sentenceCase(firstPass.map((w) => w.raw));
     // Without a second pass: the first pass with a capital and a period (its words, in those forms, make the
     // text: details.ts), and with details no other readings (this engine has them: an empty list).
     const fallback: Proofread = details ? { text, alternatives: [] } : text;
-    if (this.proofreadAtUtteranceEnd) return secondPass.length ? this.sentenceOf(secondPass, details) : fallback;
     if (!complete || audio.length === 0) return fallback;
     const decoder = this.proofreader();
     if (details && decoder.decodeDetailed) {
@@ -295,17 +266,6 @@ export class PocketsphinxRecognizer implements Recognizer {
     });
   }
 
-  /** The proofread form of a sentence's words already decoded: a capital and a final period. */
-  private sentenceOf(ws: readonly RecognizedWord[], details?: boolean): Proofread {
-    const text = sentenceCase(ws.map((w) => w.raw));
-    if (!details) return text;
-    const forms = text.split(' ');
-    const timed = ws.every((w) => w.confidence !== undefined) && forms.length === ws.length;
-    return timed
-      ? { text, words: ws.map((w, i) => ({ ...w, proofread: forms[i] ?? w.raw })), alternatives: [] }
-      : { text, alternatives: [] };
-  }
-
   checkpoint(): PocketsphinxSnapshot {
     return { engine: 'pocketsphinx' };
   }
@@ -317,7 +277,6 @@ export class PocketsphinxRecognizer implements Recognizer {
     this.inUtterance = false;
     this.sentence.restored();
     this.sentenceFirstPass = [];
-    this.sentenceSecondPass = [];
     this.downsampler = this.newDownsampler();
     this.clockMs = 0;
   }
