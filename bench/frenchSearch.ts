@@ -5,7 +5,7 @@
  * text, and the CPU seconds per audio second of the first pass, of the proofreading decodes and in all.
  * Not a bench itself (run.ts reads only *.bench.ts): docs/engines.md "French capacity" records its rows.
  *
- *   node --import tsx bench/frenchSearch.ts [--out DIR] NAME…   (names: {@link CONFIGS}; none: list them)
+ *   node --import tsx bench/frenchSearch.ts [--out DIR] [--models DIR] NAME…   (names: {@link CONFIGS}; none: list them)
  *   node --import tsx bench/frenchSearch.ts --skip DIR/now.json  (skipping sure sentences' proofreading)
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -111,14 +111,16 @@ async function main(argv: string[]): Promise<void> {
   }
   const outAt = argv.indexOf('--out');
   const out = outAt >= 0 ? argv[outAt + 1]! : '/tmp/french-search';
-  const names = argv.filter((a, i) => a !== '--out' && i !== outAt + 1);
+  const modelsAt = argv.indexOf('--models');
+  const names = argv.filter((a, i) => a !== '--out' && i !== outAt + 1 && a !== '--models' && i !== modelsAt + 1);
   if (!names.length || names.some((n) => !CONFIGS[n])) {
     console.log(`configurations: ${Object.keys(CONFIGS).join(', ')}`);
     return;
   }
   mkdirSync(out, { recursive: true });
-  const lm = await ensureFrenchLm();
-  const model = await serviceModel(lm.modelsDir, 'fr');
+  // --models DIR: another language model (DIR/lm-fr/general.arpa beside DIR/pocketsphinx-fr), e.g. a pruned one.
+  const modelsDir = modelsAt >= 0 ? argv[modelsAt + 1]! : (await ensureFrenchLm()).modelsDir;
+  const model = await serviceModel(modelsDir, 'fr');
   const clips = speechClips('fr');
   for (const name of names) {
     const c = CONFIGS[name]!;

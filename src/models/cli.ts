@@ -28,10 +28,11 @@ Commands:
   verify <name|dir>          hash an installed model's files against its lock, as the service does at start
   fetch pocketsphinx-fr      the French pocketsphinx model (8 kHz acoustic model and dictionary) from the
                              npm package soundswallower@0.6.3, in the registry of your npm configuration
-  lm build --language fr --text FILE [FILE…] [--name NAME] [--vocabulary N] [--max-lines N]
+  lm build --language fr --text FILE [FILE…] [--name NAME] [--vocabulary N] [--max-lines N] [--prune T]
                              a trigram language model (ARPA) for pocketsphinx-fr from plain or .gz text,
                              written to DIR/lm-fr/NAME.arpa with its dictionary NAME.dict (NAME default:
-                             general; --dictionary-only: no word pronounced by our rules)
+                             general; --dictionary-only: no word pronounced by our rules; --prune T: drop
+                             the n-grams that raise the perplexity by less than T, e.g. 3e-8: a smaller file)
   lm check FILE.arpa         check that an ARPA language model is well formed
   lm adapt --language fr --from DIR [DIR…] --specialty radiology|cardiology|legal [--weight W] [--name NAME]
                              a domain model learnt from the team's reports (*.md), templates and vocabulary
@@ -80,6 +81,7 @@ const OPTIONS = {
   defect: { type: 'string' },
   size: { type: 'string' },
   'dictionary-only': { type: 'boolean' },
+  prune: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

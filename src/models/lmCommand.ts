@@ -19,6 +19,16 @@ interface LmValues {
   specialty?: string | boolean;
   weight?: string | boolean;
   'dictionary-only'?: string | boolean;
+  prune?: string | boolean;
+}
+
+/** `--prune THRESHOLD`: a relative perplexity rise per n-gram, 0 (none) to 1e-3. */
+function threshold(v: string | boolean | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (typeof v !== 'string' || !/^\d*\.?\d+(e-?\d+)?$/iu.test(v) || !(n >= 0 && n <= 1e-3))
+    throw new UsageError('--prune needs a threshold between 0 and 1e-3 (a relative perplexity rise per n-gram, such as 1e-8)');
+  return n;
 }
 
 function count(flag: string, v: string | boolean | undefined): number | undefined {
@@ -64,6 +74,7 @@ export async function lmCommand(
   if (!/^[\w.-]+$/u.test(name) || name.startsWith('.')) throw new UsageError('--name takes letters, digits, ".", "-" and "_" only');
   const maxLines = count('--max-lines', v['max-lines']);
   const vocabulary = count('--vocabulary', v.vocabulary) ?? DEFAULT_VOCABULARY;
+  const prune = threshold(v.prune);
   const acoustic = POCKETSPHINX_LANGUAGE_MODELS.find((m) => m.language === language)!;
   const modelDir = path.join(modelsDir, acoustic.name);
   // The dictionary decides the vocabulary: it must be the pinned one.
@@ -76,6 +87,7 @@ export async function lmCommand(
     vocabulary,
     g2p: v['dictionary-only'] !== true,
     ...(maxLines !== undefined ? { maxLines } : {}),
+    ...(prune !== undefined ? { prune } : {}),
   });
   out(`read ${r.lines} lines, ${r.tokens} words (${(100 * r.oovRate).toFixed(1)} % outside the ${r.vocabulary}-word vocabulary)`);
   out(`${r.invalidBytes ? `; ${r.invalidBytes} bytes not UTF-8 skipped` : ''}\n`);
@@ -89,6 +101,7 @@ export async function lmCommand(
       (r.unmapped.count ? `; ${r.unmapped.count} frequent words skipped, their letters not mapped (${r.unmapped.examples[0]!})` : '') +
       '\n',
   );
+  if (prune) out(`pruned at ${prune}: ${r.pruned[0]} bigrams and ${r.pruned[1]} trigrams dropped\n`);
   out(`wrote ${r.out} (${r.ngrams.join(' / ')} 1-/2-/3-grams) and its dictionary ${r.dictOut}\n`);
 }
 

@@ -7,7 +7,8 @@
  * word, and writes the line as word ids to a scratch file beside the output (4 bytes a word). The
  * vocabulary: the words of the dictation grammar (always), then the most frequent words that the
  * dictionary or, failing it, our grapheme-to-phoneme can pronounce (ties by code point); every other
- * word counts as `<unk>`. Pass 2 reads the ids back and counts the n-grams (kneserNey.ts).
+ * word counts as `<unk>`. Pass 2 reads the ids back and counts the n-grams (kneserNey.ts); `--prune`
+ * then drops the n-grams that matter least (prune.ts).
  */
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { CorpusError, readCorpus } from './corpus';
 import { frenchTokens, frenchWords, tokenWords } from './frenchText';
 import { FRENCH_GRAMMAR_WORDS } from './grammarWords';
 import { EOS, MAX_WORDS, TrigramCounter, type TrigramModel, UNK, estimate, writeArpa } from './kneserNey';
+import { pruneEntropy } from './prune';
 import { type Pronunciations, pronouncer, readDictionary, writeDictionary } from './pronounce';
 
 export const LM_LANGUAGES = ['fr'] as const;
@@ -42,6 +44,8 @@ interface BuildOptions {
   g2p?: boolean;
   /** Words always in the vocabulary (default: the French dictation grammar's). */
   grammarWords?: readonly string[];
+  /** Relative-entropy pruning threshold (prune.ts; SRILM's `-prune`); absent or 0: none beyond singleton trigrams. */
+  prune?: number;
 }
 
 interface BuildResult {
@@ -58,6 +62,8 @@ interface BuildResult {
   /** Frequent words skipped because their letters could not be mapped. */
   unmapped: { count: number; examples: string[] };
   ngrams: [number, number, number];
+  /** Bigrams and trigrams dropped by the relative-entropy pruning. */
+  pruned: [number, number];
   /** Orders estimated with the fallback discounts (too little text for their own). */
   fallbackDiscounts: number[];
   model: TrigramModel;
@@ -224,7 +230,7 @@ export async function buildLm(o: BuildOptions): Promise<BuildResult> {
     const counter = new TrigramCounter(o.maxEntries);
     const oov = secondPass(scratch, lmId, counter);
     rmSync(scratch, { force: true });
-    const model = estimate(counter, lmWords);
+    const { model, pruned } = pruneEntropy(estimate(counter, lmWords), o.prune ?? 0);
     const tmp = `${o.out}.part`;
     const fd = openSync(tmp, 'w');
     try {
@@ -246,6 +252,7 @@ export async function buildLm(o: BuildOptions): Promise<BuildResult> {
       guessed: chosen.filter((w) => !dict.has(w)).length,
       unmapped: pron.unmapped,
       ngrams: [model.orders[0].keys.length, model.orders[1].keys.length, model.orders[2].keys.length],
+      pruned,
       fallbackDiscounts: model.fallback,
       model,
     };
