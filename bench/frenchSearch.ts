@@ -46,6 +46,8 @@ export const CONFIGS: Record<string, Config> = {
       ['-topn', '3'],
     ],
   },
+  'live 1500': { live: [['-maxhmmpf', '1500']] },
+  'live 1500, proofread 3000': { live: [['-maxhmmpf', '1500']], proofread: [['-maxhmmpf', '3000']] },
   'proofread fwdflat beams': {
     proofread: [
       ['-fwdflatbeam', '1e-40'],
