@@ -63,7 +63,7 @@ const cheap = (lp: number, lq: number, n: number, d: number, lnBow: number, ph: 
 /** log10 of a context's backoff weight from the kept n-grams' probabilities and their backoffs' (linear sums). */
 const backoffOf = (keptP: number, keptQ: number): number => Math.log10(Math.max(1e-12, 1 - keptP) / Math.max(1e-12, 1 - keptQ));
 
-export interface PruneResult {
+interface PruneResult {
   model: TrigramModel;
   /** Bigrams and trigrams dropped. */
   pruned: [number, number];
