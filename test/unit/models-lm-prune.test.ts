@@ -4,7 +4,7 @@
  * to 1, the n-grams a kept trigram needs, and the command line's `--prune`.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/models/cli';
@@ -119,6 +119,27 @@ describe('language models: relative-entropy pruning', () => {
       assert.ok(bigrams.has(Math.floor(k / B)), `prefix of ${idsOf(k, 3).join(' ')}`);
       assert.ok(bigrams.has(k % (B * B)), `suffix of ${idsOf(k, 3).join(' ')}`);
     }
+  });
+
+  it('buildLm with prune writes the pruned model and counts what it dropped', async () => {
+    const dict = path.join(dir, 'test.dict');
+    const r = await buildLm({
+      language: 'fr',
+      texts: [path.join(dir, 'c.txt')],
+      dict,
+      out: path.join(dir, 'p.arpa'),
+      g2p: false,
+      grammarWords: [],
+      prune: 1e-4,
+    });
+    const full = model.orders.map((o) => o.keys.length);
+    assert.ok(r.pruned[0] > 0 && r.pruned[1] > 0);
+    assert.deepEqual(r.ngrams, [full[0], full[1]! - r.pruned[0], full[2]! - r.pruned[1]]);
+    const header = readFileSync(r.out, 'utf8').split('\n').slice(1, 4);
+    assert.deepEqual(
+      header,
+      r.ngrams.map((n, i) => `ngram ${i + 1}=${n}`),
+    );
   });
 
   it('lm build --prune: a bad threshold is refused before anything is read', async () => {

@@ -245,20 +245,26 @@ export function idsOf(k: number, n: number): number[] {
   return out;
 }
 
-/** The entry of an n-gram (ids) in a model, or undefined (binary search in its order). */
-export function lookup(m: TrigramModel, ids: readonly number[]): { p: number; bow?: number } | undefined {
-  const o = m.orders[ids.length - 1]!;
-  const key = keyOf(ids);
+/** The index of a packed `key` in an order's ascending `keys`, or −1 (binary search). */
+export function indexOfKey(keys: Float64Array, key: number): number {
   let lo = 0;
-  let hi = o.keys.length - 1;
+  let hi = keys.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const k = o.keys[mid]!;
-    if (k === key) return { p: o.p[mid]!, ...(Number.isNaN(o.bow[mid]!) ? {} : { bow: o.bow[mid]! }) };
+    const k = keys[mid]!;
+    if (k === key) return mid;
     if (k < key) lo = mid + 1;
     else hi = mid - 1;
   }
-  return undefined;
+  return -1;
+}
+
+/** The entry of an n-gram (ids) in a model, or undefined. */
+export function lookup(m: TrigramModel, ids: readonly number[]): { p: number; bow?: number } | undefined {
+  const o = m.orders[ids.length - 1]!;
+  const i = indexOfKey(o.keys, keyOf(ids));
+  if (i < 0) return undefined;
+  return { p: o.p[i]!, ...(Number.isNaN(o.bow[i]!) ? {} : { bow: o.bow[i]! }) };
 }
 
 const num = (x: number): string => (x <= -99 ? '-99' : x.toFixed(6).replace(/^-0\.000000$/, '0.000000'));

@@ -17,23 +17,9 @@
  * distribution sums to 1. Deterministic: the model's keys are visited in order.
  */
 import { B } from './ngramTable';
-import { BOS, EOS, type Order, type TrigramModel } from './kneserNey';
+import { BOS, EOS, type Order, type TrigramModel, indexOfKey as indexOf } from './kneserNey';
 
 const BB = B * B;
-
-/** The index of `key` in ascending `keys`, or −1. */
-function indexOf(keys: Float64Array, key: number): number {
-  let lo = 0;
-  let hi = keys.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const k = keys[mid]!;
-    if (k === key) return mid;
-    if (k < key) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
 
 const orZero = (x: number): number => (Number.isNaN(x) ? 0 : x);
 
