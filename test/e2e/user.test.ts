@@ -62,15 +62,18 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     await wb.page.keyboard.press('F1');
     await wb.page.locator('.quick-input-widget').waitFor({ state: 'visible' });
     await wb.page.keyboard.type('Dictee');
+    // Each row: the French title, then the English one it is also found by.
     await waitFor(
-      async () => (await wb.quickPickRows()).some((r) => r.includes(UI.startCommand)),
+      async () => (await wb.quickPickRows()).some((r) => /^Dictée: .+ Dictee: /u.test(r)),
       10_000,
-      `"${UI.startCommand}" in the palette for "Dictee"`,
+      'Dictée\'s commands in the palette for "Dictee", in French with their English titles',
     );
     await wb.screenshot('12-command-palette');
-    // The list shows a few rows at a time: each command is looked for with a word of its English title.
+    // The list shows a few rows at a time (the recently used first): each command is looked for with a
+    // word of its English title.
     const input = wb.page.locator('.quick-input-widget input.input').first();
     for (const [title, word] of [
+      [UI.startCommand, 'start'],
       [UI.selectMicrophoneCommand, 'microphone'],
       [UI.transcribeCommand, 'transcribe'],
     ] as const) {
@@ -229,16 +232,7 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     await openReportAtFindings(w);
     await wb.runCommand(UI.transcribeCommand);
     // code-server's file dialog is a quick input: type the path.
-    await wb.waitForInputBox();
-    const input = wb.page.locator('.quick-input-widget input.input').first();
-    await input.fill(wav);
-    // The dialog has taken the typed path once it lists the file (Enter before then may accept the folder).
-    await waitFor(
-      async () => (await wb.quickPickRows()).some((r) => r.includes('dictation.wav')),
-      10_000,
-      'the file dialog lists dictation.wav',
-      50,
-    );
+    await wb.typeIntoFileDialog(UI.transcribeDialogTitle, wav);
     const statusTexts = await wb.watchStatusTexts();
     const started = Date.now();
     await wb.page.keyboard.press('Enter');

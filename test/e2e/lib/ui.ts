@@ -14,6 +14,8 @@ export const UI = {
   setApiKeyCommand: 'Dictée: Définir la clé API',
   selectMicrophoneCommand: 'Dictée: Choisir le microphone',
   transcribeCommand: 'Dictée: Transcrire un fichier audio…',
+  /** The title of the file dialog Transcribe Audio File opens. */
+  transcribeDialogTitle: 'Dictée\u00a0: transcrire un fichier audio',
   getStartedCommand: 'Dictée: Prise en main',
   whatCanISayCommand: 'Dictée: Que puis-je dire\u00a0?',
   insertTemplateCommand: 'Dictée: Insérer un modèle…',

@@ -195,6 +195,38 @@ export class Workbench {
     ).trim();
   }
 
+  /**
+   * Types `file` into VS Code's own file dialog, which VS Code for the Web shows as a quick input titled
+   * `title`, and returns once the dialog has taken it: Enter then opens that file. The dialog first lists
+   * the folder it opens in and then writes that folder's path into its box, over anything typed before;
+   * so the path is typed once the folder is listed, and the dialog has taken it when the box still holds
+   * it and the file's row is the active one.
+   */
+  async typeIntoFileDialog(title: string, file: string): Promise<void> {
+    const input = this.quickInput.locator('input.input').first();
+    const name = path.basename(file);
+    const value = () => input.inputValue().catch(() => '');
+    const activeRow = () =>
+      this.quickInput
+        .locator('.monaco-list-row.focused')
+        .first()
+        .innerText()
+        .catch(() => '');
+    await waitFor(
+      async () => (await this.quickInputTitle()) === title && /\/$/.test(await value()) && (await this.quickPickRows()).length > 0,
+      15_000,
+      `the file dialog "${title}" to list the folder it opens in`,
+      50,
+    );
+    await input.fill(file);
+    await waitFor(
+      async () => (await value()) === file && (await activeRow()).includes(name),
+      10_000,
+      `the file dialog to take ${name} (the path in its box, the file's row active)`,
+      50,
+    );
+  }
+
   /** The rows of the quick pick on screen (label, description, detail, as rendered), separators included. */
   async quickPickRows(): Promise<string[]> {
     return (await this.quickInput.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
