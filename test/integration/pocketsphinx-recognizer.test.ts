@@ -3,6 +3,8 @@
  * driven by the segmenter, on real recorded speech.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { resolveConfig } from '../../src/protocol';
 import { DEFAULT_POCKETSPHINX_MODEL, loadPocketsphinx, pocketsphinxModel } from '../../src/server/engine/pocketsphinx/ffi';
 import { EngineUnavailableError } from '../../src/server/engine/engine';
@@ -32,6 +34,32 @@ describe('server pocketsphinx engine (real decoder, real recordings)', function 
       (e: Error) => e instanceof EngineUnavailableError && /does not exist.*pocketsphinx-en-us/.test(e.message),
     );
     assert.throws(() => pocketsphinxModel('/usr/share/pocketsphinx/model'), /lacks en-us\/mdef.*en-us\.lm\.bin.*cmudict-en-us\.dict/);
+  });
+
+  it("the library's own log, one for the whole process, is off, and loading decoders leaves it off (none is given -logfn)", () => {
+    // A decoder given -logfn closed the log file another thread could be writing to: the service crashed
+    // at a start where its threads loaded their decoders at once.
+    const ps = loadPocketsphinx();
+    assert.equal(ps.libraryLogOff(), true);
+    const live = ps.init(model, { live: true });
+    const whole = ps.init(model, { proofread: true });
+    try {
+      assert.equal(ps.libraryLogOff(), true);
+    } finally {
+      ps.free(live);
+      ps.free(whole);
+    }
+  });
+
+  it('decoders loaded and run in four threads at once: the process lives, the library writes nothing', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'helpers', 'pocketsphinxThreads.ts')], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(r.signal, null, `the process ended by ${r.signal}`);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), '4 threads × 5 decoders loaded and run; library log off: true');
+    assert.equal(r.stderr, '', 'nothing from the library on stderr');
   });
 
   it('sherpa-onnx-node missing: the error names the platform package', () => {

@@ -131,6 +131,8 @@ export interface PocketsphinxApi {
    */
   details(ps: unknown, nbest: number): UtteranceDetails;
   free(ps: unknown): void;
+  /** Whether the library's log, one for the whole process, is off (see {@link loadPocketsphinx}). */
+  libraryLogOff(): boolean;
 }
 
 /** Silences and fillers in a segmentation (`<s>`, `<sil>`, `[NOISE]`, `++UH++`). */
@@ -177,6 +179,14 @@ export function loadPocketsphinx(): PocketsphinxApi {
     );
   }
   const f = (lib: LibraryHandle, decl: string): NativeFn => lib.func(decl) as NativeFn;
+  // The library logs to one FILE for the whole process. A decoder given `-logfn` opens another and closes
+  // the last (err_set_logfile), while another thread loading or running a decoder may be writing to it:
+  // a use after free, and a service that crashed (SIGSEGV) at a start where its threads loaded their
+  // decoders at once. So the log is turned off here, before any decoder (err_set_logfp(NULL) only sets
+  // two variables, so every thread doing it is harmless), and no decoder is given `-logfn`. Nothing the
+  // library says reaches a log: its hypotheses are dictated text.
+  f(sb, 'void err_set_logfp(void *stream)')(null);
+  const getLogFp = f(sb, 'void *err_get_logfp(void)');
   const psArgs = f(ps, 'void *ps_args(void)');
   // An argument vector rather than cmd_ln_init's variadic list: koffi takes at most 64 arguments in a call.
   const cmdLnParse = f(sb, 'void *cmd_ln_parse_r(void *inout, void *defn, int argc, const char **argv, int strict)');
@@ -282,9 +292,6 @@ export function loadPocketsphinx(): PocketsphinxApi {
         // (Its voice-activity filter drops silent frames, and the times with them.)
         ...s('-remove_silence'),
         ...s(opts?.dropSilence ? 'yes' : 'no'),
-        // Its own log goes nowhere: dictated text must never reach a log.
-        ...s('-logfn'),
-        ...s('/dev/null'),
         ...(opts?.live ? [...s('-maxhmmpf'), ...s(String(LIVE_MAX_HMM_PER_FRAME))] : []),
       ];
       const own = opts?.live ? model.search?.live : opts?.proofread ? model.search?.proofread : undefined;
@@ -311,6 +318,7 @@ export function loadPocketsphinx(): PocketsphinxApi {
     free: (d) => {
       psFree(d);
     },
+    libraryLogOff: () => getLogFp() === null,
   };
   return api;
 }
