@@ -135,7 +135,13 @@ export function finalText(events: readonly Received[]): string {
 export async function session(
   svc: Svc,
   frames: Buffer[],
-  opts: { offsetMs?: number; stop?: boolean; config?: object } = {},
+  opts: {
+    offsetMs?: number;
+    stop?: boolean;
+    config?: object;
+    /** With `stop: false`: how long after the last frame events still count (default 1500 ms). */
+    graceMs?: number;
+  } = {},
 ): Promise<{ sent: number[]; events: Received[]; errors: number; errorCodes: string[] }> {
   const ws = new WebSocket(svc.ws, { headers: { authorization: `Bearer ${svc.key}` } });
   const events: Received[] = [];
@@ -185,11 +191,11 @@ export async function session(
     sent.push(performance.now());
     ws.send(frames[i]!);
   }
-  // With `stop: false`, only the events within 1.5 s of the last frame count (no flush of the stop among
-  // them); the session is stopped all the same, so that its decoder is freed.
+  // With `stop: false`, only the events within `graceMs` (1.5 s) of the last frame count (no flush of the
+  // stop among them); the session is stopped all the same, so that its decoder is freed.
   let counted = Number.POSITIVE_INFINITY;
   if (opts.stop === false) {
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, opts.graceMs ?? 1500));
     counted = events.length;
   }
   ws.send(JSON.stringify({ type: 'control', action: 'stop' }));

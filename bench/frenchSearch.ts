@@ -47,6 +47,25 @@ export const CONFIGS: Record<string, Config> = {
     ],
   },
   'live 1500': { live: [['-maxhmmpf', '1500']] },
+  'proofread 2500/10': {
+    proofread: [
+      ['-maxhmmpf', '2500'],
+      ['-maxwpf', '10'],
+    ],
+  },
+  'proofread 2000/10': {
+    proofread: [
+      ['-maxhmmpf', '2000'],
+      ['-maxwpf', '10'],
+    ],
+  },
+  'live 1500, proofread 2000/10': {
+    live: [['-maxhmmpf', '1500']],
+    proofread: [
+      ['-maxhmmpf', '2000'],
+      ['-maxwpf', '10'],
+    ],
+  },
   'live 1500, proofread 3000': { live: [['-maxhmmpf', '1500']], proofread: [['-maxhmmpf', '3000']] },
   'proofread fwdflat beams': {
     proofread: [

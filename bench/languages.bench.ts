@@ -9,7 +9,8 @@
  *    allows (an estimate from CPU seconds, not a latency measure).
  *
  * 3. French: the service's search settings beside the earlier ones ({@link EARLIER_SEARCH}, and
- *    {@link UNBOUNDED_PROOFREADING}), in process on the same clips: WER and CPU seconds of each, and ratios.
+ *    {@link UNBOUNDED_PROOFREADING}) and beside `--search fast` (languages.ts `fastSearch`), in process on
+ *    the same clips: WER and CPU seconds of each, and ratios.
  *
  * French: the model `npm run models -- fetch pocketsphinx-fr` installs and a trigram of the whole shared
  * corpus (test/helpers/frenchLm.ts, cached; given to the decoders in binary form as the service does,
@@ -121,7 +122,14 @@ async function streamed(svc: Svc, language: string, clips: readonly Clip[]): Pro
 }
 
 /** The service's search beside the earlier one (in process, the same clips, one after the other). */
-function searchTable(model: PocketsphinxModel, now: Comparison, earlier: Comparison, unboundedProofreading: Comparison): string[] {
+function searchTable(
+  model: PocketsphinxModel,
+  fastModel: PocketsphinxModel,
+  now: Comparison,
+  fast: Comparison,
+  earlier: Comparison,
+  unboundedProofreading: Comparison,
+): string[] {
   const row = (name: string, c: Comparison): string =>
     `| ${name} | ${percent(c.errors.whole, c.words)} | ${percent(c.errors.firstPass, c.words)} | ${percent(c.errors.final, c.words)} | ${c.rtf.whole.toFixed(3)} | ${c.rtf.streamed.toFixed(3)} | ${(1 / c.rtf.streamed).toFixed(2)} |`;
   return [
@@ -131,9 +139,11 @@ function searchTable(model: PocketsphinxModel, now: Comparison, earlier: Compari
     '|---|---:|---:|---:|---:|---:|---:|',
     row('earlier (live -maxhmmpf 5000; proofreading unbounded)', earlier),
     row('live -maxhmmpf 2000 -maxwpf 10; proofreading unbounded, one pass', unboundedProofreading),
-    row(`now (${searchSettings(model)})`, now),
+    row(`now, \`--search accurate\` (${searchSettings(model)})`, now),
+    row(`\`--search fast\` (${searchSettings(fastModel)})`, fast),
     '',
-    `Streamed CPU now / earlier: **${(now.rtf.streamed / earlier.rtf.streamed).toFixed(2)}**; now / proofreading unbounded: **${(now.rtf.streamed / unboundedProofreading.rtf.streamed).toFixed(2)}**.`,
+    `Streamed CPU now / earlier: **${(now.rtf.streamed / earlier.rtf.streamed).toFixed(2)}**; now / proofreading unbounded: **${(now.rtf.streamed / unboundedProofreading.rtf.streamed).toFixed(2)}**; ` +
+      `fast / accurate: **${(fast.rtf.streamed / now.rtf.streamed).toFixed(2)}** (${(1 / fast.rtf.streamed).toFixed(2)} sessions per core by CPU alone, goal 1.5), final errors ${fast.errors.final} against ${now.errors.final}.`,
     '',
   ];
 }
@@ -167,6 +177,9 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
       const c = await compareDecodes(model, clips);
       const earlier = language === 'fr' ? await compareDecodes(model, clips, EARLIER_SEARCH) : undefined;
       const unboundedProofreading = language === 'fr' ? await compareDecodes(model, clips, UNBOUNDED_PROOFREADING) : undefined;
+      // `--search fast`: the same clips with the language's fast bounds (languages.ts `fastSearch`).
+      const fastModel = language === 'fr' ? await serviceModel(dir, language, 'fast') : undefined;
+      const fast = fastModel ? await compareDecodes(fastModel, clips) : undefined;
       const s = await streamed(svc, language, clips);
       const sum = (k: 'first' | 'final'): number =>
         clips.reduce((n, clip, i) => n + wordErrors(scoredWords(language, clip.reference), scoredWords(language, s[i]![k])).errors, 0);
@@ -178,6 +191,11 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
       if (earlier) {
         ratios['fr CPU per audio s, search now / earlier'] = c.rtf.streamed / earlier.rtf.streamed;
         ratios['fr final errors, search now / earlier'] = (c.errors.final + 0.5) / (earlier.errors.final + 0.5);
+      }
+      if (fast) {
+        ratios['fr CPU per audio s, search fast / accurate'] = fast.rtf.streamed / c.rtf.streamed;
+        ratios['fr final errors, search fast / accurate'] = (fast.errors.final + 0.5) / (c.errors.final + 0.5);
+        ratios['fr final errors, search fast: in process / whole file'] = (fast.errors.final + 0.5) / (fast.errors.whole + 0.5);
       }
       if (unboundedProofreading) {
         ratios['fr CPU per audio s, search now / proofreading unbounded'] = c.rtf.streamed / unboundedProofreading.rtf.streamed;
@@ -192,7 +210,9 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
         `CPU seconds per audio second, one thread: whole file ${c.rtf.whole.toFixed(3)}; streamed with proofreading ${c.rtf.streamed.toFixed(3)}` +
           (language === 'fr' ? `, so about ${(1 / c.rtf.streamed).toFixed(2)} real-time sessions per core by CPU alone (goal 1.5).` : '.'),
         '',
-        ...(earlier && unboundedProofreading ? searchTable(model, c, earlier, unboundedProofreading) : []),
+        ...(earlier && unboundedProofreading && fastModel && fast
+          ? searchTable(model, fastModel, c, fast, earlier, unboundedProofreading)
+          : []),
         ...table(language, clips, c, s),
         '',
       );

@@ -25,6 +25,7 @@ import { frenchWords } from '../src/models/lm/frenchText';
 import { resolveConfig } from '../src/protocol';
 import { Segmenter } from '../src/server/engine/segmenter';
 import { type DecoderOptions, loadPocketsphinx } from '../src/server/engine/pocketsphinx/ffi';
+import type { SearchEffort } from '../src/server/engine/pocketsphinx/languages';
 import { type PocketsphinxDecoderModel, pocketsphinxModelSet } from '../src/server/engine/pocketsphinx/modelSet';
 import { PocketsphinxRecognizer, Proofreader, type SentenceDecoder } from '../src/server/engine/pocketsphinx/recognizer';
 import type { Proofread, RecognizedWord, Recognizer } from '../src/server/engine/recognizer';
@@ -144,9 +145,13 @@ function recording(r: Recognizer, clip: string, lastCpu: () => number, out: Sent
 const samples = (b: Buffer): Int16Array => new Int16Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
 const cpuS = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1e6;
 
-/** The service's decoder model of `language` (general) in `modelsDir`. */
-export async function serviceModel(modelsDir: string, language: string): Promise<PocketsphinxDecoderModel> {
-  const set = await pocketsphinxModelSet('/usr/share/pocketsphinx/model/en-us', false, modelsDir);
+/** The service's decoder model of `language` (general) in `modelsDir`, for the search `effort` (`--search`). */
+export async function serviceModel(
+  modelsDir: string,
+  language: string,
+  effort: SearchEffort = 'accurate',
+): Promise<PocketsphinxDecoderModel> {
+  const set = await pocketsphinxModelSet('/usr/share/pocketsphinx/model/en-us', false, modelsDir, effort);
   const m = set.models.find((x) => x.key === `${language}/general`);
   if (!m) throw new Error(`no ${language} model in ${modelsDir}: ${set.refused.map((r) => r.reason).join('; ') || 'not installed'}`);
   return m;

@@ -11,6 +11,7 @@ import { ENGINE_NAMES, type EngineName } from './engine/pooled';
 import { AUTH_SCHEMES, type AuthScheme } from './engine/remote/auth';
 import type { RemoteBounds } from './engine/remote/remoteEngine';
 import { VAD_NAMES, type VadName } from './engine/sileroVad';
+import { SEARCH_EFFORTS, type SearchEffort } from './engine/pocketsphinx/languages';
 import { UsageError, nonEmpty, parseCommandLine, wholeNumber } from '../shared/args';
 import { TrustProxyError, compileTrustProxy } from './http/clientAddress';
 import { MASTER_KEY_FAILURES } from './storage/limits';
@@ -48,6 +49,9 @@ Options:
   --model DIR            pocketsphinx: model directory (default /usr/share/pocketsphinx/model/en-us)
   --model NAME|DIR       sherpa-onnx (required): a streaming model installed with npm run models, by
                          name (in DICTEE_MODELS_DIR, default ~/.cache/dictee/models) or directory
+  --search EFFORT        pocketsphinx: accurate (default) or fast, narrower bounds where a language
+                         was measured with them (French: about a fifth less CPU per session, about
+                         3 words in 100 more wrong; docs/engines.md); others search as accurate
   --proofread-model NAME|DIR
                          sherpa-onnx: an offline model (Parakeet TDT 0.6B v3) that decodes each finished
                          sentence again and applies the session's keyterms (default: the first pass
@@ -100,6 +104,7 @@ Environment:
   DICTEE_METRICS_PORT    the same as --metrics-port (the flag wins)
   DICTEE_METRICS_HOST    the same as --metrics-host (the flag wins)
   DICTEE_DASHBOARD       off: the same as --no-dashboard
+  DICTEE_SEARCH          the same as --search (the flag wins; ignored by other engines)
   DICTEE_LOG_LEVEL       trace, debug, info (default), warn or error
   DICTEE_ENGINE_API_KEY  the credential sent to the remote recogniser (see --engine-auth)
 `;
@@ -121,6 +126,8 @@ export interface CliOptions {
   proofreadModel?: string;
   vad: VadName;
   vadModel?: string;
+  /** `--search` or DICTEE_SEARCH (pocketsphinx; default accurate). */
+  search: SearchEffort;
   workers?: number;
   script?: string;
   concurrencyLimit: number;
@@ -161,6 +168,7 @@ const OPTIONS = {
   'proofread-model': { type: 'string' },
   vad: { type: 'string' },
   'vad-model': { type: 'string' },
+  search: { type: 'string' },
   workers: { type: 'string' },
   script: { type: 'string' },
   'concurrency-limit': { type: 'string' },
@@ -196,6 +204,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
     dataDir: v['data-dir'] === undefined ? './.dictee-data' : nonEmpty('--data-dir', v['data-dir']),
     engine: 'simulated',
     vad: 'energy',
+    search: 'accurate',
     concurrencyLimit: v['concurrency-limit'] === undefined ? 10 : wholeNumber('--concurrency-limit', v['concurrency-limit'], 1, 100000),
     rateLimit: v['rate-limit'] === undefined ? 120 : wholeNumber('--rate-limit', v['rate-limit'], 1, 10000000),
     rateWindowS: v['rate-window'] === undefined ? 60 : wholeNumber('--rate-window', v['rate-window'], 1, 86400),
@@ -237,6 +246,14 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
   if (o.engine !== 'sherpa-onnx' && o.proofreadModel) throw new UsageError('--proofread-model is for the sherpa-onnx engine');
   if (o.engine === 'simulated' && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines');
   if (o.engine !== 'simulated' && o.script) throw new UsageError('--script is for the simulated engine');
+  const search = v.search ?? (env.DICTEE_SEARCH || undefined);
+  if (search !== undefined) {
+    const from = v.search !== undefined ? '--search' : 'DICTEE_SEARCH';
+    if (!(SEARCH_EFFORTS as readonly string[]).includes(search))
+      throw new UsageError(`unknown ${from} ${JSON.stringify(search)}; choose one of ${SEARCH_EFFORTS.join(', ')}`);
+    if (v.search !== undefined && o.engine !== 'pocketsphinx') throw new UsageError('--search is for the pocketsphinx engine');
+    o.search = search as SearchEffort;
+  }
   const remote = o.engine === 'realtime' || o.engine === 'vosk';
   if (v['engine-url'] !== undefined) o.engineUrl = nonEmpty('--engine-url', v['engine-url']);
   if (v['engine-model'] !== undefined) o.engineModel = nonEmpty('--engine-model', v['engine-model']);

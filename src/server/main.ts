@@ -143,6 +143,7 @@ async function main(): Promise<void> {
       ...(script ? { script } : {}),
       ...(opts.workers ? { workers: opts.workers } : {}),
       ...(remote ? { remote } : {}),
+      search: opts.search,
       log,
     });
   } catch (e) {

@@ -13,7 +13,9 @@ import { performance } from 'node:perf_hooks';
 import { parseWav } from '../../src/client/wav';
 import { frenchWords } from '../../src/models/lm/frenchText';
 import { Downsampler } from '../../src/server/engine/downsample';
+import { DEFAULT_POCKETSPHINX_MODEL } from '../../src/server/engine/pocketsphinx/ffi';
 import { POCKETSPHINX_FR } from '../../src/server/engine/pocketsphinx/languages';
+import { pocketsphinxModelSet } from '../../src/server/engine/pocketsphinx/modelSet';
 import { WsProbe, useServer } from '../helpers/server';
 import { recordings, wordErrors } from '../helpers/recordings';
 import { framesOf, silence } from '../helpers/speech';
@@ -264,5 +266,54 @@ describe('server with the pocketsphinx engine: a corrupt French model', function
     const err = await p.waitType('error');
     assert.equal(err.code, 'INIT_ERROR');
     assert.match(String(err.message), /language fr is not available in the pocketsphinx engine; it serves: en/);
+  });
+});
+
+describe('server with the pocketsphinx engine and --search fast (built service, real French speech)', function () {
+  this.timeout(600_000);
+  let modelsDir = '';
+  before(async function () {
+    if (!frenchAvailable()) this.skip();
+    modelsDir = await modelsDirWith({ fr: true });
+  });
+  const server = useServer(() => ({
+    args: ['--engine', 'pocketsphinx', '--workers', '1', '--search', 'fast'],
+    env: { DICTEE_MODELS_DIR: modelsDir },
+    startTimeoutMs: 90_000,
+  }));
+  after(() => modelsDir && rmSync(modelsDir, { recursive: true, force: true }));
+
+  it("gives the French decoders the language's fast bounds, and says so at the start; English searches as before", async () => {
+    assert.match(server.logs(), /"msg":"pocketsphinx: language model","language":"fr","specialty":"general".*"search":"fast"/);
+    const fast = await pocketsphinxModelSet(DEFAULT_POCKETSPHINX_MODEL, false, modelsDir, 'fast');
+    const accurate = await pocketsphinxModelSet(DEFAULT_POCKETSPHINX_MODEL, false, modelsDir);
+    const fr = (set: typeof fast) => set.models.find((m) => m.key === 'fr/general')!;
+    assert.deepEqual(fr(fast).search, POCKETSPHINX_FR.fastSearch);
+    assert.deepEqual(fr(accurate).search, POCKETSPHINX_FR.search);
+    assert.notDeepEqual(POCKETSPHINX_FR.fastSearch, POCKETSPHINX_FR.search);
+    assert.deepEqual(
+      fast.notes.map((n) => [n.language, n.search]),
+      [['fr', 'fast']],
+    );
+    assert.equal(fast.models.find((m) => m.language === 'en')!.search, undefined);
+  });
+
+  it('French: the VoxForge clips streamed in real time come back as French text, each sentence proofread', async () => {
+    const key = (await server.createKey({ name: 'fast' })).key;
+    const fr = clips(path.join(FR_SPEECH, 'voxforge-fr-sb'));
+    let errors = 0;
+    let words = 0;
+    for (const clip of fr) {
+      const r = await dictate(server.wsUrl, key, 'fr', clip);
+      assert.ok(r.proofread.length > 0, `the sentences of ${clip.id} proofread`);
+      const e = wordErrors(frenchSpelt(clip.reference), frenchSpelt(r.proofread.map((c) => c.text).join(' ')));
+      errors += e.errors;
+      words += e.words;
+    }
+    console.log(
+      `      service, French, --search fast, final (proofread) WER ${((100 * errors) / words).toFixed(1)} % (${errors}/${words})`,
+    );
+    assert.ok(words > 40);
+    assert.ok(errors / words < 0.7, `French WER ${((100 * errors) / words).toFixed(1)} %`);
   });
 });

@@ -13,6 +13,7 @@ describe('server command line', () => {
       dataDir: './.dictee-data',
       engine: 'simulated',
       vad: 'energy',
+      search: 'accurate',
       concurrencyLimit: 10,
       rateLimit: 120,
       rateWindowS: 60,
@@ -32,6 +33,23 @@ describe('server command line', () => {
     assert.equal(parseArgs(['--vad', 'silero', '--vad-model', '/m/silero.onnx']).vadModel, '/m/silero.onnx');
     assert.throws(() => parseArgs(['--vad', 'neural']), /unknown --vad "neural"; choose one of energy, silero/);
     assert.throws(() => parseArgs(['--vad-model', '/m/silero.onnx']), /--vad-model is for --vad silero/);
+  });
+
+  it('--search accurate|fast (default accurate) for pocketsphinx, or DICTEE_SEARCH (the flag wins; other engines ignore the variable)', () => {
+    assert.equal(parseArgs(['--engine', 'pocketsphinx']).search, 'accurate');
+    assert.equal(parseArgs(['--engine', 'pocketsphinx', '--search', 'fast']).search, 'fast');
+    assert.equal(parseArgs(['--engine', 'pocketsphinx'], { DICTEE_SEARCH: 'fast' }).search, 'fast');
+    assert.equal(parseArgs(['--engine', 'pocketsphinx', '--search', 'accurate'], { DICTEE_SEARCH: 'fast' }).search, 'accurate');
+    assert.equal(parseArgs([], { DICTEE_SEARCH: 'fast' }).engine, 'simulated');
+    assert.throws(
+      () => parseArgs(['--engine', 'pocketsphinx', '--search', 'quick']),
+      /unknown --search "quick"; choose one of accurate, fast/,
+    );
+    assert.throws(
+      () => parseArgs(['--engine', 'pocketsphinx'], { DICTEE_SEARCH: 'Fast' }),
+      /unknown DICTEE_SEARCH "Fast"; choose one of accurate, fast/,
+    );
+    assert.throws(() => parseArgs(['--search', 'fast']), /--search is for the pocketsphinx engine/);
   });
 
   it('--database and --redis, or DICTEE_DATABASE_URL and DICTEE_REDIS_URL (the flag wins); --instance-id', () => {

@@ -9,6 +9,7 @@ import type { EffectiveConfig } from '../../protocol';
 import type { ServerLogger } from '../log';
 import { DEFAULT_POCKETSPHINX_MODEL, POCKETSPHINX_SAMPLE_RATE, loadPocketsphinx } from './pocketsphinx/ffi';
 import { pocketsphinxModelSet } from './pocketsphinx/modelSet';
+import type { SearchEffort } from './pocketsphinx/languages';
 import { defaultModelsDir } from './sherpa/model';
 import { POCKETSPHINX_ENGINE_NAME } from './pocketsphinx/recognizer';
 import { DecoderPool } from './pool';
@@ -92,6 +93,8 @@ interface OpenEngineOptions {
   remote?: Omit<RemoteEngineOptions, 'engine' | 'log'>;
   /** pocketsphinx: where the other languages' models are (default: DICTEE_MODELS_DIR, else ~/.cache/dictee/models). */
   modelsDir?: string;
+  /** pocketsphinx: `--search` (default accurate). */
+  search?: SearchEffort;
 }
 
 /** Builds the engine and checks that it can run. Throws an EngineUnavailableError with the reason. */
@@ -121,7 +124,12 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
     languages = simulated.languages;
   } else if (o.engine === 'pocketsphinx') {
     // Every language's files checked (hashed) before anything native reads them (modelSet.ts).
-    const set = await pocketsphinxModelSet(o.model ?? DEFAULT_POCKETSPHINX_MODEL, o.model !== undefined, o.modelsDir ?? defaultModelsDir());
+    const set = await pocketsphinxModelSet(
+      o.model ?? DEFAULT_POCKETSPHINX_MODEL,
+      o.model !== undefined,
+      o.modelsDir ?? defaultModelsDir(),
+      o.search,
+    );
     for (const r of set.refused) o.log.warn('pocketsphinx: a language is not served', { language: r.language, reason: r.reason });
     for (const n of set.notes) {
       o.log.info('pocketsphinx: language model', {
@@ -134,6 +142,7 @@ export async function openEngine(o: OpenEngineOptions): Promise<Engine> {
         grammar_words_unpronounceable: n.unpronounceable.length ? n.unpronounceable : undefined,
         loaded: n.loaded,
         binary_lm: n.binaryNote,
+        search: n.search,
       });
     }
     loadPocketsphinx(); // the library is there (a clear message now, not in a worker)

@@ -58,16 +58,31 @@ export interface PocketsphinxLanguageModel {
   frontEnd: ReadonlyArray<readonly [string, string]>;
   /** Its decoders' search bounds, where they were measured for it (ffi.ts `PocketsphinxModel.search`). */
   search?: PocketsphinxModel['search'];
+  /**
+   * Narrower bounds for `--search fast` (commandLine.ts), where they were measured for it: more sessions
+   * per core for some words lost. Absent: `fast` searches as `accurate`.
+   */
+  fastSearch?: PocketsphinxModel['search'];
 }
+
+/**
+ * How widely pocketsphinx searches (`--search`, DICTEE_SEARCH): `accurate` (the default), or `fast`, the
+ * narrower bounds a language was measured with ({@link PocketsphinxLanguageModel.fastSearch}).
+ */
+export const SEARCH_EFFORTS = ['accurate', 'fast'] as const;
+export type SearchEffort = (typeof SEARCH_EFFORTS)[number];
 
 const FR_DIR = 'package/model/fr-fr';
 
 /** The French decoders' search bounds (see {@link POCKETSPHINX_FR}). */
+/** The French streaming decoder's bounds (both searches). */
+const FRENCH_LIVE_SEARCH: ReadonlyArray<readonly [string, string]> = [
+  ['-maxhmmpf', '2000'],
+  ['-maxwpf', '10'],
+];
+
 const FRENCH_SEARCH: PocketsphinxModel['search'] = {
-  live: [
-    ['-maxhmmpf', '2000'],
-    ['-maxwpf', '10'],
-  ],
+  live: FRENCH_LIVE_SEARCH,
   // The proofreading decoder, which makes the final text: a bounded tree search, then pocketsphinx's own two
   // later passes over the words it found (`-fwdflat yes`, a flat search restricted to them, and `-bestpath
   // yes`, the word graph's best path). Measured in process on all fifteen French development recordings (270
@@ -78,6 +93,23 @@ const FRENCH_SEARCH: PocketsphinxModel['search'] = {
   proofread: [
     ['-maxhmmpf', '4000'],
     ['-maxwpf', '20'],
+    ['-fwdflat', 'yes'],
+    ['-bestpath', 'yes'],
+  ],
+};
+
+/**
+ * The French decoders' bounds for `--search fast`: the proofreading decoder at 2000 HMMs and 10 words a
+ * frame (its two later passes kept). Measured in process on all fifteen French development recordings (270
+ * words, bench/frenchSearch.ts, two processes side by side on the quiet machine, 2026-11-28): final 89
+ * errors (33.0 %) against 81 (30.0 %), whole-file decode with the same bounds 91; CPU 0.559 against 0.728 s
+ * per audio s (0.77×): 1.79 sessions per core against 1.37. `npm run bench -- languages` measures both.
+ */
+const FRENCH_FAST_SEARCH: PocketsphinxModel['search'] = {
+  live: FRENCH_LIVE_SEARCH,
+  proofread: [
+    ['-maxhmmpf', '2000'],
+    ['-maxwpf', '10'],
     ['-fwdflat', 'yes'],
     ['-bestpath', 'yes'],
   ],
@@ -108,6 +140,7 @@ export const POCKETSPHINX_FR: PocketsphinxLanguageModel & Required<Pick<Pocketsp
   // and words ending per frame cut a session's CPU by more than half (docs/engines.md, "French capacity";
   // bench/languages.bench.ts measures it beside the earlier settings); the final text is the proofreading's.
   search: FRENCH_SEARCH,
+  fastSearch: FRENCH_FAST_SEARCH,
   licence: 'BSD-style (Université du Maine, CMU Sphinx; LICENSE.txt)',
   npm: {
     package: 'soundswallower',

@@ -25,7 +25,7 @@ import { EngineUnavailableError } from '../engine';
 import { binaryLanguageModel } from './binaryLm';
 import { type PocketsphinxModel, pocketsphinxModel } from './ffi';
 import { dictionaryUnigramModel, grammarPlan } from './grammarWords';
-import { POCKETSPHINX_LANGUAGE_MODELS, type PocketsphinxLanguageModel, verifyPocketsphinxModel } from './languages';
+import { POCKETSPHINX_LANGUAGE_MODELS, type PocketsphinxLanguageModel, type SearchEffort, verifyPocketsphinxModel } from './languages';
 
 /** A decoder's model: one language, one language model (`key`: `<language>/<specialty>`). */
 export interface PocketsphinxDecoderModel extends PocketsphinxModel {
@@ -53,6 +53,8 @@ interface PocketsphinxModelSet {
     loaded: string;
     /** Why the binary form is not used (absent when it is, or for a small model). */
     binaryNote?: string;
+    /** The search its decoders run (`--search`): `fast` only where the language has fast bounds. */
+    search: SearchEffort;
   }>;
 }
 
@@ -68,7 +70,12 @@ export function modelKey(
   return models.some((m) => m.key === general) ? general : undefined;
 }
 
-async function otherLanguage(m: PocketsphinxLanguageModel, modelsDir: string, set: PocketsphinxModelSet): Promise<void> {
+async function otherLanguage(
+  m: PocketsphinxLanguageModel,
+  modelsDir: string,
+  set: PocketsphinxModelSet,
+  effort: SearchEffort,
+): Promise<void> {
   const dir = path.join(modelsDir, m.name);
   if (!existsSync(dir)) return; // not installed: nothing to say
   try {
@@ -97,6 +104,8 @@ async function otherLanguage(m: PocketsphinxLanguageModel, modelsDir: string, se
       });
       return;
     }
+    const fast = effort === 'fast' && m.fastSearch !== undefined;
+    const search = fast ? m.fastSearch : m.search;
     const plan = await grammarPlan(m.language, lm, dict, acousticDict);
     const binary = await binaryLanguageModel(plan.lm);
     found.push({
@@ -109,7 +118,7 @@ async function otherLanguage(m: PocketsphinxLanguageModel, modelsDir: string, se
       dict: plan.dict,
       sampleRate: m.sampleRate,
       frontEnd: m.frontEnd,
-      ...(m.search ? { search: m.search } : {}),
+      ...(search ? { search } : {}),
     });
     set.notes.push({
       language: m.language,
@@ -121,6 +130,7 @@ async function otherLanguage(m: PocketsphinxLanguageModel, modelsDir: string, se
       unpronounceable: plan.unpronounceable,
       loaded: binary.lm,
       ...(binary.note !== undefined ? { binaryNote: binary.note } : {}),
+      search: fast ? 'fast' : 'accurate',
     });
   }
   set.models.push(...found);
@@ -129,9 +139,15 @@ async function otherLanguage(m: PocketsphinxLanguageModel, modelsDir: string, se
 
 /**
  * Finds every language's models. `english`: the English model directory; `explicit`: it was given
- * (`--model`), so that its absence fails the start even when other languages are there.
+ * (`--model`), so that its absence fails the start even when other languages are there; `effort`: the
+ * search (`--search`), whose `fast` bounds apply to the languages measured with them (languages.ts).
  */
-export async function pocketsphinxModelSet(english: string, explicit: boolean, modelsDir: string): Promise<PocketsphinxModelSet> {
+export async function pocketsphinxModelSet(
+  english: string,
+  explicit: boolean,
+  modelsDir: string,
+  effort: SearchEffort = 'accurate',
+): Promise<PocketsphinxModelSet> {
   const set: PocketsphinxModelSet = { models: [], languages: [], refused: [], notes: [] };
   let englishError: EngineUnavailableError | undefined;
   try {
@@ -141,7 +157,7 @@ export async function pocketsphinxModelSet(english: string, explicit: boolean, m
     if (explicit || !(e instanceof EngineUnavailableError)) throw e;
     englishError = e;
   }
-  for (const m of POCKETSPHINX_LANGUAGE_MODELS) await otherLanguage(m, modelsDir, set);
+  for (const m of POCKETSPHINX_LANGUAGE_MODELS) await otherLanguage(m, modelsDir, set, effort);
   if (englishError) {
     if (set.models.length === 0) throw englishError;
     set.refused.unshift({ language: 'en', reason: englishError.message });
