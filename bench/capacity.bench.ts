@@ -347,7 +347,9 @@ export async function run(): Promise<{ title: string; markdown: string }> {
                   `\`--search ${x.search}\` ${capText(x.capacity, FRENCH_STEPS)} sessions (${(x.capacity / cores).toFixed(1)} per core)`,
               )
               .join(', ') +
-            '; goal 1.5 per core.**',
+            '; goal 1.5 per core.**' +
+            ' A step is 12 s: the proofreading of the sentences it ends may finish after it (the `batch.replace` column), so the steps show what the live decoders hold;' +
+            ' whether the proofreading keeps up over a long dictation is the CPU per audio second of the French and Spanish section (sessions per core = 1 / that figure).',
           '',
           ...french.searches.flatMap((x) => [`French, \`--search ${x.search}\` (${x.settings}):`, '', ...table(x.steps), '']),
         ]
