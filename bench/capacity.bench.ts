@@ -122,7 +122,6 @@ async function step(
   n: number,
   spares: { expected: number },
   config: object,
-  graceMs: number,
 ): Promise<Step> {
   await ready(svc, spares.expected);
   const load = os.loadavg()[0]!;
@@ -130,7 +129,7 @@ async function step(
   const cpu0 = cpuSecondsOf(svc.child.pid);
   const wall0 = performance.now();
   const runs = await Promise.all(
-    Array.from({ length: n }, (_, i) => session(svc, frames, { offsetMs: (i * 100) / n, stop: false, config, graceMs })),
+    Array.from({ length: n }, (_, i) => session(svc, frames, { offsetMs: (i * 100) / n, stop: false, config, graceMs: GRACE_MS })),
   );
   const cpu1 = cpuSecondsOf(svc.child.pid);
   const wallS = (performance.now() - wall0) / 1000;
@@ -183,8 +182,6 @@ export async function capacity(
   steps_: readonly number[] = STEPS,
   /** The sessions' `configure` (default {@link CONFIG}: English). */
   config: object = CONFIG,
-  /** How long after the last frame an event still counts (the last sentence's batch.replace among them). */
-  graceMs = GRACE_MS,
 ): Promise<{ steps: Step[]; capacity: number }> {
   const lateReplace = engine === 'pocketsphinx';
   // Each worker loads a spare at start (before the service listens), and again once its last session has
@@ -192,7 +189,7 @@ export async function capacity(
   const workers = os.availableParallelism();
   const spares = { expected: 0 };
   const run = async (n: number): Promise<Step> => {
-    const r = await step(svc, frames, cause, lateReplace, n, spares, config, graceMs);
+    const r = await step(svc, frames, cause, lateReplace, n, spares, config);
     if (engine === 'pocketsphinx') spares.expected += Math.min(n, workers);
     return r;
   };
@@ -348,7 +345,7 @@ export async function run(): Promise<{ title: string; markdown: string }> {
               )
               .join(', ') +
             '; goal 1.5 per core.**' +
-            ' A step is 12 s: the proofreading of the sentences it ends may finish after it (the `batch.replace` column), so the steps show what the live decoders hold;' +
+            ` A step is ${STEP_SECONDS} s: the proofreading of the sentences it ends may finish after it (the \`batch.replace\` column), so the steps show what the live decoders hold;` +
             ' whether the proofreading keeps up over a long dictation is the CPU per audio second of the French and Spanish section (sessions per core = 1 / that figure).',
           '',
           ...french.searches.flatMap((x) => [`French, \`--search ${x.search}\` (${x.settings}):`, '', ...table(x.steps), '']),

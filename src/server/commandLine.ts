@@ -246,7 +246,8 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = {}): CliOptio
   if (o.engine !== 'sherpa-onnx' && o.proofreadModel) throw new UsageError('--proofread-model is for the sherpa-onnx engine');
   if (o.engine === 'simulated' && o.model) throw new UsageError('--model is for the pocketsphinx and sherpa-onnx engines');
   if (o.engine !== 'simulated' && o.script) throw new UsageError('--script is for the simulated engine');
-  const search = v.search ?? (env.DICTEE_SEARCH || undefined);
+  // The variable is read for pocketsphinx only: other engines ignore it (a flag given to them is refused below).
+  const search = v.search ?? (o.engine === 'pocketsphinx' ? env.DICTEE_SEARCH || undefined : undefined);
   if (search !== undefined) {
     const from = v.search !== undefined ? '--search' : 'DICTEE_SEARCH';
     if (!(SEARCH_EFFORTS as readonly string[]).includes(search))

@@ -40,7 +40,8 @@ describe('server command line', () => {
     assert.equal(parseArgs(['--engine', 'pocketsphinx', '--search', 'fast']).search, 'fast');
     assert.equal(parseArgs(['--engine', 'pocketsphinx'], { DICTEE_SEARCH: 'fast' }).search, 'fast');
     assert.equal(parseArgs(['--engine', 'pocketsphinx', '--search', 'accurate'], { DICTEE_SEARCH: 'fast' }).search, 'accurate');
-    assert.equal(parseArgs([], { DICTEE_SEARCH: 'fast' }).engine, 'simulated');
+    assert.equal(parseArgs([], { DICTEE_SEARCH: 'fast' }).search, 'accurate');
+    assert.equal(parseArgs([], { DICTEE_SEARCH: 'anything' }).engine, 'simulated');
     assert.throws(
       () => parseArgs(['--engine', 'pocketsphinx', '--search', 'quick']),
       /unknown --search "quick"; choose one of accurate, fast/,

@@ -59,8 +59,8 @@ export interface PocketsphinxLanguageModel {
   /** Its decoders' search bounds, where they were measured for it (ffi.ts `PocketsphinxModel.search`). */
   search?: PocketsphinxModel['search'];
   /**
-   * Narrower bounds for `--search fast` (commandLine.ts), where they were measured for it: more sessions
-   * per core for some words lost. Absent: `fast` searches as `accurate`.
+   * Narrower bounds for `--search fast` (commandLine.ts), where they were measured for it: less CPU per
+   * session for some words lost. Absent: `fast` searches as `accurate`.
    */
   fastSearch?: PocketsphinxModel['search'];
 }
@@ -74,13 +74,13 @@ export type SearchEffort = (typeof SEARCH_EFFORTS)[number];
 
 const FR_DIR = 'package/model/fr-fr';
 
-/** The French decoders' search bounds (see {@link POCKETSPHINX_FR}). */
 /** The French streaming decoder's bounds (both searches). */
 const FRENCH_LIVE_SEARCH: ReadonlyArray<readonly [string, string]> = [
   ['-maxhmmpf', '2000'],
   ['-maxwpf', '10'],
 ];
 
+/** The French decoders' search bounds (see {@link POCKETSPHINX_FR}). */
 const FRENCH_SEARCH: PocketsphinxModel['search'] = {
   live: FRENCH_LIVE_SEARCH,
   // The proofreading decoder, which makes the final text: a bounded tree search, then pocketsphinx's own two
@@ -103,7 +103,7 @@ const FRENCH_SEARCH: PocketsphinxModel['search'] = {
  * frame (its two later passes kept). Measured in process on all fifteen French development recordings (270
  * words, bench/frenchSearch.ts, two processes side by side on the quiet machine, 2026-11-28): final 89
  * errors (33.0 %) against 81 (30.0 %), whole-file decode with the same bounds 91; CPU 0.559 against 0.728 s
- * per audio s (0.77×): 1.79 sessions per core against 1.37. `npm run bench -- languages` measures both.
+ * per audio s (0.77×): 1.79 sessions per core by CPU against 1.37. `npm run bench -- languages` measures both.
  */
 const FRENCH_FAST_SEARCH: PocketsphinxModel['search'] = {
   live: FRENCH_LIVE_SEARCH,
