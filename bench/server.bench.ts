@@ -45,6 +45,8 @@ const COST_ROUNDS = Number(process.env.DICTEE_BENCH_COST_ROUNDS ?? '') || 6;
  * measured in the cost rounds, named by `DICTEE_BENCH_COMPARE_LABEL` in the section.
  */
 const COMPARE_JS = process.env.DICTEE_BENCH_COMPARE_JS;
+/** `DICTEE_BENCH_COMPARE_NODE_ARGS='--flag …'`: node's own options for that build (the same build with other V8 flags). */
+const COMPARE_NODE_ARGS = (process.env.DICTEE_BENCH_COMPARE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /** `DICTEE_BENCH_ONLY=service|echo`: step one target alone (for profiling). */
 const ONLY = process.env.DICTEE_BENCH_ONLY;
 /**
@@ -491,13 +493,18 @@ function persistCost(): { groupedUs: number; separateUs: number } {
 }
 
 /** A service built from `serverJs`, on a port of its own with a data directory of its own, and a key for it. */
-async function startService(serverJs: string, cpuProfDir?: string): Promise<{ child: ChildProcess; port: string; key: string }> {
+async function startService(
+  serverJs: string,
+  cpuProfDir?: string,
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; port: string; key: string }> {
   const masterKey = `bench_${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dictee-bench-'));
   const env = { ...process.env, DICTEE_MASTER_KEY: masterKey, DICTEE_LOG_LEVEL: 'warn' };
   const svc = await spawnLine(
     [
       ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []),
+      ...nodeArgs,
       serverJs,
       '--port',
       '0',
@@ -525,7 +532,7 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
   // `DICTEE_BENCH_SERVER_JS=FILE`: measure another build of the service (e.g. the previous commit's).
   const serverJs = process.env.DICTEE_BENCH_SERVER_JS ?? path.resolve(__dirname, '..', 'dist', 'server.js');
   const svc = await startService(serverJs, CPU_PROF_DIR);
-  const before = COMPARE_JS ? await startService(COMPARE_JS) : undefined;
+  const before = COMPARE_JS ? await startService(COMPARE_JS, undefined, COMPARE_NODE_ARGS) : undefined;
   const echoSrc = `
     const { WebSocketServer } = require(${JSON.stringify(require.resolve('ws'))});
     const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
