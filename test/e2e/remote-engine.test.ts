@@ -17,6 +17,7 @@ import {
   AFTER,
   BEFORE,
   ensureKey,
+  extensionLog,
   findingsLine,
   keepFailure,
   openReportAtFindings,
@@ -28,6 +29,27 @@ import { UI } from './lib/ui';
 import { getWorld, useServiceEngine, useWorld, type World } from './lib/world';
 
 useWorld();
+
+/** The sentences of `text`, each up to its stop. */
+function sentencesOf(text: string): string[] {
+  return text.trim().split(/(?<=\.)\s+/u);
+}
+
+/** Each sentence of `text` proofread: a capital first, a stop last. */
+function isProofread(text: string): boolean {
+  return text.trim() !== '' && sentencesOf(text).every((s) => /^\p{Lu}[^.]*\.$/u.test(s));
+}
+
+function sameWords(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((w, i) => w === b[i]);
+}
+
+/** The log lines of the last run, from its "state: connecting" on. */
+function runLog(log: string): string {
+  const lines = log.split('\n');
+  const from = lines.map((l) => l.includes('state: connecting')).lastIndexOf(true);
+  return lines.slice(Math.max(0, from)).join('\n');
+}
 
 const MODEL = 'voxtral-fake';
 /** The upstream's credential: the fake refuses any other; it must never show in the service's log. */
@@ -93,16 +115,31 @@ describe('Dictée in VS Code through a remote recogniser (--engine realtime, fak
     }
     await playing;
     assert.ok(shot, 'words showed while the recordings played');
-    // Both sentences proofread, once the last pause has ended the second.
+    // Every word once, in order, each sentence proofread (a capital, a stop), once the last pause has
+    // ended the last sentence. The sentences are most often the recordings' own, but not always: the
+    // energy detector's decision on a soft passage depends on where the 20 ms windows fall in the audio,
+    // and inside the second recording it finds up to 860 ms "unvoiced" (2 of 80 alignments; 720 ms in 12),
+    // more than this suite's 0.8 s silence_threshold. A sentence then ends there, with the same words:
+    // that is told, not failed.
     let line = '';
-    await waitFor(async () => (line = await findingsLine(wb)) === `Findings: ${proofread}`, 30_000, 'both sentences in the editor').catch(
-      (e: Error) => assert.fail(`${e.message}; the line: ${line}`),
-    );
+    const dictatedIn = (l: string): string => l.replace(/^Findings:/u, '');
+    await waitFor(
+      async () => {
+        line = await findingsLine(wb);
+        return isProofread(dictatedIn(line)) && sameWords(normalizeWords(dictatedIn(line)), d.words);
+      },
+      30_000,
+      'every word once, in order, in proofread sentences',
+    ).catch((e: Error) => assert.fail(`${e.message}; the line: ${line}`));
+    if (line !== `Findings: ${proofread}`) {
+      console.log(`      the sentences ended elsewhere than the recordings': ${JSON.stringify(sentencesOf(dictatedIn(line)))}`);
+      console.log(`      the extension's log of the run (it holds no dictated word):\n${runLog(extensionLog(w!))}`);
+    }
     await wb.screenshot('21-realtime-dictated');
     const doc = await stopAndSave(w!);
     const dictated = between(doc, BEFORE, AFTER);
     assert.deepEqual(normalizeWords(dictated), d.words, `the recorded words once, in order: ${dictated}`);
-    assert.equal(dictated, ` ${proofread}`);
+    assert.equal(dictated, dictatedIn(line), 'the saved document holds what the editor showed');
     assert.deepEqual(await wb.afterDecorations(), [], 'no provisional text is left after stop');
     await wb.screenshot('21-realtime-saved');
 

@@ -128,7 +128,7 @@ describe('Dictée for its users (code-server, Chromium, PulseAudio virtual micro
     assert.ok(loud.includes('█'));
     await wb.screenshot('13-microphone-test-result');
     await wb.clearNotifications();
-    await wb.runCommand('View: Close All Editors').catch(() => undefined);
+    await wb.closeAllEditorsDiscarding();
   });
 
   it('14. Select Microphone lists the PulseAudio sources; dictation then records the one picked', async () => {

@@ -45,6 +45,9 @@ export async function keepFailure(w: World, title: string): Promise<void> {
   await w.wb.escapeQuickInput().catch(() => undefined);
   await w.wb.runCommand(UI.stopCommand).catch(() => undefined);
   await waitForState(w.wb, UI.idleOrError, 30_000).catch(() => undefined);
+  // The failed test's document may be left unsaved: closed without saving, so that the next test's first
+  // command does not meet VS Code's "Do you want to save…?" dialog.
+  await w.wb.closeAllEditorsDiscarding().catch(() => undefined);
 }
 
 /** The extension's log so far, as "Dictée: Show Log" shows it, of the code-server with this user-data dir. */

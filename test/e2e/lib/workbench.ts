@@ -101,6 +101,7 @@ export class Workbench {
     // The palette lists the commands known when it opens: retry if it was opened too early.
     for (let attempt = 1; ; attempt++) {
       await this.escapeQuickInput();
+      await this.assertNoDialog(`cannot run "${label}" from the palette`);
       await this.page.keyboard.press('F1');
       await this.quickInput.waitFor({ state: 'visible', timeout: 10_000 });
       await this.page.keyboard.type(label);
@@ -151,8 +152,10 @@ export class Workbench {
 
   /** Closes every editor, discarding unsaved changes. */
   async closeAllEditorsDiscarding(): Promise<void> {
-    await this.runCommand('View: Close All Editors');
     const dialog = this.page.locator('.monaco-dialog-box');
+    // A save dialog already up (a failed test's "Close All Editors"): answered first, or the palette cannot open.
+    if (await dialog.isVisible()) await dialog.locator('.monaco-button', { hasText: "Don't Save" }).first().click({ timeout: 5_000 });
+    await this.runCommand('View: Close All Editors');
     await waitFor(
       async () => {
         if (await dialog.isVisible()) await dialog.locator('.monaco-button', { hasText: "Don't Save" }).first().click();
@@ -162,6 +165,18 @@ export class Workbench {
       'every editor to be closed',
       150,
     );
+  }
+
+  /**
+   * A modal dialog (VS Code's "Do you want to save…?") takes every key: the palette cannot open behind it.
+   * Says so, with the dialog's text, rather than a palette that never showed.
+   */
+  async assertNoDialog(what: string): Promise<void> {
+    const dialog = this.page.locator('.monaco-dialog-box');
+    if (await dialog.isVisible()) {
+      const text = (await dialog.innerText().catch(() => '')).replace(/\s+/gu, ' ').trim();
+      throw new Error(`${what}: a modal dialog is open, and it takes every key: "${text}"`);
+    }
   }
 
   async escapeQuickInput(): Promise<void> {
