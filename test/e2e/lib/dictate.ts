@@ -104,6 +104,10 @@ export async function openReportAt(w: World, content: string, line: number): Pro
   await wb.closeAllEditorsDiscarding();
   w.resetReport(content);
   await wb.openFile('report.md');
+  // VS Code restores the file's last scroll position: after a longer report only its last line may be in
+  // view, and the lines read are the rendered ones. The top of the document is brought into view first.
+  await wb.focusEditor();
+  await wb.page.keyboard.press('Control+Home');
   const first = content.trimEnd().split('\n')[0]!;
   await waitFor(async () => (await wb.editorLines()).join('\n').startsWith(first), 10_000, 'report.md to show its content');
   await wb.gotoLineEnd(line);
