@@ -7,6 +7,7 @@
  * and its script again, for the scenarios that follow.
  */
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import { FakeRealtime } from '../helpers/fakeRealtime';
 import { normalizeWords } from '../helpers/recordings';
 import { sentenceDictation } from '../helpers/remote';
@@ -38,10 +39,6 @@ function sentencesOf(text: string): string[] {
 /** Each sentence of `text` proofread: a capital first, a stop last. */
 function isProofread(text: string): boolean {
   return text.trim() !== '' && sentencesOf(text).every((s) => /^\p{Lu}[^.]*\.$/u.test(s));
-}
-
-function sameWords(a: string[], b: string[]): boolean {
-  return a.length === b.length && a.every((w, i) => w === b[i]);
 }
 
 /** The log lines of the last run, from its "state: connecting" on. */
@@ -126,7 +123,7 @@ describe('Dictée in VS Code through a remote recogniser (--engine realtime, fak
     await waitFor(
       async () => {
         line = await findingsLine(wb);
-        return isProofread(dictatedIn(line)) && sameWords(normalizeWords(dictatedIn(line)), d.words);
+        return isProofread(dictatedIn(line)) && isDeepStrictEqual(normalizeWords(dictatedIn(line)), d.words);
       },
       30_000,
       'every word once, in order, in proofread sentences',

@@ -92,6 +92,11 @@ export class Workbench {
     return this.page.locator('.quick-input-widget');
   }
 
+  /** VS Code's modal dialog ("Do you want to save…?"). */
+  private get dialog(): Locator {
+    return this.page.locator('.monaco-dialog-box');
+  }
+
   async quickInputVisible(): Promise<boolean> {
     return this.quickInput.isVisible();
   }
@@ -152,13 +157,16 @@ export class Workbench {
 
   /** Closes every editor, discarding unsaved changes. */
   async closeAllEditorsDiscarding(): Promise<void> {
-    const dialog = this.page.locator('.monaco-dialog-box');
+    const dontSave = async (): Promise<void> => {
+      if (await this.dialog.isVisible())
+        await this.dialog.locator('.monaco-button', { hasText: "Don't Save" }).first().click({ timeout: 5_000 });
+    };
     // A save dialog already up (a failed test's "Close All Editors"): answered first, or the palette cannot open.
-    if (await dialog.isVisible()) await dialog.locator('.monaco-button', { hasText: "Don't Save" }).first().click({ timeout: 5_000 });
+    await dontSave();
     await this.runCommand('View: Close All Editors');
     await waitFor(
       async () => {
-        if (await dialog.isVisible()) await dialog.locator('.monaco-button', { hasText: "Don't Save" }).first().click();
+        await dontSave();
         return (await this.page.locator('.editor-group-container .tab').count()) === 0;
       },
       10_000,
@@ -172,9 +180,8 @@ export class Workbench {
    * Says so, with the dialog's text, rather than a palette that never showed.
    */
   async assertNoDialog(what: string): Promise<void> {
-    const dialog = this.page.locator('.monaco-dialog-box');
-    if (await dialog.isVisible()) {
-      const text = (await dialog.innerText().catch(() => '')).replace(/\s+/gu, ' ').trim();
+    if (await this.dialog.isVisible()) {
+      const text = (await this.dialog.innerText().catch(() => '')).replace(/\s+/gu, ' ').trim();
       throw new Error(`${what}: a modal dialog is open, and it takes every key: "${text}"`);
     }
   }
