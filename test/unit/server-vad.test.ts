@@ -102,6 +102,25 @@ describe('server VAD (energy, adaptive noise floor)', () => {
     );
   });
 
+  it('the floor rises no faster than 7.5 dB/s under soft speech, so louder speech after it is still voiced', () => {
+    const vad = new Vad();
+    classify(vad, noise(1000, 1000)); // room noise: the floor settles on its quieter windows
+    const floor = vad.noiseFloorDb;
+    const sine = (ms: number, db: number): Buffer => tone(ms, 16000, 220, Math.round(32768 * 10 ** (db / 20) * Math.SQRT2));
+    // A soft stretch 8 dB above the floor, for 400 ms: unvoiced (under the 12 dB margin).
+    assert.ok(
+      classify(vad, sine(400, floor + 8)).every((v) => !v),
+      'the soft stretch is under the margin',
+    );
+    // The earlier rule followed it a tenth of the way each window: 7 dB up in 0.4 s, and the next
+    // syllable, 17 dB above the old floor, was unvoiced.
+    assert.ok(vad.noiseFloorDb - floor <= 0.4 * 7.5 + 1e-9, `the floor rose ${(vad.noiseFloorDb - floor).toFixed(2)} dB in 0.4 s`);
+    assert.ok(
+      classify(vad, sine(200, floor + 17)).every((v) => v),
+      'the next syllable, 17 dB above where the floor was, is voiced',
+    );
+  });
+
   it('quiet sounds under the absolute floor are not speech', () => {
     const vad = new Vad();
     assert.ok(classify(vad, tone(400, 16000, 220, 50)).every((v) => !v)); // ≈ -59 dBFS
