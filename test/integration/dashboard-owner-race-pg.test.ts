@@ -9,7 +9,7 @@
  * `DICTEE_RACE_ROUNDS` sets the number of rounds (default 8).
  */
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import type pg from 'pg';
 import { hashPassword } from '../../src/server/dashboard/passwords';
 import { type TestPostgres, startPostgres } from '../helpers/backends';
 import { startInstances, stopAll } from '../helpers/cluster';
@@ -17,6 +17,7 @@ import { DashboardClient, type PageAnswer } from '../helpers/dashboardHttp';
 import type { TestServer } from '../helpers/server';
 import { call } from '../helpers/team';
 import { waitFor } from '../helpers/wait';
+import { testPool } from '../helpers/pgPool';
 
 const ROUNDS = Number(process.env.DICTEE_RACE_ROUNDS ?? 8);
 
@@ -46,7 +47,7 @@ describe('dashboard on PostgreSQL: two owners removing each other at once, two r
     postgres = await startPostgres();
     const database = await postgres.createDatabase('owner_race');
     servers = await startInstances(2, { database });
-    db = new pg.Pool({ connectionString: database, max: 2 });
+    db = testPool(database);
   });
   after(async () => {
     await stopAll(servers);

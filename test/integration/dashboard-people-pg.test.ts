@@ -8,13 +8,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Browser } from 'playwright-core';
 import { type TestPostgres, startPostgres } from '../helpers/backends';
 import { startInstances } from '../helpers/cluster';
 import { CHROMIUM, launch, newPage, signIn, type Seeded } from '../helpers/dashboardPages';
 import { SERVER_JS, type TestServer } from '../helpers/server';
 import { call } from '../helpers/team';
+import { testPool } from '../helpers/pgPool';
 
 /** `users add` on the service's database, without the master key (the operator's command needs none). */
 function usersAdd(database: string, email: string, role: string, password: string): Promise<number | null> {
@@ -44,7 +45,7 @@ describe('dashboard: removing a person on PostgreSQL (Chromium)', function () {
     postgres = await startPostgres();
     database = await postgres.createDatabase('dashboard_people');
     [server] = (await startInstances(1, { database })) as [TestServer];
-    db = new pg.Pool({ connectionString: database, max: 2 });
+    db = testPool(database);
     browser = await launch();
   });
   after(async () => {

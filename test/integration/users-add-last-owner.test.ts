@@ -9,12 +9,13 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { usersAdd } from '../helpers/dashboard';
 import { type TestPostgres, startPostgres } from '../helpers/backends';
 import { startInstances } from '../helpers/cluster';
 import { type TestServer, useServer } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
+import { testPool } from '../helpers/pgPool';
 
 const OWNER = { email: 'olga@example.org', password: 'a long password for Olga', name: 'Olga' };
 const REFUSAL = /^error: --role: this person is the organisation's last owner; make another person owner first\n$/;
@@ -75,7 +76,7 @@ describe('users add: the last owner is not demoted (PostgreSQL)', function () {
     postgres = await startPostgres();
     const database = await postgres.createDatabase('users_add_owner');
     [server] = (await startInstances(1, { database })) as [TestServer];
-    db = new pg.Pool({ connectionString: database, max: 2 });
+    db = testPool(database);
     where = ['--database', database];
   });
   after(async () => {
