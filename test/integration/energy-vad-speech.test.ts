@@ -7,17 +7,10 @@
 import assert from 'node:assert/strict';
 import { resolveConfig } from '../../src/protocol';
 import { SileroVad, defaultSileroModel, loadVadAddon } from '../../src/server/engine/sileroVad';
-import { VAD_WINDOW_MS, Vad, type VoiceDetector, samplesOf } from '../../src/server/engine/vad';
+import { VAD_WINDOW_MS, Vad, samplesOf } from '../../src/server/engine/vad';
 import { recordings } from '../helpers/recordings';
 import { silence } from '../helpers/speech';
-
-const WINDOW = 320; // samples in 20 ms at 16 kHz
-
-function decisions(vad: VoiceDetector, samples: Int16Array): boolean[] {
-  const out: boolean[] = [];
-  for (let i = 0; i + WINDOW <= samples.length; i += WINDOW) out.push(vad.windowOf(samples, i, WINDOW));
-  return out;
-}
+import { decisions } from '../helpers/vadDecisions';
 
 /** Seeded pink noise (Paul Kellet's filter over white noise) at `db` dBFS RMS, `n` samples. */
 function pinkNoise(n: number, db: number, seed = 5): Float64Array {
@@ -55,7 +48,7 @@ function withNoise(samples: Int16Array, db: number | undefined): Int16Array {
   return Int16Array.from(samples, (s, i) => Math.max(-32768, Math.min(32767, Math.round(s + noise[i]!))));
 }
 
-/** Runs of `false` in `d` as [start, end) window indices. */
+/** The runs of `of` in `d`, as [start, end) window indices. */
 function runs(d: boolean[], of: boolean): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   for (let i = 0; i < d.length;) {

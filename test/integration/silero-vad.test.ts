@@ -16,16 +16,7 @@ import { SimulatedRecognizer, tokenize } from '../../src/server/engine/simulated
 import { VAD_WINDOW_MS, type VoiceDetector, samplesOf } from '../../src/server/engine/vad';
 import { recordings } from '../helpers/recordings';
 import { silence } from '../helpers/speech';
-
-const WINDOW = 320; // samples in 20 ms at 16 kHz
-
-/** Every 20 ms window's decision over `pcm`. */
-function decisions(vad: VoiceDetector, pcm: Buffer): boolean[] {
-  const samples = samplesOf(pcm);
-  const out: boolean[] = [];
-  for (let i = 0; i + WINDOW <= samples.length; i += WINDOW) out.push(vad.windowOf(samples, i, WINDOW));
-  return out;
-}
+import { WINDOW, decisions } from '../helpers/vadDecisions';
 
 describe('Silero VAD (sherpa-onnx-node, real model, real speech)', function () {
   this.timeout(30000);
