@@ -141,6 +141,22 @@ export function costMarkdown(
   ];
   const ratios: Record<string, number> = { 'CPU service / echo': median(vsEcho) };
   const counts: Record<string, number> = { 'CPU rounds, service': service.rounds.length, 'CPU rounds, echo': echo.rounds.length };
+  if (samples.some((s) => s.target === 'sink')) {
+    const sink = summary(samples, 'sink');
+    const vsSink = pairedRatios(samples, 'service', 'sink');
+    const sinkVsEcho = pairedRatios(samples, 'sink', 'echo');
+    lines.push(
+      `The sink (a bare \`ws\` server that reads every frame and answers one in four with a 188-byte text message: the`,
+      `service's traffic, none of its work), in the same rounds: ${f3(sink.median)} CPU ms per session-second (rounds:`,
+      `${sink.rounds.map(f3).join(', ')}; ${spread(sink)}), ${f2(median(sinkVsEcho))}× the echo. **Ratio service / sink: ${f2(median(vsSink))}**`,
+      `(per round: ${vsSink.map(f2).join(', ')}): what the service's own work (the VAD, the segmenter, the engine, its events and`,
+      'journal) costs on top of receiving the audio and answering as often as it does.',
+      '',
+    );
+    ratios['CPU service / sink'] = median(vsSink);
+    ratios['CPU sink / echo'] = median(sinkVsEcho);
+    counts['CPU rounds, sink'] = sink.rounds.length;
+  }
   if (opts.before !== undefined) {
     const before = summary(samples, 'service before');
     const vsBefore = pairedRatios(samples, 'service', 'service before');

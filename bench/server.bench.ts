@@ -24,6 +24,7 @@ import type { CheckpointRow } from '../src/server/storage/stores';
 import { SimulatedEngine } from '../src/server/engine/simulated';
 import { Segmenter } from '../src/server/engine/segmenter';
 import { framesOf, silence, speechPcm } from '../test/helpers/speech';
+import { echoSource, sinkEventsPerFrame, sinkSource } from './baselineServers';
 import { costMarkdown, costRounds, machineBusySeconds } from './cpuCost';
 
 /** Up to where both the service and the echo server fail; `DICTEE_BENCH_STEPS=100,1600` runs other steps. */
@@ -98,8 +99,11 @@ export function cpuSecondsOf(pid: number | undefined): number | undefined {
 
 // ====================================================================== client (child process)
 
+/** `sink`: the bare server that reads every frame and answers one in four (baselineServers.ts), in the cost rounds only. */
+type Mode = 'service' | 'echo' | 'sink';
+
 interface ClientJob {
-  mode: 'service' | 'echo';
+  mode: Mode;
   url: string;
   /** Several instances: sessions go to these in turn (instead of `url`). */
   urls?: string[];
@@ -149,7 +153,8 @@ async function runClients(job: ClientJob): Promise<StepResult> {
     let sc = scripts.get(start);
     if (!sc) {
       const frames = framesFrom(loop, start, job.seconds);
-      const perFrame = job.mode === 'service' ? eventsPerFrame(frames) : frames.map(() => 1);
+      const perFrame =
+        job.mode === 'service' ? eventsPerFrame(frames) : job.mode === 'sink' ? sinkEventsPerFrame(frames.length) : frames.map(() => 1);
       const causeOf: number[] = [];
       perFrame.forEach((n, i) => {
         for (let j = 0; j < n; j++) causeOf.push(i);
@@ -196,6 +201,13 @@ async function runClients(job: ClientJob): Promise<StepResult> {
           if (!isBinary) return;
           const k = c.got++;
           if (c.sent[k] !== undefined && c.sent[k]! - t0 >= WARMUP_MS) latencies.push(now - c.sent[k]!);
+          received++;
+          return;
+        }
+        if (job.mode === 'sink') {
+          if (isBinary) return;
+          const sentAt = c.sent[c.script.causeOf[c.got++] ?? -1];
+          if (sentAt !== undefined && sentAt - t0 >= WARMUP_MS) latencies.push(now - sentAt);
           received++;
           return;
         }
@@ -382,7 +394,7 @@ export function stepsTable(steps: StepResult[]): string[] {
 }
 
 export interface Target {
-  mode: 'service' | 'echo';
+  mode: Mode;
   url: string;
   urls?: string[];
   key?: string;
@@ -533,12 +545,9 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
   const serverJs = process.env.DICTEE_BENCH_SERVER_JS ?? path.resolve(__dirname, '..', 'dist', 'server.js');
   const svc = await startService(serverJs, CPU_PROF_DIR);
   const before = COMPARE_JS ? await startService(COMPARE_JS, undefined, COMPARE_NODE_ARGS) : undefined;
-  const echoSrc = `
-    const { WebSocketServer } = require(${JSON.stringify(require.resolve('ws'))});
-    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
-    wss.on('connection', (ws) => ws.on('message', (d, b) => ws.send(d, { binary: b })));
-    wss.on('listening', () => console.log('listening on http://127.0.0.1:' + wss.address().port));`;
-  const echo = await spawnLine(['-e', echoSrc], process.env, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const listening = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
+  const echo = await spawnLine(['-e', echoSource()], process.env, listening);
+  const sink = await spawnLine(['-e', sinkSource()], process.env, listening);
   try {
     const service: Target = {
       mode: 'service',
@@ -561,6 +570,7 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
     const costTargets = [
       { ...service, label: 'service' },
       { ...baseline, label: 'echo' },
+      { mode: 'sink' as const, url: `ws://127.0.0.1:${sink.match[1]!}`, pid: sink.child.pid, label: 'sink' },
       ...(before
         ? [
             {
@@ -650,6 +660,7 @@ export async function run(): Promise<{ title: string; markdown: string; samples:
     svc.child.kill('SIGTERM');
     before?.child.kill('SIGTERM');
     echo.child.kill('SIGTERM');
+    sink.child.kill('SIGTERM');
     await exited; // a --cpu-prof profile is written as the service exits
   }
 }

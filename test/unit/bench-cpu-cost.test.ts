@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { SINK_EVENT, sinkEventsPerFrame } from '../../bench/baselineServers';
 import { type CostSample, costMarkdown, costRounds, median, pairedRatios, quartiles } from '../../bench/cpuCost';
 import { sectionProblems } from '../../bench/guard';
 
@@ -80,6 +81,34 @@ describe('server bench: CPU cost rounds', () => {
     assert.ok(Math.abs(cost.ratios['CPU service / echo']! - 1.3) < 1e-9);
     assert.ok(Math.abs(cost.ratios['CPU service now / before']! - 0.325 / 0.31) < 1e-9);
     assert.deepEqual(sectionProblems({ title: 't', markdown: text, samples: cost.samples, ratios: cost.ratios }), []);
+  });
+
+  it('with the sink in the rounds: its figure, its ratio to the echo and the service over it, paired by round', () => {
+    const samples = [1, 2, 3].flatMap((r) => [sample('service', r, 0.6), sample('echo', r, 0.5), sample('sink', r, 0.3 + r / 100)]);
+    const cost = costMarkdown(samples, { sessions: 400, rounds: 3, seconds: 12 });
+    const text = cost.lines.join('\n');
+    assert.match(text, /Ratio service \/ echo: 1\.20/, 'the sentence others read is kept');
+    assert.match(
+      text,
+      /same rounds: 0\.320 CPU ms per session-second \(rounds:\n0\.310, 0\.320, 0\.330; 0\.310–0\.330, middle half 0\.310–0\.330\), 0\.64× the echo/,
+    );
+    assert.match(text, /\*\*Ratio service \/ sink: 1\.88\*\*\n\(per round: 1\.94, 1\.88, 1\.82\)/);
+    assert.ok(Math.abs(cost.ratios['CPU service / sink']! - 0.6 / 0.32) < 1e-9);
+    assert.equal(cost.samples['CPU rounds, sink'], 3);
+    assert.deepEqual(sectionProblems({ title: 't', markdown: text, samples: cost.samples, ratios: cost.ratios }), []);
+    // Without sink rounds, no sink line and no sink ratio.
+    const without = costMarkdown(
+      samples.filter((x) => x.target !== 'sink'),
+      { sessions: 400, rounds: 3, seconds: 12 },
+    );
+    assert.doesNotMatch(without.lines.join('\n'), /sink/);
+    assert.equal(without.ratios['CPU service / sink'], undefined);
+  });
+
+  it("the sink answers every fourth frame, and the bench's clients expect exactly those", () => {
+    assert.deepEqual(sinkEventsPerFrame(9), [0, 0, 0, 1, 0, 0, 0, 1, 0]);
+    assert.ok(SINK_EVENT.length > 150 && SINK_EVENT.length < 250, `an event of the service's size: ${SINK_EVENT.length} bytes`);
+    assert.equal((JSON.parse(SINK_EVENT) as { type: string }).type, 'transcript');
   });
 
   it('a run without echo rounds fails the guard instead of writing a ratio that is not a number', () => {
