@@ -57,7 +57,7 @@ import {
   servedNote,
   vscodeLocale,
 } from './start-models.mjs';
-import { startWorkspace } from './start-workspace.mjs';
+import { sampleReport, startWorkspace } from './start-workspace.mjs';
 import { recordVsix, vsixUpToDate } from './vsix-cache.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -375,14 +375,8 @@ async function virtualMic() {
   return { env, child };
 }
 
-const SAMPLE_REPORT = `# Chest X-ray report
-
-Patient: Jane Doe, 52.
-
-Findings: 
-
-Signed: Dr. Martin
-`;
+/** The dictation languages by name, for the notes. */
+const LANGUAGE_NAMES = { fr: 'French', es: 'Spanish', de: 'German', en: 'English' };
 
 /** What the simulated engine writes: the findings and impression of the sample report, in its words. */
 const SAMPLE_SCRIPT =
@@ -517,7 +511,8 @@ async function main() {
   const workspace = startWorkspace(root, os.tmpdir(), process.getuid?.() ?? 'user');
   for (const d of [path.join(userData, 'User'), path.join(userData, 'Machine'), extensions, workspace]) mkdirSync(d, { recursive: true });
   const report = path.join(workspace, 'report.md');
-  if (!existsSync(report)) writeFileSync(report, SAMPLE_REPORT);
+  const sample = sampleReport(language.language);
+  if (!existsSync(report)) writeFileSync(report, sample.text);
   const settings = JSON.stringify(
     {
       'dictee.serverUrl': serviceUrl,
@@ -586,11 +581,11 @@ async function main() {
     csRunEnv,
     /HTTP server listening on (http:\/\/[^\s]+?)\/?\s/,
   );
-  // `payload` opens report.md with the cursor after "Findings: " (line 5, column 11).
+  // `payload` opens report.md with the cursor after the findings' label ("Findings: ": line 5, column 11).
   const base = csListen[1];
   csStarted(base);
   const payload = JSON.stringify([
-    ['openFile', `vscode-remote://${new URL(base).host}${report}:5:11`],
+    ['openFile', `vscode-remote://${new URL(base).host}${report}:${sample.line}:${sample.column}`],
     ['gotoLineMode', 'true'],
   ]);
   const url = `${base}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
@@ -607,7 +602,7 @@ Dictée is running.
               the setting's own default, auto, follows VS Code's display language.
   API key     a development key (svc_test_…), kept in ${keyFile} (mode 600), is handed to the
               extension through DICTEE_API_KEY; it stores it in VS Code's secret storage.
-  Document    report.md opens with the cursor after "Findings:": run "Dictée: Start Dictation"
+  Document    report.md opens with the cursor after "${sample.label}": run "Dictée: Start Dictation"
               (or click "Dictée" in the status bar) and speak. It is in ${workspace},
               this clone's own workspace, kept between runs (delete report.md there for a fresh one).
 
@@ -615,10 +610,14 @@ ${
   mic
     ? `  Microphone  no sound server was running, so dictation records a virtual microphone. Play speech into it:
 ${
-  chosen.engine === 'pocketsphinx' && existsSync(RECORDED_SPEECH)
-    ? `                PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic ${RECORDED_SPEECH}
+  language.language !== 'en' && chosen.engine !== 'simulated'
+    ? `                PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic YOUR-RECORDING.wav
+              (a recording of ${LANGUAGE_NAMES[language.language] ?? language.language} speech of your own: none ships with
+              this machine's packages, and pocketsphinx recognises people, not synthetic speech)`
+    : chosen.engine === 'pocketsphinx' && existsSync(RECORDED_SPEECH)
+      ? `                PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic ${RECORDED_SPEECH}
               (a real recorded voice: pocketsphinx recognises people, not synthetic speech such as espeak-ng's)`
-    : `                espeak-ng -v en -w /tmp/speech.wav "Chest radiograph shows clear lungs. No pleural effusion."
+      : `                espeak-ng -v en -w /tmp/speech.wav "Chest radiograph shows clear lungs. No pleural effusion."
                 PULSE_SERVER=${mic.env.PULSE_SERVER} paplay --device=virtmic /tmp/speech.wav`
 }
               (start dictation first and wait a second or two: the recorder needs a moment to start)`

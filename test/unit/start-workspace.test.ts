@@ -11,4 +11,21 @@ describe('npm start: the sample workspace', () => {
     assert.ok(path.relative('/home/u/src/dictee', a).startsWith('..'), 'outside the clone');
     assert.match(a, /^\/tmp\/dictee-start-1000\/dictee-[0-9a-f]{8}\/workspace$/);
   });
+
+  it('the sample report is in the dictation language, the cursor right after its findings label', async () => {
+    const { sampleReport } = await import('../../scripts/start-workspace.mjs');
+    for (const [language, label] of [
+      ['en', 'Findings:'],
+      ['fr', 'Résultats :'],
+      ['es', 'Hallazgos:'],
+      ['de', 'Befund:'],
+    ] as const) {
+      const r = sampleReport(language);
+      assert.equal(r.label, label);
+      const line = r.text.split('\n')[r.line - 1]!;
+      assert.equal(line.slice(0, r.column - 1), `${label} `, `${language}: the cursor after "${label} "`);
+    }
+    assert.match(sampleReport('fr').text, /^# Compte rendu/);
+    assert.equal(sampleReport('it').text, sampleReport('en').text, 'English for a language without a sample');
+  });
 });
