@@ -242,6 +242,12 @@ async function main(): Promise<void> {
     trust_proxy: opts.trustProxy,
     metrics: metricsServer ? metricsUrl(metricsServer) : undefined,
   });
+  if (engine.name === 'simulated') {
+    // The default engine: a deployment that forgot --engine would answer radiologists with a script.
+    log.warn('the simulated engine recognises no speech: sessions get the words of a script, not what was said', {
+      choose: '--engine pocketsphinx, sherpa-onnx, realtime or vosk (docs/engines.md)',
+    });
+  }
   if (metricsServer && !isLoopback(opts.metricsHost)) {
     log.warn('the metrics listener takes no key and listens beyond loopback: protect it by the network or a proxy', {
       metrics: metricsUrl(metricsServer),

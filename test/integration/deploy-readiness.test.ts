@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { parseArgs } from '../../src/server/commandLine';
 import { freePort } from '../helpers/backends';
 import { missingBalancer, renderHaproxy, renderNginx } from '../helpers/balancer';
 import { ROOT } from '../helpers/dictation';
@@ -16,6 +17,28 @@ import { useServer } from '../helpers/server';
 
 const run = promisify(execFile);
 const deploy = (f: string): string => readFileSync(path.join(ROOT, 'deploy', f), 'utf8');
+
+/** The variables an EnvironmentFile sets (its `NAME=value` lines). */
+function environmentFile(text: string): Record<string, string> {
+  const lines = text.split('\n').filter((l) => /^[A-Z_][A-Z0-9_]*=/.test(l));
+  return Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+}
+
+/** ExecStart's arguments after `dist/server.js` as systemd passes them: `${VAR}` one word, `$VAR` split at spaces. */
+function execStartArgs(env: Record<string, string>): string[] {
+  const m = /^ExecStart=\/usr\/bin\/node dist\/server\.js (.+)$/m.exec(deploy('dictee@.service'));
+  assert.ok(m, 'ExecStart runs node dist/server.js');
+  return m[1]!.split(/\s+/).flatMap((word) => {
+    const whole = /^\$([A-Z_][A-Z0-9_]*)$/.exec(word);
+    if (whole) return (env[whole[1]!] ?? '').split(/\s+/).filter(Boolean);
+    return [
+      word
+        .replace(/\$\{([A-Z_][A-Z0-9_]*)\}/g, (_, name: string) => env[name] ?? '')
+        .replace('%H', 'host')
+        .replace('%i', '1'),
+    ];
+  });
+}
 
 describe('deployment files: readiness (GET /readyz)', function () {
   this.timeout(30_000);
@@ -53,6 +76,17 @@ describe('deployment files: readiness (GET /readyz)', function () {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('the systemd unit runs the engine dictee.env chooses, not the simulated one, as the service reads its command line', () => {
+    const env = { ...environmentFile(deploy('dictee.env')), ...environmentFile(deploy('instance-1.env')) };
+    const opts = parseArgs(execStartArgs(env), env);
+    assert.equal(opts.engine, 'pocketsphinx');
+    assert.equal(opts.port, Number(env.DICTEE_PORT));
+    assert.equal(opts.instanceId, 'host-1');
+    // Without the line, the unit still starts (the simulated engine, which says so in its log).
+    const { DICTEE_ENGINE_ARGS: _, ...without } = env;
+    assert.equal(parseArgs(execStartArgs(without), without).engine, 'simulated');
   });
 
   describe('the systemd unit waits for GET /readyz at start', () => {

@@ -139,6 +139,8 @@ describe('a server-only install (package.json, the lock file, dist/; npm ci --om
     const s = await startService(dir, []);
     running.push(s.child);
     assert.match(s.output(), /"msg":"service started".*"store":"sqlite".*"engine":"simulated"/);
+    // A deployment that forgot --engine is told so in its log.
+    await waitFor(() => /"level":"warn","msg":"the simulated engine recognises no speech/.test(s.output()), 5000, 'the warning');
     const key = await createKey(s);
     const probe = new WsProbe(`ws://127.0.0.1:${s.port}/api/v1/audio/live`, { header: key });
     const configured = await probe.configure({ language: 'en' });
@@ -152,6 +154,7 @@ describe('a server-only install (package.json, the lock file, dist/; npm ci --om
     const s = await startService(dir, ['--engine', 'pocketsphinx', '--workers', '1']);
     running.push(s.child);
     assert.match(s.output(), /"msg":"service started".*"engine":"pocketsphinx"/);
+    assert.doesNotMatch(s.output(), /simulated engine recognises no speech/);
     const key = await createKey(s);
     const probe = new WsProbe(`ws://127.0.0.1:${s.port}/api/v1/audio/live`, { header: key });
     await probe.configure({ language: 'en', silence_threshold: 1, engine_endpointing: 0.5 });
