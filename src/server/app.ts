@@ -77,6 +77,8 @@ export class Service {
   private draining = false;
   /** A re-check of the live sessions' keys is under way. */
   private recheckingKeys = false;
+  /** The periodic tasks on the stores under way (the sweep, the key re-check): awaited before the stores close. */
+  private readonly background = new Set<Promise<void>>();
   /** What the sessions and the API count, for the metrics. */
   readonly tallies = new Tallies();
   /** Where the actions on keys, people and projects are told (storage/auditSink.ts; by default nowhere). */
@@ -232,11 +234,20 @@ export class Service {
     const actual = typeof addr === 'object' && addr ? addr.port : port;
     const t = this.opts.timing;
     this.timers.push(setInterval(() => this.registry.heartbeat(), Math.max(50, Math.min(t.pingIntervalMs, 1000))));
-    this.timers.push(setInterval(() => void this.registry.sweep(), Math.max(1000, Math.min(t.stoppedTtlMs, 30_000))));
-    void this.registry.sweep();
+    this.timers.push(setInterval(() => this.inBackground(() => this.registry.sweep()), Math.max(1000, Math.min(t.stoppedTtlMs, 30_000))));
+    this.inBackground(() => this.registry.sweep());
     // Revocations that could not be announced to this instance (Redis down) still end its sessions.
-    this.timers.push(setInterval(() => void this.recheckKeys(true), t.keyRecheckMs));
+    this.timers.push(setInterval(() => this.inBackground(() => this.recheckKeys(true)), t.keyRecheckMs));
     return actual;
+  }
+
+  /** Runs a periodic task on the stores, unless the service is draining; shutdown waits for it before closing them. */
+  private inBackground(task: () => Promise<void>): void {
+    if (this.draining) return;
+    const p: Promise<void> = task()
+      .catch((e: unknown) => this.log.error('a periodic task failed', { error: e }))
+      .finally(() => this.background.delete(p));
+    this.background.add(p);
   }
 
   /** A WebSocket upgrade: refused over HTTP for a wrong path or a draining service; else authorised, then upgraded. */
@@ -322,6 +333,10 @@ export class Service {
     if (this.opts.metricsServer) await closeMetricsServer(this.opts.metricsServer);
     this.healthDelay.dispose();
     this.statusDelay.dispose();
+    // A sweep or key re-check under way finishes before its stores close (bounded: a store that hangs does not hold the exit).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.background), new Promise((r) => (timer = setTimeout(r, 3000)))]);
+    clearTimeout(timer);
     await this.opts.backends.close();
     this.log.info('shutdown complete');
   }
@@ -348,7 +363,10 @@ export class Service {
       const live = this.registry.liveKeyIds();
       if (periodic && live.length === 0) return;
       const revoked = await this.keys.revokedAmong(live);
-      if (revoked.length) this.log.info('revocations missed while the feed was down: ending their sessions', { keys: revoked.length });
+      if (revoked.length) {
+        const why = periodic ? 'the periodic check found revoked keys with live sessions' : 'revocations missed while the feed was down';
+        this.log.info(`${why}: ending their sessions`, { keys: revoked.length });
+      }
       await Promise.all(revoked.map((keyId) => this.registry.endKeySessions(keyId)));
       // Expiries: those changed through another instance (a roll) are watched; those past end their sessions now.
       const { expired, pending } = await this.keys.expiries(live.filter((id) => !revoked.includes(id)));

@@ -265,6 +265,24 @@ describe('several instances on PostgreSQL and Redis (built service)', function (
     assert.equal(orgs.length, 1, 'one organisation');
   });
 
+  it('a clean stop (SIGTERM) with PostgreSQL and Redis up logs no error: closing Redis is not losing it', async () => {
+    const [a] = await cluster(1);
+    assert.equal(await a!.stop(), 0);
+    const lines = a!
+      .logs()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
+    assert.ok(
+      lines.some((l) => l.includes('"msg":"shutdown complete"')),
+      'the instance drained and stopped',
+    );
+    assert.deepEqual(
+      lines.filter((l) => /"level":"error"/.test(l)),
+      [],
+      'an error line means a bug or a failing backend (docs/server.md)',
+    );
+  });
+
   it('PostgreSQL without Redis: the log says the limits are per instance', async () => {
     const [a] = await cluster(1, { redis: false });
     assert.match(a!.logs(), /limits are per instance/);

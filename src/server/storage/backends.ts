@@ -124,7 +124,7 @@ export async function openBackends(o: BackendOptions): Promise<Backends> {
     let revocations: RevocationFeed;
     if (o.redisUrl) {
       const link = await openRedis(o.redisUrl, o.log);
-      opened.push(async () => void link.redis.disconnect());
+      opened.push(async () => link.close());
       checks.push(new BackendProbe('redis', { known: () => link.up, ping: () => link.redis.ping() }));
       // Unique per process, so that a restarted instance never renews the leases of its previous life.
       const holder = `${o.instanceId}/${randomBytes(4).toString('hex')}`;

@@ -20,6 +20,8 @@ export interface RedisLink {
   retryAfterMs(): number;
   /** A command's failure as the error a request reports: BackendUnavailableError while the connection is down. */
   failure(e: unknown): unknown;
+  /** Closes the connection at shutdown: its loss is then not reported as one. */
+  close(): void;
 }
 
 /** A connection to `url` (a duplicate of it for pub/sub) that logs its losses and recoveries under `role`. */
@@ -56,9 +58,10 @@ export async function openRedis(url: string, log: ServerLogger): Promise<RedisLi
     redis.off('error', onError);
   }
   let up = true;
+  let closing = false;
   let downSince = 0;
   redis.on('close', () => {
-    if (!up) return;
+    if (!up || closing) return;
     up = false;
     downSince = Date.now();
     log.error(
@@ -78,6 +81,10 @@ export async function openRedis(url: string, log: ServerLogger): Promise<RedisLi
     retryAfterMs: () => 1000,
     failure(e) {
       return up && redis.status === 'ready' ? e : new BackendUnavailableError('Redis', 1000, { cause: e });
+    },
+    close() {
+      closing = true;
+      redis.disconnect();
     },
   };
 }
