@@ -203,6 +203,45 @@ describe('dashboard: the People and projects page (Chromium)', function () {
     await Promise.all([context.close(), b.context.close()]);
   });
 
+  it('a key an owner or an admin makes on the keys page is theirs: removing them revokes it', async () => {
+    const otto = await person(server, 'Otto', 'owner');
+    const ines = await person(server, 'Ines', 'admin');
+    const made = new Map<string, string>();
+    for (const who of [otto, ines]) {
+      const { context, page, csp } = await newPage(suite.browser);
+      await signIn(page, server, who, '/dashboard/keys');
+      await page.locator('#key-name').fill(`${who.email} own admin`);
+      await page.getByLabel('admin', { exact: true }).check();
+      await page.locator('#key-expiry').selectOption('never');
+      await Promise.all([page.waitForURL(/\/dashboard\/keys\/created\//), page.getByRole('button', { name: 'Create key' }).click()]);
+      made.set(who.id, await page.locator('#new-key').inputValue());
+      assert.deepEqual(csp, []);
+      await context.close();
+    }
+    const keys = (await call(server.url, 'GET', '/v1/api-keys', server.masterKey)).json.keys as Array<Record<string, unknown>>;
+    for (const who of [otto, ines]) {
+      const k = keys.find((x) => x.name === `${who.email} own admin`);
+      assert.equal(k?.person_id, who.id, `${who.email}: the key is theirs, not the organisation's`);
+      assert.equal(k.expires_at, null);
+      assert.equal((await call(server.url, 'GET', '/v1/api-keys', made.get(who.id))).status, 200);
+    }
+    const o = await newPage(suite.browser);
+    await signIn(o.page, server, owner, '/dashboard/people');
+    for (const who of [otto, ines]) {
+      assert.equal(await postFrom(o.page, `/dashboard/people/${who.id}/remove`, { confirm_email: who.email }), 200);
+      assert.deepEqual(rowsOf(server, who.id).live_keys, 0);
+      const key = made.get(who.id)!;
+      assert.equal((await call(server.url, 'GET', '/v1/api-keys', key)).status, 401, 'the key made on the keys page is revoked');
+      const more = await fetch(`${server.url}/v1/api-keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'another', type: 'personal', permissions: ['admin'] }),
+      });
+      assert.equal(more.status, 401, 'and makes no more keys');
+    }
+    await o.context.close();
+  });
+
   it('refuses to remove oneself, and an owner by an admin, saying why; nothing removed', async () => {
     const o = await newPage(suite.browser);
     await signIn(o.page, server, owner, '/dashboard/people');

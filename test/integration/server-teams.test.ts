@@ -335,6 +335,54 @@ function teamsSuite(servers: () => TestServer[]): void {
     );
   });
 
+  it("an owner's or admin's key makes personal keys of that person (unless it names another); removing the person revokes them, their sessions ending with every word", async () => {
+    const s = one();
+    const { ownerId, ownerKey } = await newOrg(s);
+    const personWithKey = async (role: 'owner' | 'admin', name: string): Promise<{ id: string; key: string }> => {
+      const p = created(await call(s, 'POST', '/v1/people', ownerKey, { email: `${unique(name)}@example.org`, display_name: name, role }));
+      const id = String((p.person as Body).id);
+      const k = created(
+        await call(s, 'POST', '/v1/api-keys', ownerKey, {
+          name: unique(name),
+          type: 'personal',
+          person_id: id,
+          permissions: ['read', 'write', 'admin'],
+        }),
+      );
+      assert.equal(k.person_id, id, 'an owner still names another person of the organisation');
+      return { id, key: String(k.key) };
+    };
+    const ada = await personWithKey('admin', 'ada');
+    const otto = await personWithKey('owner', 'otto');
+    // Made without person_id, with admin and no expiry (the trial's "backdoor" key): the maker's.
+    const made = async (key: string): Promise<Body> =>
+      created(
+        await call(s, 'POST', '/v1/api-keys', key, { name: unique('made'), type: 'personal', permissions: ['read', 'write', 'admin'] }),
+      );
+    const byOwner = await made(ownerKey);
+    const byAdmin = await made(ada.key);
+    assert.equal(byOwner.person_id, ownerId, "an owner's key makes the owner's keys");
+    assert.equal(byAdmin.person_id, ada.id, "an admin's key makes the admin's keys");
+    assert.equal(byOwner.expires_at, null);
+    assert.equal(created(await call(s, 'POST', '/v1/api-keys', s.masterKey, { name: unique('org'), type: 'personal' })).person_id, null);
+    // Each works until its person is removed (by another owner, through another instance where there are two).
+    assert.equal((await call(s, 'GET', '/v1/api-keys', String(byOwner.key))).status, 200);
+    const { probe, sessionId } = await dictating(s, String(byOwner.key));
+    const removed = await call(other(), 'DELETE', `/v1/people/${ownerId}`, otto.key);
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    assert.ok((removed.body.revoked_keys as string[]).includes(String(byOwner.id)));
+    await assertEndedWithEveryWord(s, probe, sessionId, /API key revoked/, 'key revoked');
+    assert.equal((await call(other(), 'DELETE', `/v1/people/${ada.id}`, otto.key)).status, 200);
+    for (const k of [byOwner, byAdmin]) {
+      assertError(await call(s, 'GET', '/v1/api-keys', String(k.key)), 401, 'AUTH_ERROR', /API key revoked/);
+      assertError(
+        await call(s, 'POST', '/v1/api-keys', String(k.key), { name: unique('x'), type: 'personal', permissions: ['admin'] }),
+        401,
+        'AUTH_ERROR',
+      );
+    }
+  });
+
   it('two live keys of a scope never share a name (CONFIG_ERROR naming name); another scope, or a rolled pair, may', async () => {
     const s = one();
     const project = unique('p');

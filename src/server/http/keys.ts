@@ -93,7 +93,9 @@ export async function createKeyAs(ctx: ApiContext, actor: Actor, data: CreateKey
 /**
  * The organisation of a new key: the acting key's (another is 403); for the master key, `org_id`, or the
  * person's, or the first organisation. Fills in the acting key's own project or person when the request
- * names none (a project key makes keys of its project; a person's key, keys of that person).
+ * names none (a project key makes keys of its project; a person's key, keys of that person, whatever their
+ * role: an owner's or admin's reaches the whole organisation, but the keys it makes are still theirs, and are
+ * revoked with them).
  */
 async function creationOrg(ctx: ApiContext, actor: Actor, data: CreateKeyRequest): Promise<string> {
   if (actor.key) {
@@ -101,7 +103,7 @@ async function creationOrg(ctx: ApiContext, actor: Actor, data: CreateKeyRequest
       throw outsideScope(ctx, actor, 'key.created', '-', `organisation ${JSON.stringify(data.org_id)}`);
     const s = scopeOf(actor.key);
     if (data.type === 'project' && data.project_id === undefined && s.projectId !== undefined) data.project_id = s.projectId;
-    if (data.type === 'personal' && data.person_id === undefined && s.personId !== undefined) data.person_id = s.personId;
+    if (data.type === 'personal' && data.person_id === undefined && actor.key.personId !== null) data.person_id = actor.key.personId;
     delete data.org_id;
     return actor.key.orgId;
   }
