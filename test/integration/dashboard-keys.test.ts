@@ -200,6 +200,27 @@ describe('dashboard: the API keys page (Chromium)', function () {
     assert.equal((await p.request.get(`${server.url}/dashboard/people`)).status(), 403);
     await p.context().close();
   });
+  it("says whose key each is: the signed-in person's for a key made here, the organisation's, none for a project key", async () => {
+    await create(owner, 'whose key');
+    const keys = (await call(server.url, 'GET', '/v1/api-keys', server.masterKey)).json.keys as Array<Record<string, unknown>>;
+    const people = (await call(server.url, 'GET', '/v1/people', server.masterKey)).json.people as Array<Record<string, unknown>>;
+    const ownerId = people.find((p) => p.email === 'owner@example.org')?.id;
+    assert.equal(keys.find((k) => k.name === 'whose key')?.person_id, ownerId, "a key made by an owner is the owner's");
+    const org = await fetch(`${server.url}/v1/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.masterKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'organisation key', type: 'personal' }),
+    });
+    assert.equal(org.status, 201);
+    await owner.goto(`${server.url}/dashboard/keys`);
+    assert.equal(await owner.getByRole('columnheader', { name: 'Person' }).count(), 1);
+    const person = (name: string): Promise<string> => owner.getByRole('row', { name }).locator('td').nth(2).innerText();
+    assert.equal(await person('whose key'), 'owner@example.org');
+    assert.equal(await person('organisation key'), 'organisation');
+    assert.equal(await person('PACS integration'), '—');
+    await clean(owner);
+  });
+
   it('shows 100 keys a page, with Previous and Next by keyboard (here last: it adds 120 keys)', async () => {
     for (let i = 0; i < 120; i += 20) {
       await Promise.all(

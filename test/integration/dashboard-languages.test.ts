@@ -138,7 +138,7 @@ describe('dashboard: every page in French, English, Spanish and German (Chromium
       await signIn(page, server, owner, '/dashboard/keys');
       await check('keys');
       // The owner's key: its creation day as Intl writes it in this language.
-      const created = await page.locator('tbody tr', { hasText: 'Olivia laptop' }).locator('td').nth(4).innerText();
+      const created = await page.locator('tbody tr', { hasText: 'Olivia laptop' }).locator('td').nth(5).innerText();
       assert.equal(created, dateOf(ownerKeyCreated), `${lang}: the key's creation day`);
       const used = page.locator('tbody tr', { hasText: 'Olivia laptop' }).locator('svg.spark');
       assert.equal(await used.getAttribute('aria-label'), spark, `${lang}: one session, in the singular`);

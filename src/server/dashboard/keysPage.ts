@@ -64,6 +64,7 @@ function row(
   now: number,
   days: readonly string[],
   projectNames: ReadonlyMap<string, string>,
+  people: ReadonlyMap<string, string>,
 ): Html {
   const { l10n } = r;
   const series = usage ?? days.map(() => 0);
@@ -75,6 +76,7 @@ function row(
       ${k.type === 'project' ? l10n.t('project') : l10n.t('personal')}${k.environment === 'test' ? html` <span class="badge">${l10n.t('test')}</span>` : ''}
     </td>
     <td>${k.project_id ? (projectNames.get(k.project_id) ?? k.project_id) : '—'}</td>
+    <td>${k.type === 'project' ? '—' : k.person_id ? (people.get(k.person_id) ?? k.person_id) : l10n.t('organisation')}</td>
     <td>${k.permissions.map((p) => permissionText(r, p)).join(', ')}</td>
     <td><code>${k.hint}</code></td>
     <td>${l10n.date(k.created_at)}</td>
@@ -166,14 +168,16 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
   const { l10n, ctx } = r;
   const now = ctx.now();
   const days = lastDays(now);
-  const [all, rollup, projects] = await Promise.all([
+  const [all, rollup, projects, people] = await Promise.all([
     ctx.api.keys.list(),
     ctx.store.dailyUsage(r.who.person.org_id, days[0]!),
     projectsFor(r),
+    ctx.api.keys.teams.listPeople(r.who.person.org_id),
   ]);
   const keys = visibleKeys(all, r.who.actor, now);
   const usage = usageByKey(rollup, days);
   const names = new Map(projects.map((p) => [p.id, p.name]));
+  const whose = new Map(people.map((p) => [p.id, p.display_name || p.email]));
   const at = keysPageOf(keys.length, r.url.searchParams.get('page'));
   const table = keys.length
     ? html`<table class="keys">
@@ -185,6 +189,7 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
               <th scope="col">${l10n.t('Name')}</th>
               <th scope="col">${l10n.t('Type')}</th>
               <th scope="col">${l10n.t('Project')}</th>
+              <th scope="col">${l10n.t('Person')}</th>
               <th scope="col">${l10n.t('Permissions')}</th>
               <th scope="col">${l10n.t('Hint')}</th>
               <th scope="col">${l10n.t('Created')}</th>
@@ -196,7 +201,7 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
             </tr>
           </thead>
           <tbody>
-            ${keys.slice(at.from, at.to).map((k) => row(r, k, usage.get(k.id), now, days, names))}
+            ${keys.slice(at.from, at.to).map((k) => row(r, k, usage.get(k.id), now, days, names, whose))}
           </tbody>
         </table>
         ${pager(r, at)}`
