@@ -1,8 +1,9 @@
 /**
  * `node dist/server.js users add …` (subcommands.ts, docs/server.md): reads the password from standard input
  * (never from the command line, where `ps` would show it), hashes it with argon2id, and adds or updates
- * the person in the service's store (storage/usersAdd.ts).
+ * the person in the service's store (storage/usersAdd.ts), audited with the command line as the actor (`cliActor`).
  */
+import os from 'node:os';
 import { UsageError, parseCommandLine } from '../../shared/args';
 import { errorMessage } from '../../shared/errors';
 import { UsersAddError, addUser } from '../storage/usersAdd';
@@ -10,6 +11,26 @@ import { ORG_ROLES, type OrgRole } from '../storage/teams';
 import { MIN_PASSWORD_LENGTH, hashPassword } from './passwords';
 
 type Out = (line: string) => void;
+
+/** An operating system's user name as an audit actor may hold it (the audit page's filter takes these characters). */
+const OS_USER = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** The user this process runs as, or undefined when the system has no name for it (a container's bare uid). */
+function osUser(): string | undefined {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The audit's actor for the command line on the host: `cli:<user>`, the operating system's user who ran it,
+ * or `cli` when that user has no name or one with other characters.
+ */
+export function cliActor(user = osUser()): string {
+  return user !== undefined && OS_USER.test(user) ? `cli:${user}` : 'cli';
+}
 
 /** Standard input's first line (the password), without its line end. */
 async function readStdinLine(): Promise<string> {
@@ -62,6 +83,7 @@ export async function usersCommand(
         ...(v.org ? { orgId: v.org } : {}),
         ...(v.name ? { name: v.name } : {}),
       },
+      cliActor(),
     );
     out(
       `${r.created ? 'person added' : 'password and role set'}: ${r.personId} (${email}, ${v.role}) in organisation ${r.orgId}; sign in at /dashboard\n`,

@@ -2,8 +2,9 @@
  * The audit log: who did what to which key, person, project or session, from where, and how it went.
  * Append-only and tamper-evident: one hash chain per organisation, each entry carrying the SHA-256 of the
  * previous one (`prev_hash`) and its own (`hash`, over `prev_hash` and a canonical serialisation of its
- * fields), appended one writer at a time (SQLite: one process, one transaction; PostgreSQL: the chain's head
- * row locked `FOR UPDATE` in the appending transaction, whichever instance appends). Retention deletes the
+ * fields), appended one writer at a time (SQLite: a `BEGIN IMMEDIATE` transaction, whichever process appends —
+ * the service or `users add`; PostgreSQL: the chain's head row locked `FOR UPDATE` in the appending
+ * transaction, whichever instance or `users add` appends). Retention deletes the
  * oldest entries and records the last deleted entry's seq and hash as the chain's anchor, so what is left
  * still verifies. `verifyChains` finds the first broken link (`node dist/server.js audit verify`).
  *
@@ -16,7 +17,7 @@ import type { ServerLogger } from '../log';
 
 /** What a caller records (the shape of auditSink.ts's `AuditSink.record`, plus the organisation). */
 interface AuditEntry {
-  /** `master`, a key id, or a person's id. */
+  /** `master`, a key id, a person's id, or `cli`/`cli:<user>` (`users add`). */
   actor: string;
   /** `key.created`, `key.rolled`, `key.expired`, `key.revoked`, `session.ended`, `person.*`, `project.*`, `sign_in` … */
   action: string;

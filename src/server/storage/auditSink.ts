@@ -40,7 +40,10 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditEntry {
-  /** A key id (`key_…`), `master`, `system` (an expiry seen by the service), or `person:<id>` (the dashboard). */
+  /**
+   * A key id (`key_…`), `master`, `system` (an expiry seen by the service), `person:<id>` (the dashboard), or
+   * `cli:<user>` / `cli` (`users add` on the host, dashboard/usersCommand.ts; appended by the command itself).
+   */
   actor: string;
   action: AuditAction;
   target: string;

@@ -1,4 +1,8 @@
-/** The audit log's chains on SQLite (audit.ts): one process writes them, each batch in one transaction. */
+/**
+ * The audit log's chains on SQLite (audit.ts): each batch in one `BEGIN IMMEDIATE` transaction, the chain's head
+ * read under the database's write lock, so that the service and `users add` (another process on the same file)
+ * append one after the other.
+ */
 import type Database from 'better-sqlite3';
 import { type AuditAnchor, type AuditQuery, type AuditRows, GENESIS_HASH, type StoredAudit, chainAfter } from './audit';
 import { Where } from './usage';
@@ -15,12 +19,14 @@ export class SqliteAuditRows implements AuditRows {
     const setHead = this.db.prepare(
       'INSERT INTO audit_heads (org_id, seq, hash) VALUES (?, ?, ?) ON CONFLICT (org_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash',
     );
-    this.db.transaction(() => {
-      const rows = chainAfter(head.get(orgId) ?? { seq: 0, hash: GENESIS_HASH }, orgId, entries);
-      for (const r of rows) insert.run(r);
-      const last = rows.at(-1);
-      if (last) setHead.run(orgId, last.seq, last.hash);
-    })();
+    this.db
+      .transaction(() => {
+        const rows = chainAfter(head.get(orgId) ?? { seq: 0, hash: GENESIS_HASH }, orgId, entries);
+        for (const r of rows) insert.run(r);
+        const last = rows.at(-1);
+        if (last) setHead.run(orgId, last.seq, last.hash);
+      })
+      .immediate();
   }
 
   async query(q: AuditQuery): Promise<StoredAudit[]> {
@@ -33,24 +39,26 @@ export class SqliteAuditRows implements AuditRows {
   }
 
   async prune(before: string): Promise<number> {
-    return this.db.transaction(() => {
-      const last = this.db
-        .prepare<[string], { org_id: string; seq: number }>('SELECT org_id, MAX(seq) AS seq FROM audit_log WHERE at < ? GROUP BY org_id')
-        .all(before);
-      let n = 0;
-      for (const { org_id, seq } of last) {
-        const hash = this.db
-          .prepare<[string, number], { hash: string }>('SELECT hash FROM audit_log WHERE org_id = ? AND seq = ?')
-          .get(org_id, seq)!.hash;
-        this.db
-          .prepare(
-            'INSERT INTO audit_anchors (org_id, seq, hash, pruned_at) VALUES (?, ?, ?, ?) ON CONFLICT (org_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, pruned_at = excluded.pruned_at',
-          )
-          .run(org_id, seq, hash, new Date().toISOString());
-        n += this.db.prepare('DELETE FROM audit_log WHERE org_id = ? AND seq <= ?').run(org_id, seq).changes;
-      }
-      return n;
-    })();
+    return this.db
+      .transaction(() => {
+        const last = this.db
+          .prepare<[string], { org_id: string; seq: number }>('SELECT org_id, MAX(seq) AS seq FROM audit_log WHERE at < ? GROUP BY org_id')
+          .all(before);
+        let n = 0;
+        for (const { org_id, seq } of last) {
+          const hash = this.db
+            .prepare<[string, number], { hash: string }>('SELECT hash FROM audit_log WHERE org_id = ? AND seq = ?')
+            .get(org_id, seq)!.hash;
+          this.db
+            .prepare(
+              'INSERT INTO audit_anchors (org_id, seq, hash, pruned_at) VALUES (?, ?, ?, ?) ON CONFLICT (org_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, pruned_at = excluded.pruned_at',
+            )
+            .run(org_id, seq, hash, new Date().toISOString());
+          n += this.db.prepare('DELETE FROM audit_log WHERE org_id = ? AND seq <= ?').run(org_id, seq).changes;
+        }
+        return n;
+      })
+      .immediate();
   }
 
   async readAll(): Promise<{ entries: StoredAudit[]; anchors: AuditAnchor[]; heads: AuditAnchor[] }> {

@@ -3,13 +3,19 @@
  * a person with a dashboard password, in the store of the service (SQLite in the data dir, or PostgreSQL),
  * which may be running. The organisation is the one the master key's key listing shows (the store's first)
  * unless --org names another. A person of that email already there gets the password (and the role) set.
+ * Either is audited (`person.created` or `person.updated`, the actor the command line's) on the organisation's
+ * chain, appended as the service appends (audit.ts `AuditRows`: the chain's head read under the write lock).
  */
 import { randomUUID } from 'node:crypto';
 import { DashboardStore, pgQuery, sqliteQuery } from './dashboard';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { AuditRows } from './audit';
+import type { AuditAction } from './auditSink';
 import { DB_FILE, type SqliteStore } from './db';
+import { PgAuditRows } from './pg/audit';
+import { SqliteAuditRows } from './sqliteAudit';
 import { migrateSqlite } from './sqliteMigrations';
 import { openPool } from './pg/connect';
 import { MASTER_HASH_META } from './masterKey';
@@ -47,12 +53,18 @@ interface UserToAdd {
   name?: string;
 }
 
+/**
+ * Adds the person, or sets an existing one's password and role, then appends the audit entry (`actor`: the
+ * command line's, usersCommand.ts `cliActor`) to the organisation's chain.
+ */
 export async function addUser(
   where: { dataDir: string; databaseUrl?: string },
   u: UserToAdd,
+  actor: string,
 ): Promise<{ personId: string; orgId: string; created: boolean }> {
   let teams: TeamStore;
   let dash: DashboardStore;
+  let audit: AuditRows;
   let close: () => Promise<void>;
   if (where.databaseUrl) {
     const pool = await openPool(where.databaseUrl);
@@ -62,6 +74,8 @@ export async function addUser(
       const orgId = await startedOrg(pool);
       teams = new PgTeams((text, params) => pool.query(text, params), orgId, poolTransaction(pool));
       dash = new DashboardStore(pgQuery((text, params) => pool.query(text, params)));
+      // The chain's head row locked FOR UPDATE in the appending transaction, as every instance appends.
+      audit = new PgAuditRows(pool);
     } catch (e) {
       await pool.end();
       throw e;
@@ -79,6 +93,9 @@ export async function addUser(
       if (!org) throw new UsersAddError(`the database in ${where.dataDir} has no organisation yet: start the service once first`);
       teams = new SqliteTeams({ db, orgId: org.v } as SqliteStore);
       dash = new DashboardStore(sqliteQuery(db));
+      // BEGIN IMMEDIATE: the chain's head read under the database's write lock, so a running service's appends
+      // and this one follow each other.
+      audit = new SqliteAuditRows(db);
     } catch (e) {
       db.close();
       throw e;
@@ -110,6 +127,17 @@ export async function addUser(
     await dash.setPassword(personId, u.passwordHash);
     // A password set again ends the sessions signed in with the one before.
     await dash.deletePersonSessions(personId);
+    const action: AuditAction = existing ? 'person.updated' : 'person.created';
+    // As the API and the dashboard record a person's creation or change: ids only, never the email or the password.
+    await audit
+      .append(orgId, [{ at: new Date().toISOString(), actor, action, target: personId, ip: null, outcome: 'success' }])
+      .catch((e: unknown) => {
+        throw new Error(
+          `${existing ? 'password and role set' : 'person added'} (${personId}), but the audit entry could not be written: ${
+            e instanceof Error ? e.message : String(e)
+          }`,
+        );
+      });
     return { personId, orgId, created: !existing };
   } finally {
     await close();
