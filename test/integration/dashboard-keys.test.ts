@@ -187,6 +187,38 @@ describe('dashboard: the API keys page (Chromium)', function () {
     assert.equal((await keysNamed('rolled')).length, 2);
   });
 
+  it('offers no Roll for an expired or a revoked key: its roll page says it cannot be rolled', async () => {
+    const soon = new Date(Date.now() + 2_000).toISOString();
+    const made = await fetch(`${server.url}/v1/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.masterKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'run out', type: 'personal', expires_at: soon }),
+    });
+    assert.equal(made.status, 201);
+    const { id } = (await made.json()) as { id: string };
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(soon) - Date.now() + 100));
+    await owner.goto(`${server.url}/dashboard/keys`);
+    const row = owner.getByRole('row', { name: /run out/ });
+    assert.match(await row.innerText(), /expired/);
+    assert.equal(await row.getByRole('link', { name: /^Roll/ }).count(), 0, 'no Roll link on an expired key');
+    await owner.goto(`${server.url}/dashboard/keys/${id}/roll`);
+    assert.match(
+      await owner.getByRole('status').innerText(),
+      /The key "run out" has expired: it cannot be rolled\. Create a new key instead\./,
+    );
+    assert.equal(await owner.getByRole('button', { name: 'Roll' }).count(), 0);
+    assert.ok(!(await owner.content()).includes('keeps working'), 'no promise of an overlap');
+    await Promise.all([owner.waitForNavigation(), owner.getByRole('link', { name: 'Create a new key' }).click()]);
+    assert.equal(new URL(owner.url()).pathname, '/dashboard/keys');
+    await clean(owner);
+    await create(owner, 'revoked roll');
+    const revoked = (await keysNamed('revoked roll'))[0]!.id;
+    assert.equal((await call(server.url, 'DELETE', `/v1/api-keys/${revoked}`, server.masterKey)).status, 200);
+    await owner.goto(`${server.url}/dashboard/keys/${revoked}/roll`);
+    assert.match(await owner.getByRole('status').innerText(), /The key "revoked roll" is revoked: it cannot be rolled\./);
+    assert.equal(await owner.getByRole('button', { name: 'Roll' }).count(), 0);
+  });
+
   it('shows a member only their own keys, and not the People and projects page', async () => {
     const p = await (await newContext(browser!)).newPage();
     await signIn(p, server, 'member@example.org', PASSWORD);

@@ -90,7 +90,7 @@ function row(
     </td>
     <td>${badges.map((b) => html`<span class="badge badge-${b}">${badgeText(r, b)}</span> `)}</td>
     <td class="actions">
-      <a href="/dashboard/keys/${k.id}/roll">${l10n.t('Roll')}<span class="sr-only"> ${k.name}</span></a>
+      ${badges.includes('expired') ? '' : html`<a href="/dashboard/keys/${k.id}/roll">${l10n.t('Roll')}<span class="sr-only"> ${k.name}</span></a>`}
       <a href="/dashboard/keys/${k.id}/revoke" class="revoke" data-key-id="${k.id}" data-key-name="${k.name}"
         >${l10n.t('Revoke')}<span class="sr-only"> ${k.name}</span></a
       >

@@ -202,6 +202,20 @@ async function getRevoked(r: AuthedReq): Promise<void> {
 async function getRoll(r: AuthedReq): Promise<void> {
   const { l10n } = r;
   const key = await managed(r, r.params[0]!);
+  if (key.revokedAt || (key.expiresAt && Date.parse(key.expiresAt) <= r.ctx.now()))
+    return sendPage(
+      r,
+      l10n.t('Roll key'),
+      html`<p role="status">
+          ${
+            key.revokedAt
+              ? l10n.t('The key "{0}" is revoked: it cannot be rolled.', key.name)
+              : l10n.t('The key "{0}" has expired: it cannot be rolled.', key.name)
+          }
+          ${l10n.t('Create a new key instead.')}
+        </p>
+        <p><a href="/dashboard/keys#create-title">${l10n.t('Create a new key')}</a></p>`,
+    );
   sendPage(
     r,
     l10n.t('Roll key'),
