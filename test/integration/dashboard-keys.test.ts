@@ -187,6 +187,47 @@ describe('dashboard: the API keys page (Chromium)', function () {
     assert.equal((await keysNamed('rolled')).length, 2);
   });
 
+  it("tells a roll's old and new keys apart in Revoke's dialog and page: hint, creation and expiry", async () => {
+    await create(owner, 'rotating');
+    const { id: oldId } = (await keysNamed('rotating'))[0]!;
+    const rolled = await fetch(`${server.url}/v1/api-keys/${oldId}/roll`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.masterKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ overlap_hours: 24 }),
+    });
+    assert.ok(rolled.ok, String(rolled.status));
+    const listed = (await call(server.url, 'GET', '/v1/api-keys', server.masterKey)).json.keys as Array<{
+      id: string;
+      name: string;
+      hint: string;
+      created_at: string;
+      expires_at: string;
+    }>;
+    const day = (iso: string): string => new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(iso));
+    const detailsOf = (k: (typeof listed)[number]): string => `Hint ${k.hint}, created ${day(k.created_at)}, expires ${day(k.expires_at)}.`;
+    const both = listed.filter((k) => k.name === 'rotating');
+    assert.equal(both.length, 2);
+    assert.notEqual(detailsOf(both[0]!), detailsOf(both[1]!));
+    await owner.goto(`${server.url}/dashboard/keys`);
+    const rows = owner.getByRole('row', { name: /^rotating/ });
+    assert.equal(await rows.count(), 2);
+    for (let i = 0; i < 2; i++) {
+      const row = rows.nth(i);
+      const hint = await row.locator('code').innerText();
+      await row.getByRole('link', { name: 'Revoke rotating' }).click();
+      const dialog = owner.getByRole('dialog', { name: 'Revoke key' });
+      assert.equal(await dialog.locator('#revoke-details').innerText(), detailsOf(both.find((k) => k.hint === hint)!));
+      assert.equal(await dialog.getByRole('textbox').getAttribute('aria-describedby'), 'revoke-details', 'read with the field');
+      await clean(owner);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+    }
+    // The page (without script, or after a wrong name) says the same.
+    await owner.goto(`${server.url}/dashboard/keys/${oldId}/revoke`);
+    assert.equal(await owner.locator('#revoke-details').innerText(), detailsOf(both.find((k) => k.id === oldId)!));
+    assert.equal(await owner.getByLabel(/Type the name of the key/).getAttribute('aria-describedby'), 'revoke-details');
+    await clean(owner);
+  });
+
   it('offers no Roll for an expired or a revoked key: its roll page says it cannot be rolled', async () => {
     const soon = new Date(Date.now() + 2_000).toISOString();
     const made = await fetch(`${server.url}/v1/api-keys`, {

@@ -22,6 +22,8 @@ export interface TypedConfirm {
   type?: 'email';
   /** The submit button's text. */
   button: string;
+  /** The dialog has a line that tells which one it acts on (the link's `data-confirm-details`), read with the field. */
+  detailed?: boolean;
 }
 
 /** The dialog of a list page (its form's action is set by the script from the link). */
@@ -32,9 +34,17 @@ export function confirmDialog(r: DashReq, c: TypedConfirm, action: string): Html
       ${csrfField(r)}
       <h2 id="${p}-title">${c.title}</h2>
       <p>${c.text}</p>
+      ${c.detailed ? html`<p id="${p}-details"></p>` : ''}
       <p>
         <label for="${p}-confirm">${c.label('')}<strong id="${p}-name"></strong></label>
-        <input id="${p}-confirm" name="${c.field}" type="${c.type ?? 'text'}" required autocomplete="off" />
+        <input
+          id="${p}-confirm"
+          name="${c.field}"
+          type="${c.type ?? 'text'}"
+          required
+          autocomplete="off"
+          ${c.detailed ? html` aria-describedby="${p}-details"` : ''}
+        />
       </p>
       <p>
         <button type="submit" class="danger">${c.button}</button>
@@ -44,20 +54,23 @@ export function confirmDialog(r: DashReq, c: TypedConfirm, action: string): Html
   </dialog>`;
 }
 
-/** The same as a page: `expected` in the label, the form sent to `action`, Cancel back to `back`. */
+/** The same as a page: `expected` in the label, `details` (which one) before it, the form sent to `action`, Cancel back to `back`. */
 export function confirmPage(
   r: DashReq,
   c: TypedConfirm,
-  at: { action: string; expected: string; back: string },
+  at: { action: string; expected: string; back: string; details?: string },
   error?: string,
   typed = '',
   status = 200,
 ): void {
   const errorId = `${c.prefix}-error`;
+  const detailsId = `${c.prefix}-details`;
+  const described = [at.details ? detailsId : '', error ? errorId : ''].filter(Boolean).join(' ');
   sendPage(
     r,
     c.title,
     html`<p>${c.text}</p>
+      ${at.details ? html`<p id="${detailsId}">${at.details}</p>` : ''}
       ${error ? html`<p class="error" role="alert" id="${errorId}">${error}</p>` : ''}
       <form method="post" action="${at.action}">
         ${csrfField(r)}
@@ -70,7 +83,7 @@ export function confirmPage(
             required
             autocomplete="off"
             value="${typed}"
-            ${error ? html` aria-describedby="${errorId}"` : ''}
+            ${described ? html` aria-describedby="${described}"` : ''}
           />
         </p>
         <p><button type="submit" class="danger">${c.button}</button> <a href="${at.back}">${r.l10n.t('Cancel')}</a></p>

@@ -91,7 +91,12 @@ function row(
     <td>${badges.map((b) => html`<span class="badge badge-${b}">${badgeText(r, b)}</span> `)}</td>
     <td class="actions">
       ${badges.includes('expired') ? '' : html`<a href="/dashboard/keys/${k.id}/roll">${l10n.t('Roll')}<span class="sr-only"> ${k.name}</span></a>`}
-      <a href="/dashboard/keys/${k.id}/revoke" class="revoke" data-key-id="${k.id}" data-key-name="${k.name}"
+      <a
+        href="/dashboard/keys/${k.id}/revoke"
+        class="revoke"
+        data-key-id="${k.id}"
+        data-key-name="${k.name}"
+        data-confirm-details="${revokeDetails(r, k)}"
         >${l10n.t('Revoke')}<span class="sr-only"> ${k.name}</span></a
       >
     </td>
@@ -137,6 +142,17 @@ ${EXPIRY_CHOICES.map((d) => html`<option value="${d}" ${expiry === d ? html` sel
 </form>`;
 }
 
+/**
+ * Which key Revoke acts on, beside its name (a roll's old and new keys share it): its hint, creation and
+ * expiry, as the table shows them.
+ */
+export function revokeDetails(r: DashReq, k: Pick<KeyListing, 'hint' | 'created_at' | 'expires_at'>): string {
+  const { l10n } = r;
+  return k.expires_at
+    ? l10n.t('Hint {0}, created {1}, expires {2}.', k.hint, l10n.date(k.created_at), l10n.date(k.expires_at))
+    : l10n.t('Hint {0}, created {1}, never expires.', k.hint, l10n.date(k.created_at));
+}
+
 /** Revoke's confirmation (confirmTyped.ts): the key's name typed. */
 export function revokeConfirm(r: DashReq): TypedConfirm {
   const { l10n } = r;
@@ -147,6 +163,7 @@ export function revokeConfirm(r: DashReq): TypedConfirm {
     label: (name) => l10n.t('Type the name of the key to confirm: {0}', name),
     field: 'confirm_name',
     button: l10n.t('Revoke'),
+    detailed: true,
   };
 }
 

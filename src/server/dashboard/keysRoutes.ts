@@ -9,14 +9,14 @@ import type { CreateKeyRequest, Permission } from '../../protocol';
 import { createKeyAs, revokeKeyAs, rollKeyAs } from '../http/keys';
 import { actorManages } from '../http/actor';
 import { HttpError } from '../http/util';
-import { KeyRequestError } from '../storage/stores';
+import { type ApiKey, KeyRequestError } from '../storage/stores';
 import { TeamRequestError } from '../storage/teams';
 import type { AuthedReq, DashReq } from './context';
 import { html } from './html';
 import { flashId, openFlash, sealFlash } from './flash';
 import { csrfField } from './layout';
 import { confirmPage } from './confirmTyped';
-import { type CreateFormState, EXPIRY_CHOICES, keysPage, mayGiveAdmin, revokeConfirm } from './keysPage';
+import { type CreateFormState, EXPIRY_CHOICES, keysPage, mayGiveAdmin, revokeConfirm, revokeDetails } from './keysPage';
 import { DashError, redirect, sendPage } from './respond';
 import { newToken } from './identity';
 import { type Route, authed } from './route';
@@ -136,11 +136,12 @@ async function getCreated(r: AuthedReq): Promise<void> {
   );
 }
 
-function revokePage(r: AuthedReq, key: { id: string; name: string }, error?: string, typed = '', status = 200): void {
+function revokePage(r: AuthedReq, key: ApiKey, error?: string, typed = '', status = 200): void {
+  const details = revokeDetails(r, { hint: key.hint, created_at: key.createdAt, expires_at: key.expiresAt });
   confirmPage(
     r,
     revokeConfirm(r),
-    { action: `/dashboard/keys/${key.id}/revoke`, expected: key.name, back: '/dashboard/keys' },
+    { action: `/dashboard/keys/${key.id}/revoke`, expected: key.name, back: '/dashboard/keys', details },
     error,
     typed,
     status,

@@ -63,7 +63,8 @@ function copyButtons(): void {
 
 /**
  * A confirmation dialog (`PREFIX-dialog`, its form, the name shown, the field, Cancel) opened by the links
- * `links`: the form is sent where the link leads (its page, without script) and shows the link's `label` attribute.
+ * `links`: the form is sent where the link leads (its page, without script) and shows the link's `label` attribute
+ * (and its `data-confirm-details`, which one it acts on, where the dialog has a `PREFIX-details` line).
  */
 function confirmDialog(prefix: string, links: string, label: string): void {
   const dialog = document.getElementById(`${prefix}-dialog`);
@@ -71,12 +72,14 @@ function confirmDialog(prefix: string, links: string, label: string): void {
   const name = document.getElementById(`${prefix}-name`);
   const input = document.getElementById(`${prefix}-confirm`);
   const cancel = document.getElementById(`${prefix}-cancel`);
+  const details = document.getElementById(`${prefix}-details`);
   if (!dialog || !form || !name || !input || typeof dialog.showModal !== 'function') return;
   each(links, (a) => {
     a.addEventListener('click', (e) => {
       e.preventDefault();
       form.setAttribute('action', a.getAttribute('href') ?? '');
       name.textContent = a.getAttribute(label);
+      if (details) details.textContent = a.getAttribute('data-confirm-details');
       input.value = '';
       dialog.showModal();
       input.focus();
