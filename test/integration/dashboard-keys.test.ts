@@ -139,12 +139,15 @@ describe('dashboard: the API keys page (Chromium)', function () {
     await owner.getByRole('link', { name: 'Revoke to revoke' }).click();
     const dialog = owner.getByRole('dialog', { name: 'Revoke key' });
     assert.equal(await dialog.isVisible(), true);
+    const ends = 'A revoked key stops working at once, and each of its live sessions ends after its pending words are delivered.';
+    assert.match(await dialog.innerText(), new RegExp(ends));
     await clean(owner);
     await dialog.getByRole('textbox').fill('not the name');
     await Promise.all([owner.waitForNavigation(), dialog.getByRole('button', { name: 'Revoke' }).click()]);
     assert.equal(await owner.getByRole('alert').innerText(), "The name typed is not the key's name: nothing was revoked.");
     assert.equal((await keysNamed('to revoke'))[0]!.revoked_at, null);
     await clean(owner);
+    assert.match(await owner.locator('main').innerText(), new RegExp(ends), 'the page says it too');
     await owner.getByLabel(/Type the name of the key/).fill('to revoke');
     await Promise.all([owner.waitForNavigation(), owner.getByRole('button', { name: 'Revoke' }).click()]);
     assert.equal(await owner.getByRole('status').innerText(), 'The key "to revoke" is revoked.');

@@ -159,7 +159,9 @@ export function revokeConfirm(r: DashReq): TypedConfirm {
   return {
     prefix: 'revoke',
     title: l10n.t('Revoke key'),
-    text: l10n.t('A revoked key stops working at once, and its live sessions end. This cannot be undone.'),
+    text: l10n.t(
+      'A revoked key stops working at once, and each of its live sessions ends after its pending words are delivered. This cannot be undone.',
+    ),
     label: (name) => l10n.t('Type the name of the key to confirm: {0}', name),
     field: 'confirm_name',
     button: l10n.t('Revoke'),
