@@ -188,6 +188,12 @@ describe('dashboard: the API keys page (Chromium)', function () {
     await Promise.all([owner.waitForNavigation(), owner.getByRole('link', { name: 'Revoke the old key' }).click()]);
     assert.equal(new URL(owner.url()).pathname, `/dashboard/keys/${oldId}/revoke`);
     assert.equal((await keysNamed('rolled')).length, 2);
+    // Later (the one-time page gone), the keys list leads back to the old key's watch; the new key has none.
+    await owner.goto(`${server.url}/dashboard/keys`);
+    const watch = owner.getByRole('link', { name: /^Watch rolled / });
+    assert.equal(await watch.count(), 1);
+    await Promise.all([owner.waitForNavigation(), watch.click()]);
+    assert.equal(new URL(owner.url()).pathname, `/dashboard/keys/${oldId}/watch`);
   });
 
   it("tells a roll's old and new keys apart in Revoke's dialog and page: hint, creation and expiry", async () => {

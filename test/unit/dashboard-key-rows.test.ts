@@ -10,7 +10,16 @@ import assert from 'node:assert/strict';
 import type { KeyListing } from '../../src/protocol';
 import type { Actor } from '../../src/server/http/actor';
 import { LOCALES, l10nFor } from '../../src/server/dashboard/i18n';
-import { type KeysPage, badgesOf, keysCaption, keysPageOf, lastDays, usageByKey, visibleKeys } from '../../src/server/dashboard/keyRows';
+import {
+  type KeysPage,
+  badgesOf,
+  inRollOverlap,
+  keysCaption,
+  keysPageOf,
+  lastDays,
+  usageByKey,
+  visibleKeys,
+} from '../../src/server/dashboard/keyRows';
 import type { ApiKey } from '../../src/server/storage/stores';
 
 const DAY = 86_400_000;
@@ -25,6 +34,20 @@ const key = (k: Partial<KeyListing>): Pick<KeyListing, 'created_at' | 'expires_a
 });
 
 describe('dashboard key rows', () => {
+  it('in a roll overlap: a key another was rolled from, until it is revoked or expires', () => {
+    const k = (id: string, more: Partial<KeyListing> = {}): KeyListing =>
+      ({ id, rolled_from: null, revoked_at: null, expires_at: null, ...more }) as KeyListing;
+    const keys = [
+      k('old', { expires_at: iso(NOW + 3_600_000) }),
+      k('new', { rolled_from: 'old' }),
+      k('gone', { expires_at: iso(NOW) }),
+      k('after-gone', { rolled_from: 'gone' }),
+      k('revoked', { revoked_at: iso(NOW - 1) }),
+      k('after-revoked', { rolled_from: 'revoked' }),
+      k('alone'),
+    ];
+    assert.deepEqual([...inRollOverlap(keys, NOW)], ['old']);
+  });
   it('idle: at exactly 90 days unused, not a millisecond before', () => {
     assert.deepEqual(badgesOf(key({ last_used_at: iso(NOW - 90 * DAY) }), NOW), ['idle']);
     assert.deepEqual(badgesOf(key({ last_used_at: iso(NOW - 90 * DAY + 1) }), NOW), []);

@@ -62,6 +62,14 @@ export function visibleKeys(keys: readonly KeyListing[], actor: Actor, now: numb
     .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
 }
 
+/** The keys in a roll's overlap: replaced by a roll (another key was rolled from them), and neither revoked nor expired. */
+export function inRollOverlap(keys: readonly KeyListing[], now: number): Set<string> {
+  const replaced = new Set(keys.map((k) => k.rolled_from).filter((id): id is string => id !== null));
+  return new Set(
+    keys.filter((k) => replaced.has(k.id) && !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= now)).map((k) => k.id),
+  );
+}
+
 /** Rows of the keys table on one page: the page renders fast and reads well with 10,000 keys. */
 const KEYS_PER_PAGE = 100;
 

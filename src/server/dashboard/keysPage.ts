@@ -9,7 +9,7 @@ import type { AuthedReq, DashReq } from './context';
 import { type TypedConfirm, confirmDialog } from './confirmTyped';
 import { type Html, html } from './html';
 import { newToken } from './identity';
-import { badgesOf, keysCaption, keysPageOf, lastDays, usageByKey, visibleKeys, type Badge, type KeysPage } from './keyRows';
+import { badgesOf, inRollOverlap, keysCaption, keysPageOf, lastDays, usageByKey, visibleKeys, type Badge, type KeysPage } from './keyRows';
 import { csrfField } from './layout';
 import { sendPage } from './respond';
 import { sparkline } from './sparkline';
@@ -65,6 +65,7 @@ function row(
   days: readonly string[],
   projectNames: ReadonlyMap<string, string>,
   people: ReadonlyMap<string, string>,
+  rolling = false,
 ): Html {
   const { l10n } = r;
   const series = usage ?? days.map(() => 0);
@@ -91,6 +92,7 @@ function row(
     <td>${badges.map((b) => html`<span class="badge badge-${b}">${badgeText(r, b)}</span> `)}</td>
     <td class="actions">
       ${badges.includes('expired') ? '' : html`<a href="/dashboard/keys/${k.id}/roll">${l10n.t('Roll')}<span class="sr-only"> ${k.name}</span></a>`}
+      ${rolling ? html`<a href="/dashboard/keys/${k.id}/watch">${l10n.t('Watch')}<span class="sr-only"> ${k.name} ${k.hint}</span></a>` : ''}
       <a
         href="/dashboard/keys/${k.id}/revoke"
         class="revoke"
@@ -195,6 +197,7 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
   ]);
   const keys = visibleKeys(all, r.who.actor, now);
   const usage = usageByKey(rollup, days);
+  const rolling = inRollOverlap(all, now);
   const names = new Map(projects.map((p) => [p.id, p.name]));
   const whose = new Map(people.map((p) => [p.id, p.display_name || p.email]));
   const at = keysPageOf(keys.length, r.url.searchParams.get('page'));
@@ -220,7 +223,7 @@ export async function keysPage(r: AuthedReq, state?: CreateFormState, status = 2
             </tr>
           </thead>
           <tbody>
-            ${keys.slice(at.from, at.to).map((k) => row(r, k, usage.get(k.id), now, days, names, whose))}
+            ${keys.slice(at.from, at.to).map((k) => row(r, k, usage.get(k.id), now, days, names, whose, rolling.has(k.id)))}
           </tbody>
         </table>
         ${pager(r, at)}`
