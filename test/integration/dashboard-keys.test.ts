@@ -213,7 +213,11 @@ describe('dashboard: the API keys page (Chromium)', function () {
       expires_at: string;
     }>;
     const day = (iso: string): string => new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(iso));
-    const detailsOf = (k: (typeof listed)[number]): string => `Hint ${k.hint}, created ${day(k.created_at)}, expires ${day(k.expires_at)}.`;
+    // The old key expires at the end of the 24-hour overlap: within 48 hours, so with its time (UTC).
+    const time = (iso: string): string =>
+      `${new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso))} UTC`;
+    const expiry = (k: (typeof listed)[number]): string => (k.id === oldId ? time(k.expires_at) : day(k.expires_at));
+    const detailsOf = (k: (typeof listed)[number]): string => `Hint ${k.hint}, created ${day(k.created_at)}, expires ${expiry(k)}.`;
     const both = listed.filter((k) => k.name === 'rotating');
     assert.equal(both.length, 2);
     assert.notEqual(detailsOf(both[0]!), detailsOf(both[1]!));
@@ -223,6 +227,7 @@ describe('dashboard: the API keys page (Chromium)', function () {
     for (let i = 0; i < 2; i++) {
       const row = rows.nth(i);
       const hint = await row.locator('code').innerText();
+      assert.ok((await row.innerText()).includes(expiry(both.find((k) => k.hint === hint)!)), 'the table shows the same expiry');
       await row.getByRole('link', { name: 'Revoke rotating' }).click();
       const dialog = owner.getByRole('dialog', { name: 'Revoke key' });
       assert.equal(await dialog.locator('#revoke-details').innerText(), detailsOf(both.find((k) => k.hint === hint)!));

@@ -68,6 +68,7 @@ describe('dashboard: the Sessions and Audit log pages (Chromium)', function () {
     await Promise.all([page.waitForURL(/id=/), page.locator('#session-id').press('Enter')]);
     assert.equal(await page.locator('#session-detail-title').innerText(), `Sitzung ${memberSession}`);
     assert.match(await page.locator('dl.record').innerText(), /Mark laptop/);
+    assert.match(await page.locator('dl.record').innerText(), /\d{1,2}:\d{2} UTC/, 'its times said to be UTC');
     assert.deepEqual(await axeViolations(page), []);
     assert.deepEqual(csp, []);
     await context.close();
@@ -128,6 +129,7 @@ describe('dashboard: the Sessions and Audit log pages (Chromium)', function () {
     const rows = page.locator('main table tbody tr');
     assert.equal(await rows.count(), 1);
     assert.match(await rows.first().innerText(), new RegExp(`person:${owner.id}`));
+    assert.match(await rows.first().innerText(), /\d{1,2}:\d{2}( [AP]M)? UTC/, 'its time said to be UTC');
 
     const csv = await page.request.get(`${server.url}/dashboard/audit/export?action=session.ended&format=csv`);
     assert.equal(csv.status(), 200);

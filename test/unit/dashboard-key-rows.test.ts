@@ -11,6 +11,7 @@ import type { KeyListing } from '../../src/protocol';
 import type { Actor } from '../../src/server/http/actor';
 import { LOCALES, l10nFor } from '../../src/server/dashboard/i18n';
 import {
+  expiryText,
   type KeysPage,
   badgesOf,
   inRollOverlap,
@@ -34,6 +35,14 @@ const key = (k: Partial<KeyListing>): Pick<KeyListing, 'created_at' | 'expires_a
 });
 
 describe('dashboard key rows', () => {
+  it('times are said to be UTC in every language; an expiry within 48 hours has its time of day', () => {
+    for (const lang of LOCALES) assert.match(l10nFor(lang).dateTime('2026-11-29T12:39:00Z'), /12:39.* UTC$|12:39 PM UTC$/, lang);
+    const en = l10nFor('en');
+    assert.equal(expiryText(en, iso(NOW + 3_600_000), NOW), 'Nov 28, 2026, 9:00 AM UTC');
+    assert.equal(expiryText(en, iso(NOW + 48 * 3_600_000), NOW), 'Nov 30, 2026, 8:00 AM UTC');
+    assert.equal(expiryText(en, iso(NOW + 48 * 3_600_000 + 1), NOW), 'Nov 30, 2026');
+    assert.equal(expiryText(en, iso(NOW - 1), NOW), 'Nov 28, 2026', 'an expired key: its date');
+  });
   it('in a roll overlap: a key another was rolled from, until it is revoked or expires', () => {
     const k = (id: string, more: Partial<KeyListing> = {}): KeyListing =>
       ({ id, rolled_from: null, revoked_at: null, expires_at: null, ...more }) as KeyListing;

@@ -42,6 +42,8 @@ export class L10n {
   private readonly bundle: Record<string, string>;
   private readonly dateFmt: Intl.DateTimeFormat;
   private readonly dayFmt: Intl.DateTimeFormat;
+  /** "UTC" as the language writes it (Intl's own name of the zone), after each time shown. */
+  private readonly zone: string;
   private readonly numFmt: Intl.NumberFormat;
   private readonly plural: Intl.PluralRules;
 
@@ -49,6 +51,9 @@ export class L10n {
     this.bundle = BUNDLES[locale];
     this.dateFmt = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
     this.dayFmt = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
+    this.zone =
+      new Intl.DateTimeFormat(locale, { timeZone: 'UTC', timeZoneName: 'short' }).formatToParts(0).find((p) => p.type === 'timeZoneName')
+        ?.value ?? 'UTC';
     this.numFmt = new Intl.NumberFormat(locale);
     this.plural = new Intl.PluralRules(locale);
   }
@@ -61,9 +66,9 @@ export class L10n {
     });
   }
 
-  /** A time (ISO) as a date and time, UTC. */
+  /** A time (ISO) as a date and time, UTC, said ("Nov 29, 2026, 12:39 PM UTC"): correct without script, whatever the browser's zone. */
   dateTime(iso: string): string {
-    return this.dateFmt.format(new Date(iso));
+    return `${this.dateFmt.format(new Date(iso))} ${this.zone}`;
   }
 
   /** A time (ISO) as a date, UTC. */

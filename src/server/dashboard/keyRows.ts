@@ -30,6 +30,15 @@ export function badgesOf(k: Pick<KeyListing, 'created_at' | 'expires_at' | 'last
   return out;
 }
 
+/** An expiry within this many hours is shown with its time of day (a roll's overlap of 1 or 24 hours). */
+const EXPIRY_TIME_HOURS = 48;
+
+/** A key's expiry as the pages show it: the date, or the date and time (UTC) when it is within the next 48 hours. */
+export function expiryText(l10n: L10n, expiresAt: string, now: number): string {
+  const left = Date.parse(expiresAt) - now;
+  return left > 0 && left <= EXPIRY_TIME_HOURS * 3_600_000 ? l10n.dateTime(expiresAt) : l10n.date(expiresAt);
+}
+
 /** The last 7 UTC days, oldest first (YYYY-MM-DD). */
 export function lastDays(now: number, n = 7): string[] {
   const out: string[] = [];

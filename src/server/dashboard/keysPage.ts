@@ -9,7 +9,18 @@ import type { AuthedReq, DashReq } from './context';
 import { type TypedConfirm, confirmDialog } from './confirmTyped';
 import { type Html, html } from './html';
 import { newToken } from './identity';
-import { badgesOf, inRollOverlap, keysCaption, keysPageOf, lastDays, usageByKey, visibleKeys, type Badge, type KeysPage } from './keyRows';
+import {
+  badgesOf,
+  expiryText,
+  inRollOverlap,
+  keysCaption,
+  keysPageOf,
+  lastDays,
+  usageByKey,
+  visibleKeys,
+  type Badge,
+  type KeysPage,
+} from './keyRows';
 import { csrfField } from './layout';
 import { sendPage } from './respond';
 import { sparkline } from './sparkline';
@@ -81,7 +92,7 @@ function row(
     <td>${k.permissions.map((p) => permissionText(r, p)).join(', ')}</td>
     <td><code>${k.hint}</code></td>
     <td>${l10n.date(k.created_at)}</td>
-    <td>${k.expires_at ? l10n.date(k.expires_at) : l10n.t('never')}</td>
+    <td>${k.expires_at ? expiryText(l10n, k.expires_at, now) : l10n.t('never')}</td>
     <td>${k.last_used_at ? l10n.dateTime(k.last_used_at) : '—'}</td>
     <td>
       ${sparkline(
@@ -151,7 +162,7 @@ ${EXPIRY_CHOICES.map((d) => html`<option value="${d}" ${expiry === d ? html` sel
 export function revokeDetails(r: DashReq, k: Pick<KeyListing, 'hint' | 'created_at' | 'expires_at'>): string {
   const { l10n } = r;
   return k.expires_at
-    ? l10n.t('Hint {0}, created {1}, expires {2}.', k.hint, l10n.date(k.created_at), l10n.date(k.expires_at))
+    ? l10n.t('Hint {0}, created {1}, expires {2}.', k.hint, l10n.date(k.created_at), expiryText(l10n, k.expires_at, r.ctx.now()))
     : l10n.t('Hint {0}, created {1}, never expires.', k.hint, l10n.date(k.created_at));
 }
 

@@ -32,7 +32,9 @@ const DASHES: number[][] = [[], [6, 3], [2, 2], [8, 3, 2, 3], [1, 3], [10, 4]];
 function axisFormat(data: ChartData): (self: uPlot, splits: number[]) => string[] {
   const f = new Intl.DateTimeFormat(
     data.locale,
-    data.unit === 'hour' ? { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' } : { day: 'numeric', month: 'short', timeZone: 'UTC' },
+    data.unit === 'hour'
+      ? { hour: '2-digit', minute: '2-digit', timeZoneName: 'short', timeZone: 'UTC' }
+      : { day: 'numeric', month: 'short', timeZone: 'UTC' },
   );
   return (_self, splits) => splits.map((s) => f.format(new Date(s * 1000)));
 }
