@@ -7,6 +7,7 @@
  */
 import uPlot from 'uplot';
 import type { ChartData } from '../usageModel';
+import { timeAxis } from './chartAxis';
 
 interface Box {
   getAttribute(name: string): string | null;
@@ -29,16 +30,6 @@ declare const console: { error(...args: unknown[]): void };
 const COLOURS = ['#1f5fa8', '#b3471b', '#2e7d32', '#7b3fa0', '#8a6d00', '#4a4a4a', '#c2185b', '#00796b'];
 const DASHES: number[][] = [[], [6, 3], [2, 2], [8, 3, 2, 3], [1, 3], [10, 4]];
 
-function axisFormat(data: ChartData): (self: uPlot, splits: number[]) => string[] {
-  const f = new Intl.DateTimeFormat(
-    data.locale,
-    data.unit === 'hour'
-      ? { hour: '2-digit', minute: '2-digit', timeZoneName: 'short', timeZone: 'UTC' }
-      : { day: 'numeric', month: 'short', timeZone: 'UTC' },
-  );
-  return (_self, splits) => splits.map((s) => f.format(new Date(s * 1000)));
-}
-
 function options(data: ChartData, width: number): uPlot.Options {
   const nf = new Intl.NumberFormat(data.locale);
   return {
@@ -50,7 +41,7 @@ function options(data: ChartData, width: number): uPlot.Options {
     legend: { live: false },
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-    axes: [{ values: axisFormat(data) }, { values: (_u, splits) => splits.map((v) => nf.format(v)) }],
+    axes: [timeAxis(data), { values: (_u, splits) => splits.map((v) => nf.format(v)) }],
     series: [
       {},
       ...data.series.map((s, i) => ({
