@@ -13,6 +13,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { CapturePageServer, type PageRequest } from '../../src/audio/browser/pageServer';
 import { ENGLISH_PAGE_STRINGS } from '../../src/audio/browser/pageAssets';
+import { PageMicrophoneError } from '../../src/audio/browser/pageMicrophone';
 import { waitFor } from '../helpers/wait';
 import { wavOf } from '../../src/shared/wavFile';
 
@@ -217,6 +218,56 @@ describe('capture page in Chromium (fake microphone)', function () {
       await server.close();
       await waitFor(async () => (await last()).join() === 'speechmike simple 0,powermic3 pm3 0', 10000, 'off once the page is closed');
       assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+});
+
+describe('capture page in Chromium without a microphone', function () {
+  this.timeout(60000);
+  let browser: Browser | undefined;
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) return this.skip();
+    // No fake device: Chromium finds no microphone here (getUserMedia fails with NotFoundError).
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--use-fake-ui-for-media-stream'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it("the page says so, and its report reaches the server as the source's error while recording (no pause request)", async () => {
+    const server = new CapturePageServer();
+    await server.listen();
+    server.configure({ mode: 'toggle', key: 'Space', lang: 'en', strings: ENGLISH_PAGE_STRINGS });
+    const errors: Error[] = [];
+    const requests: PageRequest[] = [];
+    const pages: string[] = [];
+    server.on('error', (e) => errors.push(e));
+    server.on('request', (r) => requests.push(r));
+    server.on('page', (p) => pages.push(p));
+    const page = await browser!.newPage();
+    try {
+      await page.goto(server.newPageUrl());
+      await waitFor(() => pages.includes('connected'), 10000, 'the page connected');
+      server.setState('recording');
+      server.start();
+      await waitFor(() => errors.length > 0, 15000, "the page's report");
+      const e = errors[0]!;
+      assert.ok(e instanceof PageMicrophoneError, String(e));
+      assert.equal(e.problem, 'notFound', e.message);
+      assert.match((await page.textContent('#error')) ?? '', /The browser did not give the microphone/);
+      // The run's end stops the capture: the page has said it has nothing more to send, so the stop is not held.
+      const t0 = Date.now();
+      await server.stop();
+      assert.ok(Date.now() - t0 < 900, `stop took ${Date.now() - t0} ms`);
+      assert.deepEqual(requests, []);
     } finally {
       await page.close();
       await server.close();

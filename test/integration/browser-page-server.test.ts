@@ -11,6 +11,9 @@ import WebSocket from 'ws';
 import { CapturePageServer, PAGE_CLOSE } from '../../src/audio/browser/pageServer';
 import { BUTTON_BITS, ButtonRouter, buttonMap } from '../../src/audio/browser/dictationButtons';
 import { ledTable } from '../../src/audio/browser/dictationLeds';
+import { PageMicrophoneError } from '../../src/audio/browser/pageMicrophone';
+import { SilenceDetector } from '../../src/audio/silence';
+import { wireCapture, type CaptureRun } from '../../src/extension/run/runCapture';
 import { WriterRun } from '../helpers/writerRun';
 import { rawRequest } from '../helpers/hostile';
 import { waitFor } from '../helpers/wait';
@@ -241,6 +244,64 @@ describe('capture page server (real sockets)', function () {
     for (let i = 0; i < 1000; i++) ws.send(frame(2, i));
     assert.equal(await closed(ws), PAGE_CLOSE.policy);
     assert.equal(audio.length, 0);
+  });
+
+  it("the page's report that the browser gave no microphone fails the run's source: the run is told, the user is told why, the run ends", async () => {
+    const { ws } = await openPage();
+    const told: Array<[string, unknown]> = [];
+    const run = {
+      id: 1,
+      settings: { recorder: 'sox', sampleRate: 16000 },
+      source: { kind: 'microphone', browser: server },
+      session: { sendAudio: () => undefined },
+      silence: new SilenceDetector({ sampleRate: 16000 }),
+      log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+      status: { level: () => undefined, update: () => undefined },
+      notifications: { recorderFailed: (e: Error) => told.push(['notify', e]), microphoneMuted: () => undefined },
+      audio: () => undefined,
+      isEnding: () => told.some(([k]) => k === 'end'),
+      end: (reason: string) => {
+        told.push(['end', reason]);
+        void server.stop();
+      },
+      fileDone: () => undefined,
+      recorderFailed: (e: Error) => told.push(['failed', e]),
+      fatalFile: () => undefined,
+    } as unknown as CaptureRun;
+    const wired = wireCapture(server, run);
+    // Out of a run (Start clicked in the page while not recording), the page shows it itself: nothing fails.
+    ws.send(JSON.stringify({ t: 'microphone', error: 'NotFoundError', message: 'Requested device not found' }));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(told, []);
+    server.start();
+    // As the page sends it once getUserMedia has failed: the report, then that it has nothing more to send.
+    ws.send(JSON.stringify({ t: 'microphone', error: 'NotFoundError', message: 'Requested device not found' }));
+    ws.send(JSON.stringify({ t: 'paused' }));
+    await waitFor(() => told.length === 3, 5000, 'the run told');
+    const e = told[0]![1] as Error;
+    assert.ok(e instanceof PageMicrophoneError);
+    assert.equal(e.problem, 'notFound');
+    assert.equal(e.domName, 'NotFoundError');
+    assert.equal(e.detail, 'Requested device not found');
+    assert.equal(e.origin, `http://127.0.0.1:${port}`, "the page's origin: whose site permission applies");
+    assert.deepEqual(told, [
+      ['failed', e],
+      ['notify', e],
+      ['end', 'the browser gave the capture page no microphone'],
+    ]);
+    for (const d of wired) d.dispose();
+    assert.equal(ws.readyState, WebSocket.OPEN, 'the page stays: its Start tries again');
+    assert.deepEqual(refused, []);
+  });
+
+  it('a microphone report that is not one closes the socket', async () => {
+    const { ws } = await openPage();
+    const errors: Error[] = [];
+    server.on('error', (e) => errors.push(e));
+    server.start();
+    ws.send(JSON.stringify({ t: 'microphone', error: '<script>', message: 'x' }));
+    assert.equal(await closed(ws), PAGE_CLOSE.policy);
+    assert.deepEqual(errors, []);
   });
 
   it('a newer page takes over without pausing; requests come through', async () => {

@@ -149,7 +149,8 @@ button { font-size: 1rem; padding: .5rem 1rem; }
 /**
  * The page's script: the microphone through the worklet, the socket (audio as binary messages of at most
  * 100 ms; `{"t":"paused"}` after the last audio of a recording; `{"t":"request","action":…}` for the
- * buttons and the push-to-talk key; `{"t":"buttons","mask":…}` for a dictation microphone's), and what
+ * buttons and the push-to-talk key; `{"t":"buttons","mask":…}` for a dictation microphone's;
+ * `{"t":"microphone","error":…,"message":…}` when the browser gives no microphone), and what
  * the server says (`{"t":"capture","on":…}` to record or not, `{"t":"state",…}` for the display and the
  * dictation microphones' record LED).
  */
@@ -186,6 +187,12 @@ export const APP_JS = String.raw`'use strict';
   async function openMicrophone() {
     if (stream) return true;
     try {
+      // Outside a secure context (http on another host than localhost) the browser has no mediaDevices.
+      if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+        const e = new Error('the page is not a secure context (https or localhost), so the browser offers no microphone');
+        e.name = 'InsecureContextError';
+        throw e;
+      }
       stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: false } });
       ctx = new AudioContext();
       await ctx.audioWorklet.addModule('worklet.js');
@@ -204,7 +211,11 @@ export const APP_JS = String.raw`'use strict';
       }
       return true;
     } catch (e) {
-      showError(s.micRefused.replace('{0}', e && e.message ? e.message : String(e)));
+      const message = e && e.message ? String(e.message) : String(e);
+      showError(s.micRefused.replace('{0}', message));
+      // VS Code tells the user too, and ends the run (nothing can be recorded).
+      send({ t: 'microphone', error: e && e.name ? String(e.name) : 'Error', message: message.slice(0, 200) });
+      closeMicrophone();
       return false;
     }
   }
@@ -220,7 +231,8 @@ export const APP_JS = String.raw`'use strict';
     if (on && ptt && !held) on = false;
     wantRecording = on;
     if (on && !recording) {
-      if (!(await openMicrophone()) || !wantRecording) { if (!wantRecording) return; send({ t: 'paused' }); request('pause'); return; }
+      // No microphone: the page has said why (the run ends); it has nothing more to send.
+      if (!(await openMicrophone()) || !wantRecording) { if (!wantRecording) return; send({ t: 'paused' }); return; }
       recording = true;
       node.port.postMessage('record');
     } else if (!on && recording) {

@@ -2,7 +2,8 @@
  * The capture page's server: loopback only, on a free port. It serves the page at an address carrying a
  * single-use token that expires, and takes the page's WebSocket (its own single-use token, its own
  * origin, a loopback `Host` or the one the page's external address names) as an audio source shaped like
- * the recorder (`start()`, `stop()`, `data` and `error` events): 16 kHz mono s16le, 100 ms frames.
+ * the recorder (`start()`, `stop()`, `data` and `error` events): 16 kHz mono s16le, 100 ms frames. The
+ * page's report that the browser gave no microphone is, while recording, the source's `error`.
  * Whatever breaks a rule is refused before it can produce audio: a wrong, reused or expired token,
  * another origin, a rebound host name, an oversized frame, a flood (the socket is closed).
  */
@@ -17,6 +18,7 @@ import { bytesPerSecond } from '../../protocol/config';
 import { PcmFramer } from '../framer';
 import { APP_JS, ENGLISH_PAGE_STRINGS, PAGE_CSS, PAGE_HEADERS, pageHtml, type PageStrings } from './pageAssets';
 import { WORKLET_JS } from './pageWorklet';
+import { PageMicrophoneError, parseMicrophoneReport } from './pageMicrophone';
 import { ledTable } from './dictationLeds';
 import { MAX_CONTROL_BYTES, MAX_FRAME_BYTES, PageRate, PeerPolicy, TokenStore, frameProblem, type Clock } from './pageSecurity';
 
@@ -36,6 +38,7 @@ export type PageRequest = 'start' | 'pause' | 'stop';
 interface PageServerEvents {
   /** 100 ms of 16 kHz mono s16le (shorter only for the last audio before a pause). */
   data: Buffer;
+  /** While recording: the browser gave the page no microphone (a `PageMicrophoneError`). */
   error: Error;
   /** A page connected, or the connected page went away (closed, reloaded, cut). */
   page: 'connected' | 'closed';
@@ -80,6 +83,8 @@ export class CapturePageServer {
   private readonly wss: WebSocketServer;
   private policy: PeerPolicy | undefined;
   private page: WebSocket | undefined;
+  /** The origin of the connected page (whose site permission gives it the microphone). */
+  private pageOrigin: string | undefined;
   private framer = new PcmFramer();
   private capturing = false;
   private draining: (() => void) | undefined;
@@ -270,12 +275,14 @@ export class CapturePageServer {
     if (url.pathname !== `${PAGE_PREFIX}ws`) return deny(404, 'a socket at another path');
     if (!this.socketTokens.consume(url.searchParams.get('s') ?? undefined))
       return deny(403, 'a socket with a wrong, used or expired token');
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws));
+    const origin = req.headers.origin;
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, origin));
   }
 
-  private attach(ws: WebSocket): void {
+  private attach(ws: WebSocket, origin: string | undefined): void {
     const previous = this.page;
     this.page = ws;
+    this.pageOrigin = origin;
     if (previous) {
       this.replaced.add(previous);
       previous.close(PAGE_CLOSE.replaced, 'another page took over');
@@ -341,6 +348,14 @@ export class CapturePageServer {
       const mask = (m as { mask?: unknown }).mask;
       if (typeof mask === 'number' && Number.isInteger(mask) && mask >= 0 && mask <= 0x7fffffff) this.emitter.emit('buttons', mask);
       else cut(PAGE_CLOSE.policy, 'a button mask that is not one');
+    } else if (t === 'microphone') {
+      const report = parseMicrophoneReport(m);
+      if (!report) return cut(PAGE_CLOSE.policy, 'a microphone report that is not one');
+      this.logger.warn(
+        `capture page: the browser gave no microphone (${report.name}: ${report.message})${this.capturing ? '' : ' while not recording'}`,
+      );
+      // The run's source failed; out of a run (Start clicked in the page), the page shows it itself.
+      if (this.capturing) this.emitter.emit('error', new PageMicrophoneError(report.name, report.message, this.pageOrigin));
     } else if (t === 'request') {
       const action = (m as { action?: unknown }).action;
       if (action === 'start' || action === 'pause' || action === 'stop') this.emitter.emit('request', action);

@@ -14,7 +14,7 @@ import type { DictatedChunks, DictationSetup } from '../editor/dictatedChunks';
 import { DictationRun } from './dictationRun';
 import type { LiveAudioSource } from '../../audio/capture';
 import type { RunOutcome, RunServices } from './runTypes';
-import type { RunSource } from './runCapture';
+import { sourceForLog, type RunSource } from './runCapture';
 import type { FieldWarnings } from '../templates/fieldWarnings';
 import type { Log } from '../log';
 import { LastSentence } from '../editor/lastSentence';
@@ -25,6 +25,7 @@ import type { DicteeSettings } from '../settingsMap';
 import type { StatusBar } from '../ui/statusBar';
 import type { DictationState } from '../ui/statusText';
 import type { ProofreadingServices } from '../proofreading/runHooks';
+import { sourceFailedCause } from './errorText';
 import { docName, pickTarget, type DictationTarget } from './target';
 import type { TemplateStore } from '../templates/templateStore';
 
@@ -216,7 +217,7 @@ export class DictationController implements vscode.Disposable {
     this.setState('connecting');
     // Never the document's name or the file's: the log carries ids, counts and timings only.
     run.log.info(
-      `run ${run.id}: dictating from ${source.kind === 'file' ? `an audio file${source.seconds ? ` (${source.seconds.toFixed(1)} s)` : ''}` : 'the microphone'} at offset ${target.anchor}${target.selectionLength ? ` (replacing a ${target.selectionLength}-character selection)` : ''}; service ${settings.serverUrl}, key ${redactKey(key)}, ${settings.language}${settings.languageAuto ? ' (auto)' : ''}/${settings.specialty}/${settings.preset}, ${settings.sampleRate} Hz, recorder ${settings.recorder}${settings.device ? ` device ${settings.device}` : ''}; dictation grammar ${dictation ? 'on' : 'off'}`,
+      `run ${run.id}: dictating from ${source.kind === 'file' ? `an audio file${source.seconds ? ` (${source.seconds.toFixed(1)} s)` : ''}` : 'the microphone'} at offset ${target.anchor}${target.selectionLength ? ` (replacing a ${target.selectionLength}-character selection)` : ''}; service ${settings.serverUrl}, key ${redactKey(key)}, ${settings.language}${settings.languageAuto ? ' (auto)' : ''}/${settings.specialty}/${settings.preset}, ${settings.sampleRate} Hz, ${sourceForLog(source, settings)}; dictation grammar ${dictation ? 'on' : 'off'}`,
     );
     await run.start();
     return run;
@@ -340,7 +341,7 @@ export class DictationController implements vscode.Disposable {
 
   ended(run: DictationRun, { fatal, recorderFailed, wasConnected }: RunOutcome): void {
     if (this.run === run) this.run = undefined;
-    let told = recorderFailed ? vscode.l10n.t('the recorder failed.') : undefined;
+    let told = recorderFailed ? sourceFailedCause(vscode.l10n, recorderFailed) : undefined;
     if (fatal) {
       // A file is not started again by "Retry": its first part may already be in the document.
       const retry = run.source.kind === 'microphone' ? () => void this.start() : undefined;
@@ -348,7 +349,7 @@ export class DictationController implements vscode.Disposable {
       // The status says the cause, as the notification does (not "stopped after an error" twice).
       told = this.notifications.runFailed(fatal, ctx, run.key, retry);
     }
-    this.status.update({ reconnecting: false, retryInS: undefined, muted: false, error: told });
+    this.status.update({ reconnecting: false, retryInS: undefined, muted: false, noAudio: false, error: told });
     this.setState('idle');
     if (run.dictation) this.fields.runEnded(run.document);
   }

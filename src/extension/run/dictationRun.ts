@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { MicrophoneCapture, firstAudio, type LiveAudioSource } from '../../audio/capture';
 import { AudioFileSource } from '../../audio/fileSource';
 import { SilenceDetector } from '../../audio/silence';
+import { NoAudioWatch, type NoAudioEvent } from '../../audio/noAudio';
 import type { DictationError } from '../../client/errors';
 import { TypedEmitter, type Disposable } from '../../shared/events';
 import { DictationSession, sessionLogPrefix, type StopResult } from '../../client/session';
@@ -41,6 +42,12 @@ const STOP_EXTRA_S = 5 + DEFAULT_STOP_MAX_WAIT_MS / 1000 + 10;
  * recorder that delivers nothing for that long is stuck; the muted-microphone warning covers a silent one).
  */
 const RESUME_FIRST_AUDIO_MS = 5000;
+/**
+ * How long a live run may go without a single frame from its source, after it starts or resumes, before
+ * the user is told (once a run): the recorder's first audio comes within a second or two; the capture page
+ * may first have to open in the browser and be given the microphone.
+ */
+const NO_AUDIO_MS = { recorder: 5000, page: 15000 } as const;
 /** Seconds of a file's audio that may wait unsent (in the session or the socket) before decoding pauses. */
 const FILE_AHEAD_S = 2;
 
@@ -54,6 +61,8 @@ export class DictationRun {
   /** The target document, through the editor's port (what the writer sees of VS Code). */
   private readonly target: VscodeDocument;
   private readonly silence: SilenceDetector;
+  /** Told when no frame at all comes from a live source (undefined for a file). */
+  private readonly noAudio: NoAudioWatch | undefined;
   private wasConnected = false;
   private fileDone = false;
   private readonly disposables: vscode.Disposable[] = [];
@@ -109,6 +118,14 @@ export class DictationRun {
           }));
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
+    if (source.kind === 'microphone') {
+      const watch = new NoAudioWatch(source.browser ? NO_AUDIO_MS.page : NO_AUDIO_MS.recorder, (e) => this.noAudioEvent(e));
+      this.noAudio = watch;
+      this.disposables.push(
+        this.capture.on('data', () => watch.delivered()),
+        { dispose: () => watch.disarm() },
+      );
+    }
     this.disposables.push(this.writer, this.target, ...this.wireSession(), ...wireCapture(this.capture, this.captureRun()));
     const proof = proofreadingFor(services.proofreading, {
       id,
@@ -169,6 +186,8 @@ export class DictationRun {
       await this.end('the recorder could not be started');
       return;
     }
+    // With push-to-talk the page pauses the run at once; its audio is awaited from the first key press.
+    if (!(this.source.kind === 'microphone' && this.source.browser && this.settings.mode === 'pushToTalk')) this.noAudio?.arm();
     this.session.start().catch(() => {
       /* reported through the session's `error` event and its `failed` state */
     });
@@ -176,6 +195,7 @@ export class DictationRun {
 
   /** The microphone is off while paused; what the recorder delivers before it exits is sent before `control pause`. */
   async pause(): Promise<void> {
+    this.noAudio?.disarm();
     await this.capture.stop();
     this.session.pause();
     this.silence.reset();
@@ -194,6 +214,7 @@ export class DictationRun {
       return false;
     }
     if (this.capture instanceof AudioFileSource) return true;
+    this.noAudio?.arm();
     const t0 = Date.now();
     const delivered = await firstAudio(this.capture, RESUME_FIRST_AUDIO_MS);
     this.log.info(
@@ -228,6 +249,7 @@ export class DictationRun {
 
   private async finish(reason: string): Promise<void> {
     this.log.info(`run ${this.id}: ending (${reason})`);
+    this.noAudio?.disarm();
     this.events.emit('ending', undefined);
     await this.capture.stop().catch((e: unknown) => this.log.error(`could not stop the recorder: ${errorMessage(e)}`));
     // Bounded: a service that never comes back must not keep the run in "stopping" for ever.
@@ -361,6 +383,23 @@ export class DictationRun {
         if (s === 'stopped' || s === 'failed') void this.end(s === 'failed' ? 'the session failed' : 'the session stopped');
       }),
     ];
+  }
+
+  /** No frame at all from the live source: the status says so, and the user is told once a run. */
+  private noAudioEvent(e: NoAudioEvent): void {
+    if (this.isEnding) return;
+    const page = this.source.kind === 'microphone' && this.source.browser !== undefined;
+    if (e.kind === 'back') {
+      this.log.info(`run ${this.id}: audio arrives again`);
+      this.services.status.update({ noAudio: false });
+      return;
+    }
+    const seconds = Math.round(e.afterMs / 1000);
+    this.log.warn(
+      `run ${this.id}: no audio at all from ${page ? 'the capture page' : `the recorder ${this.settings.recorder}`} ${seconds} s after it started or resumed${e.first ? '' : ' (told already)'}`,
+    );
+    this.services.status.update({ noAudio: true });
+    if (e.first) this.services.notifications.noAudio(page ? { page: true } : { page: false, recorder: this.settings.recorder }, seconds);
   }
 
   /** A file run cannot read its file: the error is logged (without the file name) and the user told, with SoX's words. */

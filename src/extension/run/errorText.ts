@@ -6,6 +6,7 @@
 import { type DictationError, initErrorCause, recogniserUnavailable } from '../../client/errors';
 import { DEFAULT_SAMPLE_RATE, LANGUAGES, type Language } from '../../protocol/config';
 import type { L10n } from '../l10nText';
+import { PageMicrophoneError } from '../../audio/browser/pageMicrophone';
 import { settingForField } from '../settingsMap';
 import { languageName } from '../ui/statusText';
 
@@ -220,4 +221,90 @@ export function warningSentence(l10n: L10n, text: string): string {
     return l10n.t('Dictée: the service could not continue the session; dictation goes on in a new one.');
   }
   return l10n.t('Dictée: something went wrong with the connection to the service, but dictation goes on (details in the log).');
+}
+
+/** What the status bar and the log call a source that gave no audio at all. */
+type SilentSource = { page: true } | { page: false; recorder: string };
+
+/**
+ * The browser gave the capture page no microphone: the notification (why, in a person's words, and what
+ * to do) and the cause the status bar shows until the next run.
+ */
+export function pageMicrophoneText(l10n: L10n, e: PageMicrophoneError): ErrorPresentation & { cause: string } {
+  const site = e.origin ?? l10n.t('this code-server address');
+  const recorder = l10n.t('Where VS Code runs on a desktop with a microphone, you can set "Audio: Source" to "recorder" instead.');
+  const base = { severity: 'error' as const, actions: ['openSettings', 'showLog'] as ErrorAction[], setting: 'dictee.audio.source' };
+  switch (e.problem) {
+    case 'notFound':
+      return {
+        ...base,
+        text: `${l10n.t(
+          'Dictée: the browser found no microphone, so dictation stopped: nothing could be recorded. Plug in a microphone or choose one in the browser, then click Start on the capture page.',
+        )} ${recorder}`,
+        cause: l10n.t('the browser found no microphone.'),
+      };
+    case 'denied':
+      return {
+        ...base,
+        text: `${l10n.t(
+          "Dictée: the browser denied the microphone to the capture page, so dictation stopped. Allow the microphone for {0} in the browser's site permissions, then click Start on the capture page.",
+          site,
+        )} ${recorder}`,
+        cause: l10n.t('the browser denied the microphone (site permission for {0}).', site),
+      };
+    case 'busy':
+      return {
+        ...base,
+        text: l10n.t(
+          'Dictée: the browser could not open the microphone, so dictation stopped: another application may be using it. Close that application or choose another microphone in the browser, then click Start on the capture page.',
+        ),
+        cause: l10n.t('the microphone is in use by another application, or could not be opened.'),
+      };
+    case 'insecure':
+      return {
+        ...base,
+        text: `${l10n.t(
+          'Dictée: the browser gives the microphone only to pages opened over https or on localhost, and {0} is neither, so dictation stopped. Open code-server over https.',
+          site,
+        )} ${recorder}`,
+        cause: l10n.t('the browser gives the microphone only to https or localhost pages.'),
+      };
+    default:
+      return {
+        ...base,
+        text: `${l10n.t(
+          "Dictée: the browser did not give the microphone to the capture page ({0}), so dictation stopped. Check the microphone and the browser's site permissions for {1}, then click Start on the capture page.",
+          e.domName,
+          site,
+        )} ${recorder}`,
+        cause: l10n.t('the browser did not give the microphone ({0}).', e.domName),
+      };
+  }
+}
+
+/** The cause a run's failed source leaves in the status bar (the notification said it at length). */
+export function sourceFailedCause(l10n: L10n, e: Error): string {
+  return e instanceof PageMicrophoneError ? pageMicrophoneText(l10n, e).cause : l10n.t('the recorder failed.');
+}
+
+/** Nothing at all has arrived from the run's source for `seconds` (told once a run). */
+export function noAudioText(l10n: L10n, source: SilentSource, seconds: number): ErrorPresentation {
+  return source.page
+    ? {
+        severity: 'warning',
+        text: l10n.t(
+          'Dictée: no audio has reached VS Code from the capture page for {0} s, so nothing you say is recorded. Check that the capture page is open, that it shows "Recording", and that the browser gives it a microphone.',
+          seconds,
+        ),
+        actions: ['showLog'],
+      }
+    : {
+        severity: 'warning',
+        text: l10n.t(
+          'Dictée: the recorder "{0}" has delivered no audio for {1} s, so nothing you say is recorded. Choose another microphone, or check that no other program holds it.',
+          source.recorder,
+          seconds,
+        ),
+        actions: ['selectMicrophone', 'showLog'],
+      };
 }

@@ -1,16 +1,27 @@
 /**
  * What a dictation run tells the user in notifications: an error that ended it (with its action buttons),
- * a recorder that cannot record, a muted microphone, a warning of the service, a rate-limit wait, the
+ * a recorder that cannot record or a browser that gave the capture page no microphone, a source that
+ * delivers no audio at all, a muted microphone, a warning of the service, a rate-limit wait, the
  * simulated engine, and where the text of a run went when it could not stay in its document. The words
  * of errors come from errorText.ts; keys are scrubbed from everything shown.
  */
 import * as vscode from 'vscode';
 import { installCommands, RecorderMissingError } from '../../audio/capture';
+import { PageMicrophoneError } from '../../audio/browser/pageMicrophone';
 import type { RecorderName } from '../../audio/spawn';
 import { scrubKey, type DictationError } from '../../client/errors';
 import type { Disposable } from '../../shared/events';
 import { openSettingWhereSet } from '../ui/settingScope';
-import { actionLabel, ALL_SETTINGS, type ErrorAction, type ErrorContext, presentError, warningSentence } from './errorText';
+import {
+  actionLabel,
+  ALL_SETTINGS,
+  type ErrorAction,
+  type ErrorContext,
+  noAudioText,
+  pageMicrophoneText,
+  presentError,
+  warningSentence,
+} from './errorText';
 
 const OPEN_SETTINGS = 'workbench.action.openSettings';
 
@@ -68,8 +79,13 @@ export class Notifications {
     return text.replace(/^Dictée\s*:\s*/u, '');
   }
 
-  /** The recorder is missing (with how to install it) or could not record. */
+  /** The recorder is missing (with how to install it) or could not record; or the browser gave the capture page no microphone. */
   recorderFailed(e: Error, recorder: RecorderName): void {
+    if (e instanceof PageMicrophoneError) {
+      const p = pageMicrophoneText(vscode.l10n, e);
+      void this.withActions(p.severity, p.text, p.actions, p.setting);
+      return;
+    }
     if (e instanceof RecorderMissingError) {
       const how = installCommands(recorder);
       void this.withActions(
@@ -91,6 +107,12 @@ export class Notifications {
       vscode.l10n.t('Dictée: the microphone could not be recorded. Choose another microphone, or check that no other program holds it.'),
       ['selectMicrophone', 'showLog'],
     );
+  }
+
+  /** Nothing at all has arrived from the run's source for `seconds` (once a run). */
+  noAudio(source: { page: true } | { page: false; recorder: RecorderName }, seconds: number): void {
+    const p = noAudioText(vscode.l10n, source, seconds);
+    void this.withActions(p.severity, p.text, p.actions, p.setting);
   }
 
   microphoneMuted(): void {

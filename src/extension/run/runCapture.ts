@@ -4,6 +4,7 @@
  * muted-microphone warning; a recorder or a file that fails.
  */
 import type { LiveAudioSource } from '../../audio/capture';
+import { PageMicrophoneError } from '../../audio/browser/pageMicrophone';
 import { AudioFileSource } from '../../audio/fileSource';
 import { LevelMeter } from '../../audio/level';
 import type { SilenceDetector } from '../../audio/silence';
@@ -28,6 +29,13 @@ export type RunSource =
       /** Seconds of the file sent so far. */
       progress(sentSeconds: number): void;
     };
+
+/** The run's source as its log line names it: the capture page, the recorder (and device), or a file. */
+export function sourceForLog(source: RunSource, settings: Pick<DicteeSettings, 'recorder' | 'device'>): string {
+  if (source.kind === 'file') return 'audio from the file';
+  if (source.browser) return 'audio from the capture page in the browser';
+  return `audio from recorder ${settings.recorder}${settings.device ? ` device ${settings.device}` : ''}`;
+}
 
 /** What the capture's events reach of their run (dictationRun.ts). */
 export interface CaptureRun {
@@ -99,9 +107,10 @@ export function wireCapture(capture: LiveAudioSource | AudioFileSource, run: Cap
     capture.on('error', (e) => {
       if (run.isEnding()) return;
       run.recorderFailed(e);
-      run.log.error(`recorder: ${e.message}`);
+      const page = e instanceof PageMicrophoneError;
+      run.log.error(`${page ? 'capture page' : 'recorder'}: ${e.message}`);
       run.notifications.recorderFailed(e, run.settings.recorder);
-      run.end('the recorder failed');
+      run.end(page ? 'the browser gave the capture page no microphone' : 'the recorder failed');
     }),
   ];
 }

@@ -64,6 +64,7 @@ export class StatusBar implements vscode.Disposable {
         this.elapsedBase = 0;
         this.info.error = patch.error;
         this.info.muted = false;
+        this.info.noAudio = false;
         this.info.reconnecting = false;
         this.info.retryInS = undefined;
         this.info.level = undefined;

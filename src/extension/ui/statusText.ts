@@ -22,6 +22,8 @@ export interface StatusInfo {
   error?: string;
   /** The microphone sends only silence. */
   muted?: boolean;
+  /** No audio at all arrives from the source (no frames: not silence), so nothing is recorded. */
+  noAudio?: boolean;
   /** The name of the target document. */
   target?: string;
   /** The keybinding of "Toggle Dictation" as the user has it (e.g. `Ctrl+Alt+Shift+D`), if any. */
@@ -234,6 +236,11 @@ export function statusView(l10n: L10n, info: StatusInfo): StatusView {
         note = l10n.t('The network connection to the service was lost: reconnecting. Your audio is kept and sent once connected.');
         colour = 'warning';
         label = l10n.t('Dictée: recording, {0}, reconnecting. Click to stop.', elapsed);
+      } else if (info.noAudio) {
+        text = `$(warning) Dictée ${elapsed} ${l10n.t('no audio')}`;
+        note = l10n.t('No audio arrives from the microphone: nothing is being recorded.');
+        colour = 'warning';
+        label = l10n.t('Dictée: {0}, but no audio arrives from the microphone: nothing is being recorded. Click to stop.', elapsed);
       } else if (info.muted) {
         text = `$(warning) Dictée ${elapsed} ${l10n.t('no sound')}`;
         note = l10n.t('The microphone sends only silence: is it muted, or is access to it not permitted?');
