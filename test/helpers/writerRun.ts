@@ -77,8 +77,25 @@ export class WriterRun {
     return this.send({ type: 'transcript', status: 'final', text, id, index, seq: ++this.seq });
   }
 
+  streaming(id: string, index: number, text: string): Promise<void> {
+    return this.send({ type: 'transcript', status: 'streaming', text, id, index, seq: ++this.seq });
+  }
+
   interim(id: string, index: number, text: string): Promise<void> {
     return this.send({ type: 'transcript', status: 'interim', text, id, index, seq: ++this.seq });
+  }
+
+  /** The chunks of a sentence as a speaker with short pauses makes them: each streamed, then closed (`interim`). */
+  async speak(chunks: ReadonlyArray<readonly [id: string, index: number, text: string]>): Promise<void> {
+    for (const [id, index, text] of chunks) {
+      await this.streaming(id, index, text.split(' ')[0]!);
+      await this.interim(id, index, text);
+    }
+  }
+
+  /** The end of a sentence (a long pause): every pending chunk final, oldest first, in one burst. */
+  async endSentence(chunks: ReadonlyArray<readonly [id: string, index: number, text: string]>): Promise<void> {
+    for (const [id, index, text] of chunks) await this.final(id, index, text);
   }
 
   /** The service's proofreading: `targets` rewritten as chunk `id`. */
