@@ -219,4 +219,150 @@ describe('editor: dictated chunks (the real DocumentWriter and dictation grammar
     assert.equal(z.text, 'Z\n\nLungs: {{clear}}\n');
     assert.deepEqual(z.doc.clobbered, []);
   });
+
+  describe('a sentence of several chunks (short pauses in it) is one undo step with its rewrite', () => {
+    const SENTENCE: Array<[string, number, string]> = [
+      ['c1', 1, 'il mérite'],
+      ['c2', 2, 'anap perfusion elle'],
+      ['c3', 3, 'linselles et le lien'],
+    ];
+    const PROOFREAD = 'il est vital à perfusion elle linselles elle vient point';
+
+    async function start(): Promise<{ r: WriterRun; before: string }> {
+      const r = new WriterRun('# Compte rendu\n\n', { grammar: FR });
+      await r.speak([['c0', 0, 'le foie est normal point']]);
+      await r.endSentence([['c0', 0, 'le foie est normal point']]);
+      await r.holdElapsed();
+      return { r, before: r.text };
+    }
+
+    it('its finals in one burst and its rewrite: one Ctrl+Z takes the whole sentence back, never its first draft', async () => {
+      const { r, before } = await start();
+      assert.equal(before, '# Compte rendu\n\nLe foie est normal.');
+      await r.speak(SENTENCE);
+      await r.endSentence(SENTENCE);
+      await r.replace(['c1', 'c2', 'c3'], 'p1', 1, PROOFREAD);
+      await r.holdElapsed();
+      assert.equal(r.text, `${before} Il est vital à perfusion elle linselles elle vient.`);
+      const stops = r.doc.applied.map((a) => a.undo.before);
+      assert.deepEqual(stops.slice(-4), [true, false, false, false], 'the three finals and the rewrite: one step');
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, before);
+      // Dictation goes on where it was.
+      await r.speak([['c4', 4, 'la rate est normale']]);
+      await r.endSentence([['c4', 4, 'la rate est normale']]);
+      assert.equal(r.text, `${before} La rate est normale`);
+    });
+
+    it('the next sentence is a step of its own, its rewrite with it', async () => {
+      const { r, before } = await start();
+      await r.speak(SENTENCE);
+      await r.endSentence(SENTENCE);
+      await r.replace(['c1', 'c2', 'c3'], 'p1', 1, PROOFREAD);
+      await r.holdElapsed();
+      const first = r.text;
+      const next: Array<[string, number, string]> = [
+        ['c4', 4, 'la rate'],
+        ['c5', 5, 'est normale'],
+      ];
+      await r.speak(next);
+      await r.endSentence(next);
+      await r.replace(['c4', 'c5'], 'p2', 4, 'la rate est normale point');
+      await r.holdElapsed();
+      assert.equal(r.text, `${first} La rate est normale.`);
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, first);
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, before);
+    });
+
+    it('a rewrite that comes after the next sentence was streamed joins its own sentence; the next one is its own step', async () => {
+      const { r, before } = await start();
+      await r.speak(SENTENCE);
+      await r.endSentence(SENTENCE);
+      // A decoding engine: the second pass ends while the next sentence is being said.
+      await r.streaming('c4', 4, 'la');
+      await r.replace(['c1', 'c2', 'c3'], 'p1', 1, PROOFREAD);
+      await r.interim('c4', 4, 'la rate');
+      await r.final('c4', 4, 'la rate');
+      await r.holdElapsed();
+      const proofread = `${before} Il est vital à perfusion elle linselles elle vient.`;
+      assert.equal(r.text, `${proofread} La rate`);
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, proofread);
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, before);
+    });
+
+    it("a rewrite that comes after the next sentence's first finals is a step of its own, not joined to that sentence", async () => {
+      const { r, before } = await start();
+      await r.speak(SENTENCE);
+      await r.endSentence(SENTENCE);
+      const raw = r.text;
+      await r.speak([['c4', 4, 'la rate']]);
+      await r.endSentence([['c4', 4, 'la rate']]);
+      await r.replace(['c1', 'c2', 'c3'], 'p1', 1, PROOFREAD);
+      await r.holdElapsed();
+      // (The next sentence was written after the first draft, which had no period.)
+      assert.equal(r.text, `${before} Il est vital à perfusion elle linselles elle vient. la rate`);
+      assert.equal(r.doc.applied.at(-1)!.undo.before, true, 'the late rewrite opens a step');
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, `${raw} la rate`, 'the rewrite alone is taken back');
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, raw);
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, before);
+    });
+
+    it('a chunk made final early (max_buffer_size) while the sentence goes on is part of its step', async () => {
+      const { r, before } = await start();
+      await r.speak(SENTENCE);
+      // A new chunk would make too many pending: the oldest goes final at once, the others stay pending.
+      await r.final('c1', 1, 'il mérite');
+      await r.speak([['c4', 4, 'point']]);
+      await r.endSentence([...SENTENCE.slice(1), ['c4', 4, 'point']]);
+      await r.replace(['c1', 'c2', 'c3', 'c4'], 'p1', 1, PROOFREAD);
+      await r.holdElapsed();
+      assert.equal(r.text, `${before} Il est vital à perfusion elle linselles elle vient.`);
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, before);
+    });
+
+    it("a person's edit between two chunks of the sentence closes the step: the next chunk opens one", async () => {
+      const { r, before } = await start();
+      await r.speak(SENTENCE);
+      await r.final('c1', 1, 'il mérite');
+      r.doc.type(0, 0, '> ');
+      await r.doc.settled();
+      await r.endSentence(SENTENCE.slice(1));
+      assert.equal(r.text, `> ${before} Il mérite anap perfusion elle linselles et le lien`);
+      const stops = r.doc.applied.map((a) => a.undo.before);
+      assert.deepEqual(stops.slice(-3), [true, true, false]);
+    });
+
+    it('a command said alone in the sentence keeps its own step; the chunks after it open one', async () => {
+      const r = new WriterRun('', { grammar: EN });
+      const chunks: Array<[string, number, string]> = [
+        ['c1', 0, 'the lung is clear'],
+        ['c2', 1, 'scratch that'],
+        ['c3', 2, 'no effusion'],
+      ];
+      await r.speak(chunks);
+      await r.endSentence(chunks);
+      assert.equal(r.text, 'No effusion');
+      assert.deepEqual(
+        r.doc.applied.map((a) => a.undo.before),
+        [true, true, true],
+      );
+    });
+  });
 });

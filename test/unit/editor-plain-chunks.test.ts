@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { WriterRun } from '../helpers/writerRun';
 
 describe('editor: plain chunks (the real DocumentWriter on a document in memory)', () => {
-  it('writes each final at the cursor, spaced against its neighbours, one undo step each', async () => {
+  it('writes each final at the cursor, spaced against its neighbours; utterances apart, one undo step each', async () => {
     const r = new WriterRun('Findings: \n\nEnd.', { anchor: 10 });
     await r.final('c1', 0, 'the lung is clear');
     await r.final('c2', 1, 'no effusion');
@@ -14,8 +14,8 @@ describe('editor: plain chunks (the real DocumentWriter on a document in memory)
     assert.deepEqual(
       r.doc.applied.map((a) => a.undo),
       [
-        { before: true, after: true },
-        { before: true, after: true },
+        { before: true, after: false },
+        { before: true, after: false },
       ],
     );
     assert.equal(r.writer.stats.commits, 2);
@@ -115,5 +115,102 @@ describe('editor: plain chunks (the real DocumentWriter on a document in memory)
     assert.equal(r.writer.stats.failed, 0, r.log.join('\n'));
     await r.final('c2', 1, 'next');
     assert.equal(r.text, 'next');
+  });
+
+  describe('a sentence of several chunks (short pauses in it) is one undo step with its rewrite', () => {
+    const SENTENCE = [
+      ['c1', 1, 'the lung'],
+      ['c2', 2, 'is clear'],
+      ['c3', 3, 'no effusion'],
+    ] as const;
+    const PROOFREAD = 'The lungs are clear, no effusion.';
+
+    async function start(): Promise<{ r: WriterRun; before: string }> {
+      const r = new WriterRun('Findings:', {});
+      await r.speak([['c0', 0, 'chest']]);
+      await r.endSentence([['c0', 0, 'chest']]);
+      return { r, before: r.text };
+    }
+
+    it('its finals in one burst and its rewrite: one Ctrl+Z takes the whole sentence back, never its first draft', async () => {
+      const { r, before } = await start();
+      await r.speak(SENTENCE);
+      await r.endSentence(SENTENCE);
+      await r.replace(['c1', 'c2', 'c3'], 'p1', 1, PROOFREAD);
+      assert.equal(r.text, `${before} ${PROOFREAD}`);
+      assert.deepEqual(
+        r.doc.applied.map((a) => a.undo.before),
+        [true, true, false, false, false],
+      );
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, before);
+      await r.speak([['c4', 4, 'heart normal']]);
+      await r.endSentence([['c4', 4, 'heart normal']]);
+      assert.equal(r.text, `${before} heart normal`);
+    });
+
+    it('the next sentence is a step of its own, its rewrite with it', async () => {
+      const { r, before } = await start();
+      await r.speak(SENTENCE);
+      await r.endSentence(SENTENCE);
+      await r.replace(['c1', 'c2', 'c3'], 'p1', 1, PROOFREAD);
+      const next = [
+        ['c4', 4, 'heart'],
+        ['c5', 5, 'normal'],
+      ] as const;
+      await r.speak(next);
+      await r.endSentence(next);
+      await r.replace(['c4', 'c5'], 'p2', 4, 'Heart normal.');
+      assert.equal(r.text, `${before} ${PROOFREAD} Heart normal.`);
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, `${before} ${PROOFREAD}`);
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, before);
+    });
+
+    it("a rewrite that comes after the next sentence's first finals is a step of its own", async () => {
+      const { r, before } = await start();
+      await r.speak(SENTENCE);
+      await r.endSentence(SENTENCE);
+      await r.speak([['c4', 4, 'heart normal']]);
+      await r.endSentence([['c4', 4, 'heart normal']]);
+      await r.replace(['c1', 'c2', 'c3'], 'p1', 1, PROOFREAD);
+      assert.equal(r.text, `${before} ${PROOFREAD} heart normal`);
+      assert.equal(r.doc.applied.at(-1)!.undo.before, true);
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, `${before} the lung is clear no effusion heart normal`);
+      r.doc.pressUndo();
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, before);
+    });
+
+    it('a chunk made final early (max_buffer_size) while the sentence goes on is part of its step', async () => {
+      const { r, before } = await start();
+      await r.speak(SENTENCE);
+      await r.final('c1', 1, 'the lung');
+      await r.speak([['c4', 4, 'seen']]);
+      await r.endSentence([...SENTENCE.slice(1), ['c4', 4, 'seen']]);
+      await r.replace(['c1', 'c2', 'c3', 'c4'], 'p1', 1, PROOFREAD);
+      assert.equal(r.text, `${before} ${PROOFREAD}`);
+      r.doc.pressUndo();
+      await r.doc.settled();
+      assert.equal(r.text, before);
+    });
+
+    it("a person's edit between two chunks of the sentence closes the step: the next chunk opens one", async () => {
+      const { r, before } = await start();
+      await r.speak(SENTENCE);
+      await r.final('c1', 1, 'the lung');
+      r.doc.type(0, 0, '# ');
+      await r.doc.settled();
+      await r.endSentence(SENTENCE.slice(1));
+      assert.equal(r.text, `# ${before} the lung is clear no effusion`);
+      assert.deepEqual(r.doc.applied.map((a) => a.undo.before).slice(-3), [true, true, false]);
+    });
   });
 });

@@ -4,9 +4,9 @@
  * insertion point; provisional text is shown as it will be written. The run has an insertion point of
  * its own (a tracked range: the cursor it started at, or the template field a command selected, which
  * the next words replace); words held back wait for the next chunk or `HOLD_BACK_MS`. Each utterance is
- * one undo step of the editor: its chunk, the words held back from it and its rewrite by the service
- * (`batch.replace`) join the step it opened, unless someone else changed the document in between. The
- * commands said alone are run by dictationActions.ts.
+ * one undo step of the editor (utteranceSteps.ts): the chunks of its sentence, the words held back from
+ * them and its rewrite by the service (`batch.replace`) join the step its first chunk opened, unless
+ * someone else changed the document in between. The commands said alone are run by dictationActions.ts.
  */
 import type { OwnEffect } from '../../client/ranges';
 import {
@@ -23,6 +23,7 @@ import type { L10n } from '../l10nText';
 import { DictationActions, type DictationUi } from './dictationActions';
 import type { Disposable, OffsetRange, UndoStops } from './documentPort';
 import type { TrackedDocument } from './trackedDocument';
+import { UtteranceSteps } from './utteranceSteps';
 import {
   CURSOR_ID,
   type ChunkWriter,
@@ -60,12 +61,11 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
   readonly formatter: DictationFormatter;
   private readonly actions: DictationActions;
   private cursorKind: CursorKind;
-  /** The chunk whose undo step is still open (its edits join it), or null. */
-  private openStep: string | null = null;
+  /** The undo steps of the run's utterances. */
+  private readonly steps: UtteranceSteps;
   private hold: Disposable | undefined;
   private rawProvisional = '';
   private readonly schedule: (fn: () => void, ms: number) => Disposable;
-  private readonly listener: Disposable;
 
   constructor(
     readonly target: TrackedDocument,
@@ -80,10 +80,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     target.tracker.track(CURSOR_ID, target.tracker.anchor, selectionLength);
     this.cursorKind = selectionLength > 0 ? 'selection' : 'point';
     this.actions = new DictationActions(this, setup.ui, setup.l10n, log);
-    // Someone else changed the document: the next edit of ours opens an undo step of its own.
-    this.listener = target.onDidUserEdit(() => {
-      this.openStep = null;
-    });
+    this.steps = new UtteranceSteps(target);
   }
 
   /** Templates, vocabulary or language changed (settings, the templates folder): for the next chunks. */
@@ -137,13 +134,12 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
 
   /** A new undo step unless the last edit of ours belongs to `ids` and nobody changed the document since. */
   stops(...ids: string[]): UndoStops {
-    const join = this.openStep !== null && ids.includes(this.openStep);
-    return { before: !join, after: false };
+    return this.steps.stops(...ids);
   }
 
   /** Notes that the undo step of `id` is the open one. */
   opened(id: string): void {
-    this.openStep = id;
+    this.steps.opened(id);
   }
 
   // ------------------------------------------------------------------ chunks
@@ -159,7 +155,9 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
     };
     const where = between ? point() : this.place();
     const r = this.formatter.commit(op.id, op.text, this.context(where.start, where.end));
-    await this.write(r, between ? point : null, this.stops());
+    const written = await this.write(r, between ? point : null, this.steps.finalStops());
+    if (r.actions.length > 0) this.steps.commandRun();
+    else if (written && r.text !== '') this.steps.finalWritten(r.id);
     await this.afterResult(r);
   }
 
@@ -251,6 +249,7 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
 
   provisional(text: string): void {
     this.rawProvisional = text;
+    this.steps.provisional(text);
     this.renderProvisional();
   }
 
@@ -394,6 +393,6 @@ export class DictatedChunks implements ChunkWriter, DictationCursor {
 
   dispose(): void {
     this.cancelHold();
-    this.listener.dispose();
+    this.steps.dispose();
   }
 }

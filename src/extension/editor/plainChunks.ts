@@ -1,22 +1,24 @@
 /**
  * Committed chunks written as the service sent them (the dictation grammar off): spaced against the
- * characters around them (client/format.ts), one undo step each, a `batch.replace` rewriting exactly the
- * tracked text unless a person edited it.
+ * characters around them (client/format.ts), one undo step per utterance (utteranceSteps.ts: the chunks of
+ * a sentence and its rewrite), a `batch.replace` rewriting exactly the tracked text unless a person edited it.
  */
 import { joinText } from '../../client/format';
 import type { OwnEffect } from '../../client/ranges';
 import type { TranscriptOp } from '../../client/transcript';
 import type { Logger } from '../../shared/logger';
+import type { UndoStops } from './documentPort';
 import type { PlannedChange, TrackedDocument } from './trackedDocument';
+import { UtteranceSteps } from './utteranceSteps';
 import type { ChunkWriter, WriterStats } from './writerTypes';
 
 /** The selection the run started with: replaced by the first dictated text unless the user edits it. */
 const SELECTION_ID = '\u0000selection';
-/** Each committed chunk is an undo step of its own. */
-const OWN_STEP = { before: true, after: true };
 
 export class PlainChunks implements ChunkWriter {
   private provisionalText: { text: string; afterId: string | null } = { text: '', afterId: null };
+  /** The undo steps of the run's utterances. */
+  private readonly steps: UtteranceSteps;
 
   constructor(
     private readonly target: TrackedDocument,
@@ -25,10 +27,12 @@ export class PlainChunks implements ChunkWriter {
     private readonly stats: WriterStats,
   ) {
     if (selectionLength > 0) target.tracker.track(SELECTION_ID, target.tracker.anchor, selectionLength);
+    this.steps = new UtteranceSteps(target);
   }
 
   provisional(text: string, afterId: string | null): void {
     this.provisionalText = { text, afterId };
+    this.steps.provisional(text);
     this.renderProvisional();
   }
 
@@ -52,6 +56,11 @@ export class PlainChunks implements ChunkWriter {
   }
 
   async insert(op: Extract<TranscriptOp, { kind: 'insert' }>): Promise<void> {
+    if (await this.write(op, this.steps.finalStops())) this.steps.finalWritten(op.id);
+  }
+
+  /** Writes a chunk's text where it goes; whether the document took text of it. */
+  private async write(op: Extract<TranscriptOp, { kind: 'insert' }>, stops: UndoStops): Promise<boolean> {
     const { id, text, prevId, nextId } = op;
     const tracker = this.target.tracker;
     let written = '';
@@ -81,24 +90,26 @@ export class PlainChunks implements ChunkWriter {
             : { kind: 'insert', id, offset, length: s.length };
         return { changes: [{ offset, deletedLength: deleted, text: s }], effect };
       },
-      OWN_STEP,
+      stops,
       `insert of chunk ${id}`,
     );
     if (!ok) {
       this.stats.failed++;
       this.log.error(`could not write chunk ${id} into the document; its text is kept for the end of the run`);
-      return;
+      return false;
     }
-    if (written === '') return;
+    if (written === '') return false;
     this.stats.commits++;
     this.log.info(`committed chunk ${id} (${written.length} characters at offset ${at}${replacing ? ', replacing the selection' : ''})`);
+    return true;
   }
 
   async replace(op: Extract<TranscriptOp, { kind: 'replace' }>): Promise<boolean> {
     const tracker = this.target.tracker;
     const known = op.targetIds.filter((t) => tracker.has(t));
     if (known.length === 0) {
-      if (op.text.trim() !== '') await this.insert({ kind: 'insert', id: op.id, text: op.text, prevId: op.prevId, nextId: op.nextId });
+      const chunk = { kind: 'insert', id: op.id, text: op.text, prevId: op.prevId, nextId: op.nextId } as const;
+      if (op.text.trim() !== '' && (await this.write(chunk, this.steps.stops(...op.targetIds)))) this.steps.opened(op.id);
       return true;
     }
     let conflict = false;
@@ -139,7 +150,7 @@ export class PlainChunks implements ChunkWriter {
         rewritten = { length: s.length, offset: first.start };
         return { changes, effect: { kind: 'replace', id: op.id, removeIds: known, offset: first.start, length: s.length } };
       },
-      OWN_STEP,
+      this.steps.stops(...known),
       `replace by chunk ${op.id}`,
     );
     if (!ok) {
@@ -151,6 +162,7 @@ export class PlainChunks implements ChunkWriter {
     // The same text: the new chunk took the range over.
     if (!rewritten) return true;
     const r: { length: number; offset: number } = rewritten;
+    this.steps.opened(op.id);
     this.stats.replaces++;
     this.log.info(`replaced chunks ${known.join(', ')} by chunk ${op.id} (${r.length} characters at offset ${r.offset})`);
     return true;
@@ -158,5 +170,7 @@ export class PlainChunks implements ChunkWriter {
 
   async finish(): Promise<void> {}
 
-  dispose(): void {}
+  dispose(): void {
+    this.steps.dispose();
+  }
 }
