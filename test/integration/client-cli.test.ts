@@ -178,7 +178,11 @@ describe('client: the example client (dist/client-cli.js)', function () {
 
 describe('client: the example client against a service that serves English only (pocketsphinx)', function () {
   this.timeout(90_000);
-  const server = useServer({ args: ['--engine', 'pocketsphinx'] });
+  // An empty models directory: English only, whatever French or Spanish models this machine has installed.
+  const server = useServer(() => ({
+    args: ['--engine', 'pocketsphinx'],
+    env: { DICTEE_MODELS_DIR: mkdtempSync(path.join(os.tmpdir(), 'dictee-no-models-')) },
+  }));
   let key: string;
   before(async () => {
     key = (await server.createKey()).key;
