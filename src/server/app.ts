@@ -117,7 +117,7 @@ export class Service {
         void this.registry
           .endKeySessions(keyId)
           .catch((e: unknown) => this.log.error('could not end the sessions of a revoked key', { key_id: keyId, error: e })),
-      () => void this.recheckKeys(),
+      () => this.inBackground(() => this.recheckKeys()),
     );
     this.api = {
       keys: this.keys,

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { MicrophoneCapture, firstAudio, type LiveAudioSource } from '../../audio/capture';
 import { AudioFileSource } from '../../audio/fileSource';
 import { SilenceDetector } from '../../audio/silence';
-import { NoAudioWatch, type NoAudioEvent } from '../../audio/noAudio';
+import type { NoAudioWatch } from '../../audio/noAudio';
 import type { DictationError } from '../../client/errors';
 import { TypedEmitter, type Disposable } from '../../shared/events';
 import { DictationSession, sessionLogPrefix, type StopResult } from '../../client/session';
@@ -23,7 +23,7 @@ import { VscodeDocument } from '../editor/vscodeDocument';
 import { type RescueReason, rescueText } from './rescue';
 import { configFromSettings, type DicteeSettings } from '../settingsMap';
 import type { DictationTarget } from './target';
-import { type CaptureRun, type RunSource, wireCapture } from './runCapture';
+import { type CaptureRun, type RunSource, watchNoAudio, wireCapture } from './runCapture';
 import type { RunAudio } from '../../client/proofreading/runAudio';
 import { proofreadingFor } from '../proofreading/runHooks';
 import type { RunProofreading } from '../proofreading/runProofreading';
@@ -42,12 +42,6 @@ const STOP_EXTRA_S = 5 + DEFAULT_STOP_MAX_WAIT_MS / 1000 + 10;
  * recorder that delivers nothing for that long is stuck; the muted-microphone warning covers a silent one).
  */
 const RESUME_FIRST_AUDIO_MS = 5000;
-/**
- * How long a live run may go without a single frame from its source, after it starts or resumes, before
- * the user is told (once a run): the recorder's first audio comes within a second or two; the capture page
- * may first have to open in the browser and be given the microphone.
- */
-const NO_AUDIO_MS = { recorder: 5000, page: 15000 } as const;
 /** Seconds of a file's audio that may wait unsent (in the session or the socket) before decoding pauses. */
 const FILE_AHEAD_S = 2;
 
@@ -118,15 +112,16 @@ export class DictationRun {
           }));
     this.silence = new SilenceDetector({ sampleRate: settings.sampleRate, seconds: MUTED_AFTER_S });
     this.stopExtraS = STOP_EXTRA_S + fileSeconds;
-    if (source.kind === 'microphone') {
-      const watch = new NoAudioWatch(source.browser ? NO_AUDIO_MS.page : NO_AUDIO_MS.recorder, (e) => this.noAudioEvent(e));
-      this.noAudio = watch;
-      this.disposables.push(
-        this.capture.on('data', () => watch.delivered()),
-        { dispose: () => watch.disarm() },
-      );
-    }
-    this.disposables.push(this.writer, this.target, ...this.wireSession(), ...wireCapture(this.capture, this.captureRun()));
+    const captureRun = this.captureRun();
+    const noAudio = watchNoAudio(this.capture, captureRun);
+    this.noAudio = noAudio?.watch;
+    this.disposables.push(
+      this.writer,
+      this.target,
+      ...this.wireSession(),
+      ...wireCapture(this.capture, captureRun),
+      ...(noAudio?.disposables ?? []),
+    );
     const proof = proofreadingFor(services.proofreading, {
       id,
       settings,
@@ -383,23 +378,6 @@ export class DictationRun {
         if (s === 'stopped' || s === 'failed') void this.end(s === 'failed' ? 'the session failed' : 'the session stopped');
       }),
     ];
-  }
-
-  /** No frame at all from the live source: the status says so, and the user is told once a run. */
-  private noAudioEvent(e: NoAudioEvent): void {
-    if (this.isEnding) return;
-    const page = this.source.kind === 'microphone' && this.source.browser !== undefined;
-    if (e.kind === 'back') {
-      this.log.info(`run ${this.id}: audio arrives again`);
-      this.services.status.update({ noAudio: false });
-      return;
-    }
-    const seconds = Math.round(e.afterMs / 1000);
-    this.log.warn(
-      `run ${this.id}: no audio at all from ${page ? 'the capture page' : `the recorder ${this.settings.recorder}`} ${seconds} s after it started or resumed${e.first ? '' : ' (told already)'}`,
-    );
-    this.services.status.update({ noAudio: true });
-    if (e.first) this.services.notifications.noAudio(page ? { page: true } : { page: false, recorder: this.settings.recorder }, seconds);
   }
 
   /** A file run cannot read its file: the error is logged (without the file name) and the user told, with SoX's words. */

@@ -1,12 +1,13 @@
 /**
  * A run's audio source and what its events do in the run: every frame to the service (and to Play Back's
  * copy of the run's audio); for a file, its progress and its end; for the microphone, its level and the
- * muted-microphone warning; a recorder or a file that fails.
+ * muted-microphone warning, and a live source that delivers no frame at all; a recorder or a file that fails.
  */
 import type { LiveAudioSource } from '../../audio/capture';
 import { PageMicrophoneError } from '../../audio/browser/pageMicrophone';
 import { AudioFileSource } from '../../audio/fileSource';
 import { LevelMeter } from '../../audio/level';
+import { NoAudioWatch } from '../../audio/noAudio';
 import type { SilenceDetector } from '../../audio/silence';
 import type { RunAudio } from '../../client/proofreading/runAudio';
 import type { DictationSession } from '../../client/session';
@@ -113,4 +114,40 @@ export function wireCapture(capture: LiveAudioSource | AudioFileSource, run: Cap
       run.end(page ? 'the browser gave the capture page no microphone' : 'the recorder failed');
     }),
   ];
+}
+
+/**
+ * How long a live run may go without a single frame from its source, after it starts or resumes, before
+ * the user is told (once a run): the recorder's first audio comes within a second or two; the capture page
+ * may first have to open in the browser and be given the microphone.
+ */
+const NO_AUDIO_MS = { recorder: 5000, page: 15000 } as const;
+
+/**
+ * The no-audio watch of a live run (the run arms it when it starts or resumes, disarms it when it pauses
+ * or ends): no frame at all from the source, and the status says so and the user is told once a run;
+ * audio again, and the status says no more. Undefined for a file.
+ */
+export function watchNoAudio(
+  capture: LiveAudioSource | AudioFileSource,
+  run: CaptureRun,
+): { watch: NoAudioWatch; disposables: Disposable[] } | undefined {
+  const { source, settings, log } = run;
+  if (source.kind !== 'microphone' || capture instanceof AudioFileSource) return undefined;
+  const page = source.browser !== undefined;
+  const watch = new NoAudioWatch(page ? NO_AUDIO_MS.page : NO_AUDIO_MS.recorder, (e) => {
+    if (run.isEnding()) return;
+    if (e.kind === 'back') {
+      log.info(`run ${run.id}: audio arrives again`);
+      run.status.update({ noAudio: false });
+      return;
+    }
+    const seconds = Math.round(e.afterMs / 1000);
+    log.warn(
+      `run ${run.id}: no audio at all from ${page ? 'the capture page' : `the recorder ${settings.recorder}`} ${seconds} s after it started or resumed${e.first ? '' : ' (told already)'}`,
+    );
+    run.status.update({ noAudio: true });
+    if (e.first) run.notifications.noAudio(page ? { page: true } : { page: false, recorder: settings.recorder }, seconds);
+  });
+  return { watch, disposables: [capture.on('data', () => watch.delivered()), { dispose: () => watch.disarm() }] };
 }

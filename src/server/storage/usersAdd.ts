@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { DashboardStore, pgQuery, sqliteQuery } from './dashboard';
 import { existsSync } from 'node:fs';
+import { errorMessage } from '../../shared/errors';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { AuditRows } from './audit';
@@ -133,9 +134,9 @@ export async function addUser(
       .append(orgId, [{ at: new Date().toISOString(), actor, action, target: personId, ip: null, outcome: 'success' }])
       .catch((e: unknown) => {
         throw new Error(
-          `${existing ? 'password and role set' : 'person added'} (${personId}), but the audit entry could not be written: ${
-            e instanceof Error ? e.message : String(e)
-          }`,
+          `${existing ? 'password and role set' : 'person added'} (${personId}), but the audit entry could not be written: ${errorMessage(
+            e,
+          )}`,
         );
       });
     return { personId, orgId, created: !existing };
